@@ -1,0 +1,4 @@
+#!/bin/sh
+# Regenerate the build system from configure.ac and Makefile.am.
+set -e
+autoreconf -fi

@@ -1,0 +1,35 @@
+/*
+ * cksum.h: content digests through OpenSSL EVP, printed in base64 as
+ * Radmind writes them (formats.md section 1.1).
+ */
+#ifndef CAIRN_CKSUM_H
+#define CAIRN_CKSUM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define CKSUM_B64MAX	(((64 + 2) / 3) * 4 + 1)	/* EVP_MAX_MD_SIZE */
+
+struct cksum;		/* opaque streaming context */
+struct cerr;
+
+/* Nonzero if name is a digest OpenSSL supports here. */
+int	 cksum_supported(const char *name);
+/* Print names of supported digests (sha1 first), one per line, to fp. */
+void	 cksum_list(void *fp);
+
+struct cksum	*cksum_new(const char *name);	/* NULL if unsupported */
+void		 cksum_free(struct cksum *);
+void		 cksum_reset(struct cksum *);
+void		 cksum_update(struct cksum *, const void *, size_t);
+/* Finish into base64 text (NUL terminated, at most CKSUM_B64MAX bytes). */
+void		 cksum_final(struct cksum *, char out[CKSUM_B64MAX]);
+
+/*
+ * Digest the file at fd (read from its current offset to EOF, in large
+ * reads) into out; *size receives the byte count.  Returns 0 or -1 with
+ * errno set.
+ */
+int	 cksum_fd(struct cksum *, int fd, char out[CKSUM_B64MAX], int64_t *size);
+
+#endif

@@ -1,0 +1,62 @@
+/*
+ * command.h: Radmind command files (formats.md section 5).
+ */
+#ifndef CAIRN_COMMAND_H
+#define CAIRN_COMMAND_H
+
+#include <stddef.h>
+
+struct cerr;
+
+/* One command-file line. */
+struct cline {
+	char	 type;		/* k p n s x */
+	int	 minus;
+	char	*name;		/* token as written (still encoded) */
+	unsigned lineno;
+};
+
+/*
+ * Parse one line.  Returns 1 for an entry, 0 for blank/comment, -1 on
+ * error ("command file <file>: line N: ..." in err).  c->name is malloc'd.
+ */
+int	cline_parse(struct cline *c, const char *line, const char *file,
+	    unsigned lineno, struct cerr *err);
+
+/* A transcript named by a command file, in precedence order. */
+struct centry {
+	char	 type;		/* 'p' or 'n' */
+	char	*name;		/* as written in the command file */
+	char	*kfile;		/* command file that listed it */
+};
+
+/* A fully expanded command file. */
+struct cmdset {
+	struct centry	*tran;		/* lowest precedence first */
+	size_t		 ntran;
+	char		**special;	/* s paths, decoded, in file order */
+	size_t		 nspecial;
+	char		**exclude;	/* x patterns, decoded */
+	size_t		 nexclude;
+	char		**kfiles;	/* command files read (paths as opened) */
+	size_t		 nkfiles;
+	char		*kdir;		/* command directory, ends in '/' */
+};
+
+#define CMD_MINUS	0x01	/* apply "- type name" lines (fsdiff) */
+#define CMD_MINUS_S	0x02	/* apply only "- s" (ktcheck) */
+#define CMD_NOMINUSK	0x04	/* "- k" is an error (fsdiff) */
+
+/*
+ * Read base command file kfile and everything it includes (k lines,
+ * relative to kdir; kdir NULL: the directory of kfile, or "./").
+ * Loops and nesting deeper than 64 are errors.  Returns 0, or -1 with err.
+ */
+int	cmdset_load(const char *kfile, const char *kdir, int flags,
+	    struct cmdset **out, struct cerr *err);
+void	cmdset_free(struct cmdset *);
+
+/* Command directory of kfile: its directory with '/', or "./". */
+char	*command_dir(const char *kfile);
+
+#endif

@@ -1,0 +1,15 @@
+# common/: the internal library every program links.
+noinst_LIBRARIES += common/libcairn.a
+common_libcairn_a_SOURCES = \
+	common/compat.c common/compat.h \
+	common/log.c common/log.h \
+	common/xmalloc.c common/xmalloc.h \
+	common/buf.c common/buf.h \
+	common/pathcmp.c common/pathcmp.h \
+	common/encode.c common/encode.h \
+	common/transcript.c common/transcript.h \
+	common/cksum.c common/cksum.h \
+	common/wildcard.c common/wildcard.h \
+	common/command.c common/command.h \
+	common/cerr.c common/cerr.h \
+	common/version.h

@@ -1,0 +1,6 @@
+# tests/: unit suites (Check) and shell integration tests.
+TEST_EXTENSIONS = .sh
+SH_LOG_COMPILER = $(SHELL)
+AM_TESTS_ENVIRONMENT = \
+	top_builddir='$(abs_top_builddir)'; top_srcdir='$(abs_top_srcdir)'; \
+	export top_builddir top_srcdir;
