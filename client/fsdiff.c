@@ -432,16 +432,38 @@ flush_before(struct fsd *f, const char *path)
 
 static void	visit(struct fsd *, const char *, const struct stat *, int);
 
-static int
-name_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char * const *)a, *(char * const *)b);
-}
+/* A directory entry with its lstat data, for sorting siblings. */
+struct dent {
+	char		*path;
+	struct stat	 st;
+	const char	*name;
+};
 
 static int
-name_casecmp(const void *a, const void *b)
+dent_cmp(const void *a, const void *b)
 {
-	return strcasecmp(*(char * const *)a, *(char * const *)b);
+	const struct dent	*x = a, *y = b;
+
+	return strcmp(x->name, y->name);
+}
+
+/*
+ * -I: names equal but for case keep Radmind's observed order: a directory
+ * (and so its subtree) before the other objects of that name.
+ */
+static int
+dent_casecmp(const void *a, const void *b)
+{
+	const struct dent	*x = a, *y = b;
+	int			 c, xd, yd;
+
+	if ((c = strcasecmp(x->name, y->name)) != 0)
+		return c;
+	xd = S_ISDIR(x->st.st_mode);
+	yd = S_ISDIR(y->st.st_mode);
+	if (xd != yd)
+		return yd - xd;
+	return strcmp(x->name, y->name);
 }
 
 /* Walk the directory dir on disk; deleting: everything goes, no excludes. */
@@ -450,21 +472,32 @@ walk_dir(struct fsd *f, const char *dir, int deleting)
 {
 	DIR		*dp;
 	struct dirent	*de;
-	char		**names = NULL, *child;
-	size_t		 n = 0, i;
-	struct stat	 st;
+	struct dent	*ents = NULL;
+	size_t		 n = 0, i, plen;
 
 	if ((dp = opendir(dir)) == NULL) {
 		fflush(f->out);
 		fprintf(stderr, "opendir: %s: %s\n", dir, strerror(errno));
 		exit(EXIT_ERROR);
 	}
+	plen = strcmp(dir, "/") == 0 ? 1 : strlen(dir) + 1;
 	while ((errno = 0, de = readdir(dp)) != NULL) {
 		if (strcmp(de->d_name, ".") == 0 ||
 		    strcmp(de->d_name, "..") == 0)
 			continue;
-		names = xreallocarray(names, n + 1, sizeof(*names));
-		names[n++] = xstrdup(de->d_name);
+		ents = xreallocarray(ents, n + 1, sizeof(*ents));
+		if (strcmp(dir, "/") == 0)
+			xasprintf(&ents[n].path, "/%s", de->d_name);
+		else
+			xasprintf(&ents[n].path, "%s/%s", dir, de->d_name);
+		ents[n].name = ents[n].path + plen;
+		if (lstat(ents[n].path, &ents[n].st) == -1) {
+			fflush(f->out);
+			fprintf(stderr, "%s: %s\n", ents[n].path,
+			    strerror(errno));
+			exit(EXIT_ERROR);
+		}
+		n++;
 	}
 	if (errno != 0) {
 		fflush(f->out);
@@ -472,22 +505,12 @@ walk_dir(struct fsd *f, const char *dir, int deleting)
 		exit(EXIT_ERROR);
 	}
 	closedir(dp);
-	qsort(names, n, sizeof(*names), f->icase ? name_casecmp : name_cmp);
+	qsort(ents, n, sizeof(*ents), f->icase ? dent_casecmp : dent_cmp);
 	for (i = 0; i < n; i++) {
-		if (strcmp(dir, "/") == 0)
-			xasprintf(&child, "/%s", names[i]);
-		else
-			xasprintf(&child, "%s/%s", dir, names[i]);
-		free(names[i]);
-		if (lstat(child, &st) == -1) {
-			fflush(f->out);
-			fprintf(stderr, "%s: %s\n", child, strerror(errno));
-			exit(EXIT_ERROR);
-		}
-		visit(f, child, &st, deleting);
-		free(child);
+		visit(f, ents[i].path, &ents[i].st, deleting);
+		free(ents[i].path);
 	}
-	free(names);
+	free(ents);
 }
 
 /*
@@ -617,6 +640,8 @@ visit(struct fsd *f, const char *path, const struct stat *st, int deleting)
 
 	if (!deleting && excluded(f, path)) {
 		warn_excluded(f, path);
+		/* transcripts skip their excluded entries now, as Radmind's do */
+		(void)tpeek(f, &idx);
 		return;
 	}
 	flush_before(f, path);
@@ -641,11 +666,8 @@ visit(struct fsd *f, const char *path, const struct stat *st, int deleting)
 		descend = o.type == 'd';
 	} else if (o.type != tc.type) {
 		if (applicable) {
-			if (tc.type == 'f' || tc.type == 'a') {
-				header(f, idx);
-				print_tran(f, &tc, 1, 0);
-			} else
-				print_tran(f, &tc, 0, 0);
+			header(f, idx);
+			print_tran(f, &tc, tc.type == 'f' || tc.type == 'a', 0);
 			deleting = o.type == 'd';
 		} else
 			print_fs(f, &o, 0, f->ck != NULL);
