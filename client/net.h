@@ -1,0 +1,80 @@
+/*
+ * net.h: the client side of the pull path, shared by ktcheck, lapply,
+ * lfdiff, lcreate, repo and cairn-bench.  Tools never touch fds, SSL or
+ * zlib: they hold a struct net and use these calls.
+ *
+ * Requests may be pipelined: net_send_* queue a request line without
+ * waiting; replies come back in request order and are read with
+ * net_retr_begin / net_retr_read / net_retr_end (or net_stat_reply).
+ * Queued output is flushed automatically before any call that waits for
+ * the server.  All functions return 0 on success, -1 on error with a
+ * message naming the peer in err (the session is then unusable unless
+ * the error was a per-request failure reply, see net_retr_begin).
+ */
+#ifndef CAIRN_NET_H
+#define CAIRN_NET_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct cerr;
+struct net;
+
+/* Options shared by every network client, parsed by one table (copts). */
+struct netopts {
+	const char	*host;		/* default "radmind" */
+	const char	*port;		/* NULL: service "radmind" else 6222 */
+	int		 zlevel;	/* -Z 0..9 requested */
+	int		 tls;		/* -w 0..2 */
+	const char	*cafile, *cadir, *cert, *key;
+	int		 verbose;	/* -v: protocol trace on stderr */
+};
+
+/* Byte counters of one session (before/after compression). */
+struct netstats {
+	uint64_t	 raw_out, wire_out;	/* sent: before / after deflate */
+	uint64_t	 raw_in, wire_in;	/* received: after / before inflate */
+	int		 level;			/* negotiated level, 0 = none */
+};
+
+/* Connect, read the banner, STARTTLS and COMP as configured. */
+struct net	*net_open(const struct netopts *, struct cerr *err);
+/* Send QUIT (if still usable), read its reply, close and free. */
+int		 net_close(struct net *, struct cerr *err);
+void		 net_stats(const struct net *, struct netstats *);
+int		 net_has_cap(const struct net *, const char *cap); /* "REPO" */
+
+/* Queue "STAT <kind> [<name>]" (kind: COMMAND TRANSCRIPT SPECIAL). */
+int	 net_send_stat(struct net *, const char *kind, const char *name,
+	    struct cerr *err);
+/*
+ * Read a STAT reply.  Returns 0 with the raw reply line (the second line,
+ * borrowed until the next call) in *line, 1 if the server refused that
+ * one request (message in err, session still usable), -1 on a session
+ * error.
+ */
+int	 net_stat_reply(struct net *, char **line, struct cerr *err);
+
+/*
+ * Queue "RETR <kind> [<tname>] [<epath>]": kind FILE (tname + encoded
+ * path), SPECIAL (encoded path), COMMAND (optional name), TRANSCRIPT.
+ */
+int	 net_send_retr(struct net *, const char *kind, const char *tname,
+	    const char *epath, struct cerr *err);
+/*
+ * Read the reply header of the oldest outstanding RETR: *size gets the
+ * announced length.  Returns 0, 1 if the server refused this request
+ * (session still usable), -1 on a session error.
+ */
+int	 net_retr_begin(struct net *, int64_t *size, struct cerr *err);
+/* Read up to len data bytes of the current RETR body (0 when done). */
+ssize_t	 net_retr_read(struct net *, void *buf, size_t len, struct cerr *err);
+/* Read the terminating "." line of the current RETR. */
+int	 net_retr_end(struct net *, struct cerr *err);
+
+/* Send "REPO <event> <encoded message>" and read the reply. */
+int	 net_report(struct net *, const char *event, const char *msg,
+	    struct cerr *err);
+
+#endif
