@@ -8,14 +8,14 @@ EXTRA_DIST += .ci/run tests/integ/lib.sh tests/integ/t-vectors.sh
 TESTS += tests/integ/t-vectors.sh
 
 # Generated benchmark trees are cached here between runs.
-BENCH_DATA = $(abs_top_builddir)/bench-data
+CAIRN_BENCH_DIR = $(abs_top_builddir)/bench-data
 
 bench: all
-	BENCH_DATA='$(BENCH_DATA)' top_builddir='$(abs_top_builddir)' \
+	BENCH_DATA='$(CAIRN_BENCH_DIR)' top_builddir='$(abs_top_builddir)' \
 	    top_srcdir='$(abs_top_srcdir)' \
 	    $(SHELL) '$(abs_top_srcdir)/bench/bench-fsdiff.sh'
 
 bench-clean:
-	rm -rf '$(BENCH_DATA)'
+	rm -rf '$(CAIRN_BENCH_DIR)'
 
 .PHONY: bench bench-clean

@@ -120,7 +120,7 @@ assert_file_eq()
 
 assert_eq()
 {
-	[ "x$1" = "x$2" ] ||
+	[ "$1" = "$2" ] ||
 	    fail "${3:-value}: expected '$1', got '$2'"
 }
 
