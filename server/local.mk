@@ -5,7 +5,10 @@ server_cairnd_SOURCES = \
 	server/stor.c server/server.h
 server_cairnd_LDADD = $(CAIRN_LIBS)
 
-TESTS += \
-	tests/integ/t-cairnd-verbs.sh tests/integ/t-cairnd-fetch.sh
-EXTRA_DIST += tests/integ/netlib.sh tests/integ/rap.py \
-	tests/integ/t-cairnd-verbs.sh tests/integ/t-cairnd-fetch.sh
+CAIRND_TESTS = \
+	tests/integ/t-cairnd-verbs.sh \
+	tests/integ/t-cairnd-fetch.sh \
+	tests/integ/t-cairnd-confine.sh \
+	tests/integ/t-cairnd-comp.sh
+TESTS += $(CAIRND_TESTS)
+EXTRA_DIST += $(CAIRND_TESTS) tests/integ/netlib.sh tests/integ/rap.py

@@ -12,6 +12,10 @@
 #   rap.py --busy PORT
 #       Hold one connection open (banner read), open a second one and
 #       print what the second one receives.
+#   rap.py --eager PORT REQUEST ZREQUEST
+#       As above but send the compressed ZREQUEST right behind REQUEST in
+#       the same write, without waiting for the 320 line (tests the exact
+#       switch point of the server's input).
 #   rap.py --raw PORT REQUEST
 #       As the first form but print the received bytes before any
 #       inflating, in hex (to look at zlib framing).
@@ -65,7 +69,10 @@ def main():
         second.close()
         first.close()
         return 0
-    raw = False
+    raw = eager = False
+    if args[0] == '--eager':
+        eager = True
+        args = args[1:]
     if args[0] == '--raw':
         raw = True
         args = args[1:]
@@ -73,7 +80,11 @@ def main():
     req = unescape(args[1])
     zreq = unescape(args[2]) if len(args) > 2 else None
     s = connect(port)
-    s.sendall(req)
+    d = zlib.compressobj(6)
+    if eager:
+        s.sendall(req + d.compress(zreq) + d.flush(zlib.Z_SYNC_FLUSH))
+    else:
+        s.sendall(req)
     if zreq is None:
         s.shutdown(socket.SHUT_WR)
         data = recv_all(s)
@@ -95,12 +106,17 @@ def main():
         plain += data
     head, rest = plain[:j + 2], plain[j + 2:]
     sys.stdout.buffer.write(head)
-    level = 6
-    d = zlib.compressobj(level)
-    s.sendall(d.compress(zreq) + d.flush(zlib.Z_SYNC_FLUSH))
+    if not eager:
+        s.sendall(d.compress(zreq) + d.flush(zlib.Z_SYNC_FLUSH))
     s.shutdown(socket.SHUT_WR)
     inf = zlib.decompressobj()
+    if rest and rest[0] != 0x78:
+        sys.stderr.write('server stream does not start with a zlib header\n')
+        return 3
     sys.stdout.buffer.write(recv_all(s, inf, rest))
+    if inf.eof:
+        sys.stderr.write('server finished its zlib stream\n')
+        return 3
     return 0
 
 
