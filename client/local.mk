@@ -15,3 +15,9 @@ client_libclient_a_SOURCES = \
 bin_PROGRAMS += client/ktcheck
 client_ktcheck_SOURCES = client/ktcheck.c
 client_ktcheck_LDADD = client/libclient.a $(CAIRN_LIBS)
+
+KTCHECK_TESTS = \
+	tests/integ/t-ktcheck-basic.sh \
+	tests/integ/t-ktcheck-zlib.sh
+TESTS += $(KTCHECK_TESTS)
+EXTRA_DIST += $(KTCHECK_TESTS)
