@@ -18,6 +18,7 @@ client_ktcheck_LDADD = client/libclient.a $(CAIRN_LIBS)
 
 KTCHECK_TESTS = \
 	tests/integ/t-ktcheck-basic.sh \
-	tests/integ/t-ktcheck-zlib.sh
+	tests/integ/t-ktcheck-zlib.sh \
+	tests/integ/t-ktcheck-wire.sh
 TESTS += $(KTCHECK_TESTS)
 EXTRA_DIST += $(KTCHECK_TESTS)

@@ -12,4 +12,5 @@ CAIRND_TESTS = \
 	tests/integ/t-cairnd-comp.sh \
 	tests/integ/t-cairnd-limits.sh
 TESTS += $(CAIRND_TESTS)
-EXTRA_DIST += $(CAIRND_TESTS) tests/integ/netlib.sh tests/integ/rap.py
+EXTRA_DIST += $(CAIRND_TESTS) tests/integ/netlib.sh tests/integ/rap.py \
+	tests/integ/recproxy.py
