@@ -10,7 +10,8 @@ CAIRND_TESTS = \
 	tests/integ/t-cairnd-fetch.sh \
 	tests/integ/t-cairnd-confine.sh \
 	tests/integ/t-cairnd-comp.sh \
-	tests/integ/t-cairnd-limits.sh
+	tests/integ/t-cairnd-limits.sh \
+	tests/integ/t-cairnd-stor.sh
 TESTS += $(CAIRND_TESTS)
 EXTRA_DIST += $(CAIRND_TESTS) tests/integ/netlib.sh tests/integ/rap.py \
 	tests/integ/recproxy.py
