@@ -1,3 +1,10 @@
+# client/: the client tools.
+
+# fsdiff
+bin_PROGRAMS += client/fsdiff
+client_fsdiff_SOURCES = client/fsdiff.c
+client_fsdiff_LDADD = $(CAIRN_LIBS)
+
 # --- transcript tools: lsort lmerge twhich lcksum (begin) ---
 bin_PROGRAMS += client/lsort client/lmerge client/twhich client/lcksum
 client_lsort_SOURCES = client/lsort.c
