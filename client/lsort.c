@@ -2,9 +2,9 @@
  * lsort: sort transcript lines by path (formats.md section 4).
  *
  * All inputs are read into memory once; each kept line is recorded as a
- * pointer into its input plus its decoded path, the pointer array is
- * sorted (stable: ties keep input order) and the lines are written back
- * byte for byte.  Blank and comment lines are dropped.
+ * pointer into its input plus its decoded path, the array is sorted
+ * (deterministically: equal keys in reverse input order, as Radmind
+ * writes them) and the lines are written back byte for byte.  Blank and comment lines are dropped.
  */
 #include "config.h"
 
@@ -27,7 +27,7 @@ struct lsort_line {
 	const char	*line;		/* verbatim, maybe without final LF */
 	size_t		 len;
 	const char	*key;		/* decoded path */
-	size_t		 idx;		/* input order, for a stable sort */
+	size_t		 idx;		/* input order, breaks ties */
 };
 
 struct lsort {
@@ -207,7 +207,12 @@ line_cmp(const void *a, const void *b)
 
 	if ((c = pathcmp(x->key, y->key, lsort_icase)) != 0)
 		return c;
-	return x->idx < y->idx ? -1 : x->idx > y->idx;
+	/*
+	 * Equal keys come out in reverse input order, as Radmind's lsort
+	 * does (it collects lines into a list by prepending, then sorts
+	 * stably).
+	 */
+	return x->idx > y->idx ? -1 : x->idx < y->idx;
 }
 
 int
