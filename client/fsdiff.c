@@ -505,7 +505,9 @@ walk_dir(struct fsd *f, const char *dir, int deleting)
 		exit(EXIT_ERROR);
 	}
 	closedir(dp);
-	qsort(ents, n, sizeof(*ents), f->icase ? dent_casecmp : dent_cmp);
+	if (n > 1)
+		qsort(ents, n, sizeof(*ents),
+		    f->icase ? dent_casecmp : dent_cmp);
 	for (i = 0; i < n; i++) {
 		visit(f, ents[i].path, &ents[i].st, deleting);
 		free(ents[i].path);
