@@ -13,14 +13,20 @@
 
 #include "pathcmp.h"
 
+/*
+ * Rank of a byte: end of string 0, '/' 1, every other byte above both
+ * (so that '/' also sorts before control bytes such as 0x01).
+ */
 static inline int
 pc_byte(unsigned char c, int icase)
 {
+	if (c == '\0')
+		return 0;
 	if (c == '/')
 		return 1;
 	if (icase && c < 0x80)
-		return tolower(c);
-	return c;
+		return tolower(c) + 1;
+	return c + 1;
 }
 
 int
