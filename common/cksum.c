@@ -115,6 +115,9 @@ cksum_fd(struct cksum *c, int fd, char out[CKSUM_B64MAX], int64_t *size)
 			break;
 		cksum_update(c, c->rbuf, (size_t)n);
 		total += n;
+		/* a short read of a regular file is its end: one read per file */
+		if (n < CKSUM_READSZ)
+			break;
 	}
 	cksum_final(c, out);
 	if (size != NULL)

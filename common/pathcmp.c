@@ -1,7 +1,7 @@
 /*
  * pathcmp.c: Radmind's transcript path order.
  *
- * '/' is treated as the smallest byte after end-of-string, so that a
+ * '/' sorts before every byte except end-of-string, so that a
  * directory's whole subtree sorts before its siblings ("./etc",
  * "./etc/passwd", "./etc-x").  Case-insensitive mode compares tolower()
  * of the unsigned byte (the order Radmind produces on glibc).
@@ -13,20 +13,12 @@
 
 #include "pathcmp.h"
 
-/*
- * Rank of a byte: end of string 0, '/' 1, every other byte above both
- * (so that '/' also sorts before control bytes such as 0x01).
- */
 static inline int
 pc_byte(unsigned char c, int icase)
 {
-	if (c == '\0')
-		return 0;
-	if (c == '/')
-		return 1;
 	if (icase && c < 0x80)
-		return tolower(c) + 1;
-	return c + 1;
+		return tolower(c);
+	return c;
 }
 
 int
@@ -36,13 +28,20 @@ pathcmp(const char *a, const char *b, int icase)
 	const unsigned char	*q = (const unsigned char *)b;
 	int			 c1, c2;
 
-	for (;;) {
-		c1 = pc_byte(*p++, icase);
-		c2 = pc_byte(*q++, icase);
-		if (c1 != c2)
-			return c1 - c2;
-		if (c1 == '\0')
-			return 0;
+	for (;; p++, q++) {
+		c1 = pc_byte(*p, icase);
+		c2 = pc_byte(*q, icase);
+		if (c1 == c2) {
+			if (c1 == '\0')
+				return 0;
+			continue;
+		}
+		/* '/' sorts before everything but the end of the string */
+		if (c1 == '/' && c2 != '\0')
+			return -1;
+		if (c2 == '/' && c1 != '\0')
+			return 1;
+		return c1 - c2;
 	}
 }
 
