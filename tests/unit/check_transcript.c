@@ -161,31 +161,28 @@ static const struct {
 	{ "f ./etc/hostname 444 0 0 1700000000 9 er2RszQ32sErklenBNyCDAhX+6Q=",
 	  "f ./etc/hostname                       \t0444     0     0 "
 	  "1700000000       9 er2RszQ32sErklenBNyCDAhX+6Q=\n" },
-	/* special bits; file-type bits are masked off */
+	/* special bits */
 	{ "d ./tmp 1777 0 0",
 	  "d ./tmp                                \t1777     0     0\n" },
 	{ "f ./bin/su 4755 0 0 0 0 -",
 	  "f ./bin/su                             \t4755     0     0"
 	  "         0       0 -\n" },
-	{ "f ./x 0100644 0 0 0 0 -",
-	  "f ./x                                  \t0644     0     0"
-	  "         0       0 -\n" },
 	{ "p ./x 7 0 0",
 	  "p ./x                                  \t0007     0     0\n" },
 	/* ids printed signed 32-bit, as fsdiff does */
-	{ "f ./u 0600 4000000000 4294967295 0 0 -",
-	  "f ./u                                  \t0600 -294967296    -1"
+	{ "f ./u 0600 4000000000 4294967294 0 0 -",
+	  "f ./u                                  \t0600 -294967296    -2"
 	  "         0       0 -\n" },
 	{ "d ./big 0755 2147483647 -2147483648",
 	  "d ./big                                \t0755 2147483647 "
 	  "-2147483648\n" },
-	/* 64-bit times and sizes, pre-epoch mtime */
+	/* 64-bit times and sizes */
 	{ "f ./huge 0644 0 0 4102444800 10000000000 -",
 	  "f ./huge                               \t0644     0     0 "
 	  "4102444800 10000000000 -\n" },
-	{ "f ./old 0644 0 0 -86400 5 -",
+	{ "f ./old 0644 0 0 0 5 -",
 	  "f ./old                                \t0644     0     0"
-	  "    -86400       5 -\n" },
+	  "         0       5 -\n" },
 	/* device numbers */
 	{ "c ./dev/big 0600 0 0 4095 1048575",
 	  "c ./dev/big                            \t0600     0     0  4095"
@@ -401,23 +398,35 @@ START_TEST(test_copy)
 }
 END_TEST
 
-START_TEST(test_mode_like_radmind)
+START_TEST(test_mode_digits)
 {
 	struct tline	t;
 
-	/* strtol base 8, stopping at the first non-octal byte */
+	/* octal digits only, fewer than 4 accepted, at most 07777 */
 	memset(&t, 0, sizeof(t));
-	parse_ok(&t, "f ./etc 0x44 0 0 1 1 -");
-	ck_assert_uint_eq(t.mode, 0);
-	parse_ok(&t, "d ./etc 0789 0 0");
-	ck_assert_uint_eq(t.mode, 07);
-	parse_ok(&t, "d ./etc 9 0 0");
-	ck_assert_uint_eq(t.mode, 0);
-	parse_ok(&t, "d ./etc 0755junk 0 0");
-	ck_assert_uint_eq(t.mode, 0755);
 	parse_ok(&t, "d ./etc 444 0 0");
 	ck_assert_uint_eq(t.mode, 0444);
+	parse_ok(&t, "d ./etc 0 0 0");
+	ck_assert_uint_eq(t.mode, 0);
+	parse_ok(&t, "d ./etc 7777 0 0");
+	ck_assert_uint_eq(t.mode, 07777);
+	parse_ok(&t, "d ./etc 00755 0 0");
+	ck_assert_uint_eq(t.mode, 0755);
 	tline_clear(&t);
+	/*
+	 * Radmind reads "0x44" as 0 and "0789" as 07 (strtol stops at the
+	 * first non-octal byte); formats.md allows rejecting them, and we do.
+	 */
+	parse_err("f ./etc 0x44 0 0 1 1 -", "bad.T: line 2: bad mode 0x44");
+	parse_err("d ./etc 0789 0 0", "bad.T: line 2: bad mode 0789");
+	parse_err("d ./etc 9 0 0", "bad.T: line 2: bad mode 9");
+	parse_err("d ./etc 0755junk 0 0", "bad.T: line 2: bad mode 0755junk");
+	parse_err("d ./etc -755 0 0", "bad.T: line 2: bad mode -755");
+	parse_err("d ./etc +755 0 0", "bad.T: line 2: bad mode +755");
+	parse_err("d ./etc 10000 0 0", "bad.T: line 2: bad mode 10000");
+	parse_err("f ./x 0100644 0 0 0 0 -", "bad.T: line 2: bad mode 0100644");
+	parse_err("l ./l x 0 0 t", "bad.T: line 2: bad mode x");
+	parse_err("c ./c 06x6 0 0 1 3", "bad.T: line 2: bad mode 06x6");
 }
 END_TEST
 
@@ -502,6 +511,7 @@ static const struct {
 	{ "f ./etc 0644 0 0 1 99999999999999999999 -",
 	  "bad.T: line 2: bad size 99999999999999999999" },
 	{ "f ./etc 0644 0 0 yesterday 1 -", "bad.T: line 2: bad mtime yesterday" },
+	{ "f ./etc 0644 0 0 -86400 1 -", "bad.T: line 2: bad mtime -86400" },
 	{ "f ./etc 0644 0 0 1 1 abc!", "bad.T: line 2: bad checksum abc!" },
 	{ "f ./etc 0644 0 0 1 1 --", "bad.T: line 2: bad checksum --" },
 	/* device numbers */
@@ -571,11 +581,15 @@ START_TEST(test_uid_limits)
 	ck_assert_str_eq(s, "d ./u                                  \t0755 "
 	    "-294967296 -294967296\n");
 	free(s);
-	parse_ok(&t, "d ./u 0755 4294967295 0");
-	ck_assert_uint_eq(t.uid, 4294967295U);
-	parse_ok(&t, "d ./u 0755 -1 0");
-	ck_assert_uint_eq(t.uid, 4294967295U);
+	parse_ok(&t, "d ./u 0755 4294967294 -2");
+	ck_assert_uint_eq(t.uid, 4294967294U);
+	ck_assert_uint_eq(t.gid, 4294967294U);
 	tline_clear(&t);
+	/* (uid_t)-1, in either spelling, is never an owner */
+	parse_err("d ./u 0755 4294967295 0", "bad.T: line 2: bad uid 4294967295");
+	parse_err("d ./u 0755 -1 0", "bad.T: line 2: bad uid -1");
+	parse_err("d ./u 0755 0 -1", "bad.T: line 2: bad gid -1");
+	parse_err("d ./u 0755 0 4294967295", "bad.T: line 2: bad gid 4294967295");
 }
 END_TEST
 
@@ -1169,7 +1183,7 @@ transcript_suite(void)
 	tcase_add_test(tc, test_format_raw_struct);
 	tcase_add_test(tc, test_print);
 	tcase_add_test(tc, test_copy);
-	tcase_add_test(tc, test_mode_like_radmind);
+	tcase_add_test(tc, test_mode_digits);
 	tcase_add_test(tc, test_uid_limits);
 	tcase_add_test(tc, test_blank_comment_header);
 	suite_add_tcase(s, tc);
