@@ -71,6 +71,9 @@ START_TEST(test_range)
 	NO("<1-15>", "", 0);
 	NO("<1-15>", "a", 0);
 	NO("<1-15>", "7a", 0);
+	/* the whole digit run is the number, as Radmind reads it */
+	NO("<1-15>5", "155", 0);
+	YES("host<1-15>.x", "host12.x", 0);
 	YES("host<01-10>.example", "host3.example", 0);
 	YES("host<01-10>.example", "host010.example", 0);
 	NO("host<01-10>.example", "host11.example", 0);
