@@ -230,7 +230,7 @@ main(int argc, char *argv[])
 	pid_t			 pid;
 	FILE			*fp;
 	long			 um;
-	char			*end;
+	char			*end, *abspid = NULL, cwd[PATH_MAX];
 
 	memset(&o, 0, sizeof(o));
 	o.umask = umask(022);
@@ -349,11 +349,20 @@ main(int argc, char *argv[])
 		port = portbuf;
 	}
 
-	/* Opened before chdir: a relative pidfile names the start directory. */
+	/* A relative pidfile names the start directory, not -D. */
 	fp = NULL;
-	if (pidfile != NULL && (fp = fopen(pidfile, "w")) == NULL) {
-		fprintf(stderr, "cairnd: %s: %s\n", pidfile, strerror(errno));
-		exit(1);
+	if (pidfile != NULL) {
+		if (pidfile[0] != '/') {
+			if (getcwd(cwd, sizeof(cwd)) == NULL)
+				fatal("getcwd");
+			xasprintf(&abspid, "%s/%s", cwd, pidfile);
+			pidfile = abspid;
+		}
+		if ((fp = fopen(pidfile, "w")) == NULL) {
+			fprintf(stderr, "cairnd: %s: %s\n", pidfile,
+			    strerror(errno));
+			exit(1);
+		}
 	}
 	if (chdir(dir) == -1) {
 		fprintf(stderr, "cairnd: %s: %s\n", dir, strerror(errno));
