@@ -40,3 +40,9 @@ KTCHECK_TESTS = \
 TESTS += $(KTCHECK_TESTS)
 EXTRA_DIST += $(KTCHECK_TESTS)
 # --- network client (end) ---
+
+# --- uploads and server-side helpers: lcreate lfdiff repo (begin) ---
+bin_PROGRAMS += client/lcreate
+client_lcreate_SOURCES = client/lcreate.c
+client_lcreate_LDADD = client/libclient.a $(CAIRN_LIBS)
+# --- lcreate lfdiff repo (end) ---

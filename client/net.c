@@ -35,6 +35,10 @@ struct net {
 	int		 dead;		/* unusable after a session error */
 	int		 inbody;	/* inside a RETR body */
 	int64_t		 left;		/* bytes of it still unread */
+	int		 wdead;		/* a send failed: no more requests */
+	int		 inup;		/* inside a STOR body */
+	int64_t		 upleft;	/* bytes of it still to send */
+	size_t		 uppending;	/* uploads awaiting their replies */
 };
 
 /* Connect to one address with a deadline.  Returns fd or -1 (errno). */
@@ -206,7 +210,7 @@ net_close(struct net *n, struct cerr *err)
 
 	if (n == NULL)
 		return 0;
-	if (!n->dead) {
+	if (!n->dead && !n->wdead && !n->inup) {
 		if (conn_printf(n->c, err, "QUIT\r\n") == -1 ||
 		    proto_reply(n->c, &code, &text, err) == -1)
 			rc = -1;
@@ -434,4 +438,126 @@ net_report(struct net *n, const char *event, const char *msg,
 		return -1;
 	}
 	return 0;
+}
+
+/* A send failed: requests are over, replies may still be read. */
+static int
+net_wfail(struct net *n)
+{
+	n->wdead = 1;
+	return -1;
+}
+
+int
+net_stor_begin(struct net *n, const char *kind, const char *tname,
+    const char *epath, int64_t size, struct cerr *err)
+{
+	if (net_usable(n, err) == -1)
+		return -1;
+	if (n->wdead || n->inup) {
+		cerr_set(err, "%s: %s", conn_peer(n->c), n->wdead ?
+		    "connection lost while sending" :
+		    "previous upload not finished");
+		return -1;
+	}
+	if (size < 0 || !net_token_ok(n, tname, err) ||
+	    (epath != NULL && !net_token_ok(n, epath, err)))
+		return -1;
+	if ((epath != NULL ? conn_printf(n->c, err, "STOR %s %s %s\r\n", kind,
+	    tname, epath) : conn_printf(n->c, err, "STOR %s %s\r\n", kind,
+	    tname)) == -1 ||
+	    conn_printf(n->c, err, "%lld\r\n", (long long)size) == -1)
+		return net_wfail(n);
+	n->uppending++;
+	n->inup = 1;
+	n->upleft = size;
+	return 0;
+}
+
+int
+net_stor_data(struct net *n, const void *p, size_t len, struct cerr *err)
+{
+	if (!n->inup || (int64_t)len > n->upleft) {
+		cerr_set(err, "%s: upload longer than announced",
+		    conn_peer(n->c));
+		return -1;
+	}
+	if (n->wdead) {
+		cerr_set(err, "%s: connection lost while sending",
+		    conn_peer(n->c));
+		return -1;
+	}
+	if (conn_write(n->c, p, len, err) == -1)
+		return net_wfail(n);
+	n->upleft -= (int64_t)len;
+	return 0;
+}
+
+int
+net_stor_end(struct net *n, struct cerr *err)
+{
+	if (!n->inup || n->upleft != 0) {
+		cerr_set(err, "%s: upload shorter than announced",
+		    conn_peer(n->c));
+		return -1;
+	}
+	if (n->wdead) {
+		cerr_set(err, "%s: connection lost while sending",
+		    conn_peer(n->c));
+		return -1;
+	}
+	n->inup = 0;
+	if (conn_printf(n->c, err, ".\r\n") == -1)
+		return net_wfail(n);
+	return 0;
+}
+
+int
+net_stor_reply(struct net *n, struct cerr *err)
+{
+	char	*text;
+	int	 code, i;
+
+	if (net_usable(n, err) == -1)
+		return -1;
+	if (n->uppending == 0) {
+		cerr_set(err, "%s: no upload awaits a reply", conn_peer(n->c));
+		return -1;
+	}
+	for (i = 0; i < 2; i++) {
+		if (proto_reply(n->c, &code, &text, err) == -1) {
+			n->dead = 1;
+			return -1;
+		}
+		if (code / 100 != (i == 0 ? 3 : 2)) {
+			/* The server ends the session after a refusal. */
+			cerr_set(err, "%s", text);
+			n->dead = 1;
+			n->uppending = 0;
+			return 1;
+		}
+	}
+	n->uppending--;
+	return 0;
+}
+
+size_t
+net_stor_pending(const struct net *n)
+{
+	return n->uppending;
+}
+
+int
+net_broken(const struct net *n)
+{
+	return n->dead || n->wdead;
+}
+
+void
+net_abort(struct net *n)
+{
+	if (n == NULL)
+		return;
+	conn_free(n->c);
+	free(n);
 }

@@ -57,6 +57,7 @@ struct conn {
 	int		 zdirty;	/* deflated since the last flush */
 
 	int		 eof, toolong;
+	int		 wfail;		/* a write failed: drop later output */
 	struct connstats st;
 };
 
@@ -130,7 +131,7 @@ io_read(struct conn *c, void *p, size_t n, int64_t deadline,
 			return -1;
 		}
 		/* About to wait for the peer: it may be waiting for us. */
-		if (!waited && conn_flush(c, err) == -1)
+		if (!waited && !c->wfail && conn_flush(c, err) == -1)
 			return -1;
 		waited = 1;
 		if (conn_wait(c, POLLIN, deadline, err) == -1)
@@ -162,6 +163,7 @@ io_write(struct conn *c, const void *p, size_t n, int64_t deadline,
 			continue;
 		}
 		cerr_errno(err, "%s: write", c->peer);
+		c->wfail = 1;
 		return -1;
 	}
 	return 0;
@@ -500,6 +502,12 @@ conn_push(struct conn *c, int flush, int64_t deadline, struct cerr *err)
 	struct cerr	 zerr;
 	int		 r;
 
+	if (c->wfail) {
+		buf_reset(c->out);
+		buf_reset(c->zout);
+		cerr_set(err, "%s: connection lost while sending", c->peer);
+		return -1;
+	}
 	if (c->z == NULL) {
 		if (buf_len(c->out) == 0)
 			return 0;
@@ -545,6 +553,10 @@ conn_write(struct conn *c, const void *p, size_t n, struct cerr *err)
 	struct cerr		 zerr;
 	size_t			 piece;
 
+	if (c->wfail) {
+		cerr_set(err, "%s: connection lost while sending", c->peer);
+		return -1;
+	}
 	c->st.raw_out += n;
 	if (buf_len(c->out) + n <= CONN_IOSIZE) {
 		if (buf_add(c->out, p, n) == -1)

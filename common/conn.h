@@ -17,7 +17,10 @@
  *
  * Functions return 0 (or a count) on success and -1 with a message naming
  * the peer in err on failure.  After an error the connection is unusable
- * except for conn_free().
+ * except for conn_free(), with one exception: after a failed write
+ * (the peer closed), reads still return what the peer sent before it
+ * closed (an uploader collects the refusal that made the server close),
+ * and every later write fails at once.
  */
 #ifndef CAIRN_CONN_H
 #define CAIRN_CONN_H

@@ -41,6 +41,7 @@ usage(void)
 	fprintf(stderr, "usage: cairnd [-dfrUV] [-a bind-address] "
 	    "[-b backlog] [-C crl] [-D path] [-F syslog-facility] "
 	    "[-i pidfile] [-L syslog-level] [-m max-connections] "
+	    "[-M max-upload] [-N min-free-megabytes] "
 	    "[-p port] [-P ca-directory] [-u umask] [-w auth-level] "
 	    "[-x ca-pem-file] [-y cert-pem-file] [-z key-pem-file] "
 	    "[-Z max-compression-level]\n");
@@ -69,6 +70,40 @@ parse_int(const char *s, int min, int max, const char *what)
 		exit(1);
 	}
 	return (int)v;
+}
+
+/* A byte count with an optional k, m or g suffix (powers of 1024). */
+static int64_t
+parse_bytes(const char *s, const char *what)
+{
+	char		*end;
+	unsigned long long v;
+	int		 shift = 0;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (end != s && end[0] != '\0' && end[1] == '\0') {
+		switch (end[0]) {
+		case 'k': case 'K':
+			shift = 10;
+			end++;
+			break;
+		case 'm': case 'M':
+			shift = 20;
+			end++;
+			break;
+		case 'g': case 'G':
+			shift = 30;
+			end++;
+			break;
+		}
+	}
+	if (errno != 0 || end == s || *end != '\0' || s[0] == '-' ||
+	    v > ((unsigned long long)INT64_MAX >> shift)) {
+		fprintf(stderr, "cairnd: %s %s: invalid size\n", what, s);
+		exit(1);
+	}
+	return (int64_t)(v << shift);
 }
 
 static const struct {
@@ -233,10 +268,11 @@ main(int argc, char *argv[])
 	char			*end, *abspid = NULL, cwd[PATH_MAX];
 
 	memset(&o, 0, sizeof(o));
+	o.minfree = STOR_MINFREE;
 	o.umask = umask(022);
 	umask(o.umask);
 	while ((ch = getopt(argc, argv,
-	    "a:b:BC:dD:fF:i:L:m:p:P:rRu:UVw:x:y:z:Z:")) != -1) {
+	    "a:b:BC:dD:fF:i:L:m:M:N:p:P:rRu:UVw:x:y:z:Z:")) != -1) {
 		switch (ch) {
 		case 'a':
 			addr = optarg;
@@ -274,6 +310,13 @@ main(int argc, char *argv[])
 		case 'm':
 			maxconn = parse_int(optarg, 0, INT_MAX,
 			    "max connections");
+			break;
+		case 'M':
+			o.maxupload = parse_bytes(optarg, "maximum upload");
+			break;
+		case 'N':
+			o.minfree = parse_int(optarg, 0, INT_MAX,
+			    "free space floor") * (int64_t)1024 * 1024;
 			break;
 		case 'p':
 			port = optarg;

@@ -15,6 +15,7 @@
 #include <sys/socket.h>
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct conn;
 struct cerr;
@@ -25,6 +26,8 @@ struct sopts {
 	int		 debug;		/* -d: trace commands on stderr */
 	int		 tls;		/* -w */
 	mode_t		 umask;		/* -u, for uploads */
+	int64_t		 maxupload;	/* -M: largest upload, 0 = any */
+	int64_t		 minfree;	/* -N: bytes left free by uploads */
 	int		 rootfd;	/* the repository (-D), O_DIRECTORY */
 	char		 hostname[256];	/* for the banner */
 };
@@ -43,6 +46,8 @@ struct sess {
 	size_t			 nacl;
 	int			 errors;	/* protocol errors so far */
 	char			*stortran;	/* raw name of STOR TRANSCRIPT */
+	char			*storname;	/* its decoded name */
+	int			 stormade;	/* STOR_MADE_*: what we created */
 	int			 close;		/* end the session */
 	int			 status;	/* exit status of the child */
 };
@@ -81,6 +86,15 @@ int	 cmd_retr(struct sess *, int ac, char **av);
 int	 safe_open(int rootfd, const char *relpath);
 
 /* stor.c */
+#define STOR_MADE_DIR	0x01	/* tmp/file/<t> */
+#define STOR_MADE_TRAN	0x02	/* tmp/transcript/<t> */
+#define STOR_MINFREE	(16 * 1024 * 1024)	/* default -N, bytes */
 int	 cmd_stor(struct sess *, int ac, char **av);
+/*
+ * At the end of a session: an upload is kept only if the session ended
+ * with QUIT (s->status 0); otherwise what this session created for its
+ * current transcript (tmp/transcript/<t>, tmp/file/<t>) is removed.
+ */
+void	 stor_finish(struct sess *);
 
 #endif

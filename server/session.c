@@ -280,6 +280,7 @@ sess_free(struct sess *s)
 	free(s->cmdfile);
 	free(s->key);
 	free(s->specialdir);
+	stor_finish(s);
 	free(s->stortran);
 }
 

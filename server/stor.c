@@ -1,13 +1,18 @@
 /*
  * stor.c: STOR uploads (protocol.md section 5.6).  Everything lands
  * below tmp/, created exclusively, reached one component at a time
- * without following symlinks.
+ * without following symlinks.  An upload larger than -M, or one that
+ * would leave less than -N free on the file system, is refused before
+ * its data is accepted; a file whose upload fails is removed, and so is
+ * the whole upload of a session that does not end with QUIT.
  */
 #include "config.h"
 
 #include <sys/types.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -120,6 +125,41 @@ stor_fatal(struct sess *s, int code, const char *msg)
 }
 
 /*
+ * May an upload of size bytes go to the file system of fd?  Returns 0,
+ * or -1 with errno EFBIG (over -M) or ENOSPC (it would leave less than
+ * -N free), after logging why.
+ */
+static int
+stor_room(struct sess *s, int fd, int64_t size, const char *upload)
+{
+	struct statvfs	 sv;
+	uint64_t	 avail;
+
+	if (s->opts->maxupload > 0 && size > s->opts->maxupload) {
+		log_notice("%s[%s]: STOR %s: %lld bytes refused, limit %lld "
+		    "(-M)", s->host, s->ip, upload, (long long)size,
+		    (long long)s->opts->maxupload);
+		errno = EFBIG;
+		return -1;
+	}
+	if (fstatvfs(fd, &sv) == -1) {
+		log_warn("%s: fstatvfs", upload);
+		return -1;
+	}
+	avail = (uint64_t)sv.f_bavail * (uint64_t)sv.f_frsize;
+	if ((uint64_t)size > avail ||
+	    avail - (uint64_t)size < (uint64_t)s->opts->minfree) {
+		log_notice("%s[%s]: STOR %s: %lld bytes refused, %llu bytes "
+		    "free, floor %lld (-N)", s->host, s->ip, upload,
+		    (long long)size, (unsigned long long)avail,
+		    (long long)s->opts->minfree);
+		errno = ENOSPC;
+		return -1;
+	}
+	return 0;
+}
+
+/*
  * Receive "<size>" CRLF, size bytes, "." CRLF into fd.  Returns 0, or -1
  * after the reply that ends the session.
  */
@@ -141,6 +181,12 @@ stor_body(struct sess *s, int fd, int dfd, const char *leaf,
 		log_warnx("%s: STOR %s: bad size line", conn_peer(s->conn),
 		    upload);
 		goto bad;
+	}
+	if (stor_room(s, fd, size, upload) == -1) {
+		unlinkat(dfd, leaf, 0);
+		snprintf(msg, sizeof(msg), "%s: %s", upload, strerror(errno));
+		stor_fatal(s, RAP_STOR_DATA, msg);
+		return -1;
 	}
 	chunk = xmalloc(STOR_CHUNK);
 	for (left = size; left > 0; left -= n) {
@@ -199,6 +245,10 @@ cmd_stor(struct sess *s, int ac, char **av)
 	}
 
 	if (istran) {
+		/* A new transcript: the previous upload is complete. */
+		free(s->storname);
+		s->storname = NULL;
+		s->stormade = 0;
 		n = snprintf(rel, sizeof(rel), "tmp/file/%s", name);
 		if (n < 0 || (size_t)n >= sizeof(rel))
 			goto syntax;
@@ -217,6 +267,8 @@ cmd_stor(struct sess *s, int ac, char **av)
 			goto out;
 		}
 		close(dfd);
+		s->storname = xstrdup(name);
+		s->stormade = STOR_MADE_DIR;
 		free(s->stortran);
 		s->stortran = xstrdup(av[2]);
 		n = snprintf(rel, sizeof(rel), "tmp/transcript/%s", name);
@@ -247,6 +299,8 @@ cmd_stor(struct sess *s, int ac, char **av)
 		close(dfd);
 		goto out;
 	}
+	if (istran)
+		s->stormade |= STOR_MADE_TRAN;
 	if (sess_reply(s, RAP_STOR_GO, "Storing file") == SESS_CLOSE ||
 	    stor_body(s, fd, dfd, leaf, up) == -1) {
 		close(fd);
@@ -270,4 +324,85 @@ out:
 	free(name);
 	free(path);
 	return r;
+}
+
+/* Remove name (below dfd) and, if it is a directory, all it holds. */
+static int
+stor_rmtree(int dfd, const char *name)
+{
+	struct dirent	*de;
+	DIR		*d;
+	int		 fd, r = 0;
+
+	if (unlinkat(dfd, name, 0) == 0 || errno == ENOENT)
+		return 0;
+	if (errno != EISDIR && errno != EPERM)
+		return -1;
+	if ((fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) == -1)
+		return -1;
+	if ((d = fdopendir(fd)) == NULL) {
+		close(fd);
+		return -1;
+	}
+	while ((de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
+			continue;
+		if (stor_rmtree(dirfd(d), de->d_name) == -1)
+			r = -1;
+	}
+	closedir(d);
+	if (unlinkat(dfd, name, AT_REMOVEDIR) == -1)
+		r = -1;
+	return r;
+}
+
+/* Remove relpath (below the repository), a tree if rmtree is set. */
+static int
+stor_remove(struct sess *s, const char *rel, int rmtree)
+{
+	const char	*leaf;
+	int		 dfd, r;
+
+	if ((dfd = stor_parent(s->opts->rootfd, rel, 0, 0, &leaf)) == -1)
+		return errno == ENOENT ? 0 : -1;
+	if (rmtree)
+		r = stor_rmtree(dfd, leaf);
+	else if ((r = unlinkat(dfd, leaf, 0)) == -1 && errno == ENOENT)
+		r = 0;
+	close(dfd);
+	return r;
+}
+
+void
+stor_finish(struct sess *s)
+{
+	char	 rel[PATH_MAX], safe[PATH_MAX];
+	int	 n;
+
+	if (s->storname == NULL || s->stormade == 0 || s->status == 0)
+		goto out;
+	sess_logsafe(safe, sizeof(safe), s->storname);
+	if (s->stormade & STOR_MADE_TRAN) {
+		n = snprintf(rel, sizeof(rel), "tmp/transcript/%s",
+		    s->storname);
+		if (n > 0 && (size_t)n < sizeof(rel) &&
+		    stor_remove(s, rel, 0) == -1)
+			log_warn("tmp/transcript/%s: removing incomplete upload",
+			    safe);
+	}
+	if (s->stormade & STOR_MADE_DIR) {
+		n = snprintf(rel, sizeof(rel), "tmp/file/%s", s->storname);
+		if (n > 0 && (size_t)n < sizeof(rel) &&
+		    stor_remove(s, rel, 1) == -1)
+			log_warn("tmp/file/%s: removing incomplete upload",
+			    safe);
+	}
+	log_notice("%s[%s]: upload of %s did not end with QUIT: removed",
+	    s->host, s->ip, safe);
+out:
+	free(s->storname);
+	s->storname = NULL;
+	s->stormade = 0;
 }
