@@ -266,7 +266,9 @@ scan(struct lc *lc)
 				    lineno);
 				goto out;
 			}
-			if (st.st_size != t.size) {
+			/* Under -F the upload warns, with the live size. */
+			if (st.st_size != t.size &&
+			    (lc->nonet || !lc->force)) {
 				mismatch(lc, lineno, "size in transcript does "
 				    "not match size of file");
 				if (!lc->force)

@@ -45,4 +45,12 @@ EXTRA_DIST += $(KTCHECK_TESTS)
 bin_PROGRAMS += client/lcreate
 client_lcreate_SOURCES = client/lcreate.c
 client_lcreate_LDADD = client/libclient.a $(CAIRN_LIBS)
+
+UPLOAD_TESTS = \
+	tests/integ/t-lcreate-wire.sh \
+	tests/integ/t-lcreate-basic.sh \
+	tests/integ/t-lcreate-verify.sh \
+	tests/integ/t-lcreate-limits.sh
+TESTS += $(UPLOAD_TESTS)
+EXTRA_DIST += $(UPLOAD_TESTS) tests/integ/slowproxy.py
 # --- lcreate lfdiff repo (end) ---

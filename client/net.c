@@ -27,6 +27,7 @@
 
 #define NET_TIMEOUT	60000	/* every reply, every transfer step */
 #define NET_CONNWAIT	30000	/* one connect attempt */
+#define NET_ABORTWAIT	10000	/* net_abort: for the server to close */
 
 struct net {
 	struct conn	*c;
@@ -556,8 +557,19 @@ net_broken(const struct net *n)
 void
 net_abort(struct net *n)
 {
+	char	 buf[4096];
+
 	if (n == NULL)
 		return;
+	/*
+	 * Send what is queued, end our side, and wait (bounded) for the
+	 * server to close: by then it has dropped the unfinished upload.
+	 */
+	conn_set_timeout(n->c, NET_ABORTWAIT);
+	(void)conn_flush(n->c, NULL);
+	(void)shutdown(conn_fd(n->c), SHUT_WR);
+	while (conn_read(n->c, buf, sizeof(buf), NULL) > 0)
+		continue;
 	conn_free(n->c);
 	free(n);
 }

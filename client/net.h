@@ -101,7 +101,11 @@ int	 net_stor_reply(struct net *, struct cerr *err);
 size_t	 net_stor_pending(const struct net *);
 /* Nonzero once no more requests can be sent or replies read. */
 int	 net_broken(const struct net *);
-/* Drop the connection without QUIT (an unfinished upload is discarded). */
+/*
+ * End the session without QUIT: send what is queued, close our side and
+ * wait (at most 10 s) for the server to close; an unfinished upload is
+ * discarded by the server.  Frees n.
+ */
 void	 net_abort(struct net *);
 
 /* Send "REPO <event> <encoded message>" and read the reply. */

@@ -280,7 +280,6 @@ sess_free(struct sess *s)
 	free(s->cmdfile);
 	free(s->key);
 	free(s->specialdir);
-	stor_finish(s);
 	free(s->stortran);
 }
 
@@ -384,6 +383,7 @@ sess_serve(int fd, const struct sockaddr *sa, socklen_t salen,
 	sess_logstats(&s);
 done:
 	r = s.status;
+	stor_finish(&s);
 	conn_close(s.conn);
 	sess_free(&s);
 	return r;

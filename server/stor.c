@@ -114,13 +114,17 @@ stor_dotdot(const char *p)
 	}
 }
 
-/* Reply and end the session. */
+/*
+ * Reply and end the session.  The session's upload is removed first, so
+ * a client that sees the refusal finds nothing of it left.
+ */
 static int
 stor_fatal(struct sess *s, int code, const char *msg)
 {
+	s->status = 1;
+	stor_finish(s);
 	sess_reply(s, code, "%s", msg);
 	s->close = 1;
-	s->status = 1;
 	return SESS_CLOSE;
 }
 
