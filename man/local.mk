@@ -4,8 +4,11 @@ dist_man_MANS += \
 	man/ktcheck.1 \
 	man/lapply.1 \
 	man/lcksum.1 \
+	man/lcreate.1 \
+	man/lfdiff.1 \
 	man/lmerge.1 \
 	man/lsort.1 \
+	man/repo.1 \
 	man/twhich.1 \
 	man/cairnd.conf.5 \
 	man/transcript.5 \
