@@ -227,7 +227,6 @@ do_lcksum(struct lck *l, const char *tpath)
 	char		*line = NULL, *copy, *tok[9], *file, *prev = NULL;
 	char		 sum[CKSUM_B64MAX];
 	size_t		 cap = 0;
-	ssize_t		 len;
 	int64_t		 size;
 	unsigned	 lineno = 0;
 	int		 fd, ufd, updateline, ucount = 0, exitval = 0;
@@ -272,17 +271,17 @@ do_lcksum(struct lck *l, const char *tpath)
 		l->plast = -1;
 	}
 
-	while ((len = getline(&line, &cap, fp)) != -1) {
+	while ((rc = tline_getline(fp, &line, &cap, tpath, lineno + 1,
+	    &err)) != 0) {
 		lineno++;
 		updateline = 0;
 		copy = NULL;
-		if ((size_t)len != strlen(line)) {
-			fprintf(stderr, "%s: line %u: NUL byte in line\n",
-			    tpath, lineno);
+		if (rc == -1) {
+			fprintf(stderr, "%s\n", err.msg);
+			if (ferror(fp))
+				die();
 			goto badline;
 		}
-		if (len > 0 && line[len - 1] == '\n')
-			line[--len] = '\0';
 		rc = tline_parse(&t, line, tpath, lineno, 0, &err);
 		if (rc == -1) {
 			fprintf(stderr, "%s\n", err.msg);
@@ -390,10 +389,6 @@ do_lcksum(struct lck *l, const char *tpath)
 		exitval = 1;
 		if (!l->checkall)
 			die();
-	}
-	if (ferror(fp)) {
-		fprintf(stderr, "%s: %s\n", tpath, strerror(errno));
-		die();
 	}
 	fclose(fp);
 	free(line);
