@@ -9,3 +9,6 @@ TESTS += tests/integ/t-fsdiff-tree.sh
 EXTRA_DIST += tests/integ/t-fsdiff-tree.sh
 
 include tests/unit/local.mk
+
+TESTS += tests/integ/t-hostile-transcripts.sh
+EXTRA_DIST += tests/integ/t-hostile-transcripts.sh
