@@ -151,6 +151,38 @@ valid_cksum(const char *s)
 	    "0123456789+/=") == n;
 }
 
+/*
+ * What is wrong with decoded path p, or NULL if it is canonical: "." or
+ * "/" or "./" or "/" followed by components that are neither empty nor
+ * "." nor "..".  Nothing a transcript names can then lie outside its root.
+ */
+static const char *
+path_problem(const char *p)
+{
+	const char	*c, *e;
+	size_t		 n;
+
+	if (strcmp(p, ".") == 0 || strcmp(p, "/") == 0)
+		return NULL;
+	if (strncmp(p, "./", 2) == 0)
+		c = p + 2;
+	else if (p[0] == '/')
+		c = p + 1;
+	else
+		return "must start with ./ or /";
+	for (;;) {
+		e = strchr(c, '/');
+		n = e != NULL ? (size_t)(e - c) : strlen(c);
+		if (n == 2 && c[0] == '.' && c[1] == '.')
+			return "has a .. component";
+		if (n == 0 || (n == 1 && c[0] == '.'))
+			return "has an empty or . component";
+		if (e == NULL)
+			return NULL;
+		c = e + 1;
+	}
+}
+
 int
 tline_getline(FILE *fp, char **line, size_t *cap, const char *name,
     unsigned lineno, struct cerr *err)
@@ -182,9 +214,10 @@ int
 tline_parse(struct tline *t, const char *line, const char *name,
     unsigned lineno, int allow_header, struct cerr *err)
 {
-	char	*copy, *tok[TL_MAXTOK + 1], **av;
-	int	 ac, rc = -1, want;
-	size_t	 len;
+	char		*copy, *tok[TL_MAXTOK + 1], **av;
+	const char	*why;
+	int		 ac, rc = -1, want;
+	size_t		 len;
 
 	tline_clear(t);
 	t->lineno = lineno;
@@ -305,12 +338,29 @@ tline_parse(struct tline *t, const char *line, const char *name,
 		cerr_set(err, "%s: line %u: empty path", name, lineno);
 		goto out;
 	}
+	if ((why = path_problem(t->path)) != NULL) {
+		cerr_set(err, "%s: line %u: path %s", name, lineno, why);
+		goto out;
+	}
 	if (t->type == 'h' || (t->type == 'l' && ac == 3)) {
 		t->etarget = xstrdup(av[2]);
 		if (decode_path(av[2], &t->target) == -1) {
 			cerr_set(err, "%s: line %u: %s", name, lineno,
 			    decode_badescape(av[2]) ? "bad link target encoding" :
 			    "link target too long");
+			goto out;
+		}
+		if (t->type == 'h' && (why = path_problem(t->target)) !=
+		    NULL) {
+			cerr_set(err, "%s: line %u: hard link target %s",
+			    name, lineno, why);
+			goto out;
+		}
+		if (t->type == 'h' && path_style(t->target) !=
+		    path_style(t->path)) {
+			cerr_set(err, "%s: line %u: hard link target %s",
+			    name, lineno, path_style(t->path) == PATH_RELATIVE ?
+			    "must start with ./" : "must start with /");
 			goto out;
 		}
 		if (t->type == 'l') {

@@ -75,6 +75,18 @@ fsd nul-trailing 2 '../k/t.T: line 3: NUL byte in line'
 printf '\000' >../k/t.T
 fsd nul-only 2 '../k/t.T: line 1: NUL byte in line'
 
+# --- B1: paths that would leave the root
+printf 'd . 0755 0 0\nf ./../OUT/x 0644 0 0 1 6 -\n' >../k/t.T
+fsd dotdot 2 '../k/t.T: line 2: path has a .. component'
+printf 'd . 0755 0 0\nd ./a/.. 0755 0 0\n' >../k/t.T
+fsd dotdot-trailing 2 '../k/t.T: line 2: path has a .. component'
+printf 'd . 0755 0 0\nd ./a//b 0755 0 0\n' >../k/t.T
+fsd empty-component 2 '../k/t.T: line 2: path has an empty or . component'
+printf 'd . 0755 0 0\nh ./h /etc/shadow\n' >../k/t.T
+fsd hardlink-abs 2 '../k/t.T: line 2: hard link target must start with ./'
+printf 'd . 0755 0 0\nh ./h ./../OUT/v\n' >../k/t.T
+fsd hardlink-out 2 '../k/t.T: line 2: hard link target has a .. component'
+
 # --- B8: long paths
 p10k=./$(rep 'a/' 9999)a
 printf 'd . 0755 0 0\nd %s 0755 0 0\n' "$p10k" >../k/t.T

@@ -150,7 +150,7 @@ EOF
 printf 'f ./../x 0644 0 0 1 10 -\n' >R/transcript/t.T
 run dots 2 "$LCKSUM" -n -c sha1 R/transcript/t.T
 same dots-err dots.err <<'EOF'
-line 1: ./../x: path contains ".."
+R/transcript/t.T: line 1: path has a .. component
 EOF
 
 # -D: <D>/transcript/sub/x.T keeps its files in <D>/file/sub/x.T
