@@ -12,3 +12,5 @@ include tests/unit/local.mk
 
 TESTS += tests/integ/t-hostile-transcripts.sh
 EXTRA_DIST += tests/integ/t-hostile-transcripts.sh
+TESTS += tests/integ/t-fsdiff-progress.sh
+EXTRA_DIST += tests/integ/t-fsdiff-progress.sh
