@@ -352,7 +352,8 @@ warn_excluded(struct fsd *f, const char *path)
 {
 	if (!f->wflag)
 		return;
-	fprintf(f->out, "#! Warning: excluding %s\n", path);
+	/* on standard output, as Radmind: never into the -o transcript */
+	printf("#! Warning: excluding %s\n", path);
 }
 
 /* Is path the root or inside it? */

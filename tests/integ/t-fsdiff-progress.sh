@@ -3,7 +3,8 @@
 # owns a share of 0..100 that a directory splits evenly among its
 # entries; "%NN path" is printed when a share starts at a new percentage,
 # and "%100" at the end.  The transcript written with -o is the same with
-# or without -%, -% needs -o, and -1 prints its one path.
+# or without -%, -% needs -o, and -1 prints its one path.  -W warnings
+# go to standard output too, never into the -o transcript.
 . "$top_srcdir/tests/integ/lib.sh"
 need_tool fsdiff
 mk_tmpdir
@@ -55,6 +56,16 @@ run_capture one.out one.err fsdiff -1 -% -o one.T r/a
 assert_eq 0 "$RC" "fsdiff -1 -% exit status"
 printf '%%00 ./r/a\n%%100\n' >one.want
 assert_file_eq one.want one.out "fsdiff -1 -% progress lines"
+
+# -W: excluded objects are announced on stdout, between progress lines
+printf 'x ./r/c\n' >x.K
+run_capture w.out w.err fsdiff -C -W -% -o w.T -K x.K r
+assert_eq 0 "$RC" "fsdiff -W -% exit status"
+sed '/^%40 /a\
+#! Warning: excluding ./r/c' pct.want >w.want
+assert_file_eq w.want w.out "fsdiff -W -% stdout"
+grep -v '^f ./r/c[[:space:]]' pct.T >w.T.want
+assert_file_eq w.T.want w.T "fsdiff -W -o transcript"
 
 # -% without -o is a usage error
 run_capture noo.out noo.err fsdiff -C -% -K empty.K r
