@@ -529,6 +529,7 @@ main(int argc, char *argv[])
 		die();
 	}
 	lm_rm_tran = NULL;
+	free(lm_rm_dest);
 	lm_rm_dest = NULL;
 	if (fclose(lm.out) == EOF) {
 		fprintf(stderr, "%s: %s\n", final, strerror(errno));
