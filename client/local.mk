@@ -1,0 +1,21 @@
+# client/: the client tools.
+
+# lapply: apply an applicable transcript.
+bin_PROGRAMS += client/lapply
+client_lapply_SOURCES = \
+	client/lapply.c client/apply.h \
+	client/apply-fs.c client/apply-retr.c client/apply-progress.c \
+	client/net-none.c
+# client/net-none.c is a stand-in until client/libclient.a (net.c) is
+# merged: then drop it from the sources above and link
+#	client_lapply_LDADD = client/libclient.a $(CAIRN_LIBS)
+client_lapply_LDADD = $(CAIRN_LIBS)
+
+LAPPLY_TESTS = \
+	tests/integ/t-lapply-local.sh \
+	tests/integ/t-lapply-types.sh \
+	tests/integ/t-lapply-hostile.sh \
+	tests/integ/t-lapply-errors.sh \
+	tests/integ/t-lapply-vectors.sh
+TESTS += $(LAPPLY_TESTS)
+EXTRA_DIST += $(LAPPLY_TESTS) tests/integ/lapply-lib.sh
