@@ -1,5 +1,10 @@
 # client/: the client tools.
 
+# fsdiff
+bin_PROGRAMS += client/fsdiff
+client_fsdiff_SOURCES = client/fsdiff.c
+client_fsdiff_LDADD = $(CAIRN_LIBS)
+
 # lapply: apply an applicable transcript.
 bin_PROGRAMS += client/lapply
 client_lapply_SOURCES = \

@@ -26,8 +26,8 @@ void		 cksum_update(struct cksum *, const void *, size_t);
 void		 cksum_final(struct cksum *, char out[CKSUM_B64MAX]);
 
 /*
- * Digest the file at fd (read from its current offset to EOF, in large
- * reads) into out; *size receives the byte count.  Returns 0 or -1 with
+ * Digest the regular file at fd (read from its current offset to EOF, in
+ * large reads; a short read is taken as the end) into out; *size receives the byte count.  Returns 0 or -1 with
  * errno set.
  */
 int	 cksum_fd(struct cksum *, int fd, char out[CKSUM_B64MAX], int64_t *size);

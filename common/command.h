@@ -34,7 +34,7 @@ struct centry {
 struct cmdset {
 	struct centry	*tran;		/* lowest precedence first */
 	size_t		 ntran;
-	char		**special;	/* s paths, decoded, in file order */
+	char		**special;	/* s paths as written (encoded), file order */
 	size_t		 nspecial;
 	char		**exclude;	/* x patterns, decoded */
 	size_t		 nexclude;

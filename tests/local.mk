@@ -4,3 +4,6 @@ SH_LOG_COMPILER = $(SHELL)
 AM_TESTS_ENVIRONMENT = \
 	top_builddir='$(abs_top_builddir)'; top_srcdir='$(abs_top_srcdir)'; \
 	export top_builddir top_srcdir;
+
+TESTS += tests/integ/t-fsdiff-tree.sh
+EXTRA_DIST += tests/integ/t-fsdiff-tree.sh

@@ -1,0 +1,21 @@
+# bench/: benchmark corpus generator and `make bench`; also registers the
+# conformance runner and the shared integration-test helpers.
+
+dist_noinst_SCRIPTS += bench/gen-corpus bench/bench-fsdiff.sh quickstart
+EXTRA_DIST += .ci/run tests/integ/lib.sh tests/integ/t-vectors.sh
+
+# Conformance vectors (skipped when the vectors or root are not available).
+TESTS += tests/integ/t-vectors.sh
+
+# Generated benchmark trees are cached here between runs.
+CAIRN_BENCH_DIR = $(abs_top_builddir)/bench-data
+
+bench: all
+	BENCH_DATA='$(CAIRN_BENCH_DIR)' top_builddir='$(abs_top_builddir)' \
+	    top_srcdir='$(abs_top_srcdir)' \
+	    $(SHELL) '$(abs_top_srcdir)/bench/bench-fsdiff.sh'
+
+bench-clean:
+	rm -rf '$(CAIRN_BENCH_DIR)'
+
+.PHONY: bench bench-clean

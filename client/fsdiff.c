@@ -1,0 +1,942 @@
+/*
+ * fsdiff: compare a file system with the transcripts a command file
+ * names, and print a creatable (-C) or applicable (-A) transcript, or a
+ * single object's line (-1).
+ *
+ * The walk visits objects depth first in transcript order and runs in
+ * lockstep with the precedence-merged transcript stream, so memory grows
+ * with the largest directory, not with the tree.
+ */
+#include "config.h"
+
+#include <sys/types.h>
+#include <sys/stat.h>
+#ifdef HAVE_SYS_SYSMACROS_H
+#include <sys/sysmacros.h>
+#endif
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "cerr.h"
+#include "cksum.h"
+#include "command.h"
+#include "compat.h"
+#include "encode.h"
+#include "log.h"
+#include "pathcmp.h"
+#include "transcript.h"
+#include "version.h"
+#include "wildcard.h"
+#include "xmalloc.h"
+
+#ifndef _RADMIND_PATH
+#define _RADMIND_PATH	"/var/radmind"
+#endif
+#define DEFAULT_KFILE	_RADMIND_PATH "/client/command.K"
+
+enum fsd_exit {
+	EXIT_OK = 0,
+	EXIT_ERROR = 2,
+};
+
+enum fsd_mode {
+	MODE_CREATABLE,
+	MODE_APPLICABLE,
+	MODE_SINGLE,
+};
+
+/* One transcript of the merge, by precedence index. */
+struct tinfo {
+	char	*name;		/* header name: as written in the command file */
+	char	 kind;		/* 'p', 'n' or 's' (special.T) */
+};
+
+/* A file-system object as fsdiff records it. */
+struct fsobj {
+	char		*path;		/* decoded, run style */
+	struct stat	 st;
+	char		 type;
+	char		*target;	/* l: link contents; h: first path */
+	char		 cksum[CKSUM_B64MAX];
+	int		 have_cksum;
+};
+
+/* Hard-link table: first path seen for each (dev, ino) with nlink > 1. */
+struct hlent {
+	dev_t		 dev;
+	ino_t		 ino;
+	char		*path;
+	struct hlent	*next;
+};
+
+#define HL_BUCKETS	1024
+
+struct fsd {
+	enum fsd_mode	 mode;
+	int		 icase;
+	int		 tflag;
+	int		 wflag;
+	const char	*digest;
+	struct cksum	*ck;
+	FILE		*out;
+	int		 progress;
+	struct cmdset	*cs;
+	struct tmerge	*tm;
+	struct tinfo	*ti;
+	int		 nti;
+	int		 style;
+	char		*root;
+	char		*lasthdr;
+	struct hlent	*hl[HL_BUCKETS];
+	struct buf	*line;
+	uint64_t	 tlines, tdone;
+	int		 lastpct;
+	int		 failed;
+	struct cerr	 err;
+};
+
+static void
+usage(void)
+{
+	fprintf(stderr, "usage: fsdiff { -C | -A | -1 } [ -IVW ] "
+	    "[ -K command ] [ -c checksum ] [ -o file [ -%% ] ] path\n");
+	exit(EXIT_ERROR);
+}
+
+/* Print an error from library code and stop. */
+static void
+die(struct fsd *f)
+{
+	fflush(f->out);
+	fprintf(stderr, "%s\n", f->err.msg);
+	exit(EXIT_ERROR);
+}
+
+static void
+emit(struct fsd *f)
+{
+	if (fwrite(buf_data(f->line), 1, buf_len(f->line), f->out) !=
+	    buf_len(f->line))
+		fatal("write");
+	buf_reset(f->line);
+}
+
+/* Progress: "%NN path" each time the integer percentage increases. */
+static void
+progress(struct fsd *f, const char *path)
+{
+	int	pct;
+
+	if (!f->progress || f->tlines == 0)
+		return;
+	f->tdone++;
+	pct = (int)(f->tdone * 100 / f->tlines);
+	if (pct > 100)
+		pct = 100;
+	if (pct > f->lastpct) {
+		f->lastpct = pct;
+		printf("%%%.2d %s\n", pct, path);
+		fflush(stdout);
+	}
+}
+
+static char
+fs_type(mode_t m)
+{
+	switch (m & S_IFMT) {
+	case S_IFREG:
+		return 'f';
+	case S_IFDIR:
+		return 'd';
+	case S_IFLNK:
+		return 'l';
+	case S_IFIFO:
+		return 'p';
+	case S_IFSOCK:
+		return 's';
+	case S_IFBLK:
+		return 'b';
+	case S_IFCHR:
+		return 'c';
+	default:
+		return '?';
+	}
+}
+
+static unsigned
+hl_hash(dev_t dev, ino_t ino)
+{
+	return (unsigned)((ino * 2654435761u) ^ dev) % HL_BUCKETS;
+}
+
+/* Return the first path recorded for this inode, or record path. */
+static const char *
+hl_check(struct fsd *f, const struct stat *st, const char *path)
+{
+	struct hlent	*e;
+	unsigned	 h = hl_hash(st->st_dev, st->st_ino);
+
+	for (e = f->hl[h]; e != NULL; e = e->next)
+		if (e->dev == st->st_dev && e->ino == st->st_ino)
+			return e->path;
+	e = xcalloc(1, sizeof(*e));
+	e->dev = st->st_dev;
+	e->ino = st->st_ino;
+	e->path = xstrdup(path);
+	e->next = f->hl[h];
+	f->hl[h] = e;
+	return NULL;
+}
+
+static void
+fsobj_clear(struct fsobj *o)
+{
+	free(o->path);
+	free(o->target);
+	memset(o, 0, sizeof(*o));
+}
+
+/* Fill o from lstat data.  Returns 0, or -1 (message printed). */
+static int
+fsobj_init(struct fsd *f, struct fsobj *o, const char *path,
+    const struct stat *st, int hardlinks)
+{
+	char		 lbuf[PATH_MAX + 1];
+	ssize_t		 n;
+	const char	*first;
+
+	memset(o, 0, sizeof(*o));
+	o->path = xstrdup(path);
+	o->st = *st;
+	o->type = fs_type(st->st_mode);
+	if (o->type == '?') {
+		fflush(f->out);
+		fprintf(stderr, "%s: unknown file type\n", path);
+		return -1;
+	}
+	if (o->type == 'l') {
+		if ((n = readlink(path, lbuf, sizeof(lbuf) - 1)) == -1) {
+			fflush(f->out);
+			fprintf(stderr, "readlink: %s: %s\n", path,
+			    strerror(errno));
+			return -1;
+		}
+		lbuf[n] = '\0';
+		o->target = xstrdup(lbuf);
+	} else if (hardlinks && o->type != 'd' && st->st_nlink > 1 &&
+	    (first = hl_check(f, st, path)) != NULL) {
+		o->type = 'h';
+		o->target = xstrdup(first);
+	}
+	return 0;
+}
+
+/* Digest a regular file into o->cksum.  Returns 0 or -1 (printed). */
+static int
+fsobj_cksum(struct fsd *f, struct fsobj *o)
+{
+	int	fd;
+	int64_t	size;
+
+	if (o->have_cksum || f->ck == NULL)
+		return 0;
+	if ((fd = open(o->path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) == -1) {
+		fflush(f->out);
+		fprintf(stderr, "%s: %s\n", o->path, strerror(errno));
+		return -1;
+	}
+	if (cksum_fd(f->ck, fd, o->cksum, &size) == -1) {
+		fflush(f->out);
+		fprintf(stderr, "%s: %s\n", o->path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	o->have_cksum = 1;
+	return 0;
+}
+
+/* Convert an fs object to a transcript line (borrowing its strings). */
+static void
+fsobj_tline(const struct fsobj *o, struct tline *t, int want_cksum)
+{
+	memset(t, 0, sizeof(*t));
+	t->type = o->type;
+	t->path = o->path;
+	t->target = o->target;
+	t->mode = (uint32_t)(o->st.st_mode & 07777);
+	t->uid = (uint32_t)o->st.st_uid;
+	t->gid = (uint32_t)o->st.st_gid;
+	t->mtime = (int64_t)o->st.st_mtime;
+	t->size = (int64_t)o->st.st_size;
+	t->major = (uint32_t)major(o->st.st_rdev);
+	t->minor = (uint32_t)minor(o->st.st_rdev);
+	strlcpy(t->cksum, want_cksum && o->have_cksum ? o->cksum : "-",
+	    sizeof(t->cksum));
+}
+
+static void
+print_fs(struct fsd *f, struct fsobj *o, int minus, int want_cksum)
+{
+	struct tline	t;
+
+	if (want_cksum && o->type == 'f' && fsobj_cksum(f, o) == -1) {
+		f->failed = 1;
+		return;
+	}
+	fsobj_tline(o, &t, want_cksum);
+	t.minus = minus;
+	if (tline_format(f->line, &t, 1) == -1)
+		fatalx("%s: line too long", o->path);
+	emit(f);
+}
+
+static void
+header(struct fsd *f, int idx)
+{
+	const char	*name = f->ti[idx].name;
+
+	if (f->lasthdr != NULL && strcmp(f->lasthdr, name) == 0)
+		return;
+	free(f->lasthdr);
+	f->lasthdr = xstrdup(name);
+	if (buf_printf(f->line, "%s:\n", name) == -1)
+		fatalx("header too long");
+	emit(f);
+}
+
+static void
+print_tran(struct fsd *f, const struct tline *t, int plus, int minus)
+{
+	struct tline	c = *t;
+
+	c.plus = plus;
+	c.minus = minus;
+	if (tline_format(f->line, &c, 1) == -1)
+		fatalx("%s: line too long", t->path);
+	emit(f);
+}
+
+/* An object listed in a transcript but absent from disk. */
+static void
+tran_only(struct fsd *f, const struct tline *t, int idx)
+{
+	if (f->mode == MODE_APPLICABLE) {
+		header(f, idx);
+		print_tran(f, t, t->type == 'f' || t->type == 'a', 0);
+	} else
+		print_tran(f, t, 0, 1);
+}
+
+static int
+excluded(struct fsd *f, const char *path)
+{
+	size_t	i;
+
+	if (f->cs == NULL)
+		return 0;
+	for (i = 0; i < f->cs->nexclude; i++)
+		if (wildcard(f->cs->exclude[i], path, f->icase))
+			return 1;
+	return 0;
+}
+
+static void
+warn_excluded(struct fsd *f, const char *path)
+{
+	if (!f->wflag)
+		return;
+	fprintf(f->out, "#! Warning: excluding %s\n", path);
+}
+
+/* Is path the root or inside it? */
+static int
+in_root(struct fsd *f, const char *path)
+{
+	return pathcmp(path, f->root, f->icase) == 0 ||
+	    ischildcase(path, f->root, f->icase);
+}
+
+/* tmerge skip callback: excludes hide transcript entries. */
+static int
+skip_entry(const char *path, void *arg)
+{
+	struct fsd	*f = arg;
+
+	if (!in_root(f, path))
+		return 0;	/* dropped by tpeek without a warning */
+	if (excluded(f, path)) {
+		warn_excluded(f, path);
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * Next winning transcript entry inside the root, skipping winning minus
+ * lines (a path hidden from everything below).  NULL at the end.
+ */
+static const struct tline *
+tpeek(struct fsd *f, int *idx)
+{
+	const struct tline	*t;
+	int			 rc;
+
+	if (f->tm == NULL)
+		return NULL;
+	for (;;) {
+		if ((rc = tmerge_peek(f->tm, &t, idx, &f->err)) == -1)
+			die(f);
+		if (rc == 0)
+			return NULL;
+		if (!t->minus && in_root(f, t->path))
+			return t;
+		tmerge_next(f->tm, &t, idx, &f->err);
+	}
+}
+
+static void
+tconsume(struct fsd *f)
+{
+	const struct tline	*t;
+	int			 idx;
+
+	if (tmerge_next(f->tm, &t, &idx, &f->err) == -1)
+		die(f);
+	progress(f, t->path);
+}
+
+/* Report every transcript entry ordered before path (missing on disk). */
+static void
+flush_before(struct fsd *f, const char *path)
+{
+	const struct tline	*t;
+	int			 idx;
+
+	while ((t = tpeek(f, &idx)) != NULL &&
+	    (path == NULL || pathcmp(t->path, path, f->icase) < 0)) {
+		tran_only(f, t, idx);
+		tconsume(f);
+	}
+}
+
+static void	visit(struct fsd *, const char *, const struct stat *, int);
+
+/* A directory entry with its lstat data, for sorting siblings. */
+struct dent {
+	char		*path;
+	struct stat	 st;
+	const char	*name;
+};
+
+static int
+dent_cmp(const void *a, const void *b)
+{
+	const struct dent	*x = a, *y = b;
+
+	return strcmp(x->name, y->name);
+}
+
+/*
+ * -I: names equal but for case keep Radmind's observed order: a directory
+ * (and so its subtree) before the other objects of that name.
+ */
+static int
+dent_casecmp(const void *a, const void *b)
+{
+	const struct dent	*x = a, *y = b;
+	int			 c, xd, yd;
+
+	if ((c = strcasecmp(x->name, y->name)) != 0)
+		return c;
+	xd = S_ISDIR(x->st.st_mode);
+	yd = S_ISDIR(y->st.st_mode);
+	if (xd != yd)
+		return yd - xd;
+	return strcmp(x->name, y->name);
+}
+
+/* Walk the directory dir on disk; deleting: everything goes, no excludes. */
+static void
+walk_dir(struct fsd *f, const char *dir, int deleting)
+{
+	DIR		*dp;
+	struct dirent	*de;
+	struct dent	*ents = NULL;
+	size_t		 n = 0, i, plen;
+
+	if ((dp = opendir(dir)) == NULL) {
+		fflush(f->out);
+		fprintf(stderr, "opendir: %s: %s\n", dir, strerror(errno));
+		exit(EXIT_ERROR);
+	}
+	plen = strcmp(dir, "/") == 0 ? 1 : strlen(dir) + 1;
+	while ((errno = 0, de = readdir(dp)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
+			continue;
+		ents = xreallocarray(ents, n + 1, sizeof(*ents));
+		if (strcmp(dir, "/") == 0)
+			xasprintf(&ents[n].path, "/%s", de->d_name);
+		else
+			xasprintf(&ents[n].path, "%s/%s", dir, de->d_name);
+		ents[n].name = ents[n].path + plen;
+		if (lstat(ents[n].path, &ents[n].st) == -1) {
+			fflush(f->out);
+			fprintf(stderr, "%s: %s\n", ents[n].path,
+			    strerror(errno));
+			exit(EXIT_ERROR);
+		}
+		n++;
+	}
+	if (errno != 0) {
+		fflush(f->out);
+		fprintf(stderr, "readdir: %s: %s\n", dir, strerror(errno));
+		exit(EXIT_ERROR);
+	}
+	closedir(dp);
+	if (n > 1)
+		qsort(ents, n, sizeof(*ents),
+		    f->icase ? dent_casecmp : dent_cmp);
+	for (i = 0; i < n; i++) {
+		visit(f, ents[i].path, &ents[i].st, deleting);
+		free(ents[i].path);
+	}
+	free(ents);
+}
+
+/*
+ * Negative directory: its contents are not walked; only children that
+ * transcripts list are examined.
+ */
+static void
+walk_negative(struct fsd *f, const char *dir)
+{
+	const struct tline	*t;
+	struct stat		 st;
+	char			*path;
+	int			 idx;
+
+	while ((t = tpeek(f, &idx)) != NULL &&
+	    ischildcase(t->path, dir, f->icase)) {
+		if (lstat(t->path, &st) == -1) {
+			if (errno != ENOENT && errno != ENOTDIR) {
+				fflush(f->out);
+				fprintf(stderr, "%s: %s\n", t->path,
+				    strerror(errno));
+				exit(EXIT_ERROR);
+			}
+			tran_only(f, t, idx);
+			tconsume(f);
+			continue;
+		}
+		path = xstrdup(t->path);
+		visit(f, path, &st, 0);
+		free(path);
+	}
+}
+
+/* Are two objects of the same type different in what the rules compare? */
+static int
+owner_mode_differ(const struct fsobj *o, const struct tline *t)
+{
+	return (uint32_t)o->st.st_uid != t->uid ||
+	    (uint32_t)o->st.st_gid != t->gid ||
+	    (uint32_t)(o->st.st_mode & 07777) != t->mode;
+}
+
+static int
+dev_differ(const struct fsobj *o, const struct tline *t)
+{
+	return (uint32_t)major(o->st.st_rdev) != t->major ||
+	    (uint32_t)minor(o->st.st_rdev) != t->minor;
+}
+
+#define DIFF_NONE	0
+#define DIFF_META	1	/* metadata only */
+#define DIFF_CONTENT	2	/* file must be downloaded / replaced */
+
+static int
+compare(struct fsd *f, struct fsobj *o, const struct tline *t, int neg)
+{
+	switch (t->type) {
+	case 'f':
+	case 'a':
+		if (neg)
+			return owner_mode_differ(o, t) ? DIFF_META : DIFF_NONE;
+		if ((int64_t)o->st.st_size != t->size)
+			return DIFF_CONTENT;
+		if (f->ck != NULL) {
+			if (fsobj_cksum(f, o) == -1)
+				exit(EXIT_ERROR);
+			if (strcmp(o->cksum, t->cksum) != 0)
+				return DIFF_CONTENT;
+			if (!f->tflag && (int64_t)o->st.st_mtime != t->mtime)
+				return DIFF_META;
+		} else if (!f->tflag && (int64_t)o->st.st_mtime != t->mtime)
+			return DIFF_CONTENT;
+		return owner_mode_differ(o, t) ? DIFF_META : DIFF_NONE;
+	case 'd':
+	case 'p':
+	case 's':
+	case 'D':
+		return owner_mode_differ(o, t) ? DIFF_META : DIFF_NONE;
+	case 'l':
+		if (neg)
+			return DIFF_NONE;
+		return strcmp(o->target, t->target) != 0 ? DIFF_META :
+		    DIFF_NONE;
+	case 'h':
+		return strcmp(o->target, t->target) != 0 ? DIFF_META :
+		    DIFF_NONE;
+	case 'b':
+		return owner_mode_differ(o, t) || dev_differ(o, t) ?
+		    DIFF_META : DIFF_NONE;
+	case 'c':
+		if (neg)
+			return dev_differ(o, t) ? DIFF_META : DIFF_NONE;
+		return owner_mode_differ(o, t) || dev_differ(o, t) ?
+		    DIFF_META : DIFF_NONE;
+	}
+	return DIFF_NONE;
+}
+
+/* Print the line for a negative-transcript fix (-A). */
+static void
+print_negfix(struct fsd *f, struct fsobj *o, const struct tline *t, int idx)
+{
+	struct tline	c = *t;
+
+	header(f, idx);
+	if (t->type == 'f' || t->type == 'a') {
+		c.mtime = (int64_t)o->st.st_mtime;
+		c.size = (int64_t)o->st.st_size;
+		if (f->ck != NULL && fsobj_cksum(f, o) == 0)
+			strlcpy(c.cksum, o->cksum, sizeof(c.cksum));
+	}
+	print_tran(f, &c, 0, 0);
+}
+
+/*
+ * Handle one object on disk: report the transcript entries ordered
+ * before it, compare it with its own entry, and descend if needed.
+ */
+static void
+visit(struct fsd *f, const char *path, const struct stat *st, int deleting)
+{
+	const struct tline	*t;
+	struct tline		 tc;
+	struct fsobj		 o;
+	int			 idx = -1, neg = 0, diff, descend = 0;
+	int			 applicable = f->mode == MODE_APPLICABLE;
+
+	if (!deleting && excluded(f, path)) {
+		warn_excluded(f, path);
+		/* transcripts skip their excluded entries now, as Radmind's do */
+		(void)tpeek(f, &idx);
+		return;
+	}
+	flush_before(f, path);
+	if (fsobj_init(f, &o, path, st, 1) == -1)
+		exit(EXIT_ERROR);
+	memset(&tc, 0, sizeof(tc));
+	if (!deleting && (t = tpeek(f, &idx)) != NULL &&
+	    pathcmp(t->path, path, f->icase) == 0) {
+		tline_copy(&tc, t);
+		tconsume(f);
+		neg = f->ti[idx].kind == 'n';
+	} else
+		idx = -1;
+
+	if (idx == -1) {
+		/* on disk, in no transcript */
+		if (applicable) {
+			print_fs(f, &o, 1, 0);
+			deleting = 1;
+		} else
+			print_fs(f, &o, 0, f->ck != NULL);
+		descend = o.type == 'd';
+	} else if (o.type != tc.type) {
+		if (applicable) {
+			header(f, idx);
+			print_tran(f, &tc, tc.type == 'f' || tc.type == 'a', 0);
+			deleting = o.type == 'd';
+		} else
+			print_fs(f, &o, 0, f->ck != NULL);
+		descend = o.type == 'd';
+	} else {
+		diff = compare(f, &o, &tc, neg);
+		if (diff != DIFF_NONE) {
+			if (!applicable)
+				print_fs(f, &o, 0, f->ck != NULL);
+			else if (neg)
+				print_negfix(f, &o, &tc, idx);
+			else if (diff == DIFF_CONTENT) {
+				header(f, idx);
+				print_tran(f, &tc, 1, 0);
+			} else
+				print_tran(f, &tc, 0, 0);
+		}
+		if (o.type == 'd') {
+			if (neg)
+				walk_negative(f, path);
+			else
+				descend = 1;
+		}
+	}
+	if (descend)
+		walk_dir(f, path, deleting);
+	tline_clear(&tc);
+	fsobj_clear(&o);
+}
+
+/* Canonical root per formats.md section 3. */
+static char *
+canon_root(const char *arg)
+{
+	char	*r;
+	size_t	 len;
+
+	if (arg[0] == '/' || strcmp(arg, ".") == 0 ||
+	    strncmp(arg, "./", 2) == 0)
+		r = xstrdup(arg);
+	else
+		xasprintf(&r, "./%s", arg);
+	len = strlen(r);
+	while (len > 1 && r[len - 1] == '/')
+		r[--len] = '\0';
+	return r;
+}
+
+/* Load the command file and open the transcripts in precedence order. */
+static void
+load_transcripts(struct fsd *f, const char *kfile)
+{
+	struct treader	*r;
+	char		*path;
+	size_t		 i;
+	int		 flags;
+
+	if (cmdset_load(kfile, NULL, CMD_MINUS | CMD_NOMINUSK, &f->cs,
+	    &f->err) == -1)
+		die(f);
+	f->tm = tmerge_new(f->icase, f->style);
+	tmerge_setskip(f->tm, skip_entry, f);
+	f->ti = xcalloc(f->cs->ntran + 1, sizeof(*f->ti));
+	for (i = 0; i < f->cs->ntran; i++) {
+		xasprintf(&path, "%s%s", f->cs->kdir, f->cs->tran[i].name);
+		flags = f->icase ? TR_ICASE : 0;
+		if (f->ck != NULL && f->cs->tran[i].type == 'p')
+			flags |= TR_CKSUM;
+		if ((r = treader_open(path, path, flags, &f->err)) == NULL)
+			die(f);
+		free(path);
+		f->ti[f->nti].name = f->cs->tran[i].name;
+		f->ti[f->nti].kind = f->cs->tran[i].type;
+		tmerge_add(f->tm, r, NULL, 0);
+		f->nti++;
+	}
+	if (f->cs->nspecial > 0) {
+		xasprintf(&path, "%sspecial.T", f->cs->kdir);
+		flags = (f->icase ? TR_ICASE : 0) | (f->ck != NULL ? TR_CKSUM : 0);
+		if ((r = treader_open(path, path, flags, &f->err)) == NULL)
+			die(f);
+		free(path);
+		f->ti[f->nti].name = "special.T";
+		f->ti[f->nti].kind = 's';
+		tmerge_add(f->tm, r, NULL, 1);
+		f->nti++;
+	}
+}
+
+/* Count transcript lines for -% (1 per line). */
+static void
+count_lines(struct fsd *f)
+{
+	char	*path, *line = NULL;
+	size_t	 i, cap = 0;
+	FILE	*fp;
+
+	for (i = 0; i < f->cs->ntran; i++) {
+		xasprintf(&path, "%s%s", f->cs->kdir, f->cs->tran[i].name);
+		if ((fp = fopen(path, "r")) != NULL) {
+			while (getline(&line, &cap, fp) != -1)
+				f->tlines++;
+			fclose(fp);
+		}
+		free(path);
+	}
+	free(line);
+}
+
+/* -1: one creatable line for path (or each stdin path with "-"). */
+static int
+single(struct fsd *f, const char *arg, const char *kfile)
+{
+	struct stat	 st;
+	struct fsobj	 o;
+	char		*line = NULL, *path;
+	size_t		 cap = 0;
+	ssize_t		 n;
+	int		 rc = EXIT_OK;
+
+	if (strcmp(arg, "-") != 0) {
+		path = canon_root(arg);
+		if (lstat(path, &st) == -1) {
+			fprintf(stderr, "%s: %s\n", path, strerror(errno));
+			return EXIT_ERROR;
+		}
+		if (fsobj_init(f, &o, path, &st, 0) == -1)
+			return EXIT_ERROR;
+		print_fs(f, &o, 0, f->ck != NULL);
+		fsobj_clear(&o);
+		free(path);
+		return f->failed ? EXIT_ERROR : EXIT_OK;
+	}
+	if (cmdset_load(kfile, NULL, CMD_MINUS | CMD_NOMINUSK, &f->cs,
+	    &f->err) == -1)
+		die(f);
+	while ((n = getline(&line, &cap, stdin)) != -1) {
+		if (n > 0 && line[n - 1] == '\n')
+			line[--n] = '\0';
+		if (n == 0)
+			continue;
+		path = canon_root(line);
+		if (excluded(f, path)) {
+			warn_excluded(f, path);
+			free(path);
+			continue;
+		}
+		if (lstat(path, &st) == -1) {
+			fflush(f->out);
+			fprintf(stderr, "Warning: %s: %s\n", path,
+			    strerror(errno));
+			free(path);
+			continue;
+		}
+		if (fsobj_init(f, &o, path, &st, 1) == -1)
+			rc = EXIT_ERROR;
+		else
+			print_fs(f, &o, 0, f->ck != NULL);
+		fsobj_clear(&o);
+		free(path);
+	}
+	free(line);
+	return f->failed ? EXIT_ERROR : rc;
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct fsd	 f;
+	struct stat	 st;
+	const char	*kfile = DEFAULT_KFILE, *outfile = NULL;
+	int		 ch, nmodes = 0, rc;
+
+	memset(&f, 0, sizeof(f));
+	f.mode = MODE_CREATABLE;
+	log_init("fsdiff", LOG_TO_STDERR, 0);
+	f.lastpct = -1;
+
+	while ((ch = getopt(argc, argv, "%1ACc:IK:o:tVvW")) != -1) {
+		switch (ch) {
+		case '%':
+		case 'v':
+			f.progress = 1;
+			break;
+		case '1':
+			f.mode = MODE_SINGLE;
+			nmodes++;
+			break;
+		case 'A':
+			f.mode = MODE_APPLICABLE;
+			nmodes++;
+			break;
+		case 'C':
+			f.mode = MODE_CREATABLE;
+			nmodes++;
+			break;
+		case 'c':
+			f.digest = optarg;
+			break;
+		case 'I':
+			f.icase = 1;
+			break;
+		case 'K':
+			kfile = optarg;
+			break;
+		case 'o':
+			outfile = optarg;
+			break;
+		case 't':
+			f.tflag = 1;
+			break;
+		case 'V':
+			printf("%s\n", CAIRN_VERSION);
+			cksum_list(stdout);
+			exit(EXIT_OK);
+		case 'W':
+			f.wflag = 1;
+			break;
+		default:
+			usage();
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (nmodes > 1 || argc != 1 || (f.progress && outfile == NULL))
+		usage();
+	if (kfile[0] == '\0' || kfile[strlen(kfile) - 1] == '/')
+		usage();
+	if (f.digest != NULL) {
+		if ((f.ck = cksum_new(f.digest)) == NULL) {
+			fprintf(stderr, "%s: unsupported checksum\n", f.digest);
+			exit(EXIT_ERROR);
+		}
+	}
+	f.out = stdout;
+	if (outfile != NULL && (f.out = fopen(outfile, "w")) == NULL) {
+		fprintf(stderr, "%s: %s\n", outfile, strerror(errno));
+		exit(EXIT_ERROR);
+	}
+	f.line = buf_new(TRAN_MAXLINE * 2);
+
+	if (f.mode == MODE_SINGLE) {
+		rc = single(&f, argv[0], kfile);
+		goto done;
+	}
+
+	f.root = canon_root(argv[0]);
+	f.style = path_style(f.root);
+	load_transcripts(&f, kfile);
+	if (f.mode == MODE_APPLICABLE && f.nti == 0) {
+		fprintf(stderr, "-A option requires a non-NULL transcript\n");
+		exit(EXIT_ERROR);
+	}
+	if (f.progress)
+		count_lines(&f);
+	if (lstat(f.root, &st) == -1) {
+		fprintf(stderr, "%s: %s\n", f.root, strerror(errno));
+		exit(EXIT_ERROR);
+	}
+	visit(&f, f.root, &st, 0);
+	flush_before(&f, NULL);
+	rc = f.failed ? EXIT_ERROR : EXIT_OK;
+done:
+	if (fflush(f.out) == EOF || (f.out != stdout && fclose(f.out) == EOF)) {
+		fprintf(stderr, "%s: %s\n", outfile != NULL ? outfile :
+		    "stdout", strerror(errno));
+		rc = EXIT_ERROR;
+	}
+	exit(rc);
+}

@@ -1,0 +1,126 @@
+/*
+ * cksum.c: streaming digests through OpenSSL EVP, base64 as Radmind
+ * prints them.  The only file in common/ calling EVP digest functions.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <openssl/evp.h>
+
+#include "cksum.h"
+#include "xmalloc.h"
+#include "log.h"
+
+#define CKSUM_READSZ	(256 * 1024)
+
+struct cksum {
+	EVP_MD_CTX	*ctx;
+	const EVP_MD	*md;
+	char		*rbuf;		/* cksum_fd read buffer, lazily */
+};
+
+int
+cksum_supported(const char *name)
+{
+	return EVP_get_digestbyname(name) != NULL;
+}
+
+void
+cksum_list(void *arg)
+{
+	static const char *names[] = { "sha1", "md5", "sha224", "sha256",
+	    "sha384", "sha512", "ripemd160", NULL };
+	FILE	*fp = arg;
+	int	 i;
+
+	for (i = 0; names[i] != NULL; i++)
+		if (cksum_supported(names[i]))
+			fprintf(fp, "%s\n", names[i]);
+}
+
+struct cksum *
+cksum_new(const char *name)
+{
+	struct cksum	*c;
+	const EVP_MD	*md;
+
+	if ((md = EVP_get_digestbyname(name)) == NULL)
+		return NULL;
+	c = xcalloc(1, sizeof(*c));
+	c->md = md;
+	if ((c->ctx = EVP_MD_CTX_new()) == NULL)
+		fatalx("out of memory");
+	cksum_reset(c);
+	return c;
+}
+
+void
+cksum_free(struct cksum *c)
+{
+	if (c == NULL)
+		return;
+	EVP_MD_CTX_free(c->ctx);
+	free(c->rbuf);
+	free(c);
+}
+
+void
+cksum_reset(struct cksum *c)
+{
+	if (EVP_DigestInit_ex(c->ctx, c->md, NULL) != 1)
+		fatalx("EVP_DigestInit_ex failed");
+}
+
+void
+cksum_update(struct cksum *c, const void *p, size_t n)
+{
+	if (n > 0 && EVP_DigestUpdate(c->ctx, p, n) != 1)
+		fatalx("EVP_DigestUpdate failed");
+}
+
+void
+cksum_final(struct cksum *c, char out[CKSUM_B64MAX])
+{
+	unsigned char	md[EVP_MAX_MD_SIZE];
+	unsigned int	mdlen = 0;
+
+	if (EVP_DigestFinal_ex(c->ctx, md, &mdlen) != 1)
+		fatalx("EVP_DigestFinal_ex failed");
+	EVP_EncodeBlock((unsigned char *)out, md, (int)mdlen);
+	cksum_reset(c);
+}
+
+int
+cksum_fd(struct cksum *c, int fd, char out[CKSUM_B64MAX], int64_t *size)
+{
+	ssize_t		 n;
+	int64_t		 total = 0;
+
+	if (c->rbuf == NULL)
+		c->rbuf = xmalloc(CKSUM_READSZ);
+	cksum_reset(c);
+	for (;;) {
+		n = read(fd, c->rbuf, CKSUM_READSZ);
+		if (n == -1) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (n == 0)
+			break;
+		cksum_update(c, c->rbuf, (size_t)n);
+		total += n;
+		/* a short read of a regular file is its end: one read per file */
+		if (n < CKSUM_READSZ)
+			break;
+	}
+	cksum_final(c, out);
+	if (size != NULL)
+		*size = total;
+	return 0;
+}

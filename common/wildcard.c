@@ -1,0 +1,139 @@
+/*
+ * wildcard.c: Radmind wildcard matching (protocol.md section 10).
+ *
+ * '*' matches any run of bytes including '/', '?' one byte, '<a-b>' a run
+ * of decimal digits whose value lies in [a, b], '{x,y}' one of the
+ * literal alternatives, '[set]' one byte of the literal set (documented
+ * semantics; Radmind 1.x's implementation differs), '\c' the byte c.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "wildcard.h"
+
+static int
+wc_eq(unsigned char a, unsigned char b, int icase)
+{
+	if (icase)
+		return tolower(a) == tolower(b);
+	return a == b;
+}
+
+/* Parse "<min-max>" at p; on success set *end past '>' and return 1. */
+static int
+wc_range(const char *p, unsigned long long *min, unsigned long long *max,
+    const char **end)
+{
+	char	*e;
+
+	if (!isdigit((unsigned char)p[1]))
+		return 0;
+	*min = strtoull(p + 1, &e, 10);
+	if (*e != '-' || !isdigit((unsigned char)e[1]))
+		return 0;
+	*max = strtoull(e + 1, &e, 10);
+	if (*e != '>')
+		return 0;
+	*end = e + 1;
+	return 1;
+}
+
+static int
+wc_match(const char *p, const char *s, int icase, int depth)
+{
+	unsigned long long	 min, max, v;
+	const char		*end, *alt, *q;
+	size_t			 n;
+	int			 found;
+
+	if (depth > 64)
+		return 0;
+	while (*p != '\0') {
+		switch (*p) {
+		case '*':
+			while (*p == '*')
+				p++;
+			if (*p == '\0')
+				return 1;
+			for (; *s != '\0'; s++)
+				if (wc_match(p, s, icase, depth + 1))
+					return 1;
+			return wc_match(p, s, icase, depth + 1);
+		case '?':
+			if (*s == '\0')
+				return 0;
+			p++;
+			s++;
+			break;
+		case '<':
+			if (!wc_range(p, &min, &max, &end))
+				goto literal;
+			if (!isdigit((unsigned char)*s))
+				return 0;
+			/* try every digit-run length, longest first */
+			n = strspn(s, "0123456789");
+			for (; n > 0; n--) {
+				v = 0;
+				for (size_t i = 0; i < n; i++)
+					v = v > 1000000000000ULL ? v :
+					    v * 10 + (unsigned)(s[i] - '0');
+				if (v >= min && v <= max &&
+				    wc_match(end, s + n, icase, depth + 1))
+					return 1;
+			}
+			return 0;
+		case '{':
+			if ((end = strchr(p, '}')) == NULL)
+				goto literal;
+			for (alt = p + 1; alt <= end; alt = q + 1) {
+				q = alt;
+				while (q < end && *q != ',')
+					q++;
+				n = (size_t)(q - alt);
+				found = icase ? strncasecmp(s, alt, n) == 0 :
+				    strncmp(s, alt, n) == 0;
+				if (found && wc_match(end + 1, s + n, icase,
+				    depth + 1))
+					return 1;
+			}
+			return 0;
+		case '[':
+			if ((end = strchr(p + 1, ']')) == NULL)
+				goto literal;
+			if (*s == '\0')
+				return 0;
+			found = 0;
+			for (q = p + 1; q < end; q++)
+				if (wc_eq((unsigned char)*q,
+				    (unsigned char)*s, icase))
+					found = 1;
+			if (!found)
+				return 0;
+			p = end + 1;
+			s++;
+			break;
+		case '\\':
+			if (p[1] != '\0')
+				p++;
+			/* FALLTHROUGH */
+		default:
+		literal:
+			if (*s == '\0' ||
+			    !wc_eq((unsigned char)*p, (unsigned char)*s, icase))
+				return 0;
+			p++;
+			s++;
+			break;
+		}
+	}
+	return *s == '\0';
+}
+
+int
+wildcard(const char *pattern, const char *string, int icase)
+{
+	return wc_match(pattern, string, icase, 0);
+}
