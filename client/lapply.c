@@ -350,10 +350,13 @@ apply_owner_mode(struct apply *ap, int fd, const struct stat *st,
 {
 	uid_t	uid = (uid_t)t->uid;
 	gid_t	gid = (gid_t)t->gid;
-	int	owner;
+	int	owner, mode;
 
 	(void)ap;
 	owner = uid != st->st_uid || gid != st->st_gid;
+	mode = t->mode != (st->st_mode & 07777) ||
+	    (owner && (t->mode & (S_ISUID | S_ISGID)) != 0) ||
+	    t->type == 'p';
 	if (owner) {
 		if (fd_chown(fd, uid, gid) == -1)
 			return -1;
@@ -362,15 +365,12 @@ apply_owner_mode(struct apply *ap, int fd, const struct stat *st,
 		if (gid != st->st_gid)
 			strlcat(msg, " gid", msglen);
 	}
-	if (t->mode != (st->st_mode & 07777) ||
-	    (owner && (t->mode & (S_ISUID | S_ISGID)) != 0) ||
-	    t->type == 'p') {
+	if (mode) {
 		if (fd_chmod(fd, (mode_t)t->mode) == -1)
 			return -1;
 		strlcat(msg, " mode", msglen);
 	}
-	if (changed != NULL && (owner || (msg[0] != '\0' &&
-	    strstr(msg, " mode") != NULL)))
+	if (changed != NULL && (owner || mode))
 		*changed = 1;
 	return 0;
 }
