@@ -46,7 +46,7 @@ plant() {
 	chmod 0600 "$OUT/victim"
 	touch -d @1500000000 "$OUT/victim"
 	SENTINEL=$(stat -c '%i %h %a %u %g %Y %s' "$OUT/victim")
-	OUTLIST=$(ls -la --time-style=+%s "$OUT" | sed 1d)
+	OUTLIST=$(ls -lA --time-style=+%s "$OUT" | sed 1d)
 }
 
 # The sentinel and the rest of $OUT are exactly as planted.
@@ -56,7 +56,7 @@ check_sentinel() {
 	    fail "sentinel changed ($1)"
 	[ "$(cat "$OUT/victim")" = "sentinel bytes" ] ||
 	    fail "sentinel content changed ($1)"
-	[ "$(ls -la --time-style=+%s "$OUT" | sed 1d)" = "$OUTLIST" ] ||
+	[ "$(ls -lA --time-style=+%s "$OUT" | sed 1d)" = "$OUTLIST" ] ||
 	    fail "entries outside the root changed ($1)"
 }
 
