@@ -31,6 +31,7 @@
 #include "cerr.h"
 #include "cksum.h"
 #include "compat.h"
+#include "copts.h"
 #include "log.h"
 #include "net.h"
 #include "pathcmp.h"
@@ -60,65 +61,75 @@ static void __attribute__((noreturn))
 usage(void)
 {
 	fprintf(stderr, "usage: lapply [-CFiInrV] [-%% | -q | -v] "
-	    "[-c checksum] [-e event] [-h host] [-p port] [-P ca-directory] "
-	    "[-u umask] [-w auth-level] [-x ca-pem-file] [-y cert-pem-file] "
-	    "[-z key-pem-file] [-Z compression-level] "
-	    "[appliable-transcript]\n");
+	    "[-c checksum] [-e event] [-u umask] %s "
+	    "[appliable-transcript]\n", copts_usage());
 	exit(APPLY_FAIL);
 }
 
-/*
- * Options every network client shares (-h -p -P -r -w -x -y -z -Z).
- * Kept in this one function so that it can be replaced by the common
- * option table.  Returns 1 if c was one of them, 0 otherwise.
- */
+/* lapply's own options; the shared network ones go through copts. */
+struct lopts {
+	struct apply	*ap;
+	int		 percent;
+};
+
 static int
-netopt(int c, const char *arg, struct netopts *no)
+lapply_opt(int c, const char *arg, void *ctx)
 {
-	const char	*errstr;
-	long long	 v;
+	struct lopts	*lo = ctx;
+	struct apply	*ap = lo->ap;
+	char		*end;
+	long		 mask;
 
 	switch (c) {
-	case 'h':
-		no->host = arg;
-		return 1;
-	case 'p':
-		no->port = arg;
-		return 1;
-	case 'P':
-		no->cadir = arg;
-		return 1;
-	case 'r':		/* OpenSSL 3 seeds itself: accepted, no effect */
-		return 1;
-	case 'w':
-		v = strtonum(arg, 0, 2, &errstr);
-		if (errstr != NULL) {
-			fprintf(stderr, "%s: invalid authorization level\n",
-			    arg);
-			exit(1);
+	case '%':
+		lo->percent = 1;
+		break;
+	case 'C':
+		ap->create_prefix = 1;
+		break;
+	case 'c':
+		if (!cksum_supported(arg)) {
+			fprintf(stderr, "%s: unsupported checksum\n", arg);
+			exit(APPLY_FAIL);
 		}
-		no->tls = (int)v;
-		return 1;
-	case 'x':
-		no->cafile = arg;
-		return 1;
-	case 'y':
-		no->cert = arg;
-		return 1;
-	case 'z':
-		no->key = arg;
-		return 1;
-	case 'Z':
-		v = strtonum(arg, 0, 9, &errstr);
-		if (errstr != NULL) {
-			fprintf(stderr, "Invalid compression level\n");
-			exit(1);
+		ap->digest = arg;
+		break;
+	case 'e':
+		ap->event = arg;
+		break;
+	case 'F':
+		ap->force = 1;
+		break;
+	case 'i':
+		setvbuf(stdout, NULL, _IOLBF, 0);
+		break;
+	case 'I':
+		ap->icase = 1;
+		break;
+	case 'n':
+		ap->network = 0;
+		break;
+	case 'q':
+		ap->quiet = 1;
+		break;
+	case 'u':
+		errno = 0;
+		mask = strtol(arg, &end, 0);
+		if (errno != 0 || end == arg || *end != '\0' || mask < 0 ||
+		    mask > 0777) {
+			fprintf(stderr, "%s: invalid umask\n", arg);
+			exit(APPLY_FAIL);
 		}
-		no->zlevel = (int)v;
-		return 1;
+		umask((mode_t)mask);
+		break;
+	case 'V':
+		printf("%s\n", CAIRN_VERSION);
+		cksum_list(stdout);
+		exit(APPLY_OK);
 	default:
-		return 0;
+		return -1;
 	}
+	return 0;
 }
 
 void
@@ -816,80 +827,26 @@ main(int argc, char **argv)
 {
 	struct apply	 a, *ap = &a;
 	struct netopts	 no;
+	struct lopts	 lo;
 	struct cerr	 err;
 	FILE		*fp;
-	char		*end;
 	int64_t		 total;
-	long		 mask;
-	int		 c, percent = 0, bad = 0, ok;
+	int		 first, percent, bad = 0, ok;
 
 	log_init("lapply", LOG_TO_STDERR, 0);
 	memset(ap, 0, sizeof(*ap));
-	memset(&no, 0, sizeof(no));
-	no.host = "radmind";
+	copts_init(&no);
 	ap->network = 1;
 	ap->event = "lapply";
+	lo.ap = ap;
+	lo.percent = 0;
+	if ((first = copts_parse(argc, argv, &no, "%Cc:e:FiInqu:V",
+	    lapply_opt, &lo)) == -1)
+		usage();
+	optind = first;
+	percent = lo.percent;
+	ap->verbose = no.verbose > 0;
 
-	while ((c = getopt(argc, argv,
-	    "%Cc:e:Fh:iInp:P:qru:Vvw:x:y:z:Z:")) != -1) {
-		if (netopt(c, optarg, &no))
-			continue;
-		switch (c) {
-		case '%':
-			percent = 1;
-			break;
-		case 'C':
-			ap->create_prefix = 1;
-			break;
-		case 'c':
-			if (!cksum_supported(optarg)) {
-				fprintf(stderr, "%s: unsupported checksum\n",
-				    optarg);
-				exit(APPLY_FAIL);
-			}
-			ap->digest = optarg;
-			break;
-		case 'e':
-			ap->event = optarg;
-			break;
-		case 'F':
-			ap->force = 1;
-			break;
-		case 'i':
-			setvbuf(stdout, NULL, _IOLBF, 0);
-			break;
-		case 'I':
-			ap->icase = 1;
-			break;
-		case 'n':
-			ap->network = 0;
-			break;
-		case 'q':
-			ap->quiet = 1;
-			break;
-		case 'u':
-			errno = 0;
-			mask = strtol(optarg, &end, 0);
-			if (errno != 0 || end == optarg || *end != '\0' ||
-			    mask < 0 || mask > 0777) {
-				fprintf(stderr, "%s: invalid umask\n", optarg);
-				exit(APPLY_FAIL);
-			}
-			umask((mode_t)mask);
-			break;
-		case 'V':
-			printf("%s\n", CAIRN_VERSION);
-			cksum_list(stdout);
-			exit(APPLY_OK);
-		case 'v':
-			ap->verbose = 1;
-			no.verbose = 1;
-			break;
-		default:
-			bad++;
-			break;
-		}
-	}
 	if (ap->quiet && (ap->verbose || percent))
 		bad++;
 	if (ap->verbose && percent)
