@@ -56,7 +56,8 @@ LAPPLY_TESTS = \
 	tests/integ/t-lapply-errors.sh \
 	tests/integ/t-lapply-vectors.sh \
 	tests/integ/t-lapply-net.sh \
-	tests/integ/t-lapply-roundtrip.sh
+	tests/integ/t-lapply-roundtrip.sh \
+	tests/integ/t-lapply-cairnd.sh
 TESTS += $(LAPPLY_TESTS)
 EXTRA_DIST += $(LAPPLY_TESTS) tests/integ/lapply-lib.sh \
 	tests/integ/lapply-srv.py
