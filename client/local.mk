@@ -20,3 +20,45 @@ TESTS += tests/integ/t-lsort.sh tests/integ/t-lmerge.sh \
 EXTRA_DIST += tests/integ/t-lsort.sh tests/integ/t-lmerge.sh \
 	tests/integ/t-twhich.sh tests/integ/t-lcksum.sh
 # --- transcript tools (end) ---
+
+# --- network client: libclient.a, ktcheck (begin) ---
+# libclient.a: the network client library shared by the network tools.
+noinst_LIBRARIES += client/libclient.a
+client_libclient_a_SOURCES = \
+	client/net.c client/net.h \
+	client/copts.c client/copts.h
+
+# ktcheck
+bin_PROGRAMS += client/ktcheck
+client_ktcheck_SOURCES = client/ktcheck.c
+client_ktcheck_LDADD = client/libclient.a $(CAIRN_LIBS)
+
+KTCHECK_TESTS = \
+	tests/integ/t-ktcheck-basic.sh \
+	tests/integ/t-ktcheck-zlib.sh \
+	tests/integ/t-ktcheck-wire.sh
+TESTS += $(KTCHECK_TESTS)
+EXTRA_DIST += $(KTCHECK_TESTS)
+# --- network client (end) ---
+
+# --- lapply (begin) ---
+# lapply: apply an applicable transcript.
+bin_PROGRAMS += client/lapply
+client_lapply_SOURCES = \
+	client/lapply.c client/apply.h \
+	client/apply-fs.c client/apply-retr.c client/apply-progress.c
+client_lapply_LDADD = client/libclient.a $(CAIRN_LIBS)
+
+LAPPLY_TESTS = \
+	tests/integ/t-lapply-local.sh \
+	tests/integ/t-lapply-types.sh \
+	tests/integ/t-lapply-hostile.sh \
+	tests/integ/t-lapply-errors.sh \
+	tests/integ/t-lapply-vectors.sh \
+	tests/integ/t-lapply-net.sh \
+	tests/integ/t-lapply-roundtrip.sh \
+	tests/integ/t-lapply-cairnd.sh
+TESTS += $(LAPPLY_TESTS)
+EXTRA_DIST += $(LAPPLY_TESTS) tests/integ/lapply-lib.sh \
+	tests/integ/lapply-srv.py
+# --- lapply (end) ---

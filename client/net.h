@@ -15,6 +15,7 @@
 #define CAIRN_NET_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -44,6 +45,12 @@ struct net	*net_open(const struct netopts *, struct cerr *err);
 int		 net_close(struct net *, struct cerr *err);
 void		 net_stats(const struct net *, struct netstats *);
 int		 net_has_cap(const struct net *, const char *cap); /* "REPO" */
+/*
+ * Print the session's byte counters (for -v): Radmind's "zlib stats" line
+ * when compression is on, then one line of bytes before and after
+ * compression in both directions and what compression saved.
+ */
+void		 net_print_stats(const struct net *, FILE *);
 
 /* Queue "STAT <kind> [<name>]" (kind: COMMAND TRANSCRIPT SPECIAL). */
 int	 net_send_stat(struct net *, const char *kind, const char *name,
@@ -59,6 +66,9 @@ int	 net_stat_reply(struct net *, char **line, struct cerr *err);
 /*
  * Queue "RETR <kind> [<tname>] [<epath>]": kind FILE (tname + encoded
  * path), SPECIAL (encoded path), COMMAND (optional name), TRANSCRIPT.
+ * For SPECIAL, COMMAND and TRANSCRIPT the one name may be passed in
+ * either tname or epath (the other NULL).  Tokens must not be empty or
+ * contain whitespace (encode paths first).
  */
 int	 net_send_retr(struct net *, const char *kind, const char *tname,
 	    const char *epath, struct cerr *err);

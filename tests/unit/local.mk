@@ -39,3 +39,12 @@ else
 TESTS += tests/unit/no-check.sh
 endif
 EXTRA_DIST += tests/unit/no-check.sh tests/unit/unit.h
+
+# Connection layers (conn, zstream, proto).
+if HAVE_CHECK
+check_PROGRAMS += tests/unit/check_conn
+TESTS += tests/unit/check_conn
+tests_unit_check_conn_SOURCES = tests/unit/check_conn.c
+tests_unit_check_conn_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_check_conn_LDADD = $(UNIT_LDADD)
+endif
