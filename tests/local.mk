@@ -14,3 +14,5 @@ TESTS += tests/integ/t-hostile-transcripts.sh
 EXTRA_DIST += tests/integ/t-hostile-transcripts.sh
 TESTS += tests/integ/t-fsdiff-progress.sh
 EXTRA_DIST += tests/integ/t-fsdiff-progress.sh
+TESTS += tests/integ/t-tools-version.sh
+EXTRA_DIST += tests/integ/t-tools-version.sh
