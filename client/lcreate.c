@@ -480,7 +480,6 @@ abandon(struct lc *lc)
 static int
 upload(struct lc *lc)
 {
-	struct netstats	 ns;
 	struct stat	 st;
 	unsigned char	*buf;
 	char		*msg;
@@ -524,15 +523,8 @@ upload(struct lc *lc)
 	if (drain(lc) == -1)
 		goto fail;
 	rc = LC_OK;
-	if (lc->no.verbose) {
-		net_stats(lc->net, &ns);
-		fprintf(stderr, "zlib level %d: sent %llu bytes (%llu "
-		    "compressed), received %llu bytes (%llu compressed)\n",
-		    ns.level, (unsigned long long)ns.raw_out,
-		    (unsigned long long)ns.wire_out,
-		    (unsigned long long)ns.raw_in,
-		    (unsigned long long)ns.wire_in);
-	}
+	if (lc->no.verbose)
+		net_print_stats(lc->net, stdout);
 	if (net_close(lc->net, &lc->err) == -1) {
 		fprintf(stderr, "%s\n", lc->err.msg);
 		rc = LC_ERROR;

@@ -144,10 +144,10 @@ run_capture "$T/out" "$T/err" "$LCREATE" -Z 6 -v -t zlib.T -h 127.0.0.1 \
 [ "$RC" -eq 0 ] || fail "lcreate -Z 6 exit $RC: $(cat "$T/err")"
 grep -q '^>>> COMP ZLIB 6' "$T/err" || fail "-Z 6: no COMP line"
 check_tree zlib.T "$T/up.T"
-stats=$(grep '^zlib level 6: sent ' "$T/err") || fail "-v: no byte counters"
+stats=$(grep '^bytes: received ' "$T/out") || fail "-v: no byte counters"
+# "bytes: received R (W on the wire), sent RAW (WIRE on the wire), ..."
 set -- $(echo "$stats" | tr -c '0-9\n' ' ')
-# "zlib level 6: sent RAW bytes (WIRE compressed), ..."
-raw=$2 wire=$3
+raw=$3 wire=$4
 [ "$raw" -gt 4000000 ] || fail "-v: raw count $raw too small"
 [ "$wire" -lt "$raw" ] || fail "-v: compressed $wire not below raw $raw"
 
