@@ -56,6 +56,7 @@ UPLOAD_TESTS = \
 	tests/integ/t-lcreate-basic.sh \
 	tests/integ/t-lcreate-verify.sh \
 	tests/integ/t-lcreate-limits.sh \
+	tests/integ/t-lcreate-workflow.sh \
 	tests/integ/t-lfdiff.sh \
 	tests/integ/t-repo.sh
 TESTS += $(UPLOAD_TESTS)
