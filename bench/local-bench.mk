@@ -15,3 +15,11 @@ BENCH_TESTS = \
 	tests/integ/t-bench-relay.sh
 TESTS += $(BENCH_TESTS)
 EXTRA_DIST += $(BENCH_TESTS)
+
+bin_PROGRAMS += client/cairn-bench
+client_cairn_bench_SOURCES = client/cairn-bench.c
+client_cairn_bench_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/client \
+	-DCAIRN_SRCDIR='"$(abs_top_srcdir)"'
+client_cairn_bench_CFLAGS = $(AM_CFLAGS) -pthread
+client_cairn_bench_LDFLAGS = -pthread
+client_cairn_bench_LDADD = client/librelay.a $(CAIRN_LIBS) -lm
