@@ -12,7 +12,8 @@ tests_bench_relay_probe_LDFLAGS = -pthread
 tests_bench_relay_probe_LDADD = client/librelay.a $(CAIRN_LIBS)
 
 BENCH_TESTS = \
-	tests/integ/t-bench-relay.sh
+	tests/integ/t-bench-relay.sh \
+	tests/integ/t-bench-sweep.sh
 TESTS += $(BENCH_TESTS)
 EXTRA_DIST += $(BENCH_TESTS)
 

@@ -142,6 +142,8 @@ static volatile sig_atomic_t	 server_pid_sig;
 static void	 usage(void) __attribute__((noreturn));
 static void	 die(const char *, ...)
 		    __attribute__((format(printf, 1, 2), noreturn));
+static void	 baduse(const char *, ...)
+		    __attribute__((format(printf, 1, 2), noreturn));
 static void	 warnmsg(const char *, ...)
 		    __attribute__((format(printf, 1, 2)));
 
@@ -172,6 +174,20 @@ die(const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	exit(EXIT_FAIL);
+}
+
+/* A usage error: the message, exit 1. */
+static void
+baduse(const char *fmt, ...)
+{
+	va_list	ap;
+
+	fputs("cairn-bench: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(EXIT_USAGE);
 }
 
 static void
@@ -344,7 +360,7 @@ parse_link(struct bench *b, const char *spec)
 	int		 custom = 0, named = 0;
 
 	if (b->nlinks == MAXLINKS)
-		die("more than %d links", MAXLINKS);
+		baduse("more than %d links", MAXLINKS);
 	l = &b->links[b->nlinks];
 	memset(l, 0, sizeof(*l));
 	copy = xstrdup(spec);
@@ -1518,9 +1534,9 @@ report_model(const struct bench *b, const struct levelfit *fit,
 	    "wire bytes / rate) + a per-link rtt term,\nfitted per level "
 	    "to the medians of every run on this data (%.1f MB of files).\n",
 	    b->raw_bytes / 1e6);
-	printf("  %-5s %12s %12s %11s %10s  %s\n", "level", "srv MB/s",
-	    "cli cpu s", "wire MB", "ratio", "pays off (vs level ");
-	printf("%d) below\n", b->levels[0]);
+	printf("  %-5s %12s %12s %11s %10s  pays off (vs -Z %d) below\n",
+	    "level", "srv MB/s", "cli cpu s", "wire MB", "ratio",
+	    b->levels[0]);
 	for (li = 0; li < b->nlevels; li++) {
 		cross[li] = li == 0 ? 0 : crossover(b, fit, li);
 		printf("  %-5d ", b->levels[li]);
@@ -1635,7 +1651,7 @@ write_csv(const struct bench *b, const double *cross)
 			fprintf(fp, "%.0f,%d,%d,", l->delivered, l->flagged,
 			    b->levels[l->best]);
 			if (li == 0)
-				fprintf(fp, "\n");
+				fprintf(fp, "-\n");
 			else if (isinf(cross[li]))
 				fprintf(fp, "inf\n");
 			else
@@ -1731,9 +1747,11 @@ write_svg(const struct bench *b, const struct levelfit *fit)
 	fprintf(fp, "<text x=\"20\" y=\"%.0f\" transform=\"rotate(-90 20 "
 	    "%.0f)\" text-anchor=\"middle\">time (s, log scale)</text>\n",
 	    (Y0 + Y1) / 2, (Y0 + Y1) / 2);
-	d = b->nlevels > 1 ? (X1 - X0 - 40) / (b->nlevels - 1) : 0;
+	/* x by level value; d is the width of one level step. */
+	d = b->nlevels > 1 ? (X1 - X0 - 40) /
+	    (b->levels[b->nlevels - 1] - b->levels[0]) : 0;
 	for (li = 0; li < b->nlevels; li++) {
-		x = X0 + 20 + li * d;
+		x = X0 + 20 + (b->levels[li] - b->levels[0]) * d;
 		fprintf(fp, "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">"
 		    "%d</text>\n<text x=\"%.1f\" y=\"%.0f\" "
 		    "text-anchor=\"middle\">%d</text>\n", x, Y1 + 16,
@@ -1748,7 +1766,7 @@ write_svg(const struct bench *b, const struct levelfit *fit)
 		fprintf(fp, "<polyline fill=\"none\" stroke-width=\"2\" "
 		    "stroke=\"%s\" points=\"", colors[k % NCOLORS]);
 		for (li = 0; li < b->nlevels; li++) {
-			x = X0 + 20 + li * d;
+			x = X0 + 20 + (b->levels[li] - b->levels[0]) * d;
 			y = Y1 - (log10(l->cells[li].t_med) - lo) / (hi - lo) *
 			    (Y1 - Y0);
 			fprintf(fp, "%s%.1f,%.1f", li ? " " : "", x, y);
@@ -1758,7 +1776,7 @@ write_svg(const struct bench *b, const struct levelfit *fit)
 			const struct cell *c = &l->cells[li];
 			double ya, yb;
 
-			x = X0 + 20 + li * d;
+			x = X0 + 20 + (b->levels[li] - b->levels[0]) * d;
 			y = Y1 - (log10(c->t_med) - lo) / (hi - lo) *
 			    (Y1 - Y0);
 			ya = Y1 - (log10(c->t_min) - lo) / (hi - lo) *
@@ -1819,7 +1837,7 @@ write_svg(const struct bench *b, const struct levelfit *fit)
 	    "stroke-width=\"2\" points=\"");
 	first = 1;
 	for (li = 0; li < b->nlevels; li++) {
-		x = X0 + 20 + li * d;
+		x = X0 + 20 + (b->levels[li] - b->levels[0]) * d;
 		v = (fit[0].wire - fit[li].wire) / 1e6;
 		y = Z1 - (v < 0 ? 0 : v) / smax * (Z1 - Z0);
 		fprintf(fp, "%s%.1f,%.1f", first ? "" : " ", x, y);
@@ -1827,7 +1845,7 @@ write_svg(const struct bench *b, const struct levelfit *fit)
 	}
 	fprintf(fp, "\"/>\n");
 	for (li = 0; li < b->nlevels; li++) {
-		x = X0 + 20 + li * d;
+		x = X0 + 20 + (b->levels[li] - b->levels[0]) * d;
 		v = (fit[0].wire - fit[li].wire) / 1e6;
 		y = Z1 - (v < 0 ? 0 : v) / smax * (Z1 - Z0);
 		fprintf(fp, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" "
@@ -1880,7 +1898,7 @@ resolve_remote(struct bench *b)
 
 	host = xstrdup(b->server);
 	if ((port = strrchr(host, ':')) == NULL || port[1] == '\0')
-		die("--server %s: expected host:port", b->server);
+		baduse("--server %s: expected host:port", b->server);
 	*port++ = '\0';
 	memset(&hints, 0, sizeof(hints));
 	hints.ai_family = AF_INET;
@@ -1934,17 +1952,17 @@ main(int argc, char *argv[])
 			break;
 		case 's':
 			if (parse_size(optarg, &b.corpus_size) == -1)
-				die("--corpus %s: expected a size from 1K to "
+				baduse("--corpus %s: expected a size from 1K to "
 				    "64G, such as 16M", optarg);
 			break;
 		case 'l':
 			if (parse_levels(&b, optarg) == -1)
-				die("--levels %s: expected levels 0-9 such "
+				baduse("--levels %s: expected levels 0-9 such "
 				    "as 0-9 or 0,1,6", optarg);
 			break;
 		case 'L':
 			if (parse_link(&b, optarg) == -1)
-				die("--link %s: expected a profile (loopback "
+				baduse("--link %s: expected a profile (loopback "
 				    "10gbit gigabit fast-ethernet 802.11g dsl "
 				    "3g modem) or rate=R[,rtt=T][,name=N]",
 				    optarg);
@@ -1952,7 +1970,7 @@ main(int argc, char *argv[])
 		case 'n':
 			b.reps = (int)strtonum(optarg, 1, MAXREPS, &es);
 			if (es != NULL)
-				die("--reps %s: %s", optarg, es);
+				baduse("--reps %s: %s", optarg, es);
 			break;
 		case 'w':
 			b.work = xstrdup(optarg);
@@ -1983,7 +2001,7 @@ main(int argc, char *argv[])
 	if (optind != argc)
 		usage();
 	if (b.data != NULL && access(b.data, R_OK | X_OK) != 0)
-		die("--data %s: %s", b.data, strerror(errno));
+		baduse("--data %s: %s", b.data, strerror(errno));
 	if (b.nlinks == 0) {
 		if (b.server != NULL)
 			parse_link(&b, "loopback");
@@ -1999,7 +2017,7 @@ main(int argc, char *argv[])
 		/* A real link: no emulation, the one link is the network. */
 		for (k = 0; k < b.nlinks; k++)
 			if (b.links[k].rate != 0 || b.links[k].rtt_us != 0)
-				die("--server measures the real link: "
+				baduse("--server measures the real link: "
 				    "--link does not apply");
 		free(b.links[0].name);
 		b.links[0].name = xstrdup(b.server);

@@ -1,5 +1,6 @@
 # man/: mdoc manual pages, installed as they are.
 dist_man_MANS += \
+	man/cairn-bench.1 \
 	man/fsdiff.1 \
 	man/ktcheck.1 \
 	man/lapply.1 \
