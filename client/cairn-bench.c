@@ -1007,6 +1007,11 @@ make_corpus(struct bench *b, const char *dir)
 	}
 	if (gen == NULL)
 		gen = find_tool(b, "gen-corpus");
+	if (b->corpus_size < 1024 * 1024) {
+		/* gen-corpus makes 1 MiB and more. */
+		free(gen);
+		gen = NULL;
+	}
 	if (gen == NULL) {
 		b->corpus_desc = "built-in generated corpus";
 		gen_builtin(dir, b->corpus_size);
@@ -1859,6 +1864,7 @@ write_svg(const struct bench *b, const struct levelfit *fit)
 	    Z1 + 34);
 	if (fclose(fp) == EOF)
 		die("%s: %s", b->svg, strerror(errno));
+	printf("SVG: %s\n", b->svg);
 
 	/* A PNG beside it when a converter is installed. */
 	xasprintf(&png, "%.*s.png", (int)(strlen(b->svg) -
@@ -2131,7 +2137,6 @@ main(int argc, char *argv[])
 	}
 	if (b.svg != NULL) {
 		write_svg(&b, fit);
-		printf("SVG: %s\n", b.svg);
 	}
 	if (own_work && !b.keep)
 		rmtree(b.work);

@@ -86,8 +86,7 @@ if command -v python3 >/dev/null 2>&1; then
 	    "$T/r.svg" || fail "SVG: not well-formed XML"
 fi
 
-# The generated corpus (bench/gen-corpus or the built-in one) and
-# --make-repo.
+# --make-repo, with the built-in corpus generator (used below 1 MiB).
 run_capture "$T/out2" "$T/err2" "$bench" -B "$top_builddir" -w "$T/work2" \
     -s 256K --make-repo "$T/repo"
 [ "$RC" -eq 0 ] || { cat "$T/err2" >&2; fail "--make-repo exited $RC"; }
