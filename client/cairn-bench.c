@@ -538,6 +538,23 @@ xmkdir(const char *p)
 		die("mkdir %s: %s", p, strerror(errno));
 }
 
+/* mkdir -p. */
+static void
+xmkdir_p(const char *path)
+{
+	char	*p, *s;
+
+	p = xstrdup(path);
+	for (s = p + 1; *s != '\0'; s++)
+		if (*s == '/') {
+			*s = '\0';
+			xmkdir(p);
+			*s = '/';
+		}
+	xmkdir(p);
+	free(p);
+}
+
 static void
 write_file(const char *path, const char *text)
 {
@@ -939,7 +956,7 @@ gen_builtin(const char *dir, uint64_t size)
 	free(p);
 	for (c = 0; c < sizeof(cls) / sizeof(cls[0]); c++) {
 		xasprintf(&p, "%s/%s", dir, cls[c].sub);
-		xmkdir(p);
+		xmkdir_p(p);
 		share = size * (uint64_t)cls[c].pct / 100;
 		for (made = 0, f = 0; made < share; f++) {
 			len = cls[c].lo + rng_next(&seed) %
@@ -2054,7 +2071,7 @@ main(int argc, char *argv[])
 			die("mkdtemp %s: %s", tmpl, strerror(errno));
 		own_work = 1;
 	} else
-		xmkdir(b.work);
+		xmkdir_p(b.work);
 	if ((tmpl = realpath(b.work, NULL)) == NULL)
 		die("%s: %s", b.work, strerror(errno));
 	b.work = tmpl;
