@@ -19,3 +19,8 @@ bench-clean:
 	rm -rf '$(CAIRN_BENCH_DIR)'
 
 .PHONY: bench bench-clean
+
+# In-process deflate reference for the pull benchmark.
+noinst_PROGRAMS += bench/zbench
+bench_zbench_SOURCES = bench/zbench.c
+bench_zbench_LDADD = $(ZLIB_LIBS)

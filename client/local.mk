@@ -4,3 +4,61 @@
 bin_PROGRAMS += client/fsdiff
 client_fsdiff_SOURCES = client/fsdiff.c
 client_fsdiff_LDADD = $(CAIRN_LIBS)
+
+# --- transcript tools: lsort lmerge twhich lcksum (begin) ---
+bin_PROGRAMS += client/lsort client/lmerge client/twhich client/lcksum
+client_lsort_SOURCES = client/lsort.c
+client_lsort_LDADD = $(CAIRN_LIBS)
+client_lmerge_SOURCES = client/lmerge.c client/troot.c client/troot.h
+client_lmerge_LDADD = $(CAIRN_LIBS)
+client_twhich_SOURCES = client/twhich.c
+client_twhich_LDADD = $(CAIRN_LIBS)
+client_lcksum_SOURCES = client/lcksum.c client/troot.c client/troot.h
+client_lcksum_LDADD = $(CAIRN_LIBS)
+TESTS += tests/integ/t-lsort.sh tests/integ/t-lmerge.sh \
+	tests/integ/t-twhich.sh tests/integ/t-lcksum.sh
+EXTRA_DIST += tests/integ/t-lsort.sh tests/integ/t-lmerge.sh \
+	tests/integ/t-twhich.sh tests/integ/t-lcksum.sh
+# --- transcript tools (end) ---
+
+# --- network client: libclient.a, ktcheck (begin) ---
+# libclient.a: the network client library shared by the network tools.
+noinst_LIBRARIES += client/libclient.a
+client_libclient_a_SOURCES = \
+	client/net.c client/net.h \
+	client/copts.c client/copts.h
+
+# ktcheck
+bin_PROGRAMS += client/ktcheck
+client_ktcheck_SOURCES = client/ktcheck.c
+client_ktcheck_LDADD = client/libclient.a $(CAIRN_LIBS)
+
+KTCHECK_TESTS = \
+	tests/integ/t-ktcheck-basic.sh \
+	tests/integ/t-ktcheck-zlib.sh \
+	tests/integ/t-ktcheck-wire.sh
+TESTS += $(KTCHECK_TESTS)
+EXTRA_DIST += $(KTCHECK_TESTS)
+# --- network client (end) ---
+
+# --- lapply (begin) ---
+# lapply: apply an applicable transcript.
+bin_PROGRAMS += client/lapply
+client_lapply_SOURCES = \
+	client/lapply.c client/apply.h \
+	client/apply-fs.c client/apply-retr.c client/apply-progress.c
+client_lapply_LDADD = client/libclient.a $(CAIRN_LIBS)
+
+LAPPLY_TESTS = \
+	tests/integ/t-lapply-local.sh \
+	tests/integ/t-lapply-types.sh \
+	tests/integ/t-lapply-hostile.sh \
+	tests/integ/t-lapply-errors.sh \
+	tests/integ/t-lapply-vectors.sh \
+	tests/integ/t-lapply-net.sh \
+	tests/integ/t-lapply-roundtrip.sh \
+	tests/integ/t-lapply-cairnd.sh
+TESTS += $(LAPPLY_TESTS)
+EXTRA_DIST += $(LAPPLY_TESTS) tests/integ/lapply-lib.sh \
+	tests/integ/lapply-srv.py
+# --- lapply (end) ---

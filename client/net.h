@@ -59,6 +59,9 @@ int	 net_stat_reply(struct net *, char **line, struct cerr *err);
 /*
  * Queue "RETR <kind> [<tname>] [<epath>]": kind FILE (tname + encoded
  * path), SPECIAL (encoded path), COMMAND (optional name), TRANSCRIPT.
+ * For SPECIAL, COMMAND and TRANSCRIPT the one name may be passed in
+ * either tname or epath (the other NULL).  Tokens must not be empty or
+ * contain whitespace (encode paths first).
  */
 int	 net_send_retr(struct net *, const char *kind, const char *tname,
 	    const char *epath, struct cerr *err);

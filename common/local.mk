@@ -12,4 +12,7 @@ common_libcairn_a_SOURCES = \
 	common/wildcard.c common/wildcard.h \
 	common/command.c common/command.h \
 	common/cerr.c common/cerr.h \
+	common/conn.c common/conn.h \
+	common/zstream.c common/zstream.h \
+	common/proto.c common/proto.h \
 	common/version.h

@@ -80,6 +80,9 @@ parse_id(const char *s, uint32_t *out)
 	if (end == s || *end != '\0' || errno == ERANGE ||
 	    v < INT32_MIN || v > (long long)UINT32_MAX)
 		return -1;
+	/* (uid_t)-1 means "leave unchanged" to chown(2): never an owner */
+	if (v == -1 || v == (long long)UINT32_MAX)
+		return -1;
 	*out = (uint32_t)v;
 	return 0;
 }
@@ -115,14 +118,23 @@ parse_dev(const char *s, uint32_t *out)
 	return 0;
 }
 
-/* Mode as Radmind reads it: strtol base 8, stopping at the first non-digit. */
+/*
+ * Mode: octal digits only, at most 07777.  Radmind stops at the first
+ * non-octal byte ("0x44" reads as 0); we reject such lines instead.
+ */
 static int
 parse_mode(const char *s, uint32_t *out)
 {
-	long	v;
+	char		*end;
+	unsigned long	 v;
 
-	v = strtol(s, NULL, 8);
-	*out = (uint32_t)v & 07777;
+	if (*s < '0' || *s > '7')
+		return -1;
+	errno = 0;
+	v = strtoul(s, &end, 8);
+	if (*end != '\0' || errno == ERANGE || v > 07777)
+		return -1;
+	*out = (uint32_t)v;
 	return 0;
 }
 
@@ -274,7 +286,10 @@ tline_parse(struct tline *t, const char *line, const char *name,
 		rc = 1;
 		goto out;
 	}
-	parse_mode(av[2], &t->mode);
+	if (parse_mode(av[2], &t->mode) == -1) {
+		cerr_set(err, "%s: line %u: bad mode %s", name, lineno, av[2]);
+		goto out;
+	}
 	if (parse_id(av[3], &t->uid) == -1) {
 		cerr_set(err, "%s: line %u: bad uid %s", name, lineno, av[3]);
 		goto out;
@@ -286,7 +301,7 @@ tline_parse(struct tline *t, const char *line, const char *name,
 	switch (t->type) {
 	case 'f':
 	case 'a':
-		if (parse_i64(av[5], &t->mtime, 1) == -1) {
+		if (parse_i64(av[5], &t->mtime, 0) == -1) {
 			cerr_set(err, "%s: line %u: bad mtime %s", name,
 			    lineno, av[5]);
 			goto out;

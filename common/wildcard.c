@@ -73,18 +73,17 @@ wc_match(const char *p, const char *s, int icase, int depth)
 				goto literal;
 			if (!isdigit((unsigned char)*s))
 				return 0;
-			/* try every digit-run length, longest first */
+			/* the whole run of digits is the number (as Radmind) */
 			n = strspn(s, "0123456789");
-			for (; n > 0; n--) {
-				v = 0;
-				for (size_t i = 0; i < n; i++)
-					v = v > 1000000000000ULL ? v :
-					    v * 10 + (unsigned)(s[i] - '0');
-				if (v >= min && v <= max &&
-				    wc_match(end, s + n, icase, depth + 1))
-					return 1;
-			}
-			return 0;
+			v = 0;
+			for (size_t i = 0; i < n; i++)
+				v = v > 1000000000000ULL ? v :
+				    v * 10 + (unsigned)(s[i] - '0');
+			if (v < min || v > max)
+				return 0;
+			p = end;
+			s += n;
+			break;
 		case '{':
 			if ((end = strchr(p, '}')) == NULL)
 				goto literal;

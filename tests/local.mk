@@ -7,3 +7,5 @@ AM_TESTS_ENVIRONMENT = \
 
 TESTS += tests/integ/t-fsdiff-tree.sh
 EXTRA_DIST += tests/integ/t-fsdiff-tree.sh
+
+include tests/unit/local.mk

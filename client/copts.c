@@ -1,0 +1,140 @@
+/*
+ * copts.c: shared client network options (copts.h).
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "compat.h"
+#include "copts.h"
+#include "net.h"
+
+/* One row per shared option. */
+static const struct copt {
+	char		 ch;
+	int		 hasarg;
+} copts[] = {
+	{ 'h', 1 },	/* server host */
+	{ 'p', 1 },	/* port (number or service name) */
+	{ 'w', 1 },	/* TLS authorization level 0..2 */
+	{ 'x', 1 },	/* CA file */
+	{ 'P', 1 },	/* CA directory */
+	{ 'y', 1 },	/* client certificate */
+	{ 'z', 1 },	/* client private key */
+	{ 'Z', 1 },	/* zlib level 0..9 */
+	{ 'v', 0 },	/* protocol trace */
+	{ 'r', 0 },	/* OpenSSL random seed file: accepted */
+};
+#define NCOPTS	(sizeof(copts) / sizeof(copts[0]))
+
+void
+copts_init(struct netopts *no)
+{
+	memset(no, 0, sizeof(*no));
+	no->host = "radmind";
+}
+
+const char *
+copts_usage(void)
+{
+	return "[-h host] [-p port] [-P ca-pem-directory] [-w auth-level] "
+	    "[-x ca-pem-file] [-y cert-pem-file] [-z key-pem-file] "
+	    "[-Z compression-level]";
+}
+
+/* Set one shared option.  Returns 0 or -1 (usage error). */
+static int
+copts_set(struct netopts *no, int ch, const char *arg)
+{
+	const char	*errstr;
+	long long	 v;
+
+	switch (ch) {
+	case 'h':
+		no->host = arg;
+		break;
+	case 'p':
+		if (arg[0] == '\0')
+			return -1;
+		no->port = arg;
+		break;
+	case 'w':
+		v = strtonum(arg, 0, 2, &errstr);
+		if (errstr != NULL) {
+			fprintf(stderr, "%s: invalid authorization level\n",
+			    arg);
+			return -1;
+		}
+		no->tls = (int)v;
+		break;
+	case 'x':
+		no->cafile = arg;
+		break;
+	case 'P':
+		no->cadir = arg;
+		break;
+	case 'y':
+		no->cert = arg;
+		break;
+	case 'z':
+		no->key = arg;
+		break;
+	case 'Z':
+		v = strtonum(arg, 0, 9, &errstr);
+		if (errstr != NULL) {
+			fprintf(stderr, "%s: invalid compression level\n",
+			    arg);
+			exit(1);
+		}
+		no->zlevel = (int)v;
+		break;
+	case 'v':
+		no->verbose++;
+		break;
+	case 'r':
+		break;
+	}
+	return 0;
+}
+
+int
+copts_parse(int argc, char *argv[], struct netopts *no, const char *extra,
+    copts_fn fn, void *ctx)
+{
+	char	 optstr[128];
+	size_t	 i, len = 0;
+	int	 ch, bad = 0;
+
+	/* The tool's letters first; shared ones it does not claim after. */
+	if (strlcpy(optstr, extra != NULL ? extra : "", sizeof(optstr)) >=
+	    sizeof(optstr))
+		return -1;
+	len = strlen(optstr);
+	for (i = 0; i < NCOPTS; i++) {
+		if (strchr(optstr, copts[i].ch) != NULL)
+			continue;
+		if (len + 3 >= sizeof(optstr))
+			return -1;
+		optstr[len++] = copts[i].ch;
+		if (copts[i].hasarg)
+			optstr[len++] = ':';
+		optstr[len] = '\0';
+	}
+	while ((ch = getopt(argc, argv, optstr)) != -1) {
+		if (ch == '?' || ch == ':') {
+			bad = 1;
+			continue;
+		}
+		if (extra != NULL && strchr(extra, ch) != NULL) {
+			if (fn == NULL || fn(ch, optarg, ctx) == -1)
+				bad = 1;
+			continue;
+		}
+		if (copts_set(no, ch, optarg) == -1)
+			bad = 1;
+	}
+	return bad ? -1 : optind;
+}

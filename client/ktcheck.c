@@ -1,0 +1,738 @@
+/*
+ * ktcheck: make the local command directory match the server for this
+ * host (tools.md, ktcheck).
+ */
+#include "config.h"
+
+#include <sys/types.h>
+#include <sys/stat.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cerr.h"
+#include "cksum.h"
+#include "command.h"
+#include "compat.h"
+#include "copts.h"
+#include "net.h"
+#include "pathcmp.h"
+#include "proto.h"
+#include "version.h"
+#include "xmalloc.h"
+
+#define KT_OK		0	/* no differences */
+#define KT_CHANGED	1	/* differences (downloaded, or -n) */
+#define KT_ERROR	2
+
+#define KT_CHUNK	(256 * 1024)
+#define KT_MAXDEPTH	64
+
+struct strlist {
+	char	**v;
+	size_t	 n;
+};
+
+struct kt {
+	struct net	*net;
+	struct netopts	 no;
+	const char	*kfile;		/* -K */
+	char		*kdir;		/* command directory ("" or ".../") */
+	const char	*digest;	/* -c */
+	const char	*event;		/* -e */
+	int		 nflag, qflag, clean, icase;
+	int		 changed;
+	int		 stop;		/* -n: first difference seen */
+	struct strlist	 seen;		/* command files read */
+	struct strlist	 keep;		/* names to keep for -C */
+	struct strlist	 special;	/* s paths (encoded) */
+	struct cerr	 err;
+};
+
+static void
+usage(void)
+{
+	fprintf(stderr, "usage: ktcheck [-CIinrV] [-q | -v] [-c checksum] "
+	    "[-D path] [-e event] [-K command file] %s\n", copts_usage());
+	exit(KT_ERROR);
+}
+
+static void
+sl_add(struct strlist *l, const char *s)
+{
+	l->v = xreallocarray(l->v, l->n + 1, sizeof(*l->v));
+	l->v[l->n++] = xstrdup(s);
+}
+
+static int
+sl_has(const struct strlist *l, const char *s, int icase)
+{
+	size_t	 i;
+
+	for (i = 0; i < l->n; i++)
+		if ((icase ? strcasecmp(l->v[i], s) : strcmp(l->v[i], s)) == 0)
+			return 1;
+	return 0;
+}
+
+static void
+sl_del(struct strlist *l, const char *s, int icase)
+{
+	size_t	 i, j;
+
+	for (i = j = 0; i < l->n; i++) {
+		if ((icase ? strcasecmp(l->v[i], s) : strcmp(l->v[i], s)) == 0)
+			free(l->v[i]);
+		else
+			l->v[j++] = l->v[i];
+	}
+	l->n = j;
+}
+
+static void
+sl_free(struct strlist *l)
+{
+	size_t	 i;
+
+	for (i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	l->v = NULL;
+	l->n = 0;
+}
+
+/*
+ * A name from a command file becomes a path under the command directory:
+ * refuse anything that could leave it.
+ */
+static int
+name_ok(const char *name)
+{
+	const char	*p = name;
+	size_t		 n;
+
+	if (name[0] == '\0' || name[0] == '/')
+		return 0;
+	for (;;) {
+		n = strcspn(p, "/");
+		if (n == 0 || (n == 2 && p[0] == '.' && p[1] == '.'))
+			return 0;
+		if (p[n] == '\0')
+			return 1;
+		p += n + 1;
+	}
+}
+
+/* Parsed "f <name> <mode> <uid> <gid> <mtime> <size> <cksum>". */
+struct statinfo {
+	int64_t		 mtime, size;
+	char		 cksum[CKSUM_B64MAX + 32];
+};
+
+static int
+parse_stat(const char *line, struct statinfo *si, struct cerr *err)
+{
+	char	 copy[8192], *av[9];
+
+	if (strlcpy(copy, line, sizeof(copy)) >= sizeof(copy) ||
+	    proto_split(copy, av, 9) != 8 ||
+	    proto_parse_size(av[5], &si->mtime) == -1 ||
+	    proto_parse_size(av[6], &si->size) == -1 ||
+	    strlcpy(si->cksum, av[7], sizeof(si->cksum)) >= sizeof(si->cksum)) {
+		cerr_set(err, "bad STAT reply: %.200s", line);
+		return -1;
+	}
+	return 0;
+}
+
+/* Digest of a local file with -c's algorithm. */
+static int
+local_digest(const char *digest, const char *path, char out[CKSUM_B64MAX])
+{
+	struct cksum	*ck;
+	int64_t		 size;
+	int		 fd, r;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return -1;
+	ck = cksum_new(digest);
+	r = ck != NULL ? cksum_fd(ck, fd, out, &size) : -1;
+	cksum_free(ck);
+	close(fd);
+	return r;
+}
+
+/* Remove a tree (a directory in the way of a file). */
+static int
+rm_tree(int dfd, const char *name)
+{
+	DIR		*d;
+	struct dirent	*de;
+	int		 fd;
+
+	if (unlinkat(dfd, name, 0) == 0)
+		return 0;
+	if (errno != EISDIR && errno != EPERM)
+		return -1;
+	if ((fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) == -1)
+		return -1;
+	if ((d = fdopendir(fd)) == NULL) {
+		close(fd);
+		return -1;
+	}
+	while ((de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (rm_tree(dirfd(d), de->d_name) == -1) {
+			closedir(d);
+			return -1;
+		}
+	}
+	closedir(d);
+	return unlinkat(dfd, name, AT_REMOVEDIR);
+}
+
+/* Create the missing directories leading to path. */
+static int
+mkparents(const char *path)
+{
+	char	 buf[PATH_MAX], *p;
+
+	if (strlcpy(buf, path, sizeof(buf)) >= sizeof(buf)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	for (p = buf + 1; (p = strchr(p, '/')) != NULL; p++) {
+		*p = '\0';
+		if (mkdir(buf, 0777) == -1 && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	return 0;
+}
+
+/*
+ * Download kind/name into path: RETR into "<path>.radmind.<pid>"
+ * (exclusive), check size (and digest with -c), set the server's mtime,
+ * rename over path.
+ */
+static int
+download(struct kt *kt, const char *kind, const char *name, const char *path,
+    const struct statinfo *si)
+{
+	char		 tmp[PATH_MAX], got[CKSUM_B64MAX];
+	struct cksum	*ck = NULL;
+	struct timespec	 ts[2];
+	struct stat	 st;
+	unsigned char	*chunk = NULL;
+	int64_t		 size;
+	ssize_t		 n;
+	int		 fd = -1, r;
+
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.radmind.%ld", path,
+	    (long)getpid()) >= sizeof(tmp)) {
+		cerr_set(&kt->err, "%s: path too long", path);
+		return -1;
+	}
+	if (mkparents(path) == -1) {
+		cerr_errno(&kt->err, "%s", path);
+		return -1;
+	}
+	if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode) &&
+	    rm_tree(AT_FDCWD, path) == -1) {
+		cerr_errno(&kt->err, "%s: remove directory", path);
+		return -1;
+	}
+	if (net_send_retr(kt->net, kind, name, NULL, &kt->err) == -1)
+		return -1;
+	if ((r = net_retr_begin(kt->net, &size, &kt->err)) != 0)
+		return -1;
+	if (size != si->size) {
+		cerr_set(&kt->err, "%s: size of download (%lld) does not match "
+		    "STAT (%lld)", path, (long long)size, (long long)si->size);
+		return -1;
+	}
+	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+	    O_CLOEXEC, 0666)) == -1) {
+		cerr_errno(&kt->err, "%s", tmp);
+		return -1;
+	}
+	if (kt->digest != NULL)
+		ck = cksum_new(kt->digest);
+	chunk = xmalloc(KT_CHUNK);
+	while ((n = net_retr_read(kt->net, chunk, KT_CHUNK, &kt->err)) > 0) {
+		if (ck != NULL)
+			cksum_update(ck, chunk, (size_t)n);
+		if (write(fd, chunk, (size_t)n) != n) {
+			cerr_errno(&kt->err, "%s: write", tmp);
+			goto fail;
+		}
+	}
+	if (n == -1 || net_retr_end(kt->net, &kt->err) == -1)
+		goto fail;
+	if (ck != NULL) {
+		cksum_final(ck, got);
+		if (strcmp(got, si->cksum) != 0) {
+			cerr_set(&kt->err, "%s: checksum mismatch", path);
+			goto fail;
+		}
+	}
+	ts[0].tv_sec = 0;
+	ts[0].tv_nsec = UTIME_NOW;
+	ts[1].tv_sec = (time_t)si->mtime;
+	ts[1].tv_nsec = 0;
+	if (futimens(fd, ts) == -1 || fsync(fd) == -1) {
+		cerr_errno(&kt->err, "%s", tmp);
+		goto fail;
+	}
+	if (close(fd) == -1) {
+		fd = -1;
+		cerr_errno(&kt->err, "%s", tmp);
+		goto fail;
+	}
+	fd = -1;
+	if (rename(tmp, path) == -1) {
+		cerr_errno(&kt->err, "rename %s", path);
+		goto fail;
+	}
+	cksum_free(ck);
+	free(chunk);
+	return 0;
+fail:
+	if (fd != -1)
+		close(fd);
+	unlink(tmp);
+	cksum_free(ck);
+	free(chunk);
+	return -1;
+}
+
+/*
+ * Compare one server file with its local copy and download it when it
+ * differs.  Returns 0 same, 1 different (handled), -1 error.
+ */
+static int
+check(struct kt *kt, const char *kind, const char *name, const char *path)
+{
+	struct statinfo	 si;
+	struct stat	 st;
+	char		*line, sum[CKSUM_B64MAX];
+	const char	*why = NULL;
+	int		 r;
+
+	if (net_send_stat(kt->net, kind, name, &kt->err) == -1 ||
+	    (r = net_stat_reply(kt->net, &line, &kt->err)) == -1)
+		return -1;
+	if (r == 1)
+		return -1;
+	if (parse_stat(line, &si, &kt->err) == -1)
+		return -1;
+	if (stat(path, &st) == -1) {
+		if (errno != ENOENT) {
+			cerr_errno(&kt->err, "%s", path);
+			return -1;
+		}
+		why = "missing";
+	} else if (!S_ISREG(st.st_mode) || st.st_size != si.size)
+		why = "out of date";
+	else if (kt->digest != NULL) {
+		if (local_digest(kt->digest, path, sum) == -1) {
+			cerr_errno(&kt->err, "%s", path);
+			return -1;
+		}
+		if (strcmp(sum, si.cksum) != 0)
+			why = "out of date";
+	} else if ((int64_t)st.st_mtime != si.mtime)
+		why = "out of date";
+	if (why == NULL)
+		return 0;
+	kt->changed = 1;
+	if (kt->nflag) {
+		if (!kt->qflag)
+			printf("%s: %s\n", path, why);
+		kt->stop = 1;
+		return 1;
+	}
+	if (download(kt, kind, name, path, &si) == -1)
+		return -1;
+	if (!kt->qflag)
+		printf("%s: updated\n", path);
+	return 1;
+}
+
+/* Remember name and its parent directories for -C. */
+static void
+keep_name(struct kt *kt, const char *name)
+{
+	char	*s, *p;
+
+	s = xstrdup(name);
+	sl_add(&kt->keep, s);
+	while ((p = strrchr(s, '/')) != NULL) {
+		*p = '\0';
+		if (!sl_has(&kt->keep, s, 0))
+			sl_add(&kt->keep, s);
+	}
+	free(s);
+}
+
+/* Read a command file: check what it names, collect specials. */
+static int
+read_kfile(struct kt *kt, const char *path, int depth)
+{
+	struct cline	 c;
+	FILE		*fp;
+	char		*line = NULL, *sub;
+	size_t		 cap = 0;
+	ssize_t		 len;
+	unsigned	 lineno = 0;
+	int		 r, rc = -1;
+
+	if (sl_has(&kt->seen, path, 0)) {
+		cerr_set(&kt->err, "%s: included twice (command file loop)",
+		    path);
+		return -1;
+	}
+	if (depth > KT_MAXDEPTH) {
+		cerr_set(&kt->err, "%s: command files nested too deep", path);
+		return -1;
+	}
+	sl_add(&kt->seen, path);
+	if ((fp = fopen(path, "r")) == NULL) {
+		cerr_errno(&kt->err, "%s", path);
+		return -1;
+	}
+	while (!kt->stop && (len = getline(&line, &cap, fp)) != -1) {
+		lineno++;
+		if (len > 0 && line[len - 1] == '\n')
+			line[--len] = '\0';
+		if ((size_t)len != strlen(line)) {
+			cerr_set(&kt->err, "%s: line %u: NUL byte", path,
+			    lineno);
+			goto out;
+		}
+		if ((r = cline_parse(&c, line, path, lineno, &kt->err)) == -1)
+			goto out;
+		if (r == 0)
+			continue;
+		if (c.minus) {
+			if (c.type == 's')
+				sl_del(&kt->special, c.name, kt->icase);
+			free(c.name);
+			continue;
+		}
+		switch (c.type) {
+		case 'k':
+		case 'p':
+		case 'n':
+			if (!name_ok(c.name)) {
+				cerr_set(&kt->err, "%s: line %u: %s: name "
+				    "outside the command directory", path,
+				    lineno, c.name);
+				free(c.name);
+				goto out;
+			}
+			keep_name(kt, c.name);
+			xasprintf(&sub, "%s%s", kt->kdir, c.name);
+			r = check(kt, c.type == 'k' ? "COMMAND" : "TRANSCRIPT",
+			    c.name, sub);
+			if (r != -1 && c.type == 'k' && !kt->stop)
+				r = read_kfile(kt, sub, depth + 1);
+			free(sub);
+			free(c.name);
+			if (r == -1)
+				goto out;
+			break;
+		case 's':
+			if (!sl_has(&kt->special, c.name, kt->icase))
+				sl_add(&kt->special, c.name);
+			free(c.name);
+			break;
+		default:
+			free(c.name);
+			break;
+		}
+	}
+	if (ferror(fp)) {
+		cerr_errno(&kt->err, "%s", path);
+		goto out;
+	}
+	rc = 0;
+out:
+	free(line);
+	fclose(fp);
+	return rc;
+}
+
+static int	 sort_icase;
+
+static int
+special_cmp(const void *a, const void *b)
+{
+	return pathcmp(*(char *const *)a, *(char *const *)b, sort_icase);
+}
+
+/* Nonzero if files a and b differ in size or -c digest. */
+static int
+files_differ(const struct kt *kt, const char *a, const char *b)
+{
+	struct stat	 sa, sb;
+	char		 da[CKSUM_B64MAX], db[CKSUM_B64MAX];
+
+	if (stat(a, &sa) == -1 || stat(b, &sb) == -1 ||
+	    sa.st_size != sb.st_size)
+		return 1;
+	if (local_digest(kt->digest, a, da) == -1 ||
+	    local_digest(kt->digest, b, db) == -1)
+		return 1;
+	return strcmp(da, db) != 0;
+}
+
+/* Build special.T from STAT SPECIAL replies (formats.md section 11). */
+static int
+do_specials(struct kt *kt)
+{
+	char		 path[PATH_MAX], tmp[PATH_MAX], *line;
+	const char	*why;
+	struct stat	 st;
+	FILE		*fp;
+	size_t		 i;
+	int		 r, exists;
+
+	snprintf(path, sizeof(path), "%sspecial.T", kt->kdir);
+	snprintf(tmp, sizeof(tmp), "%sspecial.T.%ld", kt->kdir,
+	    (long)getpid());
+	sort_icase = kt->icase;
+	qsort(kt->special.v, kt->special.n, sizeof(char *), special_cmp);
+	if ((fp = fopen(tmp, "wx")) == NULL) {
+		cerr_errno(&kt->err, "%s", tmp);
+		return -1;
+	}
+	for (i = 0; i < kt->special.n; i++) {
+		if (net_send_stat(kt->net, "SPECIAL", kt->special.v[i],
+		    &kt->err) == -1 ||
+		    (r = net_stat_reply(kt->net, &line, &kt->err)) != 0)
+			goto fail;
+		fprintf(fp, "%s\n", line);
+	}
+	if (fflush(fp) == EOF || fsync(fileno(fp)) == -1) {
+		cerr_errno(&kt->err, "%s", tmp);
+		goto fail;
+	}
+	fclose(fp);
+	fp = NULL;
+
+	exists = stat(path, &st) == 0;
+	if (exists && kt->digest != NULL && !files_differ(kt, tmp, path)) {
+		unlink(tmp);
+		return 0;
+	}
+	kt->changed = 1;
+	if (kt->nflag) {
+		why = exists ? "out of date" : "missing";
+		unlink(tmp);
+		kt->stop = 1;
+	} else {
+		why = exists ? "updated" : "created";
+		if (rename(tmp, path) == -1) {
+			cerr_errno(&kt->err, "rename %s", path);
+			unlink(tmp);
+			return -1;
+		}
+	}
+	if (!kt->qflag)
+		printf("%s: %s\n", path, why);
+	return 0;
+fail:
+	if (fp != NULL)
+		fclose(fp);
+	unlink(tmp);
+	return -1;
+}
+
+/*
+ * -C: remove what no command file names.  rel is the path below the
+ * command directory ("" for the top).
+ */
+static int
+clean_dir(struct kt *kt, int dfd, const char *rel, const char *base)
+{
+	DIR		*d;
+	struct dirent	*de;
+	char		 sub[PATH_MAX];
+	int		 fd, rc = 0;
+	struct stat	 st;
+
+	if ((d = fdopendir(dfd)) == NULL) {
+		close(dfd);
+		return -1;
+	}
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.')
+			continue;
+		if ((size_t)snprintf(sub, sizeof(sub), "%s%s%s", rel,
+		    rel[0] != '\0' ? "/" : "", de->d_name) >= sizeof(sub))
+			continue;
+		if (strcmp(sub, base) == 0 || strcmp(sub, "special.T") == 0)
+			continue;
+		if (sl_has(&kt->keep, sub, kt->icase)) {
+			if (fstatat(dirfd(d), de->d_name, &st,
+			    AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode) &&
+			    (fd = openat(dirfd(d), de->d_name, O_RDONLY |
+			    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) != -1 &&
+			    clean_dir(kt, fd, sub, base) == -1)
+				rc = -1;
+			continue;
+		}
+		if (rm_tree(dirfd(d), de->d_name) == -1) {
+			cerr_errno(&kt->err, "%s%s", kt->kdir, sub);
+			rc = -1;
+			continue;
+		}
+		kt->changed = 1;
+		if (!kt->qflag)
+			printf("%s%s: deleted\n", kt->kdir, sub);
+	}
+	closedir(d);
+	return rc;
+}
+
+static int
+tool_opt(int ch, const char *arg, void *ctx)
+{
+	struct kt	*kt = ctx;
+
+	switch (ch) {
+	case 'C':
+		kt->clean = 1;
+		break;
+	case 'c':
+		if (!cksum_supported(arg)) {
+			fprintf(stderr, "%s: unsupported checksum\n", arg);
+			exit(KT_ERROR);
+		}
+		kt->digest = arg;
+		break;
+	case 'D':
+		break;		/* accepted, unused (as in Radmind 1.x) */
+	case 'e':
+		if (arg[0] == '\0' || strpbrk(arg, " \t\r\n") != NULL) {
+			fprintf(stderr, "%s: event must be one word\n", arg);
+			return -1;
+		}
+		kt->event = arg;
+		break;
+	case 'I':
+		kt->icase = 1;
+		break;
+	case 'i':
+		setvbuf(stdout, NULL, _IOLBF, 0);
+		break;
+	case 'K':
+		kt->kfile = arg;
+		break;
+	case 'n':
+		kt->nflag = 1;
+		break;
+	case 'q':
+		kt->qflag = 1;
+		break;
+	case 'V':
+		printf("%s\n", CAIRN_VERSION);
+		cksum_list(stdout);
+		exit(0);
+	default:
+		return -1;
+	}
+	return 0;
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct kt		 kt;
+	struct netstats		 ns;
+	struct cerr		 cerr;
+	const char		*slash, *msg, *base;
+	int			 rc, fd;
+
+	memset(&kt, 0, sizeof(kt));
+	copts_init(&kt.no);
+	kt.kfile = _RADMIND_PATH "/client/command.K";
+	kt.event = "ktcheck";
+	if (copts_parse(argc, argv, &kt.no, "Cc:D:e:IiK:nqV", tool_opt, &kt)
+	    == -1 || optind != argc)
+		usage();
+	if (kt.qflag && kt.no.verbose)
+		usage();
+	if ((slash = strrchr(kt.kfile, '/')) != NULL)
+		kt.kdir = xstrndup(kt.kfile, (size_t)(slash - kt.kfile) + 1);
+	else
+		kt.kdir = xstrdup("");
+	base = slash != NULL ? slash + 1 : kt.kfile;
+
+	if ((kt.net = net_open(&kt.no, &kt.err)) == NULL) {
+		fprintf(stderr, "%s\n", kt.err.msg);
+		exit(KT_ERROR);
+	}
+	rc = KT_ERROR;
+	if (check(&kt, "COMMAND", NULL, kt.kfile) == -1)
+		goto done;
+	if (!kt.stop && read_kfile(&kt, kt.kfile, 0) == -1)
+		goto done;
+	if (!kt.stop && do_specials(&kt) == -1)
+		goto done;
+	if (kt.clean && !kt.nflag) {
+		if ((fd = open(kt.kdir[0] != '\0' ? kt.kdir : ".", O_RDONLY |
+		    O_DIRECTORY | O_CLOEXEC)) == -1 ||
+		    clean_dir(&kt, fd, "", base) == -1) {
+			cerr_errno(&kt.err, "%s", kt.kdir[0] ? kt.kdir : ".");
+			goto done;
+		}
+	}
+	rc = kt.changed ? KT_CHANGED : KT_OK;
+done:
+	if (rc == KT_ERROR)
+		fprintf(stderr, "%s\n", kt.err.msg);
+	if (rc == KT_ERROR)
+		msg = "Error";
+	else if (rc == KT_CHANGED)
+		msg = kt.nflag ? "Updates available" : "Updates retrieved";
+	else
+		msg = "No updates needed";
+	if (net_has_cap(kt.net, "REPO") &&
+	    net_report(kt.net, kt.event, msg, &cerr) == -1) {
+		fprintf(stderr, "%s\n", cerr.msg);
+		rc = KT_ERROR;
+	}
+	if (kt.no.verbose) {
+		net_stats(kt.net, &ns);
+		fprintf(stderr, "zlib level %d: sent %llu bytes (%llu "
+		    "compressed), received %llu bytes (%llu compressed)\n",
+		    ns.level, (unsigned long long)ns.raw_out,
+		    (unsigned long long)ns.wire_out,
+		    (unsigned long long)ns.raw_in,
+		    (unsigned long long)ns.wire_in);
+	}
+	if (net_close(kt.net, &cerr) == -1) {
+		fprintf(stderr, "%s\n", cerr.msg);
+		rc = KT_ERROR;
+	}
+	if (rc == KT_OK && !kt.qflag)
+		printf("No updates needed\n");
+	sl_free(&kt.seen);
+	sl_free(&kt.keep);
+	sl_free(&kt.special);
+	free(kt.kdir);
+	return rc;
+}

@@ -1,0 +1,547 @@
+/*
+ * lmerge: merge server-side transcripts and their file trees (tools.md).
+ *
+ * The first transcript argument has the highest precedence.  For each
+ * path the line of the highest input listing it is written verbatim;
+ * its file is hard-linked (or copied with -C) from that input's file
+ * tree into <file root>/<dest>.<pid>, and at the end the new tree and
+ * transcript are renamed into place.  On error nothing partial is left
+ * behind: the temporary transcript and tree are removed, and so is the
+ * destination transcript if this run created it.
+ */
+#include "config.h"
+
+#include <sys/stat.h>
+#include <sys/time.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cerr.h"
+#include "pathcmp.h"
+#include "transcript.h"
+#include "troot.h"
+#include "version.h"
+#include "xmalloc.h"
+
+#define LM_EXIT_ERROR	2
+
+struct lm_in {
+	const char	*arg;		/* path as given */
+	struct troot	 tr;
+	FILE		*fp;
+	int		 eof;
+	unsigned	 lineno;
+	char		*raw;		/* current line, verbatim, no LF */
+	size_t		 rawcap;
+	struct tline	 t;		/* current line, parsed */
+	char		*prev;		/* previous path, order check */
+};
+
+struct lm {
+	struct lm_in	*in;
+	int		 nin;
+	int		 force;		/* -f */
+	int		 noupload;	/* -n */
+	int		 transonly;	/* -T */
+	int		 copy;		/* -C */
+	int		 icase;		/* -I */
+	int		 verbose;	/* -v */
+	const char	*radmind_dir;	/* -D */
+	char		*file_root;	/* of the destination */
+	char		*tran_root;
+	char		*tran_name;
+	char		*tmptran;	/* <tran_root>/<name>.<pid> */
+	char		*tmptree;	/* <file_root>/<name>.<pid> (not -f) */
+	FILE		*out;
+	char		**dirs;		/* -f: directories to remove */
+	size_t		 ndirs;
+};
+
+/* What to undo if we die. */
+static char	*lm_rm_tran;		/* temporary transcript */
+static char	*lm_rm_tree;		/* temporary file tree */
+static char	*lm_rm_dest;		/* empty destination we created */
+
+static int
+rm_entry(const char *path, const struct stat *st, int flag, struct FTW *f)
+{
+	if (flag == FTW_DP)
+		rmdir(path);
+	else
+		unlink(path);
+	return 0;
+}
+
+static void __attribute__((noreturn))
+die(void)
+{
+	if (lm_rm_tran != NULL)
+		unlink(lm_rm_tran);
+	if (lm_rm_tree != NULL)
+		nftw(lm_rm_tree, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	if (lm_rm_dest != NULL)
+		unlink(lm_rm_dest);
+	exit(LM_EXIT_ERROR);
+}
+
+static void
+usage(void)
+{
+	fprintf(stderr, "Usage: lmerge [-CIiTVv] [ -D path ] [ -u umask ] "
+	    "transcript... dest\n");
+	fprintf(stderr, "       lmerge -f [-CIiVv] [ -D path ] [ -u umask ] "
+	    "transcript1 transcript2\n");
+	fprintf(stderr, "       lmerge -n [-IiTVv] [ -D path ] [ -u umask ] "
+	    "transcript1 transcript2 dest\n");
+	exit(LM_EXIT_ERROR);
+}
+
+/* Advance input in to its next object line (or EOF); dies on errors. */
+static void
+lm_next(struct lm *lm, struct lm_in *in)
+{
+	struct cerr	 err;
+	ssize_t		 len;
+	int		 rc;
+
+	for (;;) {
+		errno = 0;
+		if ((len = getline(&in->raw, &in->rawcap, in->fp)) == -1) {
+			if (ferror(in->fp)) {
+				fprintf(stderr, "%s: %s\n", in->arg,
+				    strerror(errno));
+				die();
+			}
+			in->eof = 1;
+			tline_clear(&in->t);
+			return;
+		}
+		in->lineno++;
+		if ((size_t)len != strlen(in->raw)) {
+			fprintf(stderr, "%s: line %u: NUL byte in line\n",
+			    in->tr.tran_name, in->lineno);
+			die();
+		}
+		if (len > 0 && in->raw[len - 1] == '\n')
+			in->raw[--len] = '\0';
+		rc = tline_parse(&in->t, in->raw, in->tr.tran_name, in->lineno,
+		    0, &err);
+		if (rc == -1) {
+			fprintf(stderr, "%s\n", err.msg);
+			die();
+		}
+		if (rc == 1)
+			break;
+	}
+	if (in->prev != NULL && pathcmp(in->t.path, in->prev, lm->icase) <= 0) {
+		fprintf(stderr, "%s: line %u: bad sort order\n",
+		    in->tr.tran_name, in->lineno);
+		die();
+	}
+	free(in->prev);
+	in->prev = xstrdup(in->t.path);
+}
+
+static void
+lm_output(struct lm *lm, const struct lm_in *in)
+{
+	fprintf(lm->out, "%s\n", in->raw);
+}
+
+static int
+isfile(const struct tline *t)
+{
+	return t->type == 'f' || t->type == 'a';
+}
+
+/* Copy src to a new file dst with src's mode, owner and times. */
+static int
+copy_file(const char *src, const char *dst)
+{
+	struct timespec	 ts[2];
+	struct stat	 st;
+	char		 buf[65536];
+	ssize_t		 r;
+	int		 sfd, dfd = -1, saved;
+
+	if ((sfd = open(src, O_RDONLY)) == -1)
+		return -1;
+	if (fstat(sfd, &st) == -1)
+		goto fail;
+	if ((dfd = open(dst, O_WRONLY | O_CREAT | O_EXCL,
+	    st.st_mode & 07777)) == -1)
+		goto fail;
+	for (;;) {
+		if ((r = read(sfd, buf, sizeof(buf))) == -1) {
+			if (errno == EINTR)
+				continue;
+			goto faildst;
+		}
+		if (r == 0)
+			break;
+		if (write(dfd, buf, (size_t)r) != r) {
+			if (errno == 0)
+				errno = ENOSPC;
+			goto faildst;
+		}
+	}
+	ts[0] = st.st_atim;
+	ts[1] = st.st_mtim;
+	if (fchown(dfd, st.st_uid, st.st_gid) == -1 ||
+	    fchmod(dfd, st.st_mode & 07777) == -1 ||
+	    futimens(dfd, ts) == -1)
+		goto faildst;
+	if (close(dfd) == -1) {
+		dfd = -1;
+		goto faildst;
+	}
+	close(sfd);
+	return 0;
+faildst:
+	saved = errno;
+	if (dfd != -1)
+		close(dfd);
+	unlink(dst);
+	errno = saved;
+fail:
+	saved = errno;
+	close(sfd);
+	errno = saved;
+	return -1;
+}
+
+/* Link (or copy) one file into the destination tree; dies on errors. */
+static void
+lm_place(struct lm *lm, const struct lm_in *src, const char *path)
+{
+	char	*from, *to;
+	int	 rc;
+
+	if (path_dotdot(path)) {
+		fprintf(stderr, "%s: line %u: %s: path contains \"..\"\n",
+		    src->tr.tran_name, src->lineno, path);
+		die();
+	}
+	xasprintf(&from, "%s/%s/%s", src->tr.file_root, src->tr.tran_name,
+	    path);
+	if (lm->force)
+		xasprintf(&to, "%s/%s/%s", lm->file_root, lm->tran_name, path);
+	else
+		xasprintf(&to, "%s/%s", lm->tmptree, path);
+	rc = lm->copy ? copy_file(from, to) : link(from, to);
+	if (rc == -1 && errno == ENOENT && access(from, F_OK) == 0) {
+		/* The destination's directories do not exist yet. */
+		if (mkparents(to) == -1) {
+			fprintf(stderr, "%s: mkdirs failed: %s\n", to,
+			    strerror(errno));
+			die();
+		}
+		rc = lm->copy ? copy_file(from, to) : link(from, to);
+	}
+	if (rc == -1) {
+		fprintf(stderr, "%s %s to %s failed: %s\n",
+		    lm->copy ? "copy" : "link", from, to, strerror(errno));
+		die();
+	}
+	free(from);
+	free(to);
+}
+
+/* -f: remove a lower transcript's file that the merge replaces. */
+static void
+lm_unlink_lower(struct lm *lm, const struct lm_in *in)
+{
+	char	*p;
+
+	if (path_dotdot(in->t.path)) {
+		fprintf(stderr, "%s: line %u: %s: path contains \"..\"\n",
+		    in->tr.tran_name, in->lineno, in->t.path);
+		die();
+	}
+	xasprintf(&p, "%s/%s/%s", in->tr.file_root, in->tr.tran_name,
+	    in->t.path);
+	if (unlink(p) == -1) {
+		fprintf(stderr, "%s: %s\n", p, strerror(errno));
+		die();
+	}
+	if (lm->verbose)
+		printf("%s: %s: unlinked\n", in->tr.tran_name, in->t.path);
+	free(p);
+}
+
+static void
+lm_merge(struct lm *lm)
+{
+	struct lm_in	*w, *o;
+	int		 i, j, win, fileloc, match;
+
+	for (;;) {
+		win = -1;
+		for (i = 0; i < lm->nin; i++)
+			if (!lm->in[i].eof && (win == -1 ||
+			    pathcmp(lm->in[i].t.path, lm->in[win].t.path,
+			    lm->icase) < 0))
+				win = i;
+		if (win == -1)
+			break;
+		w = &lm->in[win];
+		fileloc = win;
+		match = 0;
+
+		/* -f: lines only in transcript2 are kept as they are. */
+		if (lm->force && win == lm->nin - 1) {
+			lm_output(lm, w);
+			lm_next(lm, w);
+			continue;
+		}
+		for (j = win + 1; j < lm->nin; j++) {
+			o = &lm->in[j];
+			if (o->eof || pathcmp(w->t.path, o->t.path,
+			    lm->icase) != 0)
+				continue;
+			match = 1;
+			if (lm->noupload && isfile(&w->t)) {
+				/*
+				 * A hand-written file line survives only if
+				 * the uploaded transcript has the same
+				 * content; its file then comes from there.
+				 * Otherwise the lower line is kept instead.
+				 */
+				if (isfile(&o->t) && !o->t.minus &&
+				    w->t.size == o->t.size &&
+				    strcmp(w->t.cksum, o->t.cksum) == 0)
+					fileloc = j;
+				else
+					goto skipline;
+			}
+			if (lm->force && isfile(&o->t) && !o->t.minus)
+				lm_unlink_lower(lm, o);
+			lm_next(lm, o);
+		}
+		if (w->t.minus || (lm->noupload && win == 0 && fileloc == 0)) {
+			if (match && lm->force && w->t.type == 'd') {
+				lm->dirs = xreallocarray(lm->dirs,
+				    lm->ndirs + 1, sizeof(*lm->dirs));
+				lm->dirs[lm->ndirs++] = xstrdup(w->t.path);
+			}
+			goto skipline;
+		}
+		if (isfile(&w->t) && !lm->transonly) {
+			lm_place(lm, &lm->in[fileloc], w->t.path);
+			if (lm->verbose)
+				printf("%s: %s: merged into: %s\n",
+				    w->tr.tran_name, w->t.path, lm->tran_name);
+		}
+		lm_output(lm, w);
+	skipline:
+		/* A minus line that hid nothing is passed on. */
+		if (w->t.minus && !match)
+			lm_output(lm, w);
+		lm_next(lm, w);
+	}
+}
+
+/* -f: remove the directories transcript1 deleted, deepest first. */
+static void
+lm_rmdirs(struct lm *lm)
+{
+	char	*p;
+	size_t	 i;
+
+	for (i = lm->ndirs; i-- > 0; ) {
+		if (path_dotdot(lm->dirs[i]))
+			continue;
+		xasprintf(&p, "%s/%s/%s", lm->file_root, lm->tran_name,
+		    lm->dirs[i]);
+		if (rmdir(p) == -1) {
+			if (errno == EEXIST || errno == ENOTEMPTY)
+				fprintf(stderr, "%s: %s: Not empty, "
+				    "continuing...\n", lm->tran_name,
+				    lm->dirs[i]);
+			else if (errno != ENOENT) {
+				fprintf(stderr, "%s: %s\n", p,
+				    strerror(errno));
+				die();
+			}
+		} else if (lm->verbose)
+			printf("%s: %s: unlinked\n", lm->tran_name,
+			    lm->dirs[i]);
+		free(p);
+		free(lm->dirs[i]);
+	}
+	free(lm->dirs);
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct lm	 lm;
+	struct cerr	 err;
+	struct troot	 dtr;
+	const char	*dest;
+	char		*end, *final;
+	long		 mask;
+	int		 c, i, fd, bad = 0, tcount;
+
+	memset(&lm, 0, sizeof(lm));
+	lm.radmind_dir = _RADMIND_PATH;
+	while ((c = getopt(argc, argv, "CD:fiInTu:Vv")) != -1) {
+		switch (c) {
+		case 'C':
+			lm.copy = 1;
+			break;
+		case 'D':
+			lm.radmind_dir = optarg;
+			break;
+		case 'f':
+			lm.force = 1;
+			break;
+		case 'i':
+			setvbuf(stdout, NULL, _IOLBF, 0);
+			break;
+		case 'I':
+			lm.icase = 1;
+			break;
+		case 'n':
+			lm.noupload = 1;
+			break;
+		case 'T':
+			lm.transonly = 1;
+			break;
+		case 'u':
+			errno = 0;
+			mask = strtol(optarg, &end, 0);
+			if (errno != 0 || end == optarg || *end != '\0' ||
+			    mask < 0 || mask > 0777)
+				bad++;
+			else
+				umask((mode_t)mask);
+			break;
+		case 'V':
+			printf("%s\n", CAIRN_VERSION);
+			exit(0);
+		case 'v':
+			lm.verbose = 1;
+			break;
+		default:
+			bad++;
+			break;
+		}
+	}
+	tcount = argc - optind - 1;	/* inputs, not counting dest */
+	if ((lm.transonly && lm.force) || (lm.transonly && lm.copy) ||
+	    (lm.noupload && lm.force) || (lm.noupload && tcount != 2) ||
+	    (lm.force && tcount != 1) || (!lm.force && tcount < 2))
+		bad++;
+	if (bad)
+		usage();
+
+	dest = argv[argc - 1];
+	if (lm.force) {
+		if (access(dest, W_OK) == -1) {
+			fprintf(stderr, "%s: %s\n", dest, strerror(errno));
+			exit(LM_EXIT_ERROR);
+		}
+		tcount++;		/* transcript2 is also an input */
+	}
+	lm.nin = tcount;
+	lm.in = xcalloc((size_t)tcount, sizeof(*lm.in));
+	for (i = 0; i < tcount; i++) {
+		lm.in[i].arg = argv[optind + i];
+		if (troot_get(lm.radmind_dir, lm.in[i].arg, &lm.in[i].tr,
+		    &err) == -1) {
+			fprintf(stderr, "%s\n", err.msg);
+			exit(LM_EXIT_ERROR);
+		}
+		if ((lm.in[i].fp = fopen(lm.in[i].arg, "r")) == NULL) {
+			fprintf(stderr, "%s: %s\n", lm.in[i].arg,
+			    strerror(errno));
+			exit(LM_EXIT_ERROR);
+		}
+	}
+
+	if (lm.force) {
+		lm.file_root = xstrdup(lm.in[1].tr.file_root);
+		lm.tran_root = xstrdup(lm.in[1].tr.tran_root);
+		lm.tran_name = xstrdup(lm.in[1].tr.tran_name);
+	} else {
+		/* The destination transcript is created empty if missing. */
+		if ((fd = open(dest, O_WRONLY | O_CREAT | O_EXCL, 0666)) != -1)
+			lm_rm_dest = xstrdup(dest);
+		else if (errno != EEXIST ||
+		    (fd = open(dest, O_WRONLY)) == -1) {
+			fprintf(stderr, "%s: %s\n", dest, strerror(errno));
+			exit(LM_EXIT_ERROR);
+		}
+		close(fd);
+		if (troot_get(lm.radmind_dir, dest, &dtr, &err) == -1) {
+			fprintf(stderr, "%s\n", err.msg);
+			die();
+		}
+		lm.file_root = dtr.file_root;
+		lm.tran_root = dtr.tran_root;
+		lm.tran_name = dtr.tran_name;
+		if (!lm.transonly) {
+			xasprintf(&lm.tmptree, "%s/%s.%d", lm.file_root,
+			    lm.tran_name, (int)getpid());
+			if (mkdir(lm.tmptree, 0777) == -1) {
+				fprintf(stderr, "%s: %s\n", lm.tmptree,
+				    strerror(errno));
+				die();
+			}
+			lm_rm_tree = lm.tmptree;
+		}
+	}
+	xasprintf(&lm.tmptran, "%s/%s.%d", lm.tran_root, lm.tran_name,
+	    (int)getpid());
+	if ((fd = open(lm.tmptran, O_WRONLY | O_CREAT | O_EXCL, 0666)) == -1) {
+		fprintf(stderr, "%s: %s\n", lm.tmptran, strerror(errno));
+		die();
+	}
+	lm_rm_tran = lm.tmptran;
+	if ((lm.out = fdopen(fd, "w")) == NULL) {
+		fprintf(stderr, "%s: %s\n", lm.tmptran, strerror(errno));
+		die();
+	}
+
+	for (i = 0; i < lm.nin; i++)
+		lm_next(&lm, &lm.in[i]);
+	lm_merge(&lm);
+	if (lm.force)
+		lm_rmdirs(&lm);
+
+	if (fflush(lm.out) == EOF || ferror(lm.out) ||
+	    fsync(fileno(lm.out)) == -1) {
+		fprintf(stderr, "%s: %s\n", lm.tmptran, strerror(errno));
+		die();
+	}
+	if (!lm.force && !lm.transonly) {
+		xasprintf(&final, "%s/%s", lm.file_root, lm.tran_name);
+		if (rename(lm.tmptree, final) == -1) {
+			fprintf(stderr, "%s: %s\n", final, strerror(errno));
+			die();
+		}
+		lm_rm_tree = NULL;
+		free(final);
+	}
+	xasprintf(&final, "%s/%s", lm.tran_root, lm.tran_name);
+	if (rename(lm.tmptran, final) == -1) {
+		fprintf(stderr, "%s: %s\n", final, strerror(errno));
+		die();
+	}
+	lm_rm_tran = NULL;
+	lm_rm_dest = NULL;
+	if (fclose(lm.out) == EOF) {
+		fprintf(stderr, "%s: %s\n", final, strerror(errno));
+		exit(LM_EXIT_ERROR);
+	}
+	free(final);
+	exit(0);
+}

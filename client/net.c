@@ -1,0 +1,437 @@
+/*
+ * net.c: the client side of the pull path (net.h) on top of conn/proto.
+ */
+#include "config.h"
+
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cerr.h"
+#include "conn.h"
+#include "encode.h"
+#include "log.h"
+#include "net.h"
+#include "proto.h"
+#include "xmalloc.h"
+
+#define NET_TIMEOUT	60000	/* every reply, every transfer step */
+#define NET_CONNWAIT	30000	/* one connect attempt */
+
+struct net {
+	struct conn	*c;
+	unsigned	 caps;
+	int		 level;
+	int		 dead;		/* unusable after a session error */
+	int		 inbody;	/* inside a RETR body */
+	int64_t		 left;		/* bytes of it still unread */
+};
+
+/* Connect to one address with a deadline.  Returns fd or -1 (errno). */
+static int
+net_connect1(const struct addrinfo *ai)
+{
+	struct pollfd	 pfd;
+	socklen_t	 len;
+	int		 fd, fl, r, e;
+
+	fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC,
+	    ai->ai_protocol);
+	if (fd == -1)
+		return -1;
+	fl = fcntl(fd, F_GETFL);
+	(void)fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+	if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
+		return fd;
+	if (errno != EINPROGRESS)
+		goto fail;
+	pfd.fd = fd;
+	pfd.events = POLLOUT;
+	do
+		r = poll(&pfd, 1, NET_CONNWAIT);
+	while (r == -1 && errno == EINTR);
+	if (r == 0) {
+		errno = ETIMEDOUT;
+		goto fail;
+	}
+	if (r == -1)
+		goto fail;
+	len = sizeof(e);
+	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &len) == -1)
+		goto fail;
+	if (e != 0) {
+		errno = e;
+		goto fail;
+	}
+	return fd;
+fail:
+	e = errno;
+	close(fd);
+	errno = e;
+	return -1;
+}
+
+/*
+ * Connect to host: every address on port; when no port was given, each
+ * address is also tried on the legacy port (protocol.md section 1).
+ */
+static int
+net_connect(const struct netopts *o, const char *host, struct cerr *err)
+{
+	struct addrinfo	 hints, *res, *ai;
+	struct servent	*se;
+	const char	*ports[2];
+	char		 def[16], legacy[16];
+	int		 fd, r, i, n, e = 0;
+
+	if (o->port != NULL) {
+		ports[0] = o->port;
+		n = 1;
+	} else {
+		if ((se = getservbyname(PROTO_SERVICE, "tcp")) != NULL)
+			snprintf(def, sizeof(def), "%d",
+			    ntohs((uint16_t)se->s_port));
+		else
+			snprintf(def, sizeof(def), "%d", PROTO_PORT);
+		snprintf(legacy, sizeof(legacy), "%d", PROTO_LEGACY_PORT);
+		ports[0] = def;
+		ports[1] = legacy;
+		n = 2;
+	}
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	if ((r = getaddrinfo(host, ports[0], &hints, &res)) != 0) {
+		cerr_set(err, "%s: %s", host, gai_strerror(r));
+		return -1;
+	}
+	for (ai = res; ai != NULL; ai = ai->ai_next) {
+		for (i = 0; i < n; i++) {
+			if (i == 1) {
+				/* Same address, legacy port. */
+				if (ai->ai_family == AF_INET)
+					((struct sockaddr_in *)(void *)
+					    ai->ai_addr)->sin_port =
+					    htons(PROTO_LEGACY_PORT);
+				else if (ai->ai_family == AF_INET6)
+					((struct sockaddr_in6 *)(void *)
+					    ai->ai_addr)->sin6_port =
+					    htons(PROTO_LEGACY_PORT);
+				else
+					continue;
+			}
+			if ((fd = net_connect1(ai)) != -1) {
+				freeaddrinfo(res);
+				return fd;
+			}
+			e = errno;
+		}
+	}
+	freeaddrinfo(res);
+	errno = e;
+	cerr_errno(err, "connect to %s port %s", host, ports[0]);
+	return -1;
+}
+
+struct net *
+net_open(const struct netopts *o, struct cerr *err)
+{
+	struct net	*n;
+	const char	*host = o->host != NULL ? o->host : "radmind";
+	char		*text;
+	int		 fd, one = 1, code;
+
+	if (o->tls > 0) {
+		cerr_set(err, "-w %d: TLS not supported in this build",
+		    o->tls);
+		return NULL;
+	}
+	if (o->zlevel < 0 || o->zlevel > 9) {
+		cerr_set(err, "%d: invalid compression level", o->zlevel);
+		return NULL;
+	}
+	if ((fd = net_connect(o, host, err)) == -1)
+		return NULL;
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	n = xcalloc(1, sizeof(*n));
+	n->c = conn_new(fd, host);
+	conn_set_timeout(n->c, NET_TIMEOUT);
+	conn_set_trace(n->c, o->verbose > 0);
+	if (proto_banner(n->c, &n->caps, err) == -1)
+		goto fail;
+	if (o->zlevel > 0) {
+		if (!(n->caps & PROTO_CAP_ZLIB)) {
+			log_warnx("compression capability mismatch, "
+			    "compression disabled");
+			return n;
+		}
+		if (conn_printf(n->c, err, "COMP ZLIB %d\r\n", o->zlevel) == -1 ||
+		    proto_reply(n->c, &code, &text, err) == -1)
+			goto fail;
+		if (code / 100 != 3) {
+			cerr_set(err, "%s: COMP: %s", host, text);
+			goto fail;
+		}
+		if (conn_start_zlib(n->c, o->zlevel, err) == -1 ||
+		    proto_reply(n->c, &code, &text, err) == -1)
+			goto fail;
+		if (code / 100 != 2) {
+			cerr_set(err, "%s: COMP: %s", host, text);
+			goto fail;
+		}
+		n->level = o->zlevel;
+	}
+	return n;
+fail:
+	conn_free(n->c);
+	free(n);
+	return NULL;
+}
+
+int
+net_close(struct net *n, struct cerr *err)
+{
+	char	*text;
+	int	 code, rc = 0;
+
+	if (n == NULL)
+		return 0;
+	if (!n->dead) {
+		if (conn_printf(n->c, err, "QUIT\r\n") == -1 ||
+		    proto_reply(n->c, &code, &text, err) == -1)
+			rc = -1;
+		else if (code / 100 != 2) {
+			cerr_set(err, "%s: QUIT: %s", conn_peer(n->c), text);
+			rc = -1;
+		}
+	}
+	conn_free(n->c);
+	free(n);
+	return rc;
+}
+
+void
+net_stats(const struct net *n, struct netstats *st)
+{
+	struct connstats	 cs;
+
+	conn_stats(n->c, &cs);
+	st->raw_out = cs.raw_out;
+	st->wire_out = cs.wire_out;
+	st->raw_in = cs.raw_in;
+	st->wire_in = cs.wire_in;
+	st->level = n->level;
+}
+
+int
+net_has_cap(const struct net *n, const char *cap)
+{
+	if (proto_cap_match(cap, "ZLIB"))
+		return (n->caps & PROTO_CAP_ZLIB) != 0;
+	if (proto_cap_match(cap, "REPO"))
+		return (n->caps & PROTO_CAP_REPO) != 0;
+	return 0;
+}
+
+static int
+net_usable(struct net *n, struct cerr *err)
+{
+	if (n->dead) {
+		cerr_set(err, "%s: connection unusable after an earlier error",
+		    conn_peer(n->c));
+		return -1;
+	}
+	return 0;
+}
+
+/* A token we put on a request line must be non-empty and unbroken. */
+static int
+net_token_ok(struct net *n, const char *t, struct cerr *err)
+{
+	if (t[0] == '\0' || strpbrk(t, " \t\r\n") != NULL) {
+		cerr_set(err, "%s: cannot send \"%s\": not one token",
+		    conn_peer(n->c), t);
+		return 0;
+	}
+	return 1;
+}
+
+/* Radmind clients end STAT and RETR lines with a bare LF. */
+static int
+net_send_req(struct net *n, const char *verb, const char *kind,
+    const char *a, const char *b, struct cerr *err)
+{
+	int	 r;
+
+	if (net_usable(n, err) == -1)
+		return -1;
+	if ((a != NULL && !net_token_ok(n, a, err)) ||
+	    (b != NULL && !net_token_ok(n, b, err)))
+		return -1;
+	if (a != NULL && b != NULL)
+		r = conn_printf(n->c, err, "%s %s %s %s\n", verb, kind, a, b);
+	else if (a != NULL)
+		r = conn_printf(n->c, err, "%s %s %s\n", verb, kind, a);
+	else
+		r = conn_printf(n->c, err, "%s %s\n", verb, kind);
+	if (r == -1)
+		n->dead = 1;
+	return r;
+}
+
+int
+net_send_stat(struct net *n, const char *kind, const char *name,
+    struct cerr *err)
+{
+	return net_send_req(n, "STAT", kind, name, NULL, err);
+}
+
+int
+net_stat_reply(struct net *n, char **line, struct cerr *err)
+{
+	char	*text;
+	int	 code;
+
+	if (net_usable(n, err) == -1)
+		return -1;
+	if (proto_reply(n->c, &code, &text, err) == -1)
+		goto dead;
+	if (code / 100 != 2) {
+		cerr_set(err, "%s", text);
+		if (code / 100 == 4)
+			n->dead = 1;
+		return 1;
+	}
+	if (conn_getline(n->c, line, err) == -1)
+		goto dead;
+	return 0;
+dead:
+	n->dead = 1;
+	return -1;
+}
+
+int
+net_send_retr(struct net *n, const char *kind, const char *tname,
+    const char *epath, struct cerr *err)
+{
+	if (tname != NULL && epath != NULL)
+		return net_send_req(n, "RETR", kind, tname, epath, err);
+	return net_send_req(n, "RETR", kind, tname != NULL ? tname : epath,
+	    NULL, err);
+}
+
+int
+net_retr_begin(struct net *n, int64_t *size, struct cerr *err)
+{
+	char	*text, *line;
+	int	 code;
+
+	if (net_usable(n, err) == -1)
+		return -1;
+	if (n->inbody) {
+		cerr_set(err, "%s: previous file not finished",
+		    conn_peer(n->c));
+		goto dead;
+	}
+	if (proto_reply(n->c, &code, &text, err) == -1)
+		goto dead;
+	if (code / 100 != 2) {
+		cerr_set(err, "%s", text);
+		if (code / 100 == 4)
+			n->dead = 1;
+		return 1;
+	}
+	if (conn_getline(n->c, &line, err) == -1)
+		goto dead;
+	if (proto_parse_size(line, size) == -1) {
+		cerr_set(err, "%s: bad file size \"%.64s\"", conn_peer(n->c),
+		    line);
+		goto dead;
+	}
+	n->inbody = 1;
+	n->left = *size;
+	return 0;
+dead:
+	n->dead = 1;
+	return -1;
+}
+
+ssize_t
+net_retr_read(struct net *n, void *buf, size_t len, struct cerr *err)
+{
+	ssize_t	 r;
+
+	if (net_usable(n, err) == -1)
+		return -1;
+	if (!n->inbody || n->left == 0)
+		return 0;
+	if ((int64_t)len > n->left)
+		len = (size_t)n->left;
+	if ((r = conn_read(n->c, buf, len, err)) == -1) {
+		n->dead = 1;
+		return -1;
+	}
+	n->left -= r;
+	return r;
+}
+
+int
+net_retr_end(struct net *n, struct cerr *err)
+{
+	char	*line;
+
+	if (net_usable(n, err) == -1)
+		return -1;
+	if (!n->inbody || n->left != 0) {
+		cerr_set(err, "%s: file body not completely read",
+		    conn_peer(n->c));
+		goto dead;
+	}
+	n->inbody = 0;
+	if (conn_getline(n->c, &line, err) == -1)
+		goto dead;
+	if (strcmp(line, ".") != 0) {
+		cerr_set(err, "%s: file not terminated by \".\"",
+		    conn_peer(n->c));
+		goto dead;
+	}
+	return 0;
+dead:
+	n->dead = 1;
+	return -1;
+}
+
+int
+net_report(struct net *n, const char *event, const char *msg,
+    struct cerr *err)
+{
+	char	*enc, *text;
+	int	 code, r;
+
+	if (net_usable(n, err) == -1)
+		return -1;
+	if (!net_token_ok(n, event, err))
+		return -1;
+	enc = encode_dup(msg);
+	r = conn_printf(n->c, err, "REPO %s %s\r\n", event, enc);
+	free(enc);
+	if (r == -1 || proto_reply(n->c, &code, &text, err) == -1) {
+		n->dead = 1;
+		return -1;
+	}
+	if (code / 100 != 2) {
+		cerr_set(err, "%s: REPO: %s", conn_peer(n->c), text);
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,682 @@
+/*
+ * conn.c: buffered, optionally compressed I/O on one socket (conn.h).
+ *
+ * Data path, bottom up:
+ *   fd --(io_read)--> zin --(inflate)--> in --> lines / blocks
+ *   out --(deflate)--> zout --(io_write)--> fd
+ * Without compression zin/zout are unused and bytes go straight between
+ * the fd and in/out.  io_read/io_write are the only places that touch the
+ * transport; a TLS session plugs in there.
+ */
+#include "config.h"
+
+#include <sys/types.h>
+#include <sys/socket.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "cerr.h"
+#include "conn.h"
+#include "xmalloc.h"
+#include "zstream.h"
+
+#define CONN_TIMEOUT	60000		/* default per-call deadline, ms */
+#define CONN_DRAINTIME	2000		/* conn_close: drain the peer, ms */
+#define CONN_DRAINMAX	(1024 * 1024)
+
+struct conn {
+	int		 fd;
+	char		*peer;
+	int		 timeout;
+	size_t		 maxline;
+	int		 trace;
+
+	/* Plain input not yet consumed: in[ioff .. ioff+ilen). */
+	unsigned char	*in;
+	size_t		 icap, ioff, ilen;
+	size_t		 iscan;		/* bytes after ioff known to hold no EOL */
+	int		 skiplf;	/* last line ended in CR: eat one LF */
+
+	/* Compressed input not yet inflated: zin[zoff .. zoff+zlen). */
+	unsigned char	*zin;
+	size_t		 zcap, zoff, zlen;
+	int		 zskiplf;	/* skiplf carried across the switch */
+
+	struct buf	*out;		/* plain output queued */
+	struct buf	*zout;		/* compressed output not yet written */
+	struct zstream	*z;
+	int		 zdirty;	/* deflated since the last flush */
+
+	int		 eof, toolong;
+	struct connstats st;
+};
+
+static int64_t
+now_ms(void)
+{
+	struct timespec	 ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int64_t
+conn_deadline(const struct conn *c)
+{
+	return c->timeout < 0 ? -1 : now_ms() + c->timeout;
+}
+
+/*
+ * Wait until fd is ready for events or the deadline passes.  Returns 0
+ * when ready, -1 with err on timeout or poll failure.
+ */
+static int
+conn_wait(struct conn *c, short events, int64_t deadline, struct cerr *err)
+{
+	struct pollfd	 pfd;
+	int64_t		 left;
+	int		 r;
+
+	for (;;) {
+		left = -1;
+		if (deadline >= 0 && (left = deadline - now_ms()) < 0)
+			left = 0;
+		pfd.fd = c->fd;
+		pfd.events = events;
+		pfd.revents = 0;
+		r = poll(&pfd, 1, left > 1000000000 ? 1000000000 : (int)left);
+		if (r > 0)
+			return 0;
+		if (r == 0) {
+			cerr_set(err, "%s: timed out %s", c->peer,
+			    events == POLLIN ? "waiting for data" :
+			    "sending data");
+			return -1;
+		}
+		if (errno != EINTR) {
+			cerr_errno(err, "%s: poll", c->peer);
+			return -1;
+		}
+	}
+}
+
+/* The transport: one read.  Returns > 0, 0 at end of stream, -1 error. */
+static ssize_t
+io_read(struct conn *c, void *p, size_t n, int64_t deadline,
+    struct cerr *err)
+{
+	ssize_t	 r;
+	int	 waited = 0;
+
+	for (;;) {
+		r = read(c->fd, p, n);
+		if (r >= 0) {
+			c->st.wire_in += (uint64_t)r;
+			return r;
+		}
+		if (errno == EINTR)
+			continue;
+		if (errno != EAGAIN && errno != EWOULDBLOCK) {
+			cerr_errno(err, "%s: read", c->peer);
+			return -1;
+		}
+		/* About to wait for the peer: it may be waiting for us. */
+		if (!waited && conn_flush(c, err) == -1)
+			return -1;
+		waited = 1;
+		if (conn_wait(c, POLLIN, deadline, err) == -1)
+			return -1;
+	}
+}
+
+/* The transport: write all n bytes. */
+static int
+io_write(struct conn *c, const void *p, size_t n, int64_t deadline,
+    struct cerr *err)
+{
+	const unsigned char	*q = p;
+	ssize_t			 r;
+
+	while (n > 0) {
+		r = send(c->fd, q, n, MSG_NOSIGNAL);
+		if (r > 0) {
+			q += r;
+			n -= (size_t)r;
+			c->st.wire_out += (uint64_t)r;
+			continue;
+		}
+		if (r == -1 && errno == EINTR)
+			continue;
+		if (r == -1 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			if (conn_wait(c, POLLOUT, deadline, err) == -1)
+				return -1;
+			continue;
+		}
+		cerr_errno(err, "%s: write", c->peer);
+		return -1;
+	}
+	return 0;
+}
+
+struct conn *
+conn_new(int fd, const char *peer)
+{
+	struct conn	*c;
+	int		 fl;
+
+	c = xcalloc(1, sizeof(*c));
+	c->fd = fd;
+	c->peer = xstrdup(peer != NULL ? peer : "peer");
+	c->timeout = CONN_TIMEOUT;
+	c->maxline = CONN_MAXLINE;
+	c->out = buf_new(CONN_IOSIZE + CONN_MAXLINE + 4096);
+	c->zout = buf_new(8 * CONN_IOSIZE + 65536);
+	if ((fl = fcntl(fd, F_GETFL)) != -1)
+		(void)fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+	return c;
+}
+
+void
+conn_free(struct conn *c)
+{
+	if (c == NULL)
+		return;
+	if (c->fd != -1)
+		close(c->fd);
+	zstream_free(c->z);
+	buf_free(c->out);
+	buf_free(c->zout);
+	free(c->in);
+	free(c->zin);
+	free(c->peer);
+	free(c);
+}
+
+void
+conn_close(struct conn *c)
+{
+	unsigned char	 tmp[8192];
+	int64_t		 deadline;
+	size_t		 total = 0;
+	ssize_t		 r;
+
+	if (c == NULL)
+		return;
+	(void)conn_flush(c, NULL);
+	(void)shutdown(c->fd, SHUT_WR);
+	deadline = now_ms() + CONN_DRAINTIME;
+	while (total < CONN_DRAINMAX) {
+		if (conn_wait(c, POLLIN, deadline, NULL) == -1)
+			break;
+		r = read(c->fd, tmp, sizeof(tmp));
+		if (r == -1 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (r <= 0)
+			break;
+		total += (size_t)r;
+	}
+	conn_free(c);
+}
+
+const char *
+conn_peer(const struct conn *c)
+{
+	return c->peer;
+}
+
+int
+conn_fd(const struct conn *c)
+{
+	return c->fd;
+}
+
+void
+conn_set_timeout(struct conn *c, int ms)
+{
+	c->timeout = ms;
+}
+
+void
+conn_set_maxline(struct conn *c, size_t max)
+{
+	c->maxline = max;
+}
+
+void
+conn_set_trace(struct conn *c, int on)
+{
+	c->trace = on;
+}
+
+int
+conn_eof(const struct conn *c)
+{
+	return c->eof;
+}
+
+int
+conn_toolong(const struct conn *c)
+{
+	return c->toolong;
+}
+
+int
+conn_compressing(const struct conn *c)
+{
+	return c->z != NULL;
+}
+
+void
+conn_stats(const struct conn *c, struct connstats *st)
+{
+	*st = c->st;
+	st->level = c->z != NULL ? zstream_level(c->z) : 0;
+}
+
+/* Make sure the input buffer exists and has room at its end. */
+static size_t
+conn_inspace(struct conn *c)
+{
+	size_t	 want = c->maxline + 1 + CONN_IOSIZE;
+
+	if (c->icap < want) {
+		if (c->ioff > 0 && c->ilen > 0)
+			memmove(c->in, c->in + c->ioff, c->ilen);
+		c->ioff = 0;
+		c->in = xreallocarray(c->in, 1, want);
+		c->icap = want;
+	}
+	if (c->ioff > 0 && (c->ioff + c->ilen == c->icap ||
+	    c->ioff >= c->icap / 2)) {
+		memmove(c->in, c->in + c->ioff, c->ilen);
+		c->ioff = 0;
+	}
+	return c->icap - c->ioff - c->ilen;
+}
+
+/* Read more compressed bytes into zin.  Returns > 0, 0 at EOF, -1. */
+static ssize_t
+conn_zread(struct conn *c, int64_t deadline, struct cerr *err)
+{
+	ssize_t	 r;
+
+	if (c->zlen == 0)
+		c->zoff = 0;
+	if (c->zoff + c->zlen == c->zcap) {
+		memmove(c->zin, c->zin + c->zoff, c->zlen);
+		c->zoff = 0;
+	}
+	r = io_read(c, c->zin + c->zoff + c->zlen,
+	    c->zcap - c->zoff - c->zlen, deadline, err);
+	if (r <= 0)
+		return r;
+	if (c->zskiplf) {
+		/* The LF of the CRLF ending the line before the switch. */
+		c->zskiplf = 0;
+		if (c->zin[c->zoff + c->zlen] == '\n') {
+			memmove(c->zin + c->zoff + c->zlen,
+			    c->zin + c->zoff + c->zlen + 1, (size_t)r - 1);
+			r--;
+			if (r == 0)
+				return conn_zread(c, deadline, err);
+		}
+	}
+	c->zlen += (size_t)r;
+	return r;
+}
+
+/*
+ * Produce up to n plain bytes at p, reading the transport as needed.
+ * Returns > 0, 0 at a clean end of stream, -1 on error.
+ */
+static ssize_t
+conn_produce(struct conn *c, void *p, size_t n, int64_t deadline,
+    struct cerr *err)
+{
+	const unsigned char	*zp;
+	struct cerr		 zerr;
+	ssize_t			 r;
+
+	if (c->z == NULL) {
+		if ((r = io_read(c, p, n, deadline, err)) > 0)
+			c->st.raw_in += (uint64_t)r;
+		return r;
+	}
+	for (;;) {
+		zp = c->zin + c->zoff;
+		r = zstream_inflate(c->z, &zp, &c->zlen, p, n, &zerr);
+		if (r == -1) {
+			cerr_set(err, "%s: %s", c->peer, zerr.msg);
+			return -1;
+		}
+		c->zoff = (size_t)(zp - c->zin);
+		if (r > 0) {
+			c->st.raw_in += (uint64_t)r;
+			return r;
+		}
+		if ((r = conn_zread(c, deadline, err)) <= 0)
+			return r;
+	}
+}
+
+/* Append more input to the line buffer.  Returns > 0, 0 at EOF, -1. */
+static ssize_t
+conn_fill(struct conn *c, int64_t deadline, struct cerr *err)
+{
+	size_t	 space;
+	ssize_t	 r;
+
+	space = conn_inspace(c);
+	r = conn_produce(c, c->in + c->ioff + c->ilen, space, deadline, err);
+	if (r > 0)
+		c->ilen += (size_t)r;
+	return r;
+}
+
+static void
+conn_consume(struct conn *c, size_t n)
+{
+	c->ioff += n;
+	c->ilen -= n;
+	c->iscan = 0;
+	if (c->ilen == 0)
+		c->ioff = 0;
+}
+
+ssize_t
+conn_getline(struct conn *c, char **line, struct cerr *err)
+{
+	int64_t		 deadline = conn_deadline(c);
+	unsigned char	*p, ch = 0;
+	size_t		 i, len;
+	ssize_t		 r;
+
+	for (;;) {
+		if (c->skiplf && c->ilen > 0) {
+			c->skiplf = 0;
+			if (c->in[c->ioff] == '\n')
+				conn_consume(c, 1);
+		}
+		p = c->in + c->ioff;
+		for (i = c->iscan; i < c->ilen; i++) {
+			ch = p[i];
+			if (ch == '\n' || ch == '\r' || ch == '\0')
+				break;
+		}
+		if (i < c->ilen) {
+			if (i > c->maxline)
+				goto toolong;
+			len = i;
+			p[len] = '\0';
+			if (ch == '\r') {
+				if (len + 1 < c->ilen) {
+					if (p[len + 1] == '\n')
+						i++;
+				} else
+					c->skiplf = 1;
+			}
+			conn_consume(c, i + 1);
+			*line = (char *)p;
+			if (c->trace)
+				fprintf(stderr, "<<< %s\n", *line);
+			return (ssize_t)len;
+		}
+		c->iscan = c->ilen;
+		if (c->ilen > c->maxline)
+			goto toolong;
+		if ((r = conn_fill(c, deadline, err)) == -1)
+			return -1;
+		if (r == 0) {
+			if (c->ilen > 0)
+				cerr_set(err, "%s: connection closed in the "
+				    "middle of a line", c->peer);
+			else {
+				c->eof = 1;
+				cerr_set(err, "%s: connection closed",
+				    c->peer);
+			}
+			return -1;
+		}
+	}
+toolong:
+	c->toolong = 1;
+	cerr_set(err, "%s: line longer than %zu bytes", c->peer, c->maxline);
+	return -1;
+}
+
+ssize_t
+conn_read(struct conn *c, void *buf, size_t len, struct cerr *err)
+{
+	int64_t	 deadline = conn_deadline(c);
+	ssize_t	 r;
+
+	if (len == 0)
+		return 0;
+	if (c->skiplf) {
+		if (c->ilen == 0) {
+			if ((r = conn_fill(c, deadline, err)) == -1)
+				return -1;
+			if (r == 0)
+				goto eof;
+		}
+		c->skiplf = 0;
+		if (c->in[c->ioff] == '\n')
+			conn_consume(c, 1);
+	}
+	if (c->ilen > 0) {
+		if (len > c->ilen)
+			len = c->ilen;
+		memcpy(buf, c->in + c->ioff, len);
+		conn_consume(c, len);
+		return (ssize_t)len;
+	}
+	if ((r = conn_produce(c, buf, len, deadline, err)) == -1)
+		return -1;
+	if (r > 0)
+		return r;
+eof:
+	c->eof = 1;
+	cerr_set(err, "%s: connection closed", c->peer);
+	return -1;
+}
+
+/*
+ * Push queued output towards the peer.  flush: ZS_NOFLUSH (just move
+ * what is queued), ZS_SYNC or ZS_FULL (and end the compressed data on a
+ * byte boundary).
+ */
+static int
+conn_push(struct conn *c, int flush, int64_t deadline, struct cerr *err)
+{
+	struct cerr	 zerr;
+	int		 r;
+
+	if (c->z == NULL) {
+		if (buf_len(c->out) == 0)
+			return 0;
+		r = io_write(c, buf_data(c->out), buf_len(c->out), deadline,
+		    err);
+		buf_reset(c->out);
+		return r;
+	}
+	if (buf_len(c->out) > 0 || (flush != ZS_NOFLUSH && c->zdirty)) {
+		if (zstream_deflate(c->z, buf_data(c->out), buf_len(c->out),
+		    flush, c->zout, &zerr) == -1) {
+			cerr_set(err, "%s: %s", c->peer, zerr.msg);
+			return -1;
+		}
+		buf_reset(c->out);
+		c->zdirty = flush == ZS_NOFLUSH;
+	}
+	if (buf_len(c->zout) == 0)
+		return 0;
+	r = io_write(c, buf_data(c->zout), buf_len(c->zout), deadline, err);
+	buf_reset(c->zout);
+	return r;
+}
+
+int
+conn_flush(struct conn *c, struct cerr *err)
+{
+	return conn_push(c, ZS_SYNC, conn_deadline(c), err);
+}
+
+int
+conn_flush_full(struct conn *c, struct cerr *err)
+{
+	return conn_push(c, c->z != NULL ? ZS_FULL : ZS_SYNC,
+	    conn_deadline(c), err);
+}
+
+int
+conn_write(struct conn *c, const void *p, size_t n, struct cerr *err)
+{
+	const unsigned char	*q = p;
+	int64_t			 deadline = conn_deadline(c);
+	struct cerr		 zerr;
+	size_t			 piece;
+
+	c->st.raw_out += n;
+	if (buf_len(c->out) + n <= CONN_IOSIZE) {
+		if (buf_add(c->out, p, n) == -1)
+			goto full;
+		if (buf_len(c->out) == CONN_IOSIZE)
+			return conn_push(c, ZS_NOFLUSH, deadline, err);
+		return 0;
+	}
+	if (conn_push(c, ZS_NOFLUSH, deadline, err) == -1)
+		return -1;
+	if (n < CONN_IOSIZE) {
+		if (buf_add(c->out, p, n) == -1)
+			goto full;
+		return 0;
+	}
+	/* Large block: send it without copying it into the queue. */
+	if (c->z == NULL)
+		return io_write(c, p, n, deadline, err);
+	while (n > 0) {
+		piece = n > CONN_IOSIZE ? CONN_IOSIZE : n;
+		if (zstream_deflate(c->z, q, piece, ZS_NOFLUSH, c->zout,
+		    &zerr) == -1) {
+			cerr_set(err, "%s: %s", c->peer, zerr.msg);
+			return -1;
+		}
+		c->zdirty = 1;
+		q += piece;
+		n -= piece;
+		if (buf_len(c->zout) > 0) {
+			if (io_write(c, buf_data(c->zout), buf_len(c->zout),
+			    deadline, err) == -1)
+				return -1;
+			buf_reset(c->zout);
+		}
+	}
+	return 0;
+full:
+	cerr_set(err, "%s: output buffer full", c->peer);
+	return -1;
+}
+
+int
+conn_printf(struct conn *c, struct cerr *err, const char *fmt, ...)
+{
+	va_list	 ap;
+	char	 small[1024], *s = small;
+	int	 n, r;
+	size_t	 len;
+
+	va_start(ap, fmt);
+	n = vsnprintf(small, sizeof(small), fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		cerr_set(err, "%s: bad output format", c->peer);
+		return -1;
+	}
+	if ((size_t)n >= sizeof(small)) {
+		s = xmalloc((size_t)n + 1);
+		va_start(ap, fmt);
+		(void)vsnprintf(s, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+	}
+	if (c->trace) {
+		len = (size_t)n;
+		while (len > 0 && (s[len - 1] == '\n' || s[len - 1] == '\r'))
+			len--;
+		fprintf(stderr, ">>> %.*s\n", (int)len, s);
+	}
+	r = conn_write(c, s, (size_t)n, err);
+	if (s != small)
+		free(s);
+	return r;
+}
+
+int
+conn_start_zlib(struct conn *c, int level, struct cerr *err)
+{
+	struct cerr	 zerr;
+	size_t		 n;
+
+	if (c->z != NULL) {
+		cerr_set(err, "%s: compression already on", c->peer);
+		return -1;
+	}
+	if (conn_push(c, ZS_SYNC, conn_deadline(c), err) == -1)
+		return -1;
+	if ((c->z = zstream_new(level, &zerr)) == NULL) {
+		cerr_set(err, "%s: %s", c->peer, zerr.msg);
+		return -1;
+	}
+	if (c->skiplf && c->ilen > 0) {
+		c->skiplf = 0;
+		if (c->in[c->ioff] == '\n')
+			conn_consume(c, 1);
+	}
+	c->zskiplf = c->skiplf;
+	c->skiplf = 0;
+	/* Read-ahead past the switch point is compressed data. */
+	n = c->ilen;
+	c->zcap = n > CONN_IOSIZE ? n : CONN_IOSIZE;
+	c->zin = xmalloc(c->zcap);
+	if (n > 0)
+		memcpy(c->zin, c->in + c->ioff, n);
+	c->zoff = 0;
+	c->zlen = n;
+	c->st.raw_in -= n;
+	conn_consume(c, n);
+	return 0;
+}
+
+int
+conn_set_level(struct conn *c, int level, struct cerr *err)
+{
+	struct cerr	 zerr;
+
+	if (c->z == NULL) {
+		cerr_set(err, "%s: compression is off", c->peer);
+		return -1;
+	}
+	if (level == zstream_level(c->z))
+		return 0;
+	/* Queued data belongs to the old level. */
+	if (buf_len(c->out) > 0 && zstream_deflate(c->z, buf_data(c->out),
+	    buf_len(c->out), ZS_NOFLUSH, c->zout, &zerr) == -1)
+		goto fail;
+	if (buf_len(c->out) > 0)
+		c->zdirty = 1;
+	buf_reset(c->out);
+	if (zstream_setlevel(c->z, level, c->zout, &zerr) == -1)
+		goto fail;
+	return 0;
+fail:
+	cerr_set(err, "%s: %s", c->peer, zerr.msg);
+	return -1;
+}

@@ -1,0 +1,111 @@
+/*
+ * conn.h: one protocol connection: a socket (and, later, a TLS session)
+ * with buffered line and block I/O, optional zlib in both directions,
+ * deadlines, byte counters and an optional line trace.
+ *
+ * Only conn.c (and zstream.c under it) touch the fd, the TLS session or
+ * zlib.  Line rules follow protocol.md section 2: a line ends at CRLF, LF,
+ * CR or NUL; the terminator is stripped; a line longer than the cap is an
+ * error.
+ *
+ * Output is buffered and pushed to the peer only when the connection is
+ * about to wait for the peer (any read that finds no buffered input),
+ * when conn_flush() is called, or when about 256 KiB are pending; with
+ * compression the push is a Z_SYNC_FLUSH in the first two cases and
+ * Z_NO_FLUSH in the last.  So a sender never has to think about flushing
+ * before it reads, and pipelined replies share flushes.
+ *
+ * Functions return 0 (or a count) on success and -1 with a message naming
+ * the peer in err on failure.  After an error the connection is unusable
+ * except for conn_free().
+ */
+#ifndef CAIRN_CONN_H
+#define CAIRN_CONN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct cerr;
+struct conn;
+
+#define CONN_MAXLINE	(1024 * 1024)	/* default line cap (libsnet) */
+#define CONN_IOSIZE	(256 * 1024)	/* read size and output push size */
+
+/* Byte counters (raw = application bytes, wire = bytes on the socket). */
+struct connstats {
+	uint64_t	 raw_out, wire_out;	/* sent: before / after deflate */
+	uint64_t	 raw_in, wire_in;	/* received: after / before inflate */
+	int		 level;			/* deflate level, 0 = none */
+};
+
+/*
+ * Wrap connected socket fd (made non-blocking; closed by conn_free).
+ * peer names the other side in messages ("host[ip]").
+ */
+struct conn	*conn_new(int fd, const char *peer);
+void		 conn_free(struct conn *);		/* NULL is fine */
+/*
+ * Flush what is pending (bounded by the deadline), half-close, and drain
+ * what the peer still sends for a short while so that the last reply is
+ * not lost to a reset, then free.
+ */
+void		 conn_close(struct conn *);
+
+const char	*conn_peer(const struct conn *);
+int		 conn_fd(const struct conn *);
+
+/*
+ * Deadline for each call that may block: the whole call (a whole line, a
+ * whole read, a whole flush) must finish within ms milliseconds; -1 means
+ * no deadline.  Default 60000.
+ */
+void		 conn_set_timeout(struct conn *, int ms);
+/* Longest accepted input line, terminator excluded (default CONN_MAXLINE). */
+void		 conn_set_maxline(struct conn *, size_t);
+/* Trace lines sent (">>> ") and received ("<<< ") on stderr. */
+void		 conn_set_trace(struct conn *, int on);
+
+/*
+ * Read one line.  Returns its length with a NUL terminated line in *line
+ * (borrowed: valid until the next call on this connection), or -1: then
+ * conn_eof() tells a clean end of stream (no partial line) from an error,
+ * and conn_toolong() an over-long line.
+ */
+ssize_t		 conn_getline(struct conn *, char **line, struct cerr *err);
+int		 conn_eof(const struct conn *);
+int		 conn_toolong(const struct conn *);
+
+/*
+ * Read up to len bytes of data (block I/O, for file bodies); returns the
+ * count (> 0), or -1 on error or end of stream (an error here).
+ */
+ssize_t		 conn_read(struct conn *, void *buf, size_t len,
+		    struct cerr *err);
+
+/* Queue bytes / a formatted string (terminators are the caller's). */
+int		 conn_write(struct conn *, const void *, size_t,
+		    struct cerr *err);
+int		 conn_printf(struct conn *, struct cerr *err, const char *, ...)
+		    __attribute__((format(printf, 3, 4)));
+/* Send everything queued now (sync flush when compressing). */
+int		 conn_flush(struct conn *, struct cerr *err);
+/*
+ * As conn_flush, with a zlib full flush: compressed data sent after this
+ * never refers back to data before it.
+ */
+int		 conn_flush_full(struct conn *, struct cerr *err);
+
+/*
+ * Start compression in both directions: push what is queued uncompressed,
+ * then deflate all later output at level; every input byte not yet
+ * consumed (read-ahead) is treated as compressed.
+ */
+int		 conn_start_zlib(struct conn *, int level, struct cerr *err);
+/* Change the output level mid-stream (compression must be on). */
+int		 conn_set_level(struct conn *, int level, struct cerr *err);
+int		 conn_compressing(const struct conn *);
+
+void		 conn_stats(const struct conn *, struct connstats *);
+
+#endif

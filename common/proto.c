@@ -1,0 +1,149 @@
+/*
+ * proto.c: RAP 1 reply reading, banner parsing, verbs (proto.h).
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <stdint.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cerr.h"
+#include "conn.h"
+#include "proto.h"
+
+int
+proto_split(char *line, char **av, int max)
+{
+	int	 n = 0;
+	char	*p = line;
+
+	for (;;) {
+		while (*p == ' ' || *p == '\t' || *p == '\n')
+			p++;
+		if (*p == '\0')
+			return n;
+		if (n == max)
+			return -1;
+		av[n++] = p;
+		while (*p != '\0' && *p != ' ' && *p != '\t' && *p != '\n')
+			p++;
+		if (*p != '\0')
+			*p++ = '\0';
+	}
+}
+
+int
+proto_verb_is(const char *tok, const char *verb, size_t min)
+{
+	size_t	 len = strlen(tok);
+
+	if (len < min || len > strlen(verb))
+		return 0;
+	return strncasecmp(tok, verb, len) == 0;
+}
+
+/* Code of a reply line, or -1; *more is set for "NNN-" lines. */
+static int
+proto_code(const char *line, int *more)
+{
+	if (!isdigit((unsigned char)line[0]) ||
+	    !isdigit((unsigned char)line[1]) ||
+	    !isdigit((unsigned char)line[2]))
+		return -1;
+	switch (line[3]) {
+	case '-':
+		*more = 1;
+		break;
+	case ' ':
+	case '\0':
+		*more = 0;
+		break;
+	default:
+		return -1;
+	}
+	return (line[0] - '0') * 100 + (line[1] - '0') * 10 + (line[2] - '0');
+}
+
+int
+proto_reply(struct conn *c, int *code, char **text, struct cerr *err)
+{
+	char	*line;
+	int	 more;
+
+	do {
+		if (conn_getline(c, &line, err) == -1)
+			return -1;
+		if ((*code = proto_code(line, &more)) == -1) {
+			cerr_set(err, "%s: bad reply: %.200s", conn_peer(c),
+			    line);
+			return -1;
+		}
+	} while (more);
+	*text = line;
+	return 0;
+}
+
+int
+proto_cap_match(const char *entry, const char *want)
+{
+	size_t	 n = strlen(entry);
+
+	if (n > 4)
+		n = 4;
+	if (n == 0)
+		return 0;
+	return strncasecmp(entry, want, n) == 0;
+}
+
+int
+proto_banner(struct conn *c, unsigned *caps, struct cerr *err)
+{
+	char	*line, *av[32];
+	size_t	 n;
+	int	 ac, i, more;
+
+	*caps = 0;
+	do {
+		if (conn_getline(c, &line, err) == -1)
+			return -1;
+		if (proto_code(line, &more) == -1 || line[0] != '2') {
+			cerr_set(err, "%s: %.200s", conn_peer(c), line);
+			return -1;
+		}
+		if (line[3] == '\0')
+			continue;
+		if ((ac = proto_split(line + 4, av, 32)) < 1)
+			continue;
+		n = strlen(av[0]);
+		if (n > 12)
+			n = 12;
+		if (strncasecmp(av[0], "CAPAbilities", n) != 0)
+			continue;
+		for (i = 1; i < ac; i++) {
+			if (proto_cap_match(av[i], "ZLIB"))
+				*caps |= PROTO_CAP_ZLIB;
+			if (proto_cap_match(av[i], "REPO"))
+				*caps |= PROTO_CAP_REPO;
+		}
+	} while (more);
+	return 0;
+}
+
+int
+proto_parse_size(const char *s, int64_t *out)
+{
+	int64_t	 v = 0;
+
+	if (*s == '\0')
+		return -1;
+	for (; *s != '\0'; s++) {
+		if (*s < '0' || *s > '9')
+			return -1;
+		if (v > (INT64_MAX - (*s - '0')) / 10)
+			return -1;
+		v = v * 10 + (*s - '0');
+	}
+	*out = v;
+	return 0;
+}

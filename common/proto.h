@@ -1,0 +1,90 @@
+/*
+ * proto.h: the Radmind access protocol (RAP 1) on top of a conn:
+ * reply codes, reply reading, banner/CAPA parsing, verb matching and
+ * request tokenizing (protocol.md sections 2-5, 12).
+ */
+#ifndef CAIRN_PROTO_H
+#define CAIRN_PROTO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct cerr;
+struct conn;
+
+#define PROTO_PORT		6222	/* IANA "radmind" */
+#define PROTO_LEGACY_PORT	6662
+#define PROTO_SERVICE		"radmind"
+#define PROTO_REQMAX		(16 * 1024)	/* server: longest request */
+#define PROTO_MAXARGS		8	/* more tokens than this: error */
+
+/* Reply codes (protocol.md section 12). */
+#define RAP_BANNER		200
+#define RAP_QUIT_OK		201
+#define RAP_NOOP_OK		202
+#define RAP_HELP		203
+#define RAP_REPO_OK		215
+#define RAP_ZLIB_ON		220
+#define RAP_STAT_OK		230
+#define RAP_RETR_OK		240
+#define RAP_STOR_DONE		250
+#define RAP_ZLIB_READY		320
+#define RAP_STOR_GO		350
+#define RAP_BUSY		420
+#define RAP_UNAVAILABLE		421
+#define RAP_CLOSING		444
+#define RAP_UNRECOGNIZED	500
+#define RAP_SYNTAX		501
+#define RAP_NOLOGIN		502
+#define RAP_ZLIB_TYPE		525
+#define RAP_STAT_SYNTAX		530
+#define RAP_STAT_ACCESS		531
+#define RAP_RETR_DENIED		540
+#define RAP_RETR_ACCESS		543
+#define RAP_STOR_SYNTAX		550
+#define RAP_STOR_FAIL		551
+#define RAP_STOR_TRAN		552
+#define RAP_STOR_DATA		555
+
+/* Capabilities listed in the banner's CAPA line. */
+#define PROTO_CAP_ZLIB		0x01
+#define PROTO_CAP_REPO		0x02
+
+/*
+ * Split a request or reply line in place into at most max tokens,
+ * separated by runs of space, tab and LF.  Returns the token count, or
+ * -1 if there are more than max tokens.
+ */
+int	proto_split(char *line, char **av, int max);
+
+/*
+ * Nonzero if tok names verb: case-insensitive, tok is the full verb or
+ * an abbreviation of at least min characters ("STAT", "status").
+ */
+int	proto_verb_is(const char *tok, const char *verb, size_t min);
+
+/*
+ * Read one reply, following "NNN-" continuation lines.  *code gets the
+ * code of the last line and *text that line (borrowed until the next
+ * read on c).  Returns 0 (whatever the code), -1 on I/O error or a line
+ * that is not a reply.
+ */
+int	proto_reply(struct conn *, int *code, char **text, struct cerr *err);
+
+/*
+ * Read the server banner (protocol.md section 3).  Every line must start
+ * with '2'; the CAPA list is parsed as Radmind clients do.  *caps gets
+ * PROTO_CAP_* bits.  Returns 0, or -1 with the offending line in err.
+ */
+int	proto_banner(struct conn *, unsigned *caps, struct cerr *err);
+
+/* Nonzero if CAPA list entry matches capability want (Radmind rules). */
+int	proto_cap_match(const char *entry, const char *want);
+
+/*
+ * Parse a strictly decimal, non-negative 64-bit number (no sign, no
+ * spaces, no trailing bytes).  Returns 0 or -1.
+ */
+int	proto_parse_size(const char *s, int64_t *out);
+
+#endif

@@ -1,0 +1,59 @@
+/*
+ * zstream.h: the zlib layer of a connection (protocol.md section 9).
+ *
+ * One continuous zlib stream (RFC 1950, windowBits 15) per direction:
+ * deflate on the way out, inflate on the way in.  The stream is never
+ * finished (no Z_FINISH); output ends on a byte boundary whenever the
+ * caller asks for a sync or full flush.  The compression level may be
+ * changed between writes (deflateParams); the receiver needs no notice.
+ *
+ * Only zstream.c and conn.c call zlib.  Functions return 0 (or a byte
+ * count) on success and -1 with a message in err on failure.
+ */
+#ifndef CAIRN_ZSTREAM_H
+#define CAIRN_ZSTREAM_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+struct buf;
+struct cerr;
+struct zstream;
+
+#define ZS_NOFLUSH	0	/* let deflate buffer as it likes */
+#define ZS_SYNC		1	/* Z_SYNC_FLUSH: byte boundary, 00 00 ff ff */
+#define ZS_FULL		2	/* Z_FULL_FLUSH: as SYNC, and forget history */
+
+#define ZS_MAXLEVEL	9
+
+/* New pair of streams; the output side deflates at level (1..9). */
+struct zstream	*zstream_new(int level, struct cerr *err);
+void		 zstream_free(struct zstream *);	/* NULL is fine */
+
+/* Current / new deflate level (1..9). */
+int		 zstream_level(const struct zstream *);
+/*
+ * Change the level for data deflated from now on.  Input already given
+ * to zstream_deflate is compressed at the old level; any output this
+ * produces is appended to out.
+ */
+int		 zstream_setlevel(struct zstream *, int level, struct buf *out,
+		    struct cerr *err);
+
+/*
+ * Compress len bytes of in and append the output to out (whose cap must
+ * allow it).  flush is ZS_NOFLUSH, ZS_SYNC or ZS_FULL.
+ */
+int		 zstream_deflate(struct zstream *, const void *in, size_t len,
+		    int flush, struct buf *out, struct cerr *err);
+
+/*
+ * Inflate from *in (*inlen bytes; both are advanced past what was used)
+ * into out (at most outlen bytes).  Returns the number of bytes produced,
+ * which may be 0 when more input is needed, or -1 on corrupt data or a
+ * finished stream (the protocol never ends a stream).
+ */
+ssize_t		 zstream_inflate(struct zstream *, const unsigned char **in,
+		    size_t *inlen, void *out, size_t outlen, struct cerr *err);
+
+#endif

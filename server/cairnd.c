@@ -1,0 +1,484 @@
+/*
+ * cairnd: the Radmind-compatible server daemon.  Options, start-up,
+ * listening sockets (IPv4 and IPv6), one child process per connection.
+ */
+#include "config.h"
+
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <netinet/in.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <netdb.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include "compat.h"
+#include "log.h"
+#include "proto.h"
+#include "server.h"
+#include "version.h"
+#include "xmalloc.h"
+
+#define MAXLISTEN	8
+
+static volatile sig_atomic_t	got_term, got_chld;
+static pid_t			*kids;
+static size_t			 nkids, kidcap;
+
+static void
+usage(void)
+{
+	fprintf(stderr, "usage: cairnd [-dfrUV] [-a bind-address] "
+	    "[-b backlog] [-C crl] [-D path] [-F syslog-facility] "
+	    "[-i pidfile] [-L syslog-level] [-m max-connections] "
+	    "[-p port] [-P ca-directory] [-u umask] [-w auth-level] "
+	    "[-x ca-pem-file] [-y cert-pem-file] [-z key-pem-file] "
+	    "[-Z max-compression-level]\n");
+	exit(1);
+}
+
+static void
+on_signal(int sig)
+{
+	if (sig == SIGCHLD)
+		got_chld = 1;
+	else
+		got_term = 1;
+}
+
+static int
+parse_int(const char *s, int min, int max, const char *what)
+{
+	const char	*errstr;
+	long long	 v;
+
+	v = strtonum(s, min, max, &errstr);
+	if (errstr != NULL) {
+		fprintf(stderr, "cairnd: %s %s: %s (%d..%d)\n", what, s,
+		    errstr, min, max);
+		exit(1);
+	}
+	return (int)v;
+}
+
+static const struct {
+	const char	*name;
+	int		 value;
+} facilities[] = {
+	{ "daemon", LOG_DAEMON }, { "user", LOG_USER },
+	{ "local0", LOG_LOCAL0 }, { "local1", LOG_LOCAL1 },
+	{ "local2", LOG_LOCAL2 }, { "local3", LOG_LOCAL3 },
+	{ "local4", LOG_LOCAL4 }, { "local5", LOG_LOCAL5 },
+	{ "local6", LOG_LOCAL6 }, { "local7", LOG_LOCAL7 },
+	{ "auth", LOG_AUTH }, { "syslog", LOG_SYSLOG },
+}, levels[] = {
+	{ "emerg", LOG_EMERG }, { "alert", LOG_ALERT }, { "crit", LOG_CRIT },
+	{ "err", LOG_ERR }, { "warning", LOG_WARNING },
+	{ "notice", LOG_NOTICE }, { "info", LOG_INFO },
+	{ "debug", LOG_DEBUG },
+};
+
+static int
+lookup_name(const char *s, int which, const char *what)
+{
+	size_t	 i, n;
+
+	n = which ? sizeof(levels) / sizeof(levels[0]) :
+	    sizeof(facilities) / sizeof(facilities[0]);
+	for (i = 0; i < n; i++)
+		if (strcasecmp(s, which ? levels[i].name :
+		    facilities[i].name) == 0)
+			return which ? levels[i].value : facilities[i].value;
+	fprintf(stderr, "cairnd: %s: unknown syslog %s\n", s, what);
+	exit(1);
+}
+
+/* Create the repository directories that are missing (formats.md 9). */
+static void
+make_layout(void)
+{
+	static const char *dirs[] = { "command", "file", "special", "tmp",
+	    "tmp/file", "tmp/transcript", "transcript" };
+	size_t	 i;
+
+	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+		if (mkdir(dirs[i], 0750) == -1 && errno != EEXIST) {
+			fprintf(stderr, "cairnd: mkdir %s: %s\n", dirs[i],
+			    strerror(errno));
+			exit(1);
+		}
+}
+
+/* Open the listening sockets; returns how many. */
+static int
+listen_all(const char *addr, const char *port, int backlog, int *fds)
+{
+	struct addrinfo	 hints, *res, *ai;
+	int		 n = 0, fd, one = 1, r;
+	int		 fams[2] = { AF_INET6, AF_INET }, f;
+
+	for (f = 0; f < 2; f++) {
+		memset(&hints, 0, sizeof(hints));
+		hints.ai_socktype = SOCK_STREAM;
+		hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+		if (addr != NULL) {
+			/* -a: only what that address is. */
+			if (f == 1)
+				break;
+			hints.ai_family = AF_UNSPEC;
+			hints.ai_flags |= AI_NUMERICHOST;
+		} else
+			hints.ai_family = fams[f];
+		if ((r = getaddrinfo(addr, port, &hints, &res)) != 0) {
+			if (addr == NULL)
+				continue;
+			fprintf(stderr, "cairnd: %s: %s\n", addr,
+			    gai_strerror(r));
+			exit(1);
+		}
+		for (ai = res; ai != NULL && n < MAXLISTEN; ai = ai->ai_next) {
+			fd = socket(ai->ai_family, ai->ai_socktype |
+			    SOCK_CLOEXEC, ai->ai_protocol);
+			if (fd == -1)
+				continue;	/* e.g. no IPv6 here */
+			(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one,
+			    sizeof(one));
+			if (ai->ai_family == AF_INET6)
+				(void)setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY,
+				    &one, sizeof(one));
+			if (bind(fd, ai->ai_addr, ai->ai_addrlen) == -1 ||
+			    listen(fd, backlog) == -1) {
+				if (addr == NULL && ai->ai_family == AF_INET6 &&
+				    errno == EADDRNOTAVAIL) {
+					close(fd);
+					continue;
+				}
+				fprintf(stderr, "cairnd: bind/listen port "
+				    "%s: %s\n", port, strerror(errno));
+				exit(1);
+			}
+			fds[n++] = fd;
+		}
+		freeaddrinfo(res);
+	}
+	if (n == 0) {
+		fprintf(stderr, "cairnd: no address to listen on\n");
+		exit(1);
+	}
+	return n;
+}
+
+static void
+kid_add(pid_t pid)
+{
+	if (nkids == kidcap) {
+		kidcap = kidcap ? kidcap * 2 : 16;
+		kids = xreallocarray(kids, kidcap, sizeof(*kids));
+	}
+	kids[nkids++] = pid;
+}
+
+/* Reap finished children; only our own children change the count. */
+static void
+reap(void)
+{
+	pid_t	 pid;
+	int	 status;
+	size_t	 i;
+
+	got_chld = 0;
+	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		for (i = 0; i < nkids; i++)
+			if (kids[i] == pid) {
+				kids[i] = kids[--nkids];
+				break;
+			}
+		if (WIFEXITED(status))
+			log_debug("child %ld exited %d", (long)pid,
+			    WEXITSTATUS(status));
+		else if (WIFSIGNALED(status))
+			log_warnx("child %ld killed by signal %d", (long)pid,
+			    WTERMSIG(status));
+	}
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct sopts		 o;
+	struct sigaction	 sa;
+	struct pollfd		 pfd[MAXLISTEN];
+	struct sockaddr_storage	 ss;
+	struct servent		*se;
+	socklen_t		 sslen;
+	const char		*addr = NULL, *dir = _RADMIND_PATH;
+	const char		*pidfile = NULL;
+	char			 portbuf[16], *port = NULL;
+	int			 ch, backlog = 5, maxconn = 0, fg = 0;
+	int			 facility = LOG_LOCAL7, level = LOG_INFO;
+	int			 lfd[MAXLISTEN], nl, i, fd, crl = 0, pam = 0;
+	pid_t			 pid;
+	FILE			*fp;
+	long			 um;
+	char			*end, *abspid = NULL, cwd[PATH_MAX];
+
+	memset(&o, 0, sizeof(o));
+	o.umask = umask(022);
+	umask(o.umask);
+	while ((ch = getopt(argc, argv,
+	    "a:b:BC:dD:fF:i:L:m:p:P:rRu:UVw:x:y:z:Z:")) != -1) {
+		switch (ch) {
+		case 'a':
+			addr = optarg;
+			break;
+		case 'b':
+			backlog = parse_int(optarg, 1, 65535, "backlog");
+			break;
+		case 'B':
+		case 'R':
+			fprintf(stderr, "cairnd: Bonjour registration is not "
+			    "supported on this platform\n");
+			exit(1);
+		case 'C':
+			crl = 1;
+			break;
+		case 'd':
+			o.debug = 1;
+			fg = 1;
+			break;
+		case 'D':
+			dir = optarg;
+			break;
+		case 'f':
+			fg = 1;
+			break;
+		case 'F':
+			facility = lookup_name(optarg, 0, "facility");
+			break;
+		case 'i':
+			pidfile = optarg;
+			break;
+		case 'L':
+			level = lookup_name(optarg, 1, "level");
+			break;
+		case 'm':
+			maxconn = parse_int(optarg, 0, INT_MAX,
+			    "max connections");
+			break;
+		case 'p':
+			port = optarg;
+			break;
+		case 'P':
+		case 'x':
+		case 'y':
+		case 'z':
+		case 'r':
+			/* TLS material: used only with -w > 0. */
+			break;
+		case 'u':
+			errno = 0;
+			um = strtol(optarg, &end, 0);
+			if (errno != 0 || *end != '\0' || um < 0 ||
+			    um > 0777) {
+				fprintf(stderr, "cairnd: %s: invalid umask\n",
+				    optarg);
+				exit(1);
+			}
+			o.umask = (mode_t)um;
+			break;
+		case 'U':
+			pam = 1;
+			break;
+		case 'V':
+			printf("%s\n", CAIRN_VERSION);
+			exit(0);
+		case 'w':
+			o.tls = parse_int(optarg, 0, 4, "authorization level");
+			break;
+		case 'Z':
+			o.zmax = parse_int(optarg, 0, 9, "compression level");
+			break;
+		default:
+			usage();
+		}
+	}
+	if (optind != argc)
+		usage();
+	if (crl && o.tls < 3) {
+		fprintf(stderr, "cairnd: -C requires -w 3 or higher\n");
+		exit(1);
+	}
+	if (pam && o.tls < 1) {
+		fprintf(stderr, "cairnd: -U requires -w 1 or higher\n");
+		exit(1);
+	}
+	if (pam) {
+		fprintf(stderr, "cairnd: -U: PAM login is not supported in "
+		    "this build\n");
+		exit(1);
+	}
+	if (o.tls > 0) {
+		fprintf(stderr, "cairnd: -w %d: TLS not supported in this "
+		    "build\n", o.tls);
+		exit(1);
+	}
+	if (port == NULL) {
+		if ((se = getservbyname(PROTO_SERVICE, "tcp")) != NULL)
+			snprintf(portbuf, sizeof(portbuf), "%d",
+			    ntohs((uint16_t)se->s_port));
+		else
+			snprintf(portbuf, sizeof(portbuf), "%d", PROTO_PORT);
+		port = portbuf;
+	} else if (strspn(port, "0123456789") != strlen(port)) {
+		if ((se = getservbyname(port, "tcp")) == NULL) {
+			fprintf(stderr, "cairnd: %s: unknown service\n", port);
+			exit(1);
+		}
+		snprintf(portbuf, sizeof(portbuf), "%d",
+		    ntohs((uint16_t)se->s_port));
+		port = portbuf;
+	}
+
+	/* A relative pidfile names the start directory, not -D. */
+	fp = NULL;
+	if (pidfile != NULL) {
+		if (pidfile[0] != '/') {
+			if (getcwd(cwd, sizeof(cwd)) == NULL)
+				fatal("getcwd");
+			xasprintf(&abspid, "%s/%s", cwd, pidfile);
+			pidfile = abspid;
+		}
+		if ((fp = fopen(pidfile, "w")) == NULL) {
+			fprintf(stderr, "cairnd: %s: %s\n", pidfile,
+			    strerror(errno));
+			exit(1);
+		}
+	}
+	if (chdir(dir) == -1) {
+		fprintf(stderr, "cairnd: %s: %s\n", dir, strerror(errno));
+		exit(1);
+	}
+	make_layout();
+	if ((o.rootfd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1) {
+		fprintf(stderr, "cairnd: %s: %s\n", dir, strerror(errno));
+		exit(1);
+	}
+	if (gethostname(o.hostname, sizeof(o.hostname) - 1) == -1)
+		strlcpy(o.hostname, "localhost", sizeof(o.hostname));
+	nl = listen_all(addr, port, backlog, lfd);
+
+	log_init("cairnd", fg ? LOG_TO_STDERR : LOG_TO_SYSLOG, facility);
+	log_setlevel(level);
+	log_setverbose(o.debug || level == LOG_DEBUG);
+	log_setfatalstatus(1);
+
+	if (!fg) {
+		switch (fork()) {
+		case -1:
+			fatal("fork");
+		case 0:
+			break;
+		default:
+			_exit(0);
+		}
+		if (setsid() == -1)
+			fatal("setsid");
+		if ((fd = open("/dev/null", O_RDWR)) != -1) {
+			dup2(fd, 0);
+			dup2(fd, 1);
+			dup2(fd, 2);
+			if (fd > 2)
+				close(fd);
+		}
+	}
+	if (fp != NULL) {
+		fprintf(fp, "%ld\n", (long)getpid());
+		fclose(fp);
+	}
+
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = on_signal;	/* no SA_RESTART: poll wakes up */
+	sigaction(SIGCHLD, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGPIPE, &sa, NULL);
+
+	log_info("cairnd %s listening on port %s (zlib max %d, max "
+	    "connections %d)", CAIRN_VERSION, port, o.zmax, maxconn);
+	for (i = 0; i < nl; i++) {
+		pfd[i].fd = lfd[i];
+		pfd[i].events = POLLIN;
+	}
+	while (!got_term) {
+		if (got_chld)
+			reap();
+		if (poll(pfd, (nfds_t)nl, -1) == -1) {
+			if (errno != EINTR)
+				log_warn("poll");
+			continue;
+		}
+		for (i = 0; i < nl && !got_term; i++) {
+			if (!(pfd[i].revents & POLLIN))
+				continue;
+			sslen = sizeof(ss);
+			fd = accept4(lfd[i], (struct sockaddr *)&ss, &sslen,
+			    SOCK_CLOEXEC);
+			if (fd == -1) {
+				if (errno != EINTR && errno != EAGAIN &&
+				    errno != ECONNABORTED)
+					log_warn("accept");
+				continue;
+			}
+			if (got_chld)
+				reap();
+			if (maxconn > 0 && nkids >= (size_t)maxconn) {
+				static const char busy[] = "420 Server busy\r\n";
+
+				log_notice("connection refused: server busy "
+				    "(%zu connections)", nkids);
+				(void)send(fd, busy, sizeof(busy) - 1,
+				    MSG_NOSIGNAL | MSG_DONTWAIT);
+				close(fd);
+				continue;
+			}
+			switch ((pid = fork())) {
+			case -1:
+				log_warn("fork");
+				close(fd);
+				break;
+			case 0:
+				for (i = 0; i < nl; i++)
+					close(lfd[i]);
+				sa.sa_handler = SIG_DFL;
+				sigaction(SIGCHLD, &sa, NULL);
+				sigaction(SIGTERM, &sa, NULL);
+				sigaction(SIGINT, &sa, NULL);
+				_exit(sess_serve(fd, (struct sockaddr *)&ss,
+				    sslen, &o));
+			default:
+				kid_add(pid);
+				close(fd);
+				break;
+			}
+		}
+	}
+	log_info("shutting down (%zu sessions still running)", nkids);
+	for (i = 0; i < nl; i++)
+		close(lfd[i]);
+	if (pidfile != NULL)
+		(void)unlink(pidfile);
+	exit(0);
+}

@@ -1,0 +1,467 @@
+/*
+ * fetch.c: STAT and RETR (protocol.md sections 5.4, 5.5).
+ *
+ * Every name and path from the client is decoded, checked component by
+ * component ("..", empty decode, bad escapes refused) and then opened
+ * below the repository one component at a time with O_NOFOLLOW, so no
+ * request can reach outside the repository's directories, whatever
+ * symlinks exist inside it.
+ */
+#include "config.h"
+
+#include <sys/types.h>
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "cerr.h"
+#include "cksum.h"
+#include "compat.h"
+#include "conn.h"
+#include "encode.h"
+#include "log.h"
+#include "proto.h"
+#include "server.h"
+#include "xmalloc.h"
+
+#define FETCH_CHUNK	(256 * 1024)
+#define FETCH_TLINE	(4 * PATH_MAX + 512)
+
+enum kind { K_COMMAND, K_TRANSCRIPT, K_SPECIAL, K_FILE };
+
+/* A parsed path description. */
+struct pdesc {
+	enum kind	 kind;
+	const char	*name_raw;	/* COMMAND n, TRANSCRIPT t, FILE t */
+	const char	*path_raw;	/* SPECIAL p, FILE p */
+	char		*name;		/* decoded */
+	char		*path;		/* decoded */
+	char		 rel[PATH_MAX];	/* server-relative file */
+};
+
+#define PD_OK		0
+#define PD_SYNTAX	(-1)
+#define PD_TOOLONG	(-2)
+#define PD_DENIED	(-3)
+
+static void
+pdesc_clear(struct pdesc *pd)
+{
+	free(pd->name);
+	free(pd->path);
+	pd->name = pd->path = NULL;
+}
+
+/* Nonzero if a decoded path has a ".." component. */
+static int
+has_dotdot(const char *p)
+{
+	const char	*c = p;
+	size_t		 n;
+
+	for (;;) {
+		n = strcspn(c, "/");
+		if (n == 2 && c[0] == '.' && c[1] == '.')
+			return 1;
+		if (c[n] == '\0')
+			return 0;
+		c += n + 1;
+	}
+}
+
+/* Decode a token and refuse empty results and ".." components. */
+static int
+decode_checked(const char *tok, char **out)
+{
+	if (decode_path(tok, out) == -1)
+		return -1;
+	if ((*out)[0] == '\0' || has_dotdot(*out)) {
+		free(*out);
+		*out = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Parse "<KEYWORD> [args]" from av[1..ac-1] (av[0] is the verb), do the
+ * Radmind checks on the raw tokens, decode, check again, and build the
+ * server-relative path.  Access to names is checked here too.
+ */
+static int
+pdesc_parse(struct sess *s, int ac, char **av, int allow_file,
+    struct pdesc *pd)
+{
+	int	 n;
+
+	memset(pd, 0, sizeof(*pd));
+	if (ac < 2)
+		return PD_SYNTAX;
+	if (strcasecmp(av[1], "COMMAND") == 0) {
+		if (ac != 2 && ac != 3)
+			return PD_SYNTAX;
+		pd->kind = K_COMMAND;
+		if (ac == 3)
+			pd->name_raw = av[2];
+	} else if (strcasecmp(av[1], "TRANSCRIPT") == 0) {
+		if (ac != 3)
+			return PD_SYNTAX;
+		pd->kind = K_TRANSCRIPT;
+		pd->name_raw = av[2];
+	} else if (strcasecmp(av[1], "SPECIAL") == 0) {
+		if (ac != 3)
+			return PD_SYNTAX;
+		pd->kind = K_SPECIAL;
+		pd->path_raw = av[2];
+	} else if (allow_file && strcasecmp(av[1], "FILE") == 0) {
+		if (ac != 4)
+			return PD_SYNTAX;
+		pd->kind = K_FILE;
+		pd->name_raw = av[2];
+		pd->path_raw = av[3];
+	} else
+		return PD_SYNTAX;
+
+	/* The checks Radmind makes on the raw tokens. */
+	if (ac >= 3 && strstr(av[2], "../") != NULL)
+		return PD_SYNTAX;
+	if (pd->kind == K_FILE && (strncmp(pd->path_raw, "../", 3) == 0 ||
+	    strstr(pd->path_raw, "/../") != NULL))
+		return PD_SYNTAX;
+	/* Ours: decode, then no ".." component anywhere. */
+	if (pd->name_raw != NULL && decode_checked(pd->name_raw,
+	    &pd->name) == -1)
+		return PD_SYNTAX;
+	if (pd->path_raw != NULL && decode_checked(pd->path_raw,
+	    &pd->path) == -1)
+		return PD_SYNTAX;
+
+	if (pd->name != NULL && !hostcfg_allowed(s, pd->name))
+		return PD_DENIED;
+
+	switch (pd->kind) {
+	case K_COMMAND:
+		n = snprintf(pd->rel, sizeof(pd->rel), "command/%s",
+		    pd->name != NULL ? pd->name : s->cmdfile);
+		break;
+	case K_TRANSCRIPT:
+		n = snprintf(pd->rel, sizeof(pd->rel), "transcript/%s",
+		    pd->name);
+		break;
+	case K_SPECIAL:
+		n = snprintf(pd->rel, sizeof(pd->rel), "%s/%s",
+		    s->specialdir, pd->path);
+		break;
+	case K_FILE:
+	default:
+		n = snprintf(pd->rel, sizeof(pd->rel), "file/%s/%s",
+		    pd->name, pd->path);
+		break;
+	}
+	if (n < 0 || (size_t)n >= sizeof(pd->rel))
+		return PD_TOOLONG;
+	return PD_OK;
+}
+
+int
+safe_open(int rootfd, const char *relpath)
+{
+	char	 comp[NAME_MAX + 1];
+	const char *p = relpath, *next;
+	size_t	 n;
+	int	 dfd = rootfd, fd, saved;
+	struct stat st;
+
+	for (;;) {
+		while (*p == '/')
+			p++;
+		n = strcspn(p, "/");
+		next = p + n;
+		while (*next == '/')
+			next++;
+		if (n == 0 || (n == 1 && p[0] == '.')) {
+			if (*next == '\0')
+				break;		/* trailing "/" or "." */
+			p = next;
+			continue;
+		}
+		if (n > NAME_MAX) {
+			errno = ENAMETOOLONG;
+			goto fail;
+		}
+		if (n == 2 && p[0] == '.' && p[1] == '.') {
+			errno = EACCES;
+			goto fail;
+		}
+		memcpy(comp, p, n);
+		comp[n] = '\0';
+		if (*next == '\0') {
+			fd = openat(dfd, comp, O_RDONLY | O_NOFOLLOW |
+			    O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+			if (fd == -1)
+				goto fail;
+			if (dfd != rootfd)
+				close(dfd);
+			if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode)) {
+				saved = S_ISDIR(st.st_mode) ? EISDIR : EACCES;
+				close(fd);
+				errno = saved;
+				return -1;
+			}
+			/* Regular file: blocking reads are fine. */
+			(void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) &
+			    ~O_NONBLOCK);
+			return fd;
+		}
+		fd = openat(dfd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+		    O_CLOEXEC);
+		if (fd == -1)
+			goto fail;
+		if (dfd != rootfd)
+			close(dfd);
+		dfd = fd;
+		p = next;
+	}
+	errno = EISDIR;
+fail:
+	saved = errno;
+	if (dfd != rootfd)
+		close(dfd);
+	errno = saved;
+	return -1;
+}
+
+/*
+ * Look for the metadata of special file token etok in transcript file
+ * rel: the first "f"/"a" line of exactly 8 tokens whose path token is
+ * byte-equal to etok.  Copies type, mode, uid, gid.  Returns 1 found,
+ * 0 not (or the file is unreadable).
+ */
+static int
+special_meta(struct sess *s, const char *rel, const char *etok,
+    char meta[4][64])
+{
+	char	 line[FETCH_TLINE], *av[9];
+	FILE	*fp;
+	size_t	 len;
+	int	 fd, ac, found = 0, i;
+
+	if ((fd = safe_open(s->opts->rootfd, rel)) == -1)
+		return 0;
+	if ((fp = fdopen(fd, "r")) == NULL) {
+		close(fd);
+		return 0;
+	}
+	while (!found && fgets(line, sizeof(line), fp) != NULL) {
+		len = strlen(line);
+		if (len > 0 && line[len - 1] == '\n')
+			line[--len] = '\0';
+		else if (!feof(fp)) {
+			while (fgets(line, sizeof(line), fp) != NULL &&
+			    strchr(line, '\n') == NULL)
+				;
+			continue;
+		}
+		if ((line[0] != 'f' && line[0] != 'a') || line[1] != ' ')
+			continue;
+		if ((ac = proto_split(line, av, 8)) != 8)
+			continue;
+		if (strcmp(av[1], etok) != 0)
+			continue;
+		for (i = 0; i < 4; i++)
+			if (strlen(av[i == 0 ? 0 : i + 1]) >= 64)
+				break;
+		if (i < 4)
+			continue;
+		for (i = 0; i < 4; i++)
+			strlcpy(meta[i], av[i == 0 ? 0 : i + 1], 64);
+		found = 1;
+	}
+	fclose(fp);
+	return found;
+}
+
+/* The "syntax", "denied", "too long" replies of STAT and RETR. */
+static int
+pdesc_fail(struct sess *s, int r, int ac, char **av, int stat)
+{
+	char	 name[256], path[256];
+
+	switch (r) {
+	case PD_SYNTAX:
+		s->errors++;
+		if (stat)
+			return sess_reply(s, RAP_STAT_SYNTAX,
+			    "STAT Syntax error");
+		return sess_reply(s, RAP_RETR_DENIED, "RETR Syntax error");
+	case PD_TOOLONG:
+		return sess_reply(s, RAP_RETR_DENIED, "Path too long");
+	case PD_DENIED:
+	default:
+		if (strcasecmp(av[1], "FILE") == 0) {
+			sess_logsafe(name, sizeof(name), av[2]);
+			sess_logsafe(path, sizeof(path), av[3]);
+			log_info("%s[%s]: no access for %s:%s", s->host,
+			    s->ip, name, path);
+			return sess_reply(s, RAP_RETR_DENIED,
+			    "No access for %s:%s", av[2], av[3]);
+		}
+		sess_logsafe(name, sizeof(name), av[2]);
+		log_info("%s[%s]: no access for %s", s->host, s->ip, name);
+		return sess_reply(s, RAP_RETR_DENIED, "No access for %s", av[2]);
+	}
+}
+
+int
+cmd_stat(struct sess *s, int ac, char **av)
+{
+	struct pdesc	 pd;
+	struct stat	 st;
+	struct cksum	*ck;
+	char		 meta[4][64], digest[CKSUM_B64MAX], *mrel;
+	const char	*nm;
+	int64_t		 size;
+	int		 r, fd, found = 0;
+
+	if ((r = pdesc_parse(s, ac, av, 0, &pd)) != PD_OK) {
+		pdesc_clear(&pd);
+		return pdesc_fail(s, r, ac, av, 1);
+	}
+	if ((fd = safe_open(s->opts->rootfd, pd.rel)) == -1 ||
+	    fstat(fd, &st) == -1) {
+		log_info("%s[%s]: stat %s: %s", s->host, s->ip, pd.rel,
+		    strerror(errno));
+		if (fd != -1)
+			close(fd);
+		r = sess_reply(s, RAP_STAT_ACCESS, "Access Error: %s", pd.rel);
+		pdesc_clear(&pd);
+		return r;
+	}
+	if ((ck = cksum_new("sha1")) == NULL ||
+	    cksum_fd(ck, fd, digest, &size) == -1) {
+		log_warn("%s: checksum", pd.rel);
+		cksum_free(ck);
+		close(fd);
+		r = sess_reply(s, RAP_UNRECOGNIZED, "Checksum Error: %s: %s",
+		    pd.rel, strerror(errno));
+		pdesc_clear(&pd);
+		return r;
+	}
+	cksum_free(ck);
+	close(fd);
+
+	strlcpy(meta[0], "f", sizeof(meta[0]));
+	strlcpy(meta[1], "444", sizeof(meta[1]));
+	strlcpy(meta[2], "0", sizeof(meta[2]));
+	strlcpy(meta[3], "0", sizeof(meta[3]));
+	switch (pd.kind) {
+	case K_COMMAND:
+		nm = pd.name_raw != NULL ? pd.name_raw : "command";
+		break;
+	case K_SPECIAL:
+		nm = pd.path_raw;
+		/* A special whose own name ends in ".T" is its own meta. */
+		if ((size_t)snprintf(NULL, 0, "%s.T", pd.rel) < PATH_MAX) {
+			r = strlen(pd.rel) > 2 &&
+			    strcmp(pd.rel + strlen(pd.rel) - 2, ".T") == 0;
+			xasprintf(&mrel, r ? "%s" : "%s.T", pd.rel);
+			found = special_meta(s, mrel, pd.path_raw, meta);
+			free(mrel);
+		}
+		if (!found) {
+			xasprintf(&mrel, "%s.T", s->specialdir);
+			found = special_meta(s, mrel, pd.path_raw, meta);
+			free(mrel);
+		}
+		if (!found)
+			(void)special_meta(s, "transcript/special.T",
+			    pd.path_raw, meta);
+		break;
+	default:
+		nm = pd.name_raw;
+		break;
+	}
+	(void)sess_reply(s, RAP_STAT_OK, "Returning STAT information");
+	r = conn_printf(s->conn, NULL, "%s %s %s %s %s %lld %lld %s\r\n",
+	    meta[0], nm, meta[1], meta[2], meta[3], (long long)st.st_mtime,
+	    (long long)size, digest);
+	pdesc_clear(&pd);
+	return r == -1 ? SESS_CLOSE : SESS_OK;
+}
+
+int
+cmd_retr(struct sess *s, int ac, char **av)
+{
+	struct pdesc	 pd;
+	struct stat	 st;
+	struct cerr	 err;
+	unsigned char	*chunk;
+	int64_t		 left;
+	ssize_t		 n;
+	int		 r, fd;
+
+	if ((r = pdesc_parse(s, ac, av, 1, &pd)) != PD_OK) {
+		pdesc_clear(&pd);
+		return pdesc_fail(s, r, ac, av, 0);
+	}
+	if ((fd = safe_open(s->opts->rootfd, pd.rel)) == -1) {
+		log_info("%s[%s]: open %s: %s", s->host, s->ip, pd.rel,
+		    strerror(errno));
+		r = sess_reply(s, RAP_RETR_ACCESS, "Unable to access %s.",
+		    pd.rel);
+		pdesc_clear(&pd);
+		return r;
+	}
+	if (fstat(fd, &st) == -1) {
+		log_warn("%s[%s]: fstat %s", s->host, s->ip, pd.rel);
+		close(fd);
+		r = sess_reply(s, RAP_RETR_ACCESS, "Access Error: %s", pd.rel);
+		pdesc_clear(&pd);
+		return r;
+	}
+	log_debug("%s[%s]: retrieving %s", s->host, s->ip, pd.rel);
+	pdesc_clear(&pd);
+	if (sess_reply(s, RAP_RETR_OK, "Retrieving file") == SESS_CLOSE ||
+	    conn_printf(s->conn, &err, "%lld\r\n", (long long)st.st_size)
+	    == -1) {
+		close(fd);
+		return SESS_CLOSE;
+	}
+	chunk = xmalloc(FETCH_CHUNK);
+	for (left = st.st_size; left > 0; left -= n) {
+		n = read(fd, chunk, left > FETCH_CHUNK ? FETCH_CHUNK :
+		    (size_t)left);
+		if (n <= 0) {
+			/* The size is promised: the framing cannot recover. */
+			if (n == 0)
+				log_warnx("%s[%s]: file shrank while being "
+				    "sent", s->host, s->ip);
+			else
+				log_warn("%s[%s]: read", s->host, s->ip);
+			free(chunk);
+			close(fd);
+			return SESS_CLOSE;
+		}
+		if (conn_write(s->conn, chunk, (size_t)n, &err) == -1) {
+			log_warnx("%s", err.msg);
+			free(chunk);
+			close(fd);
+			return SESS_CLOSE;
+		}
+	}
+	free(chunk);
+	close(fd);
+	if (conn_printf(s->conn, &err, ".\r\n") == -1) {
+		log_warnx("%s", err.msg);
+		return SESS_CLOSE;
+	}
+	return SESS_OK;
+}

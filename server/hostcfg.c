@@ -1,0 +1,173 @@
+/*
+ * hostcfg.c: which command file a client gets (protocol.md section 6)
+ * and which names it may fetch (section 5, "authorized names").
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cerr.h"
+#include "command.h"
+#include "encode.h"
+#include "log.h"
+#include "proto.h"
+#include "server.h"
+#include "wildcard.h"
+#include "xmalloc.h"
+
+#define HOSTCFG_CONFIG	"config"
+#define HOSTCFG_DEPTH	10
+#define HOSTCFG_MAXLINE	(64 * 1024)
+
+/*
+ * Match pattern against the host's identities in order: certificate CN
+ * (case-insensitive), host name (case-insensitive), IP (exact).  Returns
+ * the identity that matched, or NULL.
+ */
+static const char *
+hostcfg_try(const struct sess *s, const char *pattern)
+{
+	if (s->cn != NULL && wildcard(pattern, s->cn, 1))
+		return s->cn;
+	if (wildcard(pattern, s->host, 1))
+		return s->host;
+	if (wildcard(pattern, s->ip, 0))
+		return s->ip;
+	return NULL;
+}
+
+/* Scan one config file.  Returns 1 matched, 0 not found, -1 error. */
+static int
+hostcfg_scan(struct sess *s, const char *path, int depth, struct cerr *err)
+{
+	FILE		*fp;
+	char		 line[HOSTCFG_MAXLINE], *av[4];
+	unsigned	 lineno = 0;
+	const char	*key;
+	size_t		 len;
+	int		 ac, r, rc = 0;
+
+	if (depth > HOSTCFG_DEPTH) {
+		log_warnx("%s: @include nesting deeper than %d",
+		    path, HOSTCFG_DEPTH);
+		return 0;
+	}
+	if ((fp = fopen(path, "r")) == NULL) {
+		cerr_errno(err, "%s", path);
+		return -1;
+	}
+	while (fgets(line, sizeof(line), fp) != NULL) {
+		lineno++;
+		len = strlen(line);
+		if (len > 0 && line[len - 1] == '\n')
+			line[--len] = '\0';
+		else if (!feof(fp)) {
+			log_warnx("%s: line %u: too long, skipped", path,
+			    lineno);
+			while (fgets(line, sizeof(line), fp) != NULL &&
+			    strchr(line, '\n') == NULL)
+				;
+			continue;
+		}
+		if ((ac = proto_split(line, av, 4)) == -1)
+			ac = 4;
+		if (ac == 0 || av[0][0] == '#')
+			continue;
+		if (strcmp(av[0], "@include") == 0) {
+			if (ac < 2 || ac > 3) {
+				log_warnx("%s: line %u: bad @include", path,
+				    lineno);
+				continue;
+			}
+			if (ac == 3 && hostcfg_try(s, av[2]) == NULL)
+				continue;
+			r = hostcfg_scan(s, av[1], depth + 1, err);
+			if (r != 0) {
+				rc = r;
+				break;
+			}
+			continue;
+		}
+		if (ac < 2)
+			continue;
+		if (ac > 2 && av[2][0] != '#') {
+			log_warnx("%s: line %u: invalid entry, skipped", path,
+			    lineno);
+			continue;
+		}
+		if ((key = hostcfg_try(s, av[0])) != NULL) {
+			s->cmdfile = xstrdup(av[1]);
+			s->key = xstrdup(key);
+			rc = 1;
+			break;
+		}
+	}
+	if (rc == 0 && ferror(fp)) {
+		cerr_errno(err, "%s", path);
+		rc = -1;
+	}
+	fclose(fp);
+	return rc;
+}
+
+int
+hostcfg_match(struct sess *s, struct cerr *err)
+{
+	return hostcfg_scan(s, HOSTCFG_CONFIG, 0, err);
+}
+
+static void
+hostcfg_add(struct sess *s, const char *name)
+{
+	char	*dec;
+
+	/* Names are compared decoded; undecodable names can never match. */
+	if (decode_path(name, &dec) == -1)
+		return;
+	s->acl = xreallocarray(s->acl, s->nacl + 1, sizeof(*s->acl));
+	s->acl[s->nacl++] = dec;
+}
+
+int
+hostcfg_load(struct sess *s, struct cerr *err)
+{
+	struct cmdset	*cs;
+	const char	*slash;
+	char		*kpath;
+	size_t		 i, plen = strlen("command/");
+
+	xasprintf(&kpath, "command/%s", s->cmdfile);
+	if (cmdset_load(kpath, "command/", 0, &cs, err) == -1) {
+		free(kpath);
+		return -1;
+	}
+	free(kpath);
+	/* kfiles[0] is the base file itself, reachable only as COMMAND. */
+	for (i = 1; i < cs->nkfiles; i++)
+		if (strncmp(cs->kfiles[i], "command/", plen) == 0)
+			hostcfg_add(s, cs->kfiles[i] + plen);
+	for (i = 0; i < cs->ntran; i++)
+		hostcfg_add(s, cs->tran[i].name);
+	cmdset_free(cs);
+
+	if ((slash = strrchr(s->cmdfile, '/')) != NULL)
+		xasprintf(&s->specialdir, "special/%.*s/%s",
+		    (int)(slash - s->cmdfile), s->cmdfile, s->key);
+	else
+		xasprintf(&s->specialdir, "special/%s", s->key);
+	return 0;
+}
+
+int
+hostcfg_allowed(const struct sess *s, const char *name)
+{
+	size_t	 i;
+
+	for (i = 0; i < s->nacl; i++)
+		if (strcmp(s->acl[i], name) == 0)
+			return 1;
+	return 0;
+}

@@ -1,0 +1,86 @@
+/*
+ * server.h: cairnd internals shared by the daemon's files.
+ *
+ *   cairnd.c   options, start-up, listening sockets, children
+ *   session.c  one connection: banner, command loop, verb table,
+ *              QUIT NOOP HELP COMP REPO
+ *   hostcfg.c  config matching and the host's access list
+ *   fetch.c    path descriptions, confined opening, STAT and RETR
+ *   stor.c     STOR uploads into tmp/
+ */
+#ifndef CAIRN_SERVER_H
+#define CAIRN_SERVER_H
+
+#include <sys/types.h>
+#include <sys/socket.h>
+
+#include <stddef.h>
+
+struct conn;
+struct cerr;
+
+/* Daemon settings a session needs (read only after start-up). */
+struct sopts {
+	int		 zmax;		/* -Z: 0 = no compression */
+	int		 debug;		/* -d: trace commands on stderr */
+	int		 tls;		/* -w */
+	mode_t		 umask;		/* -u, for uploads */
+	int		 rootfd;	/* the repository (-D), O_DIRECTORY */
+	char		 hostname[256];	/* for the banner */
+};
+
+/* Per-connection state. */
+struct sess {
+	struct conn		*conn;
+	const struct sopts	*opts;
+	char			 ip[64];	/* numeric peer address */
+	char			 host[1025];	/* reverse name or ip */
+	const char		*cn;		/* certificate CN, NULL */
+	char			*cmdfile;	/* base command file (config) */
+	char			*key;		/* what matched in config */
+	char			*specialdir;	/* special/[kdir/]key */
+	char			**acl;		/* names the host may fetch */
+	size_t			 nacl;
+	int			 errors;	/* protocol errors so far */
+	char			*stortran;	/* raw name of STOR TRANSCRIPT */
+	int			 close;		/* end the session */
+	int			 status;	/* exit status of the child */
+};
+
+/* Outcome of a verb: continue, or close the connection. */
+#define SESS_OK		0
+#define SESS_CLOSE	(-1)
+
+/* session.c */
+int	 sess_serve(int fd, const struct sockaddr *, socklen_t,
+	    const struct sopts *);
+int	 sess_reply(struct sess *, int code, const char *fmt, ...)
+	    __attribute__((format(printf, 3, 4)));
+void	 sess_logsafe(char *dst, size_t len, const char *src);
+
+/* hostcfg.c */
+/*
+ * Find the host in "config" (protocol.md 6.1): on a match set s->cmdfile
+ * and s->key and return 1; return 0 if not found, -1 if config cannot be
+ * read (err).
+ */
+int	 hostcfg_match(struct sess *, struct cerr *err);
+/* Load the host's command files and build s->acl and s->specialdir. */
+int	 hostcfg_load(struct sess *, struct cerr *err);
+int	 hostcfg_allowed(const struct sess *, const char *name);
+
+/* fetch.c */
+int	 cmd_stat(struct sess *, int ac, char **av);
+int	 cmd_retr(struct sess *, int ac, char **av);
+/*
+ * Open relpath (relative to the repository) for reading, walking it one
+ * component at a time without following symlinks; "..", and anything
+ * but a regular file at the end, are refused.  Returns an fd or -1 with
+ * errno set.
+ */
+int	 safe_open(int rootfd, const char *relpath);
+
+/* stor.c */
+int	 cmd_stor(struct sess *, int ac, char **av);
+
+#endif

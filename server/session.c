@@ -1,0 +1,389 @@
+/*
+ * session.c: one client connection of cairnd (protocol.md sections 3-5).
+ */
+#include "config.h"
+
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <arpa/inet.h>
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <netdb.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "cerr.h"
+#include "compat.h"
+#include "conn.h"
+#include "encode.h"
+#include "log.h"
+#include "proto.h"
+#include "server.h"
+#include "version.h"
+#include "xmalloc.h"
+
+#define SESS_CMDWAIT	(60 * 60 * 1000)	/* idle wait for a command */
+#define SESS_IOWAIT	(60 * 1000)		/* each transfer step */
+#define SESS_MAXERRORS	10			/* then the server hangs up */
+#define SESS_MAXARGS	16
+
+struct verb {
+	const char	*name;		/* full name */
+	size_t		 min;		/* shortest accepted abbreviation */
+	int		 (*check)(struct sess *, int, char **);
+	int		 (*act)(struct sess *, int, char **);
+};
+
+static int	check_noargs(struct sess *, int, char **);
+static int	cmd_quit(struct sess *, int, char **);
+static int	cmd_noop(struct sess *, int, char **);
+static int	cmd_help(struct sess *, int, char **);
+static int	cmd_comp(struct sess *, int, char **);
+static int	cmd_repo(struct sess *, int, char **);
+
+/*
+ * The verbs of an authorized session.  STARTTLS and LOGIN are absent in
+ * this build: the server has no TLS context and no PAM, so both are
+ * "unrecognized" (protocol.md 5.7, 5.10).
+ */
+static const struct verb verbs[] = {
+	{ "QUIT",	4, check_noargs, cmd_quit },
+	{ "NOOP",	4, check_noargs, cmd_noop },
+	{ "HELP",	4, check_noargs, cmd_help },
+	{ "STATUS",	4, NULL, cmd_stat },
+	{ "RETRIEVE",	4, NULL, cmd_retr },
+	{ "STORE",	4, NULL, cmd_stor },
+	{ "REPORT",	4, NULL, cmd_repo },
+	{ "COMPRESS",	4, NULL, cmd_comp },
+};
+
+/* Copy src for a log line: control bytes and non-ASCII become '?'. */
+void
+sess_logsafe(char *dst, size_t len, const char *src)
+{
+	size_t	 i;
+
+	for (i = 0; i + 1 < len && src[i] != '\0'; i++)
+		dst[i] = isprint((unsigned char)src[i]) ? src[i] : '?';
+	dst[i] = '\0';
+}
+
+/* Queue one reply line "<code> <text>\r\n". */
+int
+sess_reply(struct sess *s, int code, const char *fmt, ...)
+{
+	char	 text[PROTO_REQMAX + 512];
+	va_list	 ap;
+	struct cerr err;
+
+	va_start(ap, fmt);
+	(void)vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	if (conn_printf(s->conn, &err, "%d %s\r\n", code, text) == -1) {
+		log_warnx("%s", err.msg);
+		s->close = 1;
+		s->status = 1;
+		return SESS_CLOSE;
+	}
+	return SESS_OK;
+}
+
+static int
+check_noargs(struct sess *s, int ac, char **av)
+{
+	if (ac == 1)
+		return SESS_OK;
+	s->errors++;
+	sess_reply(s, RAP_SYNTAX, "Syntax error (no parameters allowed)");
+	return 1;
+}
+
+static int
+cmd_quit(struct sess *s, int ac, char **av)
+{
+	sess_reply(s, RAP_QUIT_OK, "QUIT OK, closing connection");
+	s->close = 1;
+	s->status = 0;
+	return SESS_OK;
+}
+
+static int
+cmd_noop(struct sess *s, int ac, char **av)
+{
+	return sess_reply(s, RAP_NOOP_OK, "NOOP OK");
+}
+
+static int
+cmd_help(struct sess *s, int ac, char **av)
+{
+	return sess_reply(s, RAP_HELP, "What is this, SMTP?");
+}
+
+/* COMP ZLIB [level] (protocol.md section 9). */
+static int
+cmd_comp(struct sess *s, int ac, char **av)
+{
+	struct cerr	 err;
+	char		 type[64];
+	long		 lv;
+
+	if (s->opts->zmax == 0)
+		return sess_reply(s, RAP_SYNTAX, "Compression not enabled");
+	if (ac != 2 && ac != 3) {
+		s->errors++;
+		return sess_reply(s, RAP_SYNTAX, "Syntax error");
+	}
+	if (conn_compressing(s->conn))
+		return sess_reply(s, RAP_SYNTAX,
+		    "Compression already enabled");
+	if (strcasecmp(av[1], "ZLIB") != 0) {
+		sess_logsafe(type, sizeof(type), av[1]);
+		return sess_reply(s, RAP_ZLIB_TYPE,
+		    "%s: unknown compression type", type);
+	}
+	if (ac == 3) {
+		/* atoi() semantics, minus its overflow: clamp. */
+		errno = 0;
+		lv = strtol(av[2], NULL, 10);
+		if (lv < 1)
+			lv = 1;
+		if (lv > s->opts->zmax)
+			lv = s->opts->zmax;
+	} else
+		lv = s->opts->zmax;
+	if (sess_reply(s, RAP_ZLIB_READY,
+	    "Ready to start ZLIB compression level %ld", lv) == SESS_CLOSE)
+		return SESS_CLOSE;
+	if (conn_start_zlib(s->conn, (int)lv, &err) == -1) {
+		log_warnx("%s", err.msg);
+		s->close = 1;
+		s->status = 1;
+		return SESS_CLOSE;
+	}
+	log_debug("%s[%s]: zlib level %ld", s->host, s->ip, lv);
+	return sess_reply(s, RAP_ZLIB_ON, "ZLIB compression level %ld enabled",
+	    lv);
+}
+
+/* REPO <event> <encoded message>: one NOTICE line in the log. */
+static int
+cmd_repo(struct sess *s, int ac, char **av)
+{
+	char	*msg, event[128], safe[2048];
+
+	if (ac != 3) {
+		s->errors++;
+		return sess_reply(s, RAP_SYNTAX,
+		    "Syntax error (invalid parameters)");
+	}
+	if (decode_path(av[2], &msg) == -1) {
+		s->errors++;
+		return sess_reply(s, RAP_SYNTAX,
+		    "Syntax error (invalid parameter)");
+	}
+	sess_logsafe(event, sizeof(event), av[1]);
+	sess_logsafe(safe, sizeof(safe), msg);
+	free(msg);
+	log_notice("report %s %s %s - %s %s", s->host, s->ip,
+	    s->cn != NULL ? s->cn : "-", event, safe);
+	return sess_reply(s, RAP_REPO_OK, "Report successful");
+}
+
+static const struct verb *
+verb_find(const char *tok)
+{
+	size_t	 i;
+
+	for (i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
+		if (proto_verb_is(tok, verbs[i].name, verbs[i].min))
+			return &verbs[i];
+	return NULL;
+}
+
+/* Handle one request line.  Returns SESS_OK or SESS_CLOSE. */
+static int
+sess_dispatch(struct sess *s, char *line)
+{
+	const struct verb	*v;
+	char			*av[SESS_MAXARGS], verb[129];
+	int			 ac, r;
+
+	if ((ac = proto_split(line, av, SESS_MAXARGS)) == 0) {
+		s->errors++;
+		return sess_reply(s, RAP_SYNTAX, "Illegal null command");
+	}
+	if ((v = verb_find(av[0])) == NULL) {
+		s->errors++;
+		/* Echo at most 128 bytes of the verb. */
+		strlcpy(verb, av[0], sizeof(verb));
+		return sess_reply(s, RAP_UNRECOGNIZED,
+		    "Command %s unrecognized", verb);
+	}
+	if (ac == -1) {
+		s->errors++;
+		return sess_reply(s, RAP_SYNTAX,
+		    "Syntax error (too many arguments)");
+	}
+	if (v->check != NULL && (r = v->check(s, ac, av)) != SESS_OK)
+		return r == SESS_CLOSE ? SESS_CLOSE : SESS_OK;
+	return v->act(s, ac, av);
+}
+
+/* Fill s->ip and s->host from the peer address. */
+static void
+sess_identify(struct sess *s, const struct sockaddr *sa, socklen_t salen)
+{
+	const struct sockaddr_in6	*sin6;
+	struct sockaddr_in		 sin;
+	char				*p;
+
+	s->ip[0] = '\0';
+	if (sa->sa_family == AF_INET6) {
+		sin6 = (const struct sockaddr_in6 *)(const void *)sa;
+		if (IN6_IS_ADDR_V4MAPPED(&sin6->sin6_addr)) {
+			/* Report v4 clients on a v6 socket as dotted quads. */
+			memset(&sin, 0, sizeof(sin));
+			sin.sin_family = AF_INET;
+			sin.sin_port = sin6->sin6_port;
+			memcpy(&sin.sin_addr, &sin6->sin6_addr.s6_addr[12], 4);
+			sess_identify(s, (struct sockaddr *)&sin,
+			    sizeof(sin));
+			return;
+		}
+	}
+	if (getnameinfo(sa, salen, s->ip, sizeof(s->ip), NULL, 0,
+	    NI_NUMERICHOST) != 0)
+		strlcpy(s->ip, "unknown", sizeof(s->ip));
+	if (getnameinfo(sa, salen, s->host, sizeof(s->host), NULL, 0,
+	    NI_NAMEREQD) != 0)
+		strlcpy(s->host, s->ip, sizeof(s->host));
+	for (p = s->host; *p != '\0'; p++)
+		*p = (char)tolower((unsigned char)*p);
+}
+
+static void
+sess_free(struct sess *s)
+{
+	size_t	 i;
+
+	for (i = 0; i < s->nacl; i++)
+		free(s->acl[i]);
+	free(s->acl);
+	free(s->cmdfile);
+	free(s->key);
+	free(s->specialdir);
+	free(s->stortran);
+}
+
+/* One syslog line with the session's traffic. */
+static void
+sess_logstats(struct sess *s)
+{
+	struct connstats	 st;
+	double			 rin, rout;
+
+	conn_stats(s->conn, &st);
+	rout = st.wire_out > 0 ? (double)st.raw_out / (double)st.wire_out : 1;
+	rin = st.wire_in > 0 ? (double)st.raw_in / (double)st.wire_in : 1;
+	log_info("%s[%s]: session end: zlib level %d, sent %llu bytes "
+	    "(%llu on the wire, ratio %.2f), received %llu bytes (%llu on "
+	    "the wire, ratio %.2f)", s->host, s->ip, st.level,
+	    (unsigned long long)st.raw_out, (unsigned long long)st.wire_out,
+	    rout, (unsigned long long)st.raw_in,
+	    (unsigned long long)st.wire_in, rin);
+}
+
+int
+sess_serve(int fd, const struct sockaddr *sa, socklen_t salen,
+    const struct sopts *o)
+{
+	struct sess	 s;
+	struct cerr	 err;
+	char		*line, peer[1200];
+	int		 one = 1, r;
+
+	memset(&s, 0, sizeof(s));
+	s.opts = o;
+	s.status = 1;
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	sess_identify(&s, sa, salen);
+	snprintf(peer, sizeof(peer), "%s[%s]", s.host, s.ip);
+	s.conn = conn_new(fd, peer);
+	conn_set_maxline(s.conn, PROTO_REQMAX);
+	conn_set_timeout(s.conn, SESS_IOWAIT);
+	conn_set_trace(s.conn, o->debug);
+	log_info("%s: connect", peer);
+
+	if ((r = hostcfg_match(&s, &err)) != 1) {
+		if (r == -1) {
+			log_warnx("%s", err.msg);
+			sess_reply(&s, RAP_UNAVAILABLE, "Service not available, "
+			    "closing transmission channel");
+		} else {
+			log_notice("%s: host not in config", peer);
+			sess_reply(&s, RAP_UNRECOGNIZED, "No access for %s",
+			    s.host);
+		}
+		goto done;
+	}
+	if (hostcfg_load(&s, &err) == -1) {
+		log_warnx("%s: %s", peer, err.msg);
+		sess_reply(&s, RAP_UNAVAILABLE,
+		    "Service not available, closing transmission channel");
+		goto done;
+	}
+	log_debug("%s: command file %s, special directory %s", peer,
+	    s.cmdfile, s.specialdir);
+	conn_printf(s.conn, NULL, "200-RAP 1 %s %s radmind access protocol\r\n",
+	    o->hostname, CAIRN_VERSION);
+	conn_printf(s.conn, NULL, "200 CAPA %sREPO\r\n",
+	    o->zmax > 0 ? "ZLIB " : "");
+
+	while (!s.close) {
+		conn_set_timeout(s.conn, SESS_CMDWAIT);
+		if (conn_getline(s.conn, &line, &err) == -1) {
+			if (conn_eof(s.conn)) {
+				log_info("%s: connection closed by peer", peer);
+				s.status = 1;
+			} else if (conn_toolong(s.conn)) {
+				log_notice("%s: request line too long", peer);
+				conn_set_timeout(s.conn, SESS_IOWAIT);
+				sess_reply(&s, RAP_UNRECOGNIZED,
+				    "Line too long, closing connection");
+			} else {
+				log_notice("%s", err.msg);
+				conn_set_timeout(s.conn, SESS_IOWAIT);
+				sess_reply(&s, RAP_CLOSING,
+				    "Server closing connection");
+			}
+			break;
+		}
+		conn_set_timeout(s.conn, SESS_IOWAIT);
+		if (sess_dispatch(&s, line) == SESS_CLOSE) {
+			if (!s.close)
+				s.status = 1;
+			break;
+		}
+		if (s.errors >= SESS_MAXERRORS) {
+			log_notice("%s: too many protocol errors", peer);
+			sess_reply(&s, RAP_UNAVAILABLE, "Too many errors, "
+			    "closing transmission channel");
+			s.status = 1;
+			break;
+		}
+	}
+	sess_logstats(&s);
+done:
+	r = s.status;
+	conn_close(s.conn);
+	sess_free(&s);
+	return r;
+}

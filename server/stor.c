@@ -1,0 +1,273 @@
+/*
+ * stor.c: STOR uploads (protocol.md section 5.6).  Everything lands
+ * below tmp/, created exclusively, reached one component at a time
+ * without following symlinks.
+ */
+#include "config.h"
+
+#include <sys/types.h>
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "cerr.h"
+#include "compat.h"
+#include "conn.h"
+#include "encode.h"
+#include "log.h"
+#include "proto.h"
+#include "server.h"
+#include "xmalloc.h"
+
+#define STOR_CHUNK	(256 * 1024)
+
+/*
+ * Open the directory holding the last component of rel (relative to
+ * rootfd), creating missing directories when mkparents is set.  *leaf
+ * points into rel at the last component.  Returns a directory fd or -1.
+ */
+static int
+stor_parent(int rootfd, const char *rel, int mkparents, mode_t mode,
+    const char **leaf)
+{
+	char		 comp[NAME_MAX + 1];
+	const char	*p = rel, *next;
+	size_t		 n;
+	int		 dfd, fd, saved;
+
+	if ((dfd = dup(rootfd)) == -1)
+		return -1;
+	for (;;) {
+		while (*p == '/')
+			p++;
+		n = strcspn(p, "/");
+		next = p + n;
+		while (*next == '/')
+			next++;
+		if (*next == '\0')
+			break;
+		if (n == 0 || (n == 1 && p[0] == '.')) {
+			p = next;
+			continue;
+		}
+		if (n > NAME_MAX || (n == 2 && p[0] == '.' && p[1] == '.')) {
+			errno = n > NAME_MAX ? ENAMETOOLONG : EACCES;
+			goto fail;
+		}
+		memcpy(comp, p, n);
+		comp[n] = '\0';
+		fd = openat(dfd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+		    O_CLOEXEC);
+		if (fd == -1 && errno == ENOENT && mkparents) {
+			if (mkdirat(dfd, comp, mode) == -1 && errno != EEXIST)
+				goto fail;
+			fd = openat(dfd, comp, O_RDONLY | O_DIRECTORY |
+			    O_NOFOLLOW | O_CLOEXEC);
+		}
+		if (fd == -1)
+			goto fail;
+		close(dfd);
+		dfd = fd;
+		p = next;
+	}
+	n = strcspn(p, "/");
+	if (n == 0 || (n == 1 && p[0] == '.') ||
+	    (n == 2 && p[0] == '.' && p[1] == '.') || n > NAME_MAX) {
+		errno = EACCES;
+		goto fail;
+	}
+	*leaf = p;
+	return dfd;
+fail:
+	saved = errno;
+	close(dfd);
+	errno = saved;
+	return -1;
+}
+
+/* Nonzero if decoded path p has a ".." component. */
+static int
+stor_dotdot(const char *p)
+{
+	size_t	 n;
+
+	for (;;) {
+		n = strcspn(p, "/");
+		if (n == 2 && p[0] == '.' && p[1] == '.')
+			return 1;
+		if (p[n] == '\0')
+			return 0;
+		p += n + 1;
+	}
+}
+
+/* Reply and end the session. */
+static int
+stor_fatal(struct sess *s, int code, const char *msg)
+{
+	sess_reply(s, code, "%s", msg);
+	s->close = 1;
+	s->status = 1;
+	return SESS_CLOSE;
+}
+
+/*
+ * Receive "<size>" CRLF, size bytes, "." CRLF into fd.  Returns 0, or -1
+ * after the reply that ends the session.
+ */
+static int
+stor_body(struct sess *s, int fd, int dfd, const char *leaf,
+    const char *upload)
+{
+	struct cerr	 err;
+	char		*line, *chunk, msg[PATH_MAX + 128];
+	int64_t		 size, left;
+	ssize_t		 n;
+	size_t		 want;
+
+	if (conn_getline(s->conn, &line, &err) == -1) {
+		log_warnx("%s", err.msg);
+		goto bad;
+	}
+	if (proto_parse_size(line, &size) == -1) {
+		log_warnx("%s: STOR %s: bad size line", conn_peer(s->conn),
+		    upload);
+		goto bad;
+	}
+	chunk = xmalloc(STOR_CHUNK);
+	for (left = size; left > 0; left -= n) {
+		want = left > STOR_CHUNK ? STOR_CHUNK : (size_t)left;
+		if ((n = conn_read(s->conn, chunk, want, &err)) == -1) {
+			log_warnx("%s", err.msg);
+			free(chunk);
+			goto bad;
+		}
+		if (write(fd, chunk, (size_t)n) != n) {
+			log_warn("%s", upload);
+			free(chunk);
+			unlinkat(dfd, leaf, 0);
+			snprintf(msg, sizeof(msg), "%s: %s", upload,
+			    strerror(errno ? errno : ENOSPC));
+			stor_fatal(s, RAP_STOR_DATA, msg);
+			return -1;
+		}
+	}
+	free(chunk);
+	if (conn_getline(s->conn, &line, &err) == -1 || strcmp(line, ".") != 0)
+		goto bad;
+	return 0;
+bad:
+	unlinkat(dfd, leaf, 0);
+	snprintf(msg, sizeof(msg), "Length doesn't match sent data %s", upload);
+	stor_fatal(s, RAP_STOR_DATA, msg);
+	return -1;
+}
+
+int
+cmd_stor(struct sess *s, int ac, char **av)
+{
+	char		 rel[PATH_MAX], up[PATH_MAX], msg[2 * PATH_MAX];
+	char		*name = NULL, *path = NULL;
+	const char	*leaf;
+	int		 dfd, fd, n, r = SESS_CLOSE, istran;
+
+	if (ac < 2)
+		return stor_fatal(s, RAP_STOR_SYNTAX, "STOR Syntax error");
+	istran = strcasecmp(av[1], "TRANSCRIPT") == 0;
+	if (!(istran && ac == 3) &&
+	    !(strcasecmp(av[1], "FILE") == 0 && ac == 4))
+		return stor_fatal(s, RAP_STOR_SYNTAX, "STOR Syntax error");
+	if (strstr(av[2], "../") != NULL || decode_path(av[2], &name) == -1 ||
+	    name[0] == '\0' || stor_dotdot(name) ||
+	    strchr(name, '\n') != NULL)
+		goto syntax;
+	if (!istran) {
+		if (strncmp(av[3], "../", 3) == 0 ||
+		    strstr(av[3], "/../") != NULL ||
+		    decode_path(av[3], &path) == -1 || path[0] == '\0')
+			goto syntax;
+		if (stor_dotdot(path))
+			goto syntax;
+	}
+
+	if (istran) {
+		n = snprintf(rel, sizeof(rel), "tmp/file/%s", name);
+		if (n < 0 || (size_t)n >= sizeof(rel))
+			goto syntax;
+		if ((dfd = stor_parent(s->opts->rootfd, rel, 0, 0, &leaf))
+		    == -1 || mkdirat(dfd, leaf, 0777) == -1) {
+			if (errno == EEXIST)
+				r = stor_fatal(s, RAP_STOR_FAIL,
+				    "Transcript exists");
+			else {
+				snprintf(msg, sizeof(msg), "%s: %s", rel,
+				    strerror(errno));
+				r = stor_fatal(s, RAP_STOR_FAIL, msg);
+			}
+			if (dfd != -1)
+				close(dfd);
+			goto out;
+		}
+		close(dfd);
+		free(s->stortran);
+		s->stortran = xstrdup(av[2]);
+		n = snprintf(rel, sizeof(rel), "tmp/transcript/%s", name);
+	} else {
+		if (s->stortran == NULL || strcmp(s->stortran, av[2]) != 0) {
+			snprintf(msg, sizeof(msg), "Incorrect Transcript %s",
+			    av[2]);
+			r = stor_fatal(s, RAP_STOR_TRAN, msg);
+			goto out;
+		}
+		n = snprintf(rel, sizeof(rel), "tmp/file/%s%s%s", name,
+		    path[0] == '/' ? "" : "/", path);
+	}
+	if (n < 0 || (size_t)n >= sizeof(rel))
+		goto syntax;
+	sess_logsafe(up, sizeof(up), rel);
+	if ((dfd = stor_parent(s->opts->rootfd, rel, 1, 0777 & ~s->opts->umask,
+	    &leaf)) == -1) {
+		snprintf(msg, sizeof(msg), "%s: %s", up, strerror(errno));
+		r = stor_fatal(s, RAP_STOR_DATA, msg);
+		goto out;
+	}
+	fd = openat(dfd, leaf, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+	    O_CLOEXEC, 0666 & ~s->opts->umask);
+	if (fd == -1) {
+		snprintf(msg, sizeof(msg), "%s: %s", up, strerror(errno));
+		r = stor_fatal(s, RAP_STOR_DATA, msg);
+		close(dfd);
+		goto out;
+	}
+	if (sess_reply(s, RAP_STOR_GO, "Storing file") == SESS_CLOSE ||
+	    stor_body(s, fd, dfd, leaf, up) == -1) {
+		close(fd);
+		close(dfd);
+		goto out;
+	}
+	if (close(fd) == -1) {
+		unlinkat(dfd, leaf, 0);
+		snprintf(msg, sizeof(msg), "%s: %s", up, strerror(errno));
+		r = stor_fatal(s, RAP_STOR_DATA, msg);
+		close(dfd);
+		goto out;
+	}
+	close(dfd);
+	log_info("%s[%s]: stored %s", s->host, s->ip, up);
+	r = sess_reply(s, RAP_STOR_DONE, "File stored");
+	goto out;
+syntax:
+	r = stor_fatal(s, RAP_STOR_SYNTAX, "STOR Syntax error");
+out:
+	free(name);
+	free(path);
+	return r;
+}

@@ -1,0 +1,128 @@
+#!/bin/sh
+# lsort: path order (pathcmp, -I), verbatim lines, prefixes, several
+# inputs and stdin, -o in place, and the error paths (short line with its
+# line number, bad encoding, missing input, usage).
+set -u
+LSORT=${top_builddir:-.}/client/lsort
+[ -x "$LSORT" ] || { echo "no $LSORT"; exit 1; }
+T=$(mktemp -d) || exit 1
+trap 'rm -rf "$T"' EXIT
+cd "$T" || exit 1
+fails=0
+
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+# run NAME EXPECTED-RC CMD...: stdout in NAME.out, stderr in NAME.err
+run() {
+	name=$1 want=$2
+	shift 2
+	"$@" >"$name.out" 2>"$name.err"
+	rc=$?
+	[ "$rc" = "$want" ] || fail "$name: exit $rc, want $want"
+}
+
+# same NAME FILE: FILE must equal the text on stdin
+same() {
+	cat >"$1.want"
+	cmp -s "$1.want" "$2" || { fail "$1: $2 differs"; diff "$1.want" "$2"; }
+}
+
+# pathcmp order, prefixes, comments/blank lines dropped, encoded names
+# (space, tab, backslash), a line without the final LF.
+printf '%s\n' \
+    'f ./etc.old 0644 0 0 1 1 -' \
+    '# a comment' \
+    '' \
+    '- f ./etc-x 0644 0 0 1 1 -' \
+    'f ./etc/passwd                         	0644     0     0 1 1 -' \
+    '+ f ./a\bb 0644 0 0 1 1 -' \
+    'f ./a\tb 0644 0 0 1 1 -' \
+    'f ./a\\b 0644 0 0 1 1 -' \
+    '   ' \
+    'd ./etc 0755 0 0' \
+    'd ./Library 0755 0 0' >in1.T
+printf 'd . 0755 0 0' >>in1.T
+run order 0 "$LSORT" in1.T
+same order order.out <<'EOF'
+d . 0755 0 0
+d ./Library 0755 0 0
+f ./a\tb 0644 0 0 1 1 -
++ f ./a\bb 0644 0 0 1 1 -
+f ./a\\b 0644 0 0 1 1 -
+d ./etc 0755 0 0
+f ./etc/passwd                         	0644     0     0 1 1 -
+- f ./etc-x 0644 0 0 1 1 -
+f ./etc.old 0644 0 0 1 1 -
+EOF
+[ -s order.err ] && fail "order: unexpected stderr"
+
+# -I: case folded; names equal up to case come out in reverse input order
+printf '%s\n' 'f ./b 0644 0 0 1 1 -' 'f ./B/c 0644 0 0 1 1 -' \
+    'd ./a 0755 0 0' 'd ./B 0755 0 0' 'f ./A 0644 0 0 1 1 -' >ci.T
+run icase 0 "$LSORT" -I ci.T
+same icase icase.out <<'EOF'
+f ./A 0644 0 0 1 1 -
+d ./a 0755 0 0
+d ./B 0755 0 0
+f ./b 0644 0 0 1 1 -
+f ./B/c 0644 0 0 1 1 -
+EOF
+run case 0 "$LSORT" ci.T
+same case case.out <<'EOF'
+f ./A 0644 0 0 1 1 -
+d ./B 0755 0 0
+f ./B/c 0644 0 0 1 1 -
+d ./a 0755 0 0
+f ./b 0644 0 0 1 1 -
+EOF
+
+# several inputs, "-" is stdin, merged into one order
+printf 'f ./z 0644 0 0 1 1 -\n' >z.T
+printf 'f ./m 0644 0 0 1 1 -\n' | "$LSORT" z.T - ci.T >multi.out 2>multi.err
+[ $? = 0 ] || fail "multi: exit status"
+same multi multi.out <<'EOF'
+f ./A 0644 0 0 1 1 -
+d ./B 0755 0 0
+f ./B/c 0644 0 0 1 1 -
+d ./a 0755 0 0
+f ./b 0644 0 0 1 1 -
+f ./m 0644 0 0 1 1 -
+f ./z 0644 0 0 1 1 -
+EOF
+
+# -o onto the input itself sorts in place
+cp ci.T inplace.T
+run inplace 0 "$LSORT" -o inplace.T inplace.T
+same inplace inplace.T <case.out
+[ -s inplace.out ] && fail "inplace: output on stdout"
+
+# errors: one-token line (applicable header) names file and line
+printf '%s\n' 'f ./b 0644 0 0 1 1 -' '# c' 'base.T:' 'f ./a 0644 0 0 1 1 -' >short.T
+run short 1 "$LSORT" short.T
+same short-err short.err <<'EOF'
+short.T: line 3: not enough fields
+EOF
+[ -s short.out ] && fail "short: output despite error"
+printf 'f ./b 0644 0 0 1 1 -\n-\n' | "$LSORT" >stdin.out 2>stdin.err
+[ $? = 1 ] || fail "stdin short: exit status"
+same stdin-err stdin.err <<'EOF'
+(stdin): line 2: not enough fields
+EOF
+printf 'f ./ok 0644 0 0 1 1 -\nf ./bad\\q 0644 0 0 1 1 -\n' >enc.T
+run enc 1 "$LSORT" enc.T
+same enc-err enc.err <<'EOF'
+enc.T: line 2: bad path encoding
+EOF
+run missing 2 "$LSORT" nope.T
+same missing-err missing.err <<'EOF'
+nope.T: No such file or directory
+EOF
+run usage 1 "$LSORT" -x in1.T
+tail -n 1 usage.err >usage.last
+same usage-err usage.last <<'EOF'
+Usage: lsort [ -IV ] [ -o file ] [ files... ]
+EOF
+run version 0 "$LSORT" -V
+grep -q '^[0-9]' version.out || fail "version: no version printed"
+
+exit $((fails != 0))

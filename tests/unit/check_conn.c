@@ -1,0 +1,306 @@
+/*
+ * check_conn.c: the connection layers (common/conn.c, zstream.c,
+ * proto.c) over a socketpair.
+ */
+#include "config.h"
+
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "buf.h"
+#include "cerr.h"
+#include "conn.h"
+#include "proto.h"
+#include "xmalloc.h"
+#include "zstream.h"
+#include "unit.h"
+
+static int	 sv[2];
+
+static void
+pair(void)
+{
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+}
+
+static void
+put(const void *p, size_t n)
+{
+	ck_assert_int_eq(write(sv[1], p, n), (ssize_t)n);
+}
+
+static const char *
+getl(struct conn *c)
+{
+	struct cerr	 err;
+	char		*line;
+
+	if (conn_getline(c, &line, &err) == -1)
+		ck_abort_msg("conn_getline: %s", err.msg);
+	return line;
+}
+
+START_TEST(test_terminators)
+{
+	struct conn	*c;
+
+	pair();
+	c = conn_new(sv[0], "peer");
+	put("a\r\nb\nc\rd\0e\r", 11);
+	ck_assert_str_eq(getl(c), "a");
+	ck_assert_str_eq(getl(c), "b");
+	ck_assert_str_eq(getl(c), "c");
+	ck_assert_str_eq(getl(c), "d");
+	ck_assert_str_eq(getl(c), "e");
+	/* The LF of that CRLF arrives later: still one terminator. */
+	put("\nf\n\n", 4);
+	ck_assert_str_eq(getl(c), "f");
+	ck_assert_str_eq(getl(c), "");
+	conn_free(c);
+	close(sv[1]);
+}
+END_TEST
+
+START_TEST(test_block_after_line)
+{
+	struct conn	*c;
+	struct cerr	 err;
+	char		 b[16];
+
+	pair();
+	c = conn_new(sv[0], "peer");
+	put("5\r", 2);
+	ck_assert_str_eq(getl(c), "5");
+	put("\nab\ncd.\r\n", 9);
+	ck_assert_int_eq(conn_read(c, b, 5, &err), 5);
+	ck_assert_mem_eq(b, "ab\ncd", 5);
+	ck_assert_str_eq(getl(c), ".");
+	conn_free(c);
+	close(sv[1]);
+}
+END_TEST
+
+START_TEST(test_eof_toolong_timeout)
+{
+	struct conn	*c;
+	struct cerr	 err;
+	char		*line;
+
+	pair();
+	c = conn_new(sv[0], "peer");
+	conn_set_maxline(c, 10);
+	put("0123456789\n", 11);
+	ck_assert_str_eq(getl(c), "0123456789");
+	put("0123456789A", 11);
+	ck_assert_int_eq(conn_getline(c, &line, &err), -1);
+	ck_assert(conn_toolong(c));
+	ck_assert(!conn_eof(c));
+	conn_free(c);
+	close(sv[1]);
+
+	pair();
+	c = conn_new(sv[0], "peer");
+	conn_set_timeout(c, 100);
+	ck_assert_int_eq(conn_getline(c, &line, &err), -1);
+	ck_assert(!conn_eof(c));
+	ck_assert_ptr_nonnull(strstr(err.msg, "timed out"));
+	close(sv[1]);
+	ck_assert_int_eq(conn_getline(c, &line, &err), -1);
+	ck_assert(conn_eof(c));
+	conn_free(c);
+}
+END_TEST
+
+/* Child: write lines and a large block compressed, changing level. */
+static void
+zwriter(int fd)
+{
+	struct conn	*c;
+	struct cerr	 err;
+	char		*big;
+	size_t		 i;
+	int		 ok = 1;
+
+	c = conn_new(fd, "writer");
+	big = xmalloc(1 << 20);
+	for (i = 0; i < (1 << 20); i++)
+		big[i] = (char)(i % 251 < 200 ? 'a' + i % 7 : i);
+	ok &= conn_printf(c, &err, "320 go\r\n") == 0;
+	ok &= conn_start_zlib(c, 1, &err) == 0;
+	ok &= conn_printf(c, &err, "220 on\r\n") == 0;
+	ok &= conn_write(c, big, 1 << 20, &err) == 0;
+	ok &= conn_set_level(c, 9, &err) == 0;
+	ok &= conn_printf(c, &err, "after level change\r\n") == 0;
+	ok &= conn_flush_full(c, &err) == 0;
+	ok &= conn_printf(c, &err, "last\r\n") == 0;
+	ok &= conn_flush(c, &err) == 0;
+	_exit(ok ? 0 : 1);
+}
+
+START_TEST(test_zlib_roundtrip)
+{
+	struct conn		*c;
+	struct connstats	 st;
+	struct cerr		 err;
+	char			*big;
+	size_t			 got = 0, i;
+	ssize_t			 n;
+	pid_t			 pid;
+	int			 status;
+
+	pair();
+	if ((pid = fork()) == 0) {
+		close(sv[0]);
+		zwriter(sv[1]);
+	}
+	close(sv[1]);
+	c = conn_new(sv[0], "reader");
+	ck_assert_str_eq(getl(c), "320 go");
+	ck_assert_int_eq(conn_start_zlib(c, 6, &err), 0);
+	ck_assert_str_eq(getl(c), "220 on");
+	big = xmalloc(1 << 20);
+	while (got < (1 << 20)) {
+		n = conn_read(c, big + got, (1 << 20) - got, &err);
+		ck_assert_int_gt(n, 0);
+		got += (size_t)n;
+	}
+	for (i = 0; i < (1 << 20); i++)
+		if (big[i] != (char)(i % 251 < 200 ? 'a' + i % 7 : i))
+			ck_abort_msg("byte %zu differs", i);
+	ck_assert_str_eq(getl(c), "after level change");
+	ck_assert_str_eq(getl(c), "last");
+	conn_stats(c, &st);
+	ck_assert_uint_lt(st.wire_in * 4, st.raw_in);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	free(big);
+	conn_free(c);
+}
+END_TEST
+
+START_TEST(test_zlib_readahead)
+{
+	struct zstream	*z;
+	struct buf	*b;
+	struct conn	*c;
+	struct cerr	 err;
+
+	/* "COMP" line and compressed bytes arrive in one segment. */
+	z = zstream_new(6, &err);
+	b = buf_new(1 << 20);
+	ck_assert_int_eq(buf_add(b, "COMP ZLIB 6\r\n", 13), 0);
+	ck_assert_int_eq(zstream_deflate(z, "NOOP\r\nQUIT\r\n", 12, ZS_SYNC, b,
+	    &err), 0);
+	pair();
+	c = conn_new(sv[0], "peer");
+	put(buf_data(b), buf_len(b));
+	ck_assert_str_eq(getl(c), "COMP ZLIB 6");
+	ck_assert_int_eq(conn_start_zlib(c, 6, &err), 0);
+	ck_assert_str_eq(getl(c), "NOOP");
+	ck_assert_str_eq(getl(c), "QUIT");
+	/* Garbage in the compressed stream is an error, not a line. */
+	put("\xff\xff\xff\xff", 4);
+	close(sv[1]);
+	{
+		char	*line;
+
+		ck_assert_int_eq(conn_getline(c, &line, &err), -1);
+	}
+	conn_free(c);
+	buf_free(b);
+	zstream_free(z);
+}
+END_TEST
+
+START_TEST(test_proto)
+{
+	struct conn	*c;
+	struct cerr	 err;
+	char		 line[64], *av[4], *text;
+	unsigned	 caps;
+	int64_t		 v;
+	int		 code;
+
+	strcpy(line, " RETR\tFILE  a\nb ");
+	ck_assert_int_eq(proto_split(line, av, 4), 4);
+	ck_assert_str_eq(av[0], "RETR");
+	ck_assert_str_eq(av[3], "b");
+	strcpy(line, "a b c");
+	ck_assert_int_eq(proto_split(line, av, 2), -1);
+	strcpy(line, "  ");
+	ck_assert_int_eq(proto_split(line, av, 2), 0);
+
+	ck_assert(proto_verb_is("stat", "STATUS", 4));
+	ck_assert(proto_verb_is("STATUS", "STATUS", 4));
+	ck_assert(!proto_verb_is("STA", "STATUS", 4));
+	ck_assert(!proto_verb_is("STATUSX", "STATUS", 4));
+	ck_assert(proto_cap_match("zlib", "ZLIB"));
+	ck_assert(proto_cap_match("ZL", "ZLIB"));
+	ck_assert(!proto_cap_match("REPO", "ZLIB"));
+
+	ck_assert_int_eq(proto_parse_size("0", &v), 0);
+	ck_assert_int_eq(proto_parse_size("9223372036854775807", &v), 0);
+	ck_assert(v == INT64_MAX);
+	ck_assert_int_eq(proto_parse_size("9223372036854775808", &v), -1);
+	ck_assert_int_eq(proto_parse_size("-1", &v), -1);
+	ck_assert_int_eq(proto_parse_size(" 12", &v), -1);
+	ck_assert_int_eq(proto_parse_size("12 ", &v), -1);
+	ck_assert_int_eq(proto_parse_size("1e3", &v), -1);
+	ck_assert_int_eq(proto_parse_size("", &v), -1);
+
+	pair();
+	c = conn_new(sv[0], "peer");
+	text = "200-RAP 1 h v radmind access protocol\r\n"
+	    "200 capa zlib REPO\r\n"
+	    "200 RAP 1 old server\r\n"
+	    "230-one\r\n230-two\r\n230 three\r\n"
+	    "23x bad\r\n";
+	put(text, strlen(text));
+	ck_assert_int_eq(proto_banner(c, &caps, &err), 0);
+	ck_assert_uint_eq(caps, PROTO_CAP_ZLIB | PROTO_CAP_REPO);
+	ck_assert_int_eq(proto_banner(c, &caps, &err), 0);
+	ck_assert_uint_eq(caps, 0);
+	ck_assert_int_eq(proto_reply(c, &code, &text, &err), 0);
+	ck_assert_int_eq(code, 230);
+	ck_assert_str_eq(text, "230 three");
+	ck_assert_int_eq(proto_reply(c, &code, &text, &err), -1);
+	conn_free(c);
+	close(sv[1]);
+}
+END_TEST
+
+static Suite *
+conn_suite(void)
+{
+	Suite	*s = suite_create("conn");
+	TCase	*tc;
+
+	signal(SIGPIPE, SIG_IGN);
+	tc = tcase_create("lines");
+	tcase_add_test(tc, test_terminators);
+	tcase_add_test(tc, test_block_after_line);
+	tcase_add_test(tc, test_eof_toolong_timeout);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("zlib");
+	tcase_add_test(tc, test_zlib_roundtrip);
+	tcase_add_test(tc, test_zlib_readahead);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("proto");
+	tcase_add_test(tc, test_proto);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	return unit_run(conn_suite());
+}

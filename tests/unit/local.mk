@@ -1,0 +1,50 @@
+# tests/unit/: one Check suite per common/ module.
+if HAVE_CHECK
+UNIT_TESTS = \
+	tests/unit/check_buf \
+	tests/unit/check_encode \
+	tests/unit/check_pathcmp \
+	tests/unit/check_transcript \
+	tests/unit/check_command \
+	tests/unit/check_wildcard \
+	tests/unit/check_cksum
+check_PROGRAMS += $(UNIT_TESTS)
+TESTS += $(UNIT_TESTS)
+
+UNIT_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+UNIT_LDADD = $(CHECK_LIBS) $(CAIRN_LIBS)
+
+tests_unit_check_buf_SOURCES = tests/unit/check_buf.c
+tests_unit_check_buf_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_check_buf_LDADD = $(UNIT_LDADD)
+tests_unit_check_encode_SOURCES = tests/unit/check_encode.c
+tests_unit_check_encode_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_check_encode_LDADD = $(UNIT_LDADD)
+tests_unit_check_pathcmp_SOURCES = tests/unit/check_pathcmp.c
+tests_unit_check_pathcmp_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_check_pathcmp_LDADD = $(UNIT_LDADD)
+tests_unit_check_transcript_SOURCES = tests/unit/check_transcript.c
+tests_unit_check_transcript_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_check_transcript_LDADD = $(UNIT_LDADD)
+tests_unit_check_command_SOURCES = tests/unit/check_command.c
+tests_unit_check_command_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_check_command_LDADD = $(UNIT_LDADD)
+tests_unit_check_wildcard_SOURCES = tests/unit/check_wildcard.c
+tests_unit_check_wildcard_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_check_wildcard_LDADD = $(UNIT_LDADD)
+tests_unit_check_cksum_SOURCES = tests/unit/check_cksum.c
+tests_unit_check_cksum_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_check_cksum_LDADD = $(UNIT_LDADD)
+else
+TESTS += tests/unit/no-check.sh
+endif
+EXTRA_DIST += tests/unit/no-check.sh tests/unit/unit.h
+
+# Connection layers (conn, zstream, proto).
+if HAVE_CHECK
+check_PROGRAMS += tests/unit/check_conn
+TESTS += tests/unit/check_conn
+tests_unit_check_conn_SOURCES = tests/unit/check_conn.c
+tests_unit_check_conn_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_check_conn_LDADD = $(UNIT_LDADD)
+endif
