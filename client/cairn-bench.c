@@ -132,12 +132,23 @@ struct bench {
 	uint64_t	 nfiles;
 	const char	*corpus_desc;
 	struct sockaddr_in remote;
+	/* --shaper tc: two network namespaces joined by a veth pair. */
+	int		 tc;
+	char		*ip, *tcbin;
+	char		 ns_srv[32], ns_cli[32], veth_srv[16], veth_cli[16];
+	struct in_addr	 addr_srv, addr_cli;
+	int		 netns_fd;	/* the client namespace, or -1 */
 	/* Progress. */
 	int		 done, total;
 	int		 tty;
 };
 
 static volatile sig_atomic_t	 server_pid_sig;
+/* For teardown from die() and signal handlers: "ip" and the namespaces. */
+static char			*tc_ip;
+static char			 tc_ns[2][32];
+
+static void	 tc_teardown(void);
 
 static void	 usage(void) __attribute__((noreturn));
 static void	 die(const char *, ...)
@@ -155,7 +166,8 @@ usage(void)
 	    "[-l levels]\n"
 	    "\t[-L link]... [-n reps] [-w workdir] [--csv file] "
 	    "[--svg file]\n"
-	    "\t[--server host:port] [--make-repo dir]\n");
+	    "\t[--shaper relay | tc] [--server host:port] "
+	    "[--make-repo dir]\n");
 	exit(EXIT_USAGE);
 }
 
@@ -166,6 +178,7 @@ die(const char *fmt, ...)
 
 	if (server_pid_sig > 0)
 		kill(server_pid_sig, SIGTERM);
+	tc_teardown();
 	if (isatty(STDERR_FILENO))
 		fputs("\r\033[K", stderr);
 	fputs("cairn-bench: ", stderr);
@@ -207,6 +220,7 @@ on_signal(int sig)
 {
 	if (server_pid_sig > 0)
 		kill(server_pid_sig, SIGTERM);
+	tc_teardown();
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
@@ -661,10 +675,17 @@ log_raw_in(const char *log)
 	while (fgets(line, sizeof(line), fp) != NULL) {
 		if ((p = strstr(line, "bytes:")) == NULL)
 			continue;
+		/* "bytes: sent raw N wire N, received raw N wire N" */
 		if (sscanf(p, "bytes: sent raw %llu wire %llu, received raw "
 		    "%llu wire %llu", &rout, &wout, &rin, &win) == 4)
 			v += rin;
 	}
+	/* lapply -v and ktcheck -v: "zlib stats +++ In: raw:wire ...". */
+	rewind(fp);
+	while (v == 0 && fgets(line, sizeof(line), fp) != NULL)
+		if ((p = strstr(line, "zlib stats +++ In:")) != NULL &&
+		    sscanf(p, "zlib stats +++ In: %llu:%llu", &rin, &win) == 2)
+			v += rin;
 	fclose(fp);
 	return v;
 }
@@ -692,23 +713,26 @@ free_port(void)
 }
 
 /*
- * Whether something listens on 127.0.0.1:port, from /proc/net/tcp (so
- * that no probe connection costs the server a session).  -1 if the file
- * cannot be read.
+ * Whether something in the network namespace of pid listens on
+ * addr:port, from /proc/pid/net/tcp (so that no probe connection costs
+ * the server a session).  -1 if the file cannot be read.
  */
 static int
-proc_listening(uint16_t port)
+proc_listening(pid_t pid, struct in_addr addr, uint16_t port)
 {
 	char		 line[512];
 	FILE		*fp;
 	unsigned	 a, p, st;
 	int		 found = 0;
 
-	if ((fp = fopen("/proc/net/tcp", "r")) == NULL)
+	/* The table of pid's network namespace. */
+	snprintf(line, sizeof(line), "/proc/%ld/net/tcp", (long)pid);
+	if ((fp = fopen(line, "r")) == NULL)
 		return -1;
 	while (fgets(line, sizeof(line), fp) != NULL)
 		if (sscanf(line, " %*u: %8X:%4X %*8X:%*4X %2X", &a, &p,
-		    &st) == 3 && p == port && st == 0x0A)
+		    &st) == 3 && p == port && st == 0x0A &&
+		    a == addr.s_addr)
 			found = 1;
 	fclose(fp);
 	return found;
@@ -729,15 +753,27 @@ sleep_ms(int ms)
 static pid_t
 server_start(struct bench *b, uint16_t *portp)
 {
-	char		*argv[12], pbuf[16], *log;
+	char		*argv[16], pbuf[16], abuf[INET_ADDRSTRLEN], *log;
+	struct in_addr	 addr;
 	uint16_t	 port;
 	pid_t		 pid;
 	int		 i, st, r;
 
 	port = free_port();
 	snprintf(pbuf, sizeof(pbuf), "%u", port);
+	addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (b->tc)
+		addr = b->addr_srv;
+	inet_ntop(AF_INET, &addr, abuf, sizeof(abuf));
 	xasprintf(&log, "%s/cairnd.log", b->work);
 	i = 0;
+	if (b->tc) {
+		/* ip netns exec runs the command in place: pid is cairnd. */
+		argv[i++] = b->ip;
+		argv[i++] = "netns";
+		argv[i++] = "exec";
+		argv[i++] = b->ns_srv;
+	}
 	argv[i++] = b->cairnd;
 	argv[i++] = "-f";
 	argv[i++] = "-Z";
@@ -745,7 +781,7 @@ server_start(struct bench *b, uint16_t *portp)
 	argv[i++] = "-D";
 	argv[i++] = b->repo;
 	argv[i++] = "-a";
-	argv[i++] = "127.0.0.1";
+	argv[i++] = abuf;
 	argv[i++] = "-p";
 	argv[i++] = pbuf;
 	argv[i] = NULL;
@@ -758,10 +794,10 @@ server_start(struct bench *b, uint16_t *portp)
 			free(log);
 			return -1;
 		}
-		r = proc_listening(port);
+		r = proc_listening(pid, addr, port);
 		if (r == 1)
 			break;
-		if (r == -1) {
+		if (r == -1 && !b->tc) {
 			struct sockaddr_in	sin;
 			int			fd;
 
@@ -785,7 +821,7 @@ server_start(struct bench *b, uint16_t *portp)
 		waitpid(pid, &st, 0);
 		server_pid_sig = 0;
 		show_log(log);
-		die("cairnd did not listen on 127.0.0.1:%u within 5 s", port);
+		die("cairnd did not listen on %s:%u within 5 s", abuf, port);
 	}
 	free(log);
 	*portp = port;
@@ -1118,6 +1154,171 @@ make_repo(struct bench *b, const char *repo)
 }
 
 /* ------------------------------------------------------------------ */
+/* --shaper tc: namespaces, veth and tbf. */
+
+/* Run "ip"/"tc" with the given words; returns the exit status. */
+static int
+tc_run(struct bench *b, const char *tool, ...)
+{
+	va_list	 ap;
+	char	*argv[24], *log;
+	double	 cpu = 0;
+	int	 i = 0, st;
+
+	argv[i++] = (char *)tool;
+	va_start(ap, tool);
+	while (i < 23 && (argv[i] = va_arg(ap, char *)) != NULL)
+		i++;
+	va_end(ap);
+	argv[i] = NULL;
+	xasprintf(&log, "%s/tc.log", b->work);
+	st = run_tool(argv, NULL, log, &cpu);
+	free(log);
+	return st;
+}
+
+/*
+ * Remove the namespaces (their veth ends go with them).  Uses only
+ * fork, execv and waitpid, so a signal handler may call it.
+ */
+static void
+tc_teardown(void)
+{
+	char	*argv[5];
+	pid_t	 pid;
+	int	 k, st, fd;
+
+	if (tc_ip == NULL)
+		return;
+	for (k = 0; k < 2; k++) {
+		if (tc_ns[k][0] == '\0')
+			continue;
+		argv[0] = tc_ip;
+		argv[1] = "netns";
+		argv[2] = "del";
+		argv[3] = tc_ns[k];
+		argv[4] = NULL;
+		if ((pid = fork()) == 0) {
+			if ((fd = open("/dev/null", O_WRONLY)) != -1) {
+				dup2(fd, 1);
+				dup2(fd, 2);
+			}
+			execv(argv[0], argv);
+			_exit(127);
+		}
+		if (pid > 0)
+			while (waitpid(pid, &st, 0) == -1 && errno == EINTR)
+				;
+		tc_ns[k][0] = '\0';
+	}
+}
+
+/*
+ * Two namespaces, server and client, joined by a veth pair with
+ * 10.231.N.1 (server) and 10.231.N.2 (client), loopback up in both.
+ */
+static void
+tc_setup(struct bench *b)
+{
+	char	*p, a[32];
+	unsigned n = (unsigned)getpid() % 250 + 1;
+	int	 st;
+
+	if (geteuid() != 0)
+		baduse("--shaper tc needs root (network namespaces, tc)");
+	if ((b->ip = find_tool(b, "ip")) == NULL ||
+	    (b->tcbin = find_tool(b, "tc")) == NULL)
+		baduse("--shaper tc needs ip and tc (Debian package "
+		    "iproute2)");
+	tc_ip = b->ip;
+	snprintf(b->ns_srv, sizeof(b->ns_srv), "cbench-%ld-srv",
+	    (long)getpid());
+	snprintf(b->ns_cli, sizeof(b->ns_cli), "cbench-%ld-cli",
+	    (long)getpid());
+	snprintf(b->veth_srv, sizeof(b->veth_srv), "cbs%ld",
+	    (long)getpid() % 10000000);
+	snprintf(b->veth_cli, sizeof(b->veth_cli), "cbc%ld",
+	    (long)getpid() % 10000000);
+	snprintf(a, sizeof(a), "10.231.%u.1", n);
+	inet_pton(AF_INET, a, &b->addr_srv);
+	snprintf(a, sizeof(a), "10.231.%u.2", n);
+	inet_pton(AF_INET, a, &b->addr_cli);
+
+	if (tc_run(b, b->ip, "netns", "add", b->ns_srv, NULL) != 0)
+		goto fail;
+	strlcpy(tc_ns[0], b->ns_srv, sizeof(tc_ns[0]));
+	if (tc_run(b, b->ip, "netns", "add", b->ns_cli, NULL) != 0)
+		goto fail;
+	strlcpy(tc_ns[1], b->ns_cli, sizeof(tc_ns[1]));
+	if (tc_run(b, b->ip, "link", "add", b->veth_srv, "netns", b->ns_srv,
+	    "type", "veth", "peer", "name", b->veth_cli, "netns", b->ns_cli,
+	    NULL) != 0)
+		goto fail;
+	snprintf(a, sizeof(a), "10.231.%u.1/30", n);
+	st = tc_run(b, b->ip, "-n", b->ns_srv, "addr", "add", a, "dev",
+	    b->veth_srv, NULL);
+	snprintf(a, sizeof(a), "10.231.%u.2/30", n);
+	st |= tc_run(b, b->ip, "-n", b->ns_cli, "addr", "add", a, "dev",
+	    b->veth_cli, NULL);
+	st |= tc_run(b, b->ip, "-n", b->ns_srv, "link", "set", b->veth_srv,
+	    "up", NULL);
+	st |= tc_run(b, b->ip, "-n", b->ns_cli, "link", "set", b->veth_cli,
+	    "up", NULL);
+	st |= tc_run(b, b->ip, "-n", b->ns_srv, "link", "set", "lo", "up",
+	    NULL);
+	st |= tc_run(b, b->ip, "-n", b->ns_cli, "link", "set", "lo", "up",
+	    NULL);
+	if (st != 0)
+		goto fail;
+	xasprintf(&p, "/var/run/netns/%s", b->ns_cli);
+	if ((b->netns_fd = open(p, O_RDONLY | O_CLOEXEC)) == -1)
+		die("%s: %s", p, strerror(errno));
+	free(p);
+	return;
+fail:
+	xasprintf(&p, "%s/tc.log", b->work);
+	show_log(p);
+	die("could not set up the network namespaces for --shaper tc");
+}
+
+/*
+ * Shape both ends of the veth pair with tbf at the link's rate (or
+ * remove the shaping for an unshaped link).  The delay stays with the
+ * relay.
+ */
+static void
+tc_shape(struct bench *b, const struct link *l)
+{
+	char		 rate[32], burst[32], *p;
+	uint64_t	 bu;
+	int		 k, st = 0;
+	const char	*ns[2] = { b->ns_srv, b->ns_cli };
+	const char	*dev[2] = { b->veth_srv, b->veth_cli };
+
+	for (k = 0; k < 2; k++) {
+		if (l->rate == 0) {
+			tc_run(b, b->tcbin, "-n", ns[k], "qdisc", "del", "dev",
+			    dev[k], "root", NULL);
+			continue;
+		}
+		/* A bucket of 4 ms at the rate, at least two packets. */
+		bu = l->rate / 8 / 250;
+		if (bu < 3028)
+			bu = 3028;
+		snprintf(rate, sizeof(rate), "%" PRIu64 "bit", l->rate);
+		snprintf(burst, sizeof(burst), "%" PRIu64, bu);
+		st |= tc_run(b, b->tcbin, "-n", ns[k], "qdisc", "replace",
+		    "dev", dev[k], "root", "tbf", "rate", rate, "burst", burst,
+		    "latency", "100ms", NULL);
+	}
+	if (st != 0) {
+		xasprintf(&p, "%s/tc.log", b->work);
+		show_log(p);
+		die("tc could not shape %s", l->name);
+	}
+}
+
+/* ------------------------------------------------------------------ */
 /* Runs. */
 
 static void
@@ -1146,6 +1347,23 @@ progress_end(struct bench *b)
 }
 
 /*
+ * With --shaper tc, start argv with "ip netns exec <client namespace>"
+ * (which execs the tool in place, so wait4 still sees the tool itself).
+ * Returns the number of words put in.
+ */
+static int
+ns_prefix(const struct bench *b, char *argv[])
+{
+	if (!b->tc)
+		return 0;
+	argv[0] = b->ip;
+	argv[1] = "netns";
+	argv[2] = "exec";
+	argv[3] = (char *)b->ns_cli;
+	return 4;
+}
+
+/*
  * One pull: ktcheck, fsdiff -A, lapply at level into an empty root.
  * *lst gets the relay counters of the lapply connection.
  */
@@ -1156,7 +1374,7 @@ pull(struct bench *b, struct relay *r, int level, struct run *out,
 	struct relay_stats	 kst;
 	struct sockaddr_in	 up;
 	char			*run, *client, *root, *kfile, *apply, *log;
-	char			 zb[4], pb[8], *argv[16];
+	char			 zb[4], pb[8], *argv[20];
 	uint16_t		 port = 0;
 	pid_t			 spid = -1;
 	double			 t0, t1, t2, cpu = 0;
@@ -1184,6 +1402,8 @@ pull(struct bench *b, struct relay *r, int level, struct run *out,
 		memset(&up, 0, sizeof(up));
 		up.sin_family = AF_INET;
 		up.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		if (b->tc)
+			up.sin_addr = b->addr_srv;
 		up.sin_port = htons(port);
 		relay_set_upstream(r, &up);
 	}
@@ -1192,7 +1412,7 @@ pull(struct bench *b, struct relay *r, int level, struct run *out,
 	snprintf(pb, sizeof(pb), "%u", relay_port(r));
 
 	t0 = now_s();
-	i = 0;
+	i = ns_prefix(b, argv);
 	argv[i++] = b->ktcheck;
 	argv[i++] = "-h";
 	argv[i++] = "127.0.0.1";
@@ -1230,7 +1450,7 @@ pull(struct bench *b, struct relay *r, int level, struct run *out,
 	}
 
 	t1 = now_s();
-	i = 0;
+	i = ns_prefix(b, argv);
 	argv[i++] = b->lapply;
 	argv[i++] = "-h";
 	argv[i++] = "127.0.0.1";
@@ -1332,8 +1552,13 @@ sweep_link(struct bench *b, struct link *l)
 	memset(&rl, 0, sizeof(rl));
 	rl.rate = l->rate;
 	rl.rtt_us = l->rtt_us;
-	if ((r = relay_start(&rl, b->server ? &b->remote : NULL, -1,
-	    &err)) == NULL)
+	if (b->tc) {
+		/* tbf on the veth sets the rate; the relay adds the delay. */
+		tc_shape(b, l);
+		rl.rate = 0;
+	}
+	if ((r = relay_start(&rl, b->server ? &b->remote : NULL,
+	    b->netns_fd, &err)) == NULL)
 		die("%s", err.msg);
 	for (li = 0; li < b->nlevels; li++) {
 		l->cells[li].runs = xcalloc((size_t)b->reps,
@@ -1490,7 +1715,7 @@ report_link(const struct bench *b, struct link *l, const struct levelfit *fit)
 {
 	const struct cell	*c, *c0 = &l->cells[0];
 	double			 w0, ratio;
-	int			 li, best = 0, bestc = -1;
+	int			 li, best, fastest = 0, bestc = -1, tie;
 
 	printf("\n%s (", l->name);
 	if (l->rate)
@@ -1521,26 +1746,55 @@ report_link(const struct bench *b, struct link *l, const struct levelfit *fit)
 			printf("%10.1f\n", b->raw_bytes / 1e6 / c->srv_med);
 		else
 			printf("%10s\n", "-");
-		if (c->t_med < l->cells[best].t_med)
-			best = li;
+		if (c->t_med < l->cells[fastest].t_med)
+			fastest = li;
 		if (b->levels[li] > 0 && (bestc == -1 ||
 		    c->t_med < l->cells[bestc].t_med))
 			bestc = li;
+	}
+	/*
+	 * The best level: the lowest (cheapest in server CPU) within 3% of
+	 * the fastest; and no compression unless it wins by more than 5%
+	 * and, with several runs, by more than the spread of the runs.
+	 */
+	for (best = 0; best < fastest; best++)
+		if (l->cells[best].t_med <= l->cells[fastest].t_med * 1.03)
+			break;
+	tie = 0;
+	if (b->levels[0] == 0 && best != 0 &&
+	    (l->cells[best].t_med > 0.95 * c0->t_med ||
+	    (b->reps > 1 && l->cells[best].t_max >= c0->t_min))) {
+		tie = best;
+		best = 0;
 	}
 	l->best = best;
 	printf("  best: -Z %d. ", b->levels[best]);
 	if (b->levels[0] != 0 || bestc == -1)
 		printf("On %s, level %d is the fastest of those measured.\n",
 		    l->name, b->levels[best]);
-	else if (b->levels[best] == 0) {
+	else if (tie) {
+		ratio = c0->t_med / l->cells[tie].t_med;
+		printf("On %s, level %d is only %.2fx faster than off, within "
+		    "the noise: leave it off.\n", l->name, b->levels[tie],
+		    ratio);
+	} else if (b->levels[best] == 0) {
 		ratio = l->cells[bestc].t_med / c0->t_med;
 		printf("On %s, compression costs %.1fx (level %d, the "
 		    "fastest compressed one, takes %.1fx as long as off): "
 		    "leave it off.\n", l->name, ratio, b->levels[bestc], ratio);
 	} else {
 		ratio = c0->t_med / l->cells[best].t_med;
-		printf("On %s, level %d is %.1fx faster than off.\n",
-		    l->name, b->levels[best], ratio);
+		printf("On %s, level %d is %.1fx faster than off", l->name,
+		    b->levels[best], ratio);
+		if (best != fastest)
+			printf(" (level %d is %.1f%% faster still, for %.1fx "
+			    "the server CPU)", b->levels[fastest],
+			    100 * (l->cells[best].t_med /
+			    l->cells[fastest].t_med - 1),
+			    l->cells[best].srv_med > 0 ?
+			    l->cells[fastest].srv_med /
+			    l->cells[best].srv_med : 0.0);
+		printf(".\n");
 	}
 	(void)fit;
 }
@@ -1713,7 +1967,7 @@ svg_text_escaped(FILE *fp, const char *s)
 static void
 write_svg(const struct bench *b, const struct levelfit *fit)
 {
-	const double	 W = 860, X0 = 80, X1 = 640, Y0 = 50, Y1 = 330;
+	const double	 W = 960, X0 = 80, X1 = 640, Y0 = 50, Y1 = 330;
 	const double	 Z0 = 410, Z1 = 600;
 	FILE		*fp;
 	double		 tmin = INFINITY, tmax = 0, lo, hi, x, y, d, v;
@@ -1840,7 +2094,7 @@ write_svg(const struct bench *b, const struct levelfit *fit)
 	for (li = 0; li < b->nlevels; li++)
 		if ((fit[0].wire - fit[li].wire) / 1e6 > smax)
 			smax = (fit[0].wire - fit[li].wire) / 1e6;
-	smax = ceil(smax);
+	smax = ceil(smax * 1.15);	/* room for the labels */
 	fprintf(fp, "<text x=\"%.0f\" y=\"%.0f\" font-size=\"14\" "
 	    "font-weight=\"bold\">bytes saved on the wire vs level %d "
 	    "(of %.1f MB)</text>\n", X0, Z0 - 14, b->levels[0],
@@ -1950,6 +2204,7 @@ main(int argc, char *argv[])
 		{ "svg",	required_argument,	NULL, 'S' },
 		{ "server",	required_argument,	NULL, 'R' },
 		{ "make-repo",	required_argument,	NULL, 'M' },
+		{ "shaper",	required_argument,	NULL, 'T' },
 		{ "help",	no_argument,		NULL, 'h' },
 		{ NULL,		0,			NULL, 0 }
 	};
@@ -1961,6 +2216,7 @@ main(int argc, char *argv[])
 	int		 ch, k, own_work = 0;
 
 	memset(&b, 0, sizeof(b));
+	b.netns_fd = -1;
 	b.reps = 3;
 	b.corpus_size = 16 * 1024 * 1024;
 	parse_levels(&b, "0-9");
@@ -2015,6 +2271,15 @@ main(int argc, char *argv[])
 			break;
 		case 'M':
 			b.make_repo = optarg;
+			break;
+		case 'T':
+			if (strcmp(optarg, "tc") == 0)
+				b.tc = 1;
+			else if (strcmp(optarg, "relay") == 0)
+				b.tc = 0;
+			else
+				baduse("--shaper %s: expected relay or tc",
+				    optarg);
 			break;
 		case 'h':
 		default:
@@ -2089,6 +2354,10 @@ main(int argc, char *argv[])
 			rmtree(b.work);
 		return EXIT_OK;
 	}
+	if (b.tc && b.server != NULL)
+		baduse("--shaper tc and --server exclude each other");
+	if (b.tc)
+		tc_setup(&b);
 	if (b.server == NULL) {
 		xasprintf(&b.repo, "%s/repo", b.work);
 		make_repo(&b, b.repo);
@@ -2155,6 +2424,7 @@ main(int argc, char *argv[])
 	if (b.svg != NULL) {
 		write_svg(&b, fit);
 	}
+	tc_teardown();
 	if (own_work && !b.keep)
 		rmtree(b.work);
 	else
