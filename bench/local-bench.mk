@@ -13,7 +13,8 @@ tests_bench_relay_probe_LDADD = client/librelay.a $(CAIRN_LIBS)
 
 BENCH_TESTS = \
 	tests/integ/t-bench-relay.sh \
-	tests/integ/t-bench-sweep.sh
+	tests/integ/t-bench-sweep.sh \
+	tests/integ/t-bench-tc.sh
 TESTS += $(BENCH_TESTS)
 EXTRA_DIST += $(BENCH_TESTS)
 

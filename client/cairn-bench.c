@@ -1590,7 +1590,10 @@ sweep_link(struct bench *b, struct link *l)
 		    setting) / setting, l->flagged ? " [OFF BY MORE THAN 5%]" :
 		    "");
 	printf("\n");
-	if (l->flagged && l->busy_rate > 0)
+	if (l->flagged && b->tc)
+		printf("  (tbf counts whole frames, about 4%% headers, and TCP "
+		    "over a real queue rarely fills it)\n");
+	else if (l->flagged && l->busy_rate > 0)
 		printf("  while it had data the link carried %.4g Mbit/s "
 		    "(%+.1f%%): %s\n", l->busy_rate / 1e6,
 		    100 * (l->busy_rate - setting) / setting,
