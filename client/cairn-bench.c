@@ -86,6 +86,8 @@ struct run {
 	double		 cli_cpu;	/* s, the three tools */
 	uint64_t	 wire_down, wire_up;
 	uint64_t	 tool_raw_in;	/* from a tool's byte summary, 0 none */
+	uint64_t	 srv_raw_out;	/* from cairnd's session lines, 0 none */
+	uint64_t	 srv_wire_out;
 };
 
 /* Medians over the runs of one (link, level). */
@@ -688,6 +690,31 @@ log_raw_in(const char *log)
 			v += rin;
 	fclose(fp);
 	return v;
+}
+
+/*
+ * Sum the bytes cairnd says it sent in its "session end: zlib level N,
+ * sent R bytes (W on the wire, ..." lines (printed in the foreground).
+ */
+static void
+log_server_bytes(const char *log, uint64_t *raw, uint64_t *wire)
+{
+	char			 line[1024], *p;
+	FILE			*fp;
+	unsigned long long	 r, w;
+	int			 lv;
+
+	*raw = *wire = 0;
+	if ((fp = fopen(log, "r")) == NULL)
+		return;
+	while (fgets(line, sizeof(line), fp) != NULL)
+		if ((p = strstr(line, "session end: zlib level ")) != NULL &&
+		    sscanf(p, "session end: zlib level %d, sent %llu bytes "
+		    "(%llu on the wire", &lv, &r, &w) == 3) {
+			*raw += r;
+			*wire += w;
+		}
+	fclose(fp);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1374,6 +1401,7 @@ pull(struct bench *b, struct relay *r, int level, struct run *out,
 	struct relay_stats	 kst;
 	struct sockaddr_in	 up;
 	char			*run, *client, *root, *kfile, *apply, *log;
+	char			*slog = NULL;
 	char			 zb[4], pb[8], *argv[20];
 	uint16_t		 port = 0;
 	pid_t			 spid = -1;
@@ -1392,6 +1420,9 @@ pull(struct bench *b, struct relay *r, int level, struct run *out,
 	xmkdir(root);
 
 	if (b->server == NULL) {
+		/* One server log per run, for its byte counts. */
+		xasprintf(&slog, "%s/cairnd.log", b->work);
+		unlink(slog);
 		for (i = 0; i < 3 && spid == -1; i++)
 			spid = server_start(b, &port);
 		if (spid == -1) {
@@ -1475,6 +1506,10 @@ pull(struct bench *b, struct relay *r, int level, struct run *out,
 	out->lapply = t2 - t1;
 	out->cli_cpu = cpu;
 	out->srv_cpu = spid > 0 ? server_stop(spid) : -1;
+	if (slog != NULL) {
+		log_server_bytes(slog, &out->srv_raw_out, &out->srv_wire_out);
+		free(slog);
+	}
 	if (spid > 0 && out->srv_cpu < 0)
 		warnmsg("cairnd kept a session child for 5 s after the pull: "
 		    "its CPU time is left out of this run");
@@ -1534,7 +1569,8 @@ cell_summarize(struct cell *c)
 		v[i] = (double)c->runs[i].wire_up;
 	c->up_med = (uint64_t)median(v, c->nruns);
 	for (i = 0; i < c->nruns; i++)
-		v[i] = (double)c->runs[i].tool_raw_in;
+		v[i] = (double)(c->runs[i].srv_raw_out ?
+		    c->runs[i].srv_raw_out : c->runs[i].tool_raw_in);
 	c->raw_med = (uint64_t)median(v, c->nruns);
 }
 
@@ -1775,11 +1811,13 @@ report_link(const struct bench *b, struct link *l, const struct levelfit *fit)
 	if (b->levels[0] != 0 || bestc == -1)
 		printf("On %s, level %d is the fastest of those measured.\n",
 		    l->name, b->levels[best]);
-	else if (tie) {
-		ratio = c0->t_med / l->cells[tie].t_med;
-		printf("On %s, level %d is only %.2fx faster than off, within "
-		    "the noise: leave it off.\n", l->name, b->levels[tie],
-		    ratio);
+	else if (tie || (b->levels[best] == 0 &&
+	    l->cells[bestc].t_med < 1.05 * c0->t_med)) {
+		li = tie ? tie : bestc;
+		ratio = l->cells[li].t_med / c0->t_med;
+		printf("On %s, level %d takes %.2fx the time of off, within "
+		    "the noise: leave it off (it only costs server CPU).\n",
+		    l->name, b->levels[li], ratio);
 	} else if (b->levels[best] == 0) {
 		ratio = l->cells[bestc].t_med / c0->t_med;
 		printf("On %s, compression costs %.1fx (level %d, the "
