@@ -776,7 +776,6 @@ run(struct apply *ap)
 static int
 finish(struct apply *ap, int ok)
 {
-	struct netstats	 ns;
 	struct cerr	 err;
 	const char	*msg;
 
@@ -795,20 +794,8 @@ finish(struct apply *ap, int ok)
 				apply_warn(ap, "warning: could not report "
 				    "event");
 		}
-		if (ap->verbose) {
-			net_stats(ap->net, &ns);
-			if (ns.level > 0)
-				printf("zlib stats +++ In: %llu:%llu (%.3f:1) "
-				    "+++ Out: %llu:%llu (%.3f:1)\n",
-				    (unsigned long long)ns.raw_in,
-				    (unsigned long long)ns.wire_in,
-				    ns.wire_in ? (double)ns.raw_in /
-				    (double)ns.wire_in : 0.0,
-				    (unsigned long long)ns.raw_out,
-				    (unsigned long long)ns.wire_out,
-				    ns.wire_out ? (double)ns.raw_out /
-				    (double)ns.wire_out : 0.0);
-		}
+		if (ap->verbose)
+			net_print_stats(ap->net, stdout);
 		if (net_close(ap->net, &err) == -1 && ok && !ap->net_dead)
 			apply_warn(ap, "%s", err.msg);
 		ap->net = NULL;
