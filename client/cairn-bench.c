@@ -2228,6 +2228,28 @@ resolve_remote(struct bench *b)
 	free(host);
 }
 
+static void
+bench_free(struct bench *b)
+{
+	int	k, li;
+
+	for (k = 0; k < b->nlinks; k++) {
+		free(b->links[k].name);
+		for (li = 0; li < b->nlevels; li++)
+			free(b->links[k].cells[li].runs);
+	}
+	free(b->ktcheck);
+	free(b->fsdiff);
+	free(b->lapply);
+	free(b->cairnd);
+	free(b->ip);
+	free(b->tcbin);
+	free(b->repo);
+	free(b->work);
+	if (b->netns_fd != -1)
+		close(b->netns_fd);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -2380,6 +2402,7 @@ main(int argc, char *argv[])
 		xmkdir_p(b.work);
 	if ((tmpl = realpath(b.work, NULL)) == NULL)
 		die("%s: %s", b.work, strerror(errno));
+	free(b.work);
 	b.work = tmpl;
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
@@ -2393,6 +2416,7 @@ main(int argc, char *argv[])
 		    b.raw_bytes / 1e6, b.make_repo);
 		if (own_work && !b.keep)
 			rmtree(b.work);
+		bench_free(&b);
 		return EXIT_OK;
 	}
 	if (b.tc && b.server != NULL)
@@ -2470,5 +2494,6 @@ main(int argc, char *argv[])
 		rmtree(b.work);
 	else
 		printf("work directory kept: %s\n", b.work);
+	bench_free(&b);
 	return EXIT_OK;
 }

@@ -102,9 +102,9 @@ m=$(find "$T/repo/file/bench.T" -type f | wc -l)
 
 # Usage errors exit 1 and name the option.
 run_capture "$T/out3" "$T/err3" "$bench" -L rate=fast
-[ "$RC" -eq 1 ] && grep -q -- '--link rate=fast' "$T/err3" ||
-    fail "bad --link: exit $RC"
+[ "$RC" -eq 1 ] || fail "bad --link: exit $RC"
+grep -q -- '--link rate=fast' "$T/err3" || fail "bad --link: no message"
 run_capture "$T/out3" "$T/err3" "$bench" -l 3-12
-[ "$RC" -eq 1 ] && grep -q -- '--levels 3-12' "$T/err3" ||
-    fail "bad --levels: exit $RC"
+[ "$RC" -eq 1 ] || fail "bad --levels: exit $RC"
+grep -q -- '--levels 3-12' "$T/err3" || fail "bad --levels: no message"
 exit 0
