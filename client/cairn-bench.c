@@ -371,7 +371,7 @@ parse_link(struct bench *b, const char *spec)
 {
 	struct link	*l;
 	char		*copy, *tok, *save = NULL, *eq;
-	char		 nm[96];
+	char		 nm[96], rt[32], rtt[32];
 	size_t		 i;
 	int		 custom = 0, named = 0;
 
@@ -423,17 +423,21 @@ parse_link(struct bench *b, const char *spec)
 		return -1;
 	if (named != 2 && custom) {
 		/* A custom link is named by its setting. */
-		free(l->name);
-		snprintf(nm, sizeof(nm), "%s%s%.4g%s/%.4gms",
-		    named ? l->name : "", named ? "@" : "",
-		    l->rate >= 1000000000 ? l->rate / 1e9 :
-		    l->rate >= 1000000 ? l->rate / 1e6 : l->rate / 1e3,
-		    l->rate >= 1000000000 ? "gbit" :
-		    l->rate >= 1000000 ? "mbit" : "kbit", l->rtt_us / 1e3);
 		if (l->rate == 0)
-			snprintf(nm, sizeof(nm), "%s%sunshaped/%.4gms",
-			    named ? l->name : "", named ? "@" : "",
-			    l->rtt_us / 1e3);
+			snprintf(rt, sizeof(rt), "unshaped");
+		else
+			snprintf(rt, sizeof(rt), "%.4g%s",
+			    l->rate >= 1000000000 ? l->rate / 1e9 :
+			    l->rate >= 1000000 ? l->rate / 1e6 :
+			    l->rate / 1e3, l->rate >= 1000000000 ? "gbit" :
+			    l->rate >= 1000000 ? "mbit" : "kbit");
+		if (l->rtt_us)
+			snprintf(rtt, sizeof(rtt), "/%.4gms", l->rtt_us / 1e3);
+		else
+			rtt[0] = '\0';
+		snprintf(nm, sizeof(nm), "%s%s%s%s", named ? l->name : "",
+		    named ? "@" : "", rt, rtt);
+		free(l->name);
 		l->name = xstrdup(nm);
 	}
 	b->nlinks++;
@@ -1360,9 +1364,13 @@ progress(struct bench *b, const struct link *l, int level, int rep)
 	for (i = 0; i < 40; i++)
 		bar[i] = i < fill ? '#' : '.';
 	bar[40] = '\0';
-	fprintf(stderr, "\r\033[K[%s] %3d%% %d/%d %s -Z %d %s%d", bar,
+	fprintf(stderr, "\r\033[K[%s] %3d%% %d/%d %s -Z %d ", bar,
 	    b->total ? b->done * 100 / b->total : 0, b->done, b->total,
-	    l->name, level, rep ? "run " : "check", rep ? rep : 0);
+	    l->name, level);
+	if (rep)
+		fprintf(stderr, "run %d/%d", rep, b->reps);
+	else
+		fprintf(stderr, "link check");
 	fflush(stderr);
 }
 
