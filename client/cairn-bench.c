@@ -120,7 +120,7 @@ struct bench {
 	int		 reps;
 	const char	*data;
 	uint64_t	 corpus_size;
-	const char	*csv, *svg;
+	const char	*csv, *svg, *runs_csv;
 	const char	*bindir;
 	const char	*server;	/* host:port of a remote cairnd */
 	const char	*make_repo;
@@ -168,7 +168,7 @@ usage(void)
 	    "[-l levels]\n"
 	    "\t[-L link]... [-n reps] [-w workdir] [--csv file] "
 	    "[--svg file]\n"
-	    "\t[--shaper relay | tc] [--server host:port] "
+	    "\t[--runs-csv file] [--shaper relay | tc] [--server host:port] "
 	    "[--make-repo dir]\n");
 	exit(EXIT_USAGE);
 }
@@ -1757,6 +1757,33 @@ fmt_rate(char *buf, size_t len, double bps)
 	return buf;
 }
 
+/*
+ * How well the model fits this link: its rtt term (the median of measured
+ * minus modelled time over the levels) and the largest error left.
+ */
+static void
+report_fit(const struct bench *b, const struct link *l,
+    const struct levelfit *fit)
+{
+	double	d[MAXLEVEL + 1], rate, k, e, worst = 0;
+	int	li;
+
+	rate = l->rate ? (double)l->rate : l->delivered;
+	if (!(rate > 0))
+		return;
+	for (li = 0; li < b->nlevels; li++)
+		d[li] = l->cells[li].t_med - model_time(&fit[li], rate);
+	k = median(d, b->nlevels);
+	for (li = 0; li < b->nlevels; li++) {
+		e = fabs(model_time(&fit[li], rate) + k - l->cells[li].t_med) /
+		    l->cells[li].t_med;
+		if (e > worst)
+			worst = e;
+	}
+	printf("  model: rtt and per-file term %.3f s; with it the model is "
+	    "within %.0f%% of every median here\n", k, 100 * worst);
+}
+
 static void
 report_link(const struct bench *b, struct link *l, const struct levelfit *fit)
 {
@@ -1845,7 +1872,7 @@ report_link(const struct bench *b, struct link *l, const struct levelfit *fit)
 			    l->cells[best].srv_med : 0.0);
 		printf(".\n");
 	}
-	(void)fit;
+	report_fit(b, l, fit);
 }
 
 static void
@@ -1985,6 +2012,45 @@ write_csv(const struct bench *b, const double *cross)
 	}
 	if (fclose(fp) == EOF)
 		die("%s: %s", b->csv, strerror(errno));
+}
+
+/* One line per run, in the order they ran within each link. */
+static void
+write_runs_csv(const struct bench *b)
+{
+	const struct run	*r;
+	FILE			*fp;
+	int			 k, li, i;
+
+	if ((fp = fopen(b->runs_csv, "w")) == NULL)
+		die("%s: %s", b->runs_csv, strerror(errno));
+	fprintf(fp, "link,rate_bit_s,rtt_ms,level,run,time_s,lapply_s,"
+	    "server_cpu_s,client_cpu_s,raw_bytes,wire_down_bytes,"
+	    "wire_up_bytes\n");
+	for (k = 0; k < b->nlinks; k++)
+		for (i = 0; i < b->reps; i++)
+			for (li = 0; li < b->nlevels; li++) {
+				if (i >= b->links[k].cells[li].nruns)
+					continue;
+				r = &b->links[k].cells[li].runs[i];
+				fprintf(fp, "%s,%" PRIu64 ",%.3f,%d,%d,%.6f,"
+				    "%.6f,", b->links[k].name,
+				    b->links[k].rate,
+				    b->links[k].rtt_us / 1e3, b->levels[li],
+				    i + 1, r->wall, r->lapply);
+				if (r->srv_cpu >= 0)
+					fprintf(fp, "%.6f,", r->srv_cpu);
+				else
+					fprintf(fp, ",");
+				fprintf(fp, "%.6f,%" PRIu64 ",%" PRIu64 ",%"
+				    PRIu64 "\n", r->cli_cpu, r->srv_raw_out ?
+				    r->srv_raw_out : r->tool_raw_in ?
+				    r->tool_raw_in : b->raw_bytes,
+				    r->wire_down, r->wire_up);
+			}
+	if (fclose(fp) == EOF)
+		die("%s: %s", b->runs_csv, strerror(errno));
+	printf("CSV of every run: %s\n", b->runs_csv);
 }
 
 /* ------------------------------------------------------------------ */
@@ -2276,6 +2342,7 @@ main(int argc, char *argv[])
 		{ "server",	required_argument,	NULL, 'R' },
 		{ "make-repo",	required_argument,	NULL, 'M' },
 		{ "shaper",	required_argument,	NULL, 'T' },
+		{ "runs-csv",	required_argument,	NULL, 'U' },
 		{ "help",	no_argument,		NULL, 'h' },
 		{ NULL,		0,			NULL, 0 }
 	};
@@ -2342,6 +2409,9 @@ main(int argc, char *argv[])
 			break;
 		case 'M':
 			b.make_repo = optarg;
+			break;
+		case 'U':
+			b.runs_csv = optarg;
 			break;
 		case 'T':
 			if (strcmp(optarg, "tc") == 0)
@@ -2494,9 +2564,10 @@ main(int argc, char *argv[])
 		write_csv(&b, cross);
 		printf("CSV: %s\n", b.csv);
 	}
-	if (b.svg != NULL) {
+	if (b.runs_csv != NULL)
+		write_runs_csv(&b);
+	if (b.svg != NULL)
 		write_svg(&b, fit);
-	}
 	tc_teardown();
 	if (own_work && !b.keep)
 		rmtree(b.work);
