@@ -15,3 +15,11 @@ CAIRND_TESTS = \
 TESTS += $(CAIRND_TESTS)
 EXTRA_DIST += $(CAIRND_TESTS) tests/integ/netlib.sh tests/integ/rap.py \
 	tests/integ/recproxy.py
+
+# --- TLS (begin) ---
+TLS_TESTS = \
+	tests/integ/t-tls-ktcheck.sh
+TESTS += $(TLS_TESTS)
+EXTRA_DIST += $(TLS_TESTS) tests/integ/tlslib.sh tests/integ/tlspeer.py \
+	contrib/cairn-mkca
+# --- TLS (end) ---
