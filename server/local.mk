@@ -18,7 +18,9 @@ EXTRA_DIST += $(CAIRND_TESTS) tests/integ/netlib.sh tests/integ/rap.py \
 
 # --- TLS (begin) ---
 TLS_TESTS = \
-	tests/integ/t-tls-ktcheck.sh
+	tests/integ/t-tls-ktcheck.sh \
+	tests/integ/t-tls-verify.sh \
+	tests/integ/t-tls-server.sh
 TESTS += $(TLS_TESTS)
 EXTRA_DIST += $(TLS_TESTS) tests/integ/tlslib.sh tests/integ/tlspeer.py \
 	contrib/cairn-mkca
