@@ -661,7 +661,6 @@ int
 main(int argc, char *argv[])
 {
 	struct kt		 kt;
-	struct netstats		 ns;
 	struct cerr		 cerr;
 	const char		*slash, *msg, *base;
 	int			 rc, fd;
@@ -715,15 +714,8 @@ done:
 		fprintf(stderr, "%s\n", cerr.msg);
 		rc = KT_ERROR;
 	}
-	if (kt.no.verbose) {
-		net_stats(kt.net, &ns);
-		fprintf(stderr, "zlib level %d: sent %llu bytes (%llu "
-		    "compressed), received %llu bytes (%llu compressed)\n",
-		    ns.level, (unsigned long long)ns.raw_out,
-		    (unsigned long long)ns.wire_out,
-		    (unsigned long long)ns.raw_in,
-		    (unsigned long long)ns.wire_in);
-	}
+	if (kt.no.verbose)
+		net_print_stats(kt.net, stdout);
 	if (net_close(kt.net, &cerr) == -1) {
 		fprintf(stderr, "%s\n", cerr.msg);
 		rc = KT_ERROR;

@@ -108,29 +108,21 @@ static void
 lm_next(struct lm *lm, struct lm_in *in)
 {
 	struct cerr	 err;
-	ssize_t		 len;
 	int		 rc;
 
 	for (;;) {
-		errno = 0;
-		if ((len = getline(&in->raw, &in->rawcap, in->fp)) == -1) {
-			if (ferror(in->fp)) {
-				fprintf(stderr, "%s: %s\n", in->arg,
-				    strerror(errno));
-				die();
-			}
+		rc = tline_getline(in->fp, &in->raw, &in->rawcap,
+		    in->tr.tran_name, in->lineno + 1, &err);
+		if (rc == -1) {
+			fprintf(stderr, "%s\n", err.msg);
+			die();
+		}
+		if (rc == 0) {
 			in->eof = 1;
 			tline_clear(&in->t);
 			return;
 		}
 		in->lineno++;
-		if ((size_t)len != strlen(in->raw)) {
-			fprintf(stderr, "%s: line %u: NUL byte in line\n",
-			    in->tr.tran_name, in->lineno);
-			die();
-		}
-		if (len > 0 && in->raw[len - 1] == '\n')
-			in->raw[--len] = '\0';
 		rc = tline_parse(&in->t, in->raw, in->tr.tran_name, in->lineno,
 		    0, &err);
 		if (rc == -1) {
@@ -537,6 +529,7 @@ main(int argc, char *argv[])
 		die();
 	}
 	lm_rm_tran = NULL;
+	free(lm_rm_dest);
 	lm_rm_dest = NULL;
 	if (fclose(lm.out) == EOF) {
 		fprintf(stderr, "%s: %s\n", final, strerror(errno));

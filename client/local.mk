@@ -40,3 +40,25 @@ KTCHECK_TESTS = \
 TESTS += $(KTCHECK_TESTS)
 EXTRA_DIST += $(KTCHECK_TESTS)
 # --- network client (end) ---
+
+# --- lapply (begin) ---
+# lapply: apply an applicable transcript.
+bin_PROGRAMS += client/lapply
+client_lapply_SOURCES = \
+	client/lapply.c client/apply.h \
+	client/apply-fs.c client/apply-retr.c client/apply-progress.c
+client_lapply_LDADD = client/libclient.a $(CAIRN_LIBS)
+
+LAPPLY_TESTS = \
+	tests/integ/t-lapply-local.sh \
+	tests/integ/t-lapply-types.sh \
+	tests/integ/t-lapply-hostile.sh \
+	tests/integ/t-lapply-errors.sh \
+	tests/integ/t-lapply-vectors.sh \
+	tests/integ/t-lapply-net.sh \
+	tests/integ/t-lapply-roundtrip.sh \
+	tests/integ/t-lapply-cairnd.sh
+TESTS += $(LAPPLY_TESTS)
+EXTRA_DIST += $(LAPPLY_TESTS) tests/integ/lapply-lib.sh \
+	tests/integ/lapply-srv.py
+# --- lapply (end) ---

@@ -269,6 +269,33 @@ net_stats(const struct net *n, struct netstats *st)
 	st->level = n->level;
 }
 
+void
+net_print_stats(const struct net *n, FILE *fp)
+{
+	struct netstats	 ns;
+	uint64_t	 raw, wire;
+
+	net_stats(n, &ns);
+	if (ns.level > 0)
+		fprintf(fp, "zlib stats +++ In: %llu:%llu (%.3f:1) "
+		    "+++ Out: %llu:%llu (%.3f:1)\n",
+		    (unsigned long long)ns.raw_in,
+		    (unsigned long long)ns.wire_in,
+		    ns.wire_in ? (double)ns.raw_in / (double)ns.wire_in : 0.0,
+		    (unsigned long long)ns.raw_out,
+		    (unsigned long long)ns.wire_out,
+		    ns.wire_out ? (double)ns.raw_out / (double)ns.wire_out :
+		    0.0);
+	raw = ns.raw_in + ns.raw_out;
+	wire = ns.wire_in + ns.wire_out;
+	fprintf(fp, "bytes: received %llu (%llu on the wire), sent %llu "
+	    "(%llu on the wire), zlib level %d, saved %.1f%%\n",
+	    (unsigned long long)ns.raw_in, (unsigned long long)ns.wire_in,
+	    (unsigned long long)ns.raw_out, (unsigned long long)ns.wire_out,
+	    ns.level, raw > 0 && wire < raw ?
+	    100.0 * (double)(raw - wire) / (double)raw : 0.0);
+}
+
 int
 net_has_cap(const struct net *n, const char *cap)
 {

@@ -15,6 +15,7 @@
 #define CAIRN_NET_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -44,6 +45,12 @@ struct net	*net_open(const struct netopts *, struct cerr *err);
 int		 net_close(struct net *, struct cerr *err);
 void		 net_stats(const struct net *, struct netstats *);
 int		 net_has_cap(const struct net *, const char *cap); /* "REPO" */
+/*
+ * Print the session's byte counters (for -v): Radmind's "zlib stats" line
+ * when compression is on, then one line of bytes before and after
+ * compression in both directions and what compression saved.
+ */
+void		 net_print_stats(const struct net *, FILE *);
 
 /* Queue "STAT <kind> [<name>]" (kind: COMMAND TRANSCRIPT SPECIAL). */
 int	 net_send_stat(struct net *, const char *kind, const char *name,

@@ -36,17 +36,17 @@ run()
 		grep -q "session end: zlib level $3, " "$SLOG" ||
 		    fail "server log: $(cat "$SLOG")"
 		# Compressed: far fewer bytes came over the wire.
-		python3 - "$T/err" <<'PY' || fail "no compression gain: $(tail -n 1 "$T/err")"
+		python3 - "$T/out" <<'PY' || fail "no compression gain: $(tail -n 1 "$T/out")"
 import re, sys
-m = re.search(r'received (\d+) bytes \((\d+) compressed\)', open(sys.argv[1]).read())
+m = re.search(r'bytes: received (\d+) \((\d+) on the wire\)', open(sys.argv[1]).read())
 sys.exit(0 if m and int(m.group(2)) * 5 < int(m.group(1)) else 1)
 PY
 	else
 		grep -q 'COMP' "$T/err" && fail "COMP sent at level 0"
 	fi
 	grep -q '^>>> STAT TRANSCRIPT test.T$' "$T/err" || fail "no trace"
-	grep -q '^zlib level .*: sent [0-9]* bytes' "$T/err" ||
-	    fail "no byte counts"
+	grep -q "^bytes: received [0-9]* ([0-9]* on the wire), sent [0-9]* ([0-9]* on the wire), zlib level $2, saved " "$T/out" ||
+	    fail "no byte counts: $(cat "$T/out")"
 	stop_cairnd
 	: >"$SLOG"
 }

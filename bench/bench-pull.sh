@@ -1,0 +1,164 @@
+#!/bin/bash
+# bench-pull.sh: a full pull of the standard corpus from cairnd on loopback
+# at zlib levels 0, 1, 6 and 9, beside `cp -a` of the same tree and an
+# in-process deflate of the corpus at the same levels.
+#
+# Run through `make bench`, or by hand with top_builddir, top_srcdir and
+# BENCH_DATA set.  The corpus ($BENCH_PULL_SIZE, default 250M, made by
+# bench/gen-corpus and cached in $BENCH_DATA) is published in a scratch
+# repository; for each level a fresh cairnd (-Z 9) serves one
+#   lapply -Z LEVEL -c sha1
+# into an empty root (after ktcheck and fsdiff -A), so that the daemon's
+# CPU time (its children included) belongs to that pull alone.  Printed per
+# level: wall time, server and client CPU seconds, bytes before and after
+# compression (the daemon's session line), MB/s, and the ratios the targets
+# speak of.  Figures only: nothing here passes or fails on speed.
+set -euo pipefail
+export LC_ALL=C
+
+: "${top_builddir:?top_builddir must be set}"
+: "${top_srcdir:?top_srcdir must be set}"
+BENCH_DATA=${BENCH_DATA:-$top_builddir/bench-data}
+SIZE=${BENCH_PULL_SIZE:-250M}
+LEVELS=${BENCH_PULL_LEVELS:-0 1 6 9}
+B=$top_builddir
+for t in server/cairnd client/ktcheck client/fsdiff client/lapply bench/zbench; do
+	[ -x "$B/$t" ] || { echo "bench-pull: $B/$t not built" >&2; exit 1; }
+done
+[ -x /usr/bin/time ] || { echo "bench-pull: /usr/bin/time is required (Debian package time)" >&2; exit 1; }
+
+corpus=$BENCH_DATA/corpus-$SIZE
+key="$(sha1sum <"$top_srcdir/bench/gen-corpus" | cut -c1-40) $SIZE"
+if [ ! -d "$corpus" ] || [ "$(cat "$corpus.stamp" 2>/dev/null)" != "$key" ]; then
+	echo "bench-pull: generating the $SIZE corpus in $corpus ..."
+	rm -rf "$corpus"
+	mkdir -p "$BENCH_DATA"
+	python3 "$top_srcdir/bench/gen-corpus" "$corpus" "$SIZE" >/dev/null
+	echo "$key" >"$corpus.stamp"
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/cairn-pull.XXXXXX")
+srvpid=
+cleanup()
+{
+	[ -n "$srvpid" ] && kill "$srvpid" 2>/dev/null || true
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' HUP INT TERM
+
+# Repository: transcript of the corpus, its files hard-linked into file/.
+R=$tmp/repo
+mkdir -p "$R/command" "$R/transcript" "$R/file"
+: >"$tmp/empty.K"
+(cd "$corpus" && "$B/client/fsdiff" -C -c sha1 -K "$tmp/empty.K" .) \
+    | grep -v ' ./MANIFEST.txt' >"$R/transcript/bench.T"
+cp -al "$corpus" "$R/file/bench.T"
+printf 'p bench.T\n' >"$R/command/bench.K"
+printf '* bench.K\n' >"$R/config"
+nfiles=$(grep -c '^f ' "$R/transcript/bench.T")
+raw=$(awk '$1 == "f" { s += $(NF - 1) } END { print s }' "$R/transcript/bench.T")
+
+port()
+{
+	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# start_server: cairnd in the foreground under time(1); sets srvpid, PORT.
+start_server()
+{
+	PORT=$(port)
+	/usr/bin/time -f '%U %S' -o "$tmp/srv.time" \
+	    "$B/server/cairnd" -f -Z 9 -D "$R" -a 127.0.0.1 -p "$PORT" \
+	    -i "$tmp/cairnd.pid" 2>"$tmp/srv.log" &
+	srvpid=$!
+	for _ in $(seq 100); do
+		(exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null && return 0
+		sleep 0.05
+	done
+	echo "bench-pull: cairnd did not start" >&2
+	cat "$tmp/srv.log" >&2
+	exit 1
+}
+
+stop_server()
+{
+	kill -TERM "$(cat "$tmp/cairnd.pid")" 2>/dev/null || true
+	wait "$srvpid" 2>/dev/null || true
+	srvpid=
+}
+
+# Client command directory and applicable transcript (made once).
+C=$tmp/client
+mkdir -p "$C" "$tmp/empty-root"
+start_server
+"$B/client/ktcheck" -q -h 127.0.0.1 -p "$PORT" -c sha1 -K "$C/command.K" || [ $? -eq 1 ]
+stop_server
+(cd "$tmp/empty-root" && "$B/client/fsdiff" -A -c sha1 -K "$C/command.K" -o "$tmp/apply.T" .)
+
+echo "cairn pull benchmark: $nfiles files, $((raw / 1000000)) MB, loopback, $(nproc) CPUs"
+# cp -a reference (warm cache), twice, keep the faster
+cat "$corpus"/usr/bin/* >/dev/null 2>&1 || true
+best=
+for _ in 1 2; do
+	rm -rf "$tmp/cp"
+	s=$(date +%s.%N)
+	cp -a "$corpus" "$tmp/cp"
+	sync -f "$tmp/cp" 2>/dev/null || true
+	e=$(date +%s.%N)
+	t=$(echo "$e - $s" | bc -l 2>/dev/null || python3 -c "print($e - $s)")
+	if [ -z "$best" ] || python3 -c "import sys; sys.exit(0 if $t < $best else 1)"; then best=$t; fi
+done
+rm -rf "$tmp/cp"
+cpa=$best
+printf 'cp -a: %.2f s (%.0f MB/s)\n\n' "$cpa" "$(python3 -c "print($raw / 1e6 / $cpa)")"
+
+printf '%-5s %8s %8s %8s %12s %12s %8s %8s %9s %9s\n' level wall_s srv_cpu cli_cpu raw_bytes wire_bytes MB/s vs_cp srv_zMB/s wall/cpu
+mapfile -t files < <(find "$corpus" -type f ! -name MANIFEST.txt)
+for L in $LEVELS; do
+	rm -rf "$tmp/root"
+	mkdir "$tmp/root"
+	start_server
+	s=$(date +%s.%N)
+	(cd "$tmp/root" && /usr/bin/time -f '%U %S' -o "$tmp/cli.time" \
+	    "$B/client/lapply" -q -h 127.0.0.1 -p "$PORT" -Z "$L" -c sha1 \
+	    "$tmp/apply.T")
+	e=$(date +%s.%N)
+	stop_server
+	read -r su ss <"$tmp/srv.time"
+	read -r cu cs <"$tmp/cli.time"
+	line=$(grep 'session end' "$tmp/srv.log" | tail -n 1)
+	sent=$(echo "$line" | sed -n 's/.* sent \([0-9]*\) bytes (\([0-9]*\) on the wire.*/\1/p')
+	wire=$(echo "$line" | sed -n 's/.* sent \([0-9]*\) bytes (\([0-9]*\) on the wire.*/\2/p')
+	# in-process deflate of the same data at this level (level 0: none)
+	zref=-
+	if [ "$L" -gt 0 ]; then
+		zref=$("$B/bench/zbench" "$L" "${files[@]}" | awk '{ print $5 }')
+	fi
+	python3 - "$L" "$s" "$e" "$su" "$ss" "$cu" "$cs" "$sent" "$wire" "$cpa" "$zref" <<'PY'
+import sys
+L, s, e, su, ss, cu, cs, sent, wire, cpa, zref = sys.argv[1:]
+wall = float(e) - float(s)
+srv = float(su) + float(ss)
+cli = float(cu) + float(cs)
+sent = int(sent or 0); wire = int(wire or 0)
+mbs = sent / 1e6 / wall if wall else 0
+ratio = wall / float(cpa)
+if zref != '-' and srv > 0:
+    # server compression throughput vs raw deflate: raw MB / server CPU
+    zs = '%.0f%%' % (100 * (sent / 1e6 / srv) / float(zref))
+else:
+    zs = '-'
+print('%-5s %8.2f %8.2f %8.2f %12d %12d %8.1f %7.2fx %9s %8.2fx' % (
+    L, wall, srv, cli, sent, wire, mbs, ratio, zs, wall / max(srv, cli)))
+PY
+	# the pulled tree must equal the corpus (content, mode, mtime)
+	if ! diff -r -q --exclude=MANIFEST.txt "$corpus" "$tmp/root" >/dev/null; then
+		echo "bench-pull: level $L: pulled tree differs from the corpus" >&2
+		exit 1
+	fi
+done
+echo
+echo "srv_zMB/s: the daemon's compression throughput (raw MB per server CPU second)"
+echo "as a share of an in-process zlib deflate of the same files at that level."
+echo "wall/cpu: wall time over the larger of server and client CPU time."

@@ -1,0 +1,102 @@
+/*
+ * zbench: in-process zlib deflate throughput of a tree of files, the
+ * reference the pull benchmark compares the daemon's compression with.
+ *
+ *	zbench LEVEL FILE...
+ *
+ * Reads every file once into memory, then deflates all of them into one
+ * stream (never finished, sync-flushed every 256 KiB as the daemon's
+ * stream is) and prints: level, raw bytes, compressed bytes, CPU seconds
+ * of the deflate calls alone, and MB/s.
+ */
+#include "config.h"
+
+#include <sys/resource.h>
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <zlib.h>
+
+#define CHUNK	(256 * 1024)
+
+static double
+cpu_now(void)
+{
+	struct timespec	ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int
+main(int argc, char *argv[])
+{
+	z_stream	 z;
+	unsigned char	*data = NULL, *out;
+	size_t		 len = 0, cap = 0, off;
+	unsigned long long zbytes = 0;
+	double		 t0, t1;
+	int		 level, i, fd, flush;
+	ssize_t		 n;
+	struct stat	 st;
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: zbench level file...\n");
+		return 2;
+	}
+	level = atoi(argv[1]);
+	if (level < 0 || level > 9) {
+		fprintf(stderr, "zbench: level must be 0..9\n");
+		return 2;
+	}
+	for (i = 2; i < argc; i++) {
+		if ((fd = open(argv[i], O_RDONLY)) == -1 ||
+		    fstat(fd, &st) == -1) {
+			fprintf(stderr, "zbench: %s: %s\n", argv[i],
+			    strerror(errno));
+			return 2;
+		}
+		if (len + (size_t)st.st_size + 1 > cap) {
+			cap = (len + (size_t)st.st_size + 1) * 2;
+			if ((data = realloc(data, cap)) == NULL) {
+				fprintf(stderr, "zbench: out of memory\n");
+				return 2;
+			}
+		}
+		while ((n = read(fd, data + len, cap - len)) > 0)
+			len += (size_t)n;
+		close(fd);
+	}
+	if ((out = malloc(CHUNK * 2)) == NULL)
+		return 2;
+	memset(&z, 0, sizeof(z));
+	if (deflateInit(&z, level) != Z_OK)
+		return 2;
+	t0 = cpu_now();
+	for (off = 0; off < len; off += CHUNK) {
+		z.next_in = data + off;
+		z.avail_in = (uInt)(len - off < CHUNK ? len - off : CHUNK);
+		flush = Z_SYNC_FLUSH;
+		do {
+			z.next_out = out;
+			z.avail_out = CHUNK * 2;
+			if (deflate(&z, flush) == Z_STREAM_ERROR)
+				return 2;
+			zbytes += CHUNK * 2 - z.avail_out;
+		} while (z.avail_out == 0);
+	}
+	t1 = cpu_now();
+	deflateEnd(&z);
+	printf("%d %zu %llu %.3f %.1f\n", level, len, zbytes, t1 - t0,
+	    t1 > t0 ? (double)len / 1e6 / (t1 - t0) : 0.0);
+	free(data);
+	free(out);
+	return 0;
+}

@@ -1,0 +1,349 @@
+/*
+ * apply-retr.c: lapply's download path.
+ *
+ * RETR requests for the upcoming "+" lines are queued ahead of
+ * processing (a window bounded in count and in request bytes, so that
+ * requests never fill the socket buffers while replies wait unread);
+ * the server answers in request order.  Lines that download always run
+ * in file order: lapply refuses transcripts whose lines below a
+ * non-directory are anything but removals, so a deferred line (a
+ * directory replaced by a file) cannot be overtaken by a later download.
+ *
+ * Each file lands in "<name>.radmind.<pid>", created O_EXCL mode 0600 in
+ * the destination directory (relative to its held descriptor).  The
+ * digest is updated while bytes arrive; size and digest are verified,
+ * then mtime, owner and mode are set on the open descriptor (chmod after
+ * chown so set-id bits survive), the file is fsynced and renamed over
+ * the destination.  Any failure removes the temp file; the old object
+ * stays as it was.
+ */
+#include "config.h"
+
+#include <sys/types.h>
+#include <sys/stat.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "apply.h"
+#include "cerr.h"
+#include "cksum.h"
+#include "compat.h"
+#include "net.h"
+#include "xmalloc.h"
+
+#define RQ_MAXREQ	128		/* requests in flight */
+#define RQ_MAXBYTES	16384		/* request text in flight */
+#define RQ_DRAINMAX	(64LL << 20)	/* body bytes we read to resync */
+
+struct retrq {
+	struct net		*net;
+	struct apply_entry	*ent;
+	size_t			*idx;		/* entries of "+" lines */
+	size_t			*reqlen;	/* request size per idx */
+	size_t			 nidx;
+	size_t			 sent;		/* requests sent */
+	size_t			 recv;		/* replies consumed */
+	size_t			 outbytes;
+};
+
+struct retrq *
+retrq_new(struct net *net, struct apply_entry *ent, size_t n)
+{
+	struct retrq	*rq;
+	size_t		 i;
+
+	rq = xcalloc(1, sizeof(*rq));
+	rq->net = net;
+	rq->ent = ent;
+	rq->idx = xreallocarray(NULL, n + 1, sizeof(*rq->idx));
+	rq->reqlen = xreallocarray(NULL, n + 1, sizeof(*rq->reqlen));
+	for (i = 0; i < n; i++)
+		if (ent[i].t.type != 0 && ent[i].t.plus)
+			rq->idx[rq->nidx++] = i;
+	return rq;
+}
+
+void
+retrq_free(struct retrq *rq)
+{
+	if (rq == NULL)
+		return;
+	free(rq->idx);
+	free(rq->reqlen);
+	free(rq);
+}
+
+int
+retrq_fill(struct retrq *rq, struct cerr *err)
+{
+	struct apply_entry	*e;
+	size_t			 len;
+
+	while (rq->sent < rq->nidx && rq->sent - rq->recv < RQ_MAXREQ) {
+		e = &rq->ent[rq->idx[rq->sent]];
+		len = 16 + strlen(e->t.epath) +
+		    (e->special ? 0 : strlen(e->tname));
+		if (rq->sent > rq->recv && rq->outbytes + len > RQ_MAXBYTES)
+			break;
+		if (e->special) {
+			if (net_send_retr(rq->net, "SPECIAL", NULL,
+			    e->t.epath, err) == -1)
+				return -1;
+		} else if (net_send_retr(rq->net, "FILE", e->tname,
+		    e->t.epath, err) == -1)
+			return -1;
+		rq->reqlen[rq->sent++] = len;
+		rq->outbytes += len;
+	}
+	return 0;
+}
+
+size_t
+retrq_next(const struct retrq *rq)
+{
+	if (rq->recv >= rq->sent)
+		return (size_t)-1;
+	return rq->idx[rq->recv];
+}
+
+void
+retrq_pop(struct retrq *rq)
+{
+	if (rq->recv < rq->sent)
+		rq->outbytes -= rq->reqlen[rq->recv++];
+}
+
+/* Read and discard the rest of the current body and its terminator. */
+static int
+retr_skipbody(struct net *net, struct cerr *err)
+{
+	char	buf[65536];
+	ssize_t	n;
+
+	while ((n = net_retr_read(net, buf, sizeof(buf), err)) > 0)
+		;
+	if (n == -1)
+		return -1;
+	return net_retr_end(net, err);
+}
+
+int
+retrq_drain(struct retrq *rq, int64_t max, struct cerr *err)
+{
+	int64_t	size;
+	int	rc;
+
+	while (rq->recv < rq->sent) {
+		rc = net_retr_begin(rq->net, &size, err);
+		if (rc == -1)
+			return -1;
+		retrq_pop(rq);
+		if (rc == 1)
+			continue;
+		if (size > max) {
+			cerr_set(err, "not draining a %lld byte reply",
+			    (long long)size);
+			return -1;
+		}
+		max -= size;
+		if (retr_skipbody(rq->net, err) == -1)
+			return -1;
+	}
+	return 0;
+}
+
+/* write(2) all of buf. */
+static int
+write_all(int fd, const char *buf, size_t len)
+{
+	ssize_t	n;
+
+	while (len > 0) {
+		n = write(fd, buf, len);
+		if (n == -1) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* The request as Radmind's messages show it: "FILE <t> <path>". */
+static void
+retr_desc(const struct apply_entry *e, char *buf, size_t len)
+{
+	if (e->special)
+		snprintf(buf, len, "SPECIAL %s", e->t.epath);
+	else
+		snprintf(buf, len, "FILE %s %s", e->tname, e->t.epath);
+}
+
+/* Create the temp file; *tmp gets its (malloc'd) name. */
+static int
+retr_opentemp(int dfd, const char *leaf, unsigned lineno, char **tmp)
+{
+	int	fd, tries;
+
+	if (strlen(leaf) + 32 <= NAME_MAX)
+		xasprintf(tmp, "%s.radmind.%ld", leaf, (long)getpid());
+	else
+		xasprintf(tmp, ".radmind.%ld.%u", (long)getpid(), lineno);
+	for (tries = 0; tries < 2; tries++) {
+		fd = openat(dfd, *tmp, O_WRONLY | O_CREAT | O_EXCL |
+		    O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd != -1 || errno != EEXIST)
+			break;
+		/* A stale temp of ours (same name pattern): remove it. */
+		if (unlinkat(dfd, *tmp, 0) == -1)
+			break;
+	}
+	return fd;
+}
+
+int
+apply_download(struct apply *ap, struct apply_entry *e, int dfd,
+    const char *leaf)
+{
+	const struct tline	*t = &e->t;
+	struct cerr		 err;
+	struct stat		 st;
+	char			 desc[2 * PATH_MAX + 64], sum[CKSUM_B64MAX];
+	char			 msg[PATH_MAX + 128];
+	char			*tmp = NULL;
+	int64_t			 size, got = 0;
+	ssize_t			 n;
+	int			 fd = -1, rc, werr = 0, changed = 0;
+
+	retr_desc(e, desc, sizeof(desc));
+	if (t->type == 'a') {
+		apply_warn(ap, "line %u: %s: applefiles cannot be created "
+		    "on this system", t->lineno, t->path);
+		return -1;
+	}
+	if (ap->net == NULL || ap->net_dead) {
+		apply_warn(ap, "line %u: %s: no connection to the server",
+		    t->lineno, t->path);
+		return -1;
+	}
+	if (retrq_fill(ap->rq, &err) == -1)
+		goto dead;
+	if (retrq_next(ap->rq) != (size_t)(e - ap->ent)) {
+		apply_warn(ap, "line %u: %s: download out of order",
+		    t->lineno, t->path);
+		ap->net_dead = 1;
+		return -1;
+	}
+	rc = net_retr_begin(ap->net, &size, &err);
+	if (rc == -1)
+		goto dead;
+	retrq_pop(ap->rq);
+	if (rc == 1) {
+		apply_warn(ap, "%s", err.msg);
+		apply_warn(ap, "%s", desc);
+		return -1;
+	}
+	if (size != t->size) {
+		apply_warn(ap, "line %u: size in transcript does not match "
+		    "size from server", t->lineno);
+		apply_warn(ap, "%s", desc);
+		if (size > RQ_DRAINMAX || retr_skipbody(ap->net, &err) == -1)
+			ap->net_dead = 1;
+		return -1;
+	}
+
+	fd = retr_opentemp(dfd, leaf, t->lineno, &tmp);
+	if (fd == -1)
+		werr = errno;
+	if (ap->ck != NULL)
+		cksum_reset(ap->ck);
+	while ((n = net_retr_read(ap->net, ap->iobuf, ap->iobufsz,
+	    &err)) > 0) {
+		got += n;
+		if (fd != -1 && werr == 0 &&
+		    write_all(fd, ap->iobuf, (size_t)n) == -1)
+			werr = errno;
+		if (ap->ck != NULL)
+			cksum_update(ap->ck, ap->iobuf, (size_t)n);
+		progress_add(&ap->prog, n, t->path);
+	}
+	if (n == -1 || net_retr_end(ap->net, &err) == -1) {
+		apply_warn(ap, "%s", err.msg);
+		apply_warn(ap, "%s", desc);
+		ap->net_dead = 1;
+		goto fail;
+	}
+	if (werr != 0) {
+		apply_warn(ap, "line %u: %s: %s", t->lineno, tmp ? tmp : leaf,
+		    strerror(werr));
+		goto fail;
+	}
+	if (got != size) {
+		apply_warn(ap, "line %u: %s: received %lld of %lld bytes",
+		    t->lineno, t->path, (long long)got, (long long)size);
+		goto fail;
+	}
+	if (ap->ck != NULL) {
+		cksum_final(ap->ck, sum);
+		if (strcmp(sum, t->cksum) != 0) {
+			apply_warn(ap, "line %u: checksum in transcript does "
+			    "not match checksum from server", t->lineno);
+			apply_warn(ap, "%s", desc);
+			goto fail;
+		}
+	}
+
+	/* Metadata on the open temp file, then make it durable. */
+	if (fstat(fd, &st) == -1)
+		goto syserr;
+	snprintf(msg, sizeof(msg), "%s: created updating", t->path);
+	if (t->mtime != (int64_t)st.st_mtime) {
+		if (fd_setmtime(fd, t->mtime) == -1)
+			goto syserr;
+		changed = 1;
+	}
+	if (apply_owner_mode(ap, fd, &st, t, msg, sizeof(msg), NULL) == -1)
+		goto syserr;
+	if (changed)
+		strlcat(msg, " time", sizeof(msg));
+	if (fsync(fd) == -1)
+		goto syserr;
+	if (close(fd) == -1) {
+		fd = -1;
+		goto syserr;
+	}
+	fd = -1;
+	if (renameat(dfd, tmp, dfd, leaf) == -1)
+		goto syserr;
+	free(tmp);
+	afs_dirty(ap->fs, dfd);
+	ap->modified = 1;
+	apply_say(ap, "%s\n", msg);
+	progress_add(&ap->prog, PROGRESSUNIT, t->path);
+	return 0;
+
+dead:
+	apply_warn(ap, "%s", err.msg);
+	apply_warn(ap, "%s", desc);
+	ap->net_dead = 1;
+	return -1;
+syserr:
+	apply_warn(ap, "line %u: %s: %s", t->lineno, t->path,
+	    strerror(errno));
+fail:
+	if (fd != -1)
+		close(fd);
+	if (tmp != NULL) {
+		if (fd != -1 || werr == 0)
+			(void)unlinkat(dfd, tmp, 0);
+		free(tmp);
+	}
+	return -1;
+}

@@ -1,0 +1,172 @@
+/*
+ * apply.h: internals of lapply, shared by client/lapply.c and the
+ * client/apply-*.c modules (confined filesystem access, the download
+ * pipeline, progress output).  Not a public API.
+ */
+#ifndef CAIRN_APPLY_H
+#define CAIRN_APPLY_H
+
+#include <sys/types.h>
+#include <sys/stat.h>
+#include <stdint.h>
+
+#include "transcript.h"
+
+struct cerr;
+struct net;
+struct cksum;
+struct apply;
+
+/* Exit status of lapply (tools.md). */
+enum {
+	APPLY_OK = 0,		/* everything applied */
+	APPLY_PARTIAL = 1,	/* error after the system was modified */
+	APPLY_FAIL = 2		/* error, nothing modified (also usage) */
+};
+
+#define PROGRESSUNIT	1024	/* weight of one transcript line */
+
+/* One line of the applicable transcript, validated before anything runs. */
+struct apply_entry {
+	struct tline	 t;		/* type 0: a "name:" header line */
+	const char	*tname;		/* header in force for this line */
+	int		 special;	/* tname is special.T */
+};
+
+/* Progress output (tools.md "Progress output"). */
+#define PROG_NONE	0
+#define PROG_PERCENT	1	/* -%: "%NN path" lines on stdout */
+#define PROG_BAR	2	/* bar on stderr (stdout is a tty) */
+
+struct progress {
+	int		 mode;
+	int64_t		 total;
+	int64_t		 done;
+	int		 last;		/* last percentage shown, -1 none */
+	int		 drawn;		/* bar currently on screen */
+};
+
+void	progress_init(struct progress *, int mode, int64_t total);
+void	progress_add(struct progress *, int64_t bytes, const char *path);
+void	progress_hide(struct progress *);	/* before other output */
+void	progress_show(struct progress *);	/* after other output */
+void	progress_end(struct progress *);
+
+/*
+ * Confined access to the apply root.  The root is opened once; every
+ * path is reached component by component from held directory fds with
+ * O_NOFOLLOW | O_DIRECTORY, so no symbolic link inside the root is ever
+ * followed and nothing outside it can be named.
+ */
+struct afs;
+
+#define AFS_MAXDEPTH	256	/* directory components we hold open */
+
+/* Open "." (relative transcripts) or "/" (absolute ones). */
+struct afs	*afs_open(struct apply *, int style, struct cerr *err);
+/* fsync every directory that had entries renamed into it, then close. */
+int		 afs_close(struct afs *, struct cerr *err);
+
+/*
+ * Lexical check of a decoded path for the given style: "." or "./a/b"
+ * (relative), "/" or "/a/b" (absolute); no empty, "." or ".."
+ * components, none longer than NAME_MAX.  Returns NULL if fine, else a
+ * static description of the problem.
+ */
+const char	*afs_checkpath(const char *path, int style);
+/* Nonzero if path names the apply root itself ("." or "/"). */
+int		 afs_isroot(const char *path);
+
+/*
+ * Resolve the directory containing path.  On success *dfd is a borrowed
+ * descriptor (valid until the next afs call) and *leaf points into path
+ * at the last component ("" for the root itself).  Returns 0, 1 if a
+ * parent component does not exist (and create is 0), -1 with a message
+ * in err (symbolic link or non-directory in the way, I/O errors).
+ * With create, missing components are made with the mode and owner of
+ * their nearest existing parent and announced with say().
+ */
+int		 afs_parent(struct afs *, const char *path, int create,
+		    int *dfd, const char **leaf, struct cerr *err);
+/* Directory dfd got a new entry: fsync it before it is closed. */
+void		 afs_dirty(struct afs *, int dfd);
+/* The directory path was removed: drop any descriptor held for it. */
+void		 afs_forget(struct afs *, const char *path);
+int		 afs_rootfd(const struct afs *);
+
+/* Owner / mode / time changes on an open object, by descriptor. */
+int		 fd_chown(int fd, uid_t, gid_t);
+int		 fd_chmod(int fd, mode_t);
+int		 fd_setmtime(int fd, int64_t mtime);
+
+/* Type letter of a stat mode as transcripts write it; 0 if unknown. */
+int		 st_typechar(mode_t);
+
+/*
+ * The download pipeline.  RETR requests for upcoming "+" lines are sent
+ * ahead (a bounded window); replies come back in request order.
+ */
+struct retrq;
+
+struct retrq	*retrq_new(struct net *, struct apply_entry *, size_t n);
+void		 retrq_free(struct retrq *);
+/* Keep the request window full.  -1 on a session error (err). */
+int		 retrq_fill(struct retrq *, struct cerr *err);
+/* Index of the entry whose reply is next, or (size_t)-1. */
+size_t		 retrq_next(const struct retrq *);
+/* The oldest reply was consumed. */
+void		 retrq_pop(struct retrq *);
+/*
+ * Read and throw away every outstanding reply so the session can still
+ * carry a report.  Gives up (returns -1) after max body bytes.
+ */
+int		 retrq_drain(struct retrq *, int64_t max, struct cerr *err);
+
+/* Everything one run of lapply needs. */
+struct apply {
+	/* options */
+	int		 quiet;
+	int		 verbose;
+	int		 network;
+	int		 icase;
+	int		 create_prefix;		/* -C */
+	int		 force;			/* -F */
+	const char	*digest;		/* -c, NULL: no verification */
+	const char	*event;			/* -e */
+	const char	*name;			/* input name for messages */
+
+	/* state */
+	struct apply_entry *ent;
+	size_t		 nent;
+	struct afs	*fs;
+	struct net	*net;
+	int		 net_dead;		/* session unusable */
+	struct retrq	*rq;
+	struct cksum	*ck;
+	struct progress	 prog;
+	int		 modified;		/* something on disk changed */
+	int		 style;
+	char		*iobuf;
+	size_t		 iobufsz;
+};
+
+/* stdout message for one object (suppressed by -q and -%). */
+void	apply_say(struct apply *, const char *, ...)
+	    __attribute__((format(printf, 2, 3)));
+/* stderr message (progress bar hidden first). */
+void	apply_warn(struct apply *, const char *, ...)
+	    __attribute__((format(printf, 2, 3)));
+
+/*
+ * Download the "+" line e into a temp file in dfd, verify it, set its
+ * metadata, fsync and rename it over leaf.  present/st describe what is
+ * at leaf now (for messages only).  Returns 0 or -1 (message printed).
+ */
+int	apply_download(struct apply *, struct apply_entry *e, int dfd,
+	    const char *leaf);
+
+/* Shared helper of lapply.c and apply-retr.c: " uid gid mode" changes. */
+int	apply_owner_mode(struct apply *, int fd, const struct stat *st,
+	    const struct tline *t, char *msg, size_t msglen, int *changed);
+
+#endif

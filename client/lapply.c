@@ -1,0 +1,906 @@
+/*
+ * lapply: apply an applicable transcript (fsdiff -A output) to the
+ * filesystem, downloading "+" files from the server (tools.md, lapply).
+ *
+ * The whole transcript is read and checked first (syntax, sort order,
+ * headers, confinement of every path), so a bad transcript changes
+ * nothing.  Then lines are applied in file order: removals and type
+ * changes first for each path (directories are removed deepest first,
+ * never recursively), then creation, download or metadata repair.
+ * Every filesystem access goes through apply-fs.c, relative to held
+ * directory descriptors below the apply root.
+ */
+#include "config.h"
+
+#include <sys/types.h>
+#include <sys/stat.h>
+#ifdef HAVE_SYS_SYSMACROS_H
+#include <sys/sysmacros.h>
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "apply.h"
+#include "cerr.h"
+#include "cksum.h"
+#include "compat.h"
+#include "copts.h"
+#include "log.h"
+#include "net.h"
+#include "pathcmp.h"
+#include "transcript.h"
+#include "version.h"
+#include "xmalloc.h"
+
+#define IOBUFSZ		(256 * 1024)
+#define NOLINE		((size_t)-1)
+#define DRAINMAX	(64LL << 20)
+
+/* A directory waiting to be removed once the input leaves it. */
+struct pending {
+	char	*path;
+	unsigned lineno;
+	size_t	 doline;	/* entry to apply after the rmdir, or NOLINE */
+};
+
+struct pstack {
+	struct pending	*v;
+	size_t		 n, cap;
+};
+
+static struct pstack	pend;
+
+static void __attribute__((noreturn))
+usage(void)
+{
+	fprintf(stderr, "usage: lapply [-CFiInrV] [-%% | -q | -v] "
+	    "[-c checksum] [-e event] [-u umask] %s "
+	    "[appliable-transcript]\n", copts_usage());
+	exit(APPLY_FAIL);
+}
+
+/* lapply's own options; the shared network ones go through copts. */
+struct lopts {
+	struct apply	*ap;
+	int		 percent;
+};
+
+static int
+lapply_opt(int c, const char *arg, void *ctx)
+{
+	struct lopts	*lo = ctx;
+	struct apply	*ap = lo->ap;
+	char		*end;
+	long		 mask;
+
+	switch (c) {
+	case '%':
+		lo->percent = 1;
+		break;
+	case 'C':
+		ap->create_prefix = 1;
+		break;
+	case 'c':
+		if (!cksum_supported(arg)) {
+			fprintf(stderr, "%s: unsupported checksum\n", arg);
+			exit(APPLY_FAIL);
+		}
+		ap->digest = arg;
+		break;
+	case 'e':
+		ap->event = arg;
+		break;
+	case 'F':
+		ap->force = 1;
+		break;
+	case 'i':
+		setvbuf(stdout, NULL, _IOLBF, 0);
+		break;
+	case 'I':
+		ap->icase = 1;
+		break;
+	case 'n':
+		ap->network = 0;
+		break;
+	case 'q':
+		ap->quiet = 1;
+		break;
+	case 'u':
+		errno = 0;
+		mask = strtol(arg, &end, 0);
+		if (errno != 0 || end == arg || *end != '\0' || mask < 0 ||
+		    mask > 0777) {
+			fprintf(stderr, "%s: invalid umask\n", arg);
+			exit(APPLY_FAIL);
+		}
+		umask((mode_t)mask);
+		break;
+	case 'V':
+		printf("%s\n", CAIRN_VERSION);
+		cksum_list(stdout);
+		exit(APPLY_OK);
+	default:
+		return -1;
+	}
+	return 0;
+}
+
+void
+apply_say(struct apply *ap, const char *fmt, ...)
+{
+	va_list	ap2;
+
+	if (ap->quiet || ap->prog.mode == PROG_PERCENT)
+		return;
+	progress_hide(&ap->prog);
+	va_start(ap2, fmt);
+	vprintf(fmt, ap2);
+	va_end(ap2);
+	if (ap->prog.mode == PROG_BAR) {
+		fflush(stdout);
+		progress_show(&ap->prog);
+	}
+}
+
+void
+apply_warn(struct apply *ap, const char *fmt, ...)
+{
+	va_list	ap2;
+
+	progress_hide(&ap->prog);
+	fflush(stdout);
+	va_start(ap2, fmt);
+	vfprintf(stderr, fmt, ap2);
+	va_end(ap2);
+	fputc('\n', stderr);
+	fflush(stderr);
+	progress_show(&ap->prog);
+}
+
+/* Number of whitespace-separated tokens in s. */
+static int
+ntokens(const char *s)
+{
+	int	n = 0;
+
+	for (;;) {
+		while (*s == ' ' || *s == '\t')
+			s++;
+		if (*s == '\0' || *s == '\n')
+			return n;
+		n++;
+		while (*s != '\0' && *s != '\n' && *s != ' ' && *s != '\t')
+			s++;
+	}
+}
+
+/*
+ * Read and check the whole applicable transcript.  Fills ap->ent and
+ * *total (progress weight).  Returns 0, or -1 after printing the error.
+ */
+static int
+load(struct apply *ap, FILE *fp, int64_t *total)
+{
+	struct apply_entry	*e;
+	struct tline		 t;
+	struct cerr		 err;
+	const char		*tname = NULL, *prev = NULL, *why;
+	const char		**anc = NULL;	/* ancestor paths */
+	int			*ancdir = NULL;	/* ... that are directories */
+	size_t			 nanc = 0, cap = 0, lcap = 0;
+	char			*line = NULL;
+	ssize_t			 len;
+	unsigned		 lineno = 0;
+	int			 special = 0, rc, styled = 0;
+
+	memset(&t, 0, sizeof(t));
+	*total = 0;
+	ap->style = PATH_RELATIVE;
+	while ((len = getline(&line, &lcap, fp)) != -1) {
+		lineno++;
+		if (line[len - 1] != '\n') {
+			apply_warn(ap, "line %u: incomplete last line", lineno);
+			goto fail;
+		}
+		line[--len] = '\0';
+		if ((size_t)len != strlen(line)) {
+			apply_warn(ap, "line %u: NUL byte in line", lineno);
+			goto fail;
+		}
+		if (strchr(line, '\r') != NULL) {
+			apply_warn(ap, "line %u: carriage return in line",
+			    lineno);
+			goto fail;
+		}
+		rc = tline_parse(&t, line, ap->name, lineno, 1, &err);
+		if (rc == -1) {
+			apply_warn(ap, "%s", err.msg);
+			goto fail;
+		}
+		if (rc == 0) {
+			if (ntokens(line) > 1)		/* as Radmind counts */
+				*total += PROGRESSUNIT;
+			continue;
+		}
+		if (ap->nent == cap) {
+			cap = cap ? cap * 2 : 256;
+			ap->ent = xreallocarray(ap->ent, cap, sizeof(*ap->ent));
+			anc = xreallocarray(anc, cap, sizeof(*anc));
+			ancdir = xreallocarray(ancdir, cap, sizeof(*ancdir));
+		}
+		e = &ap->ent[ap->nent];
+		memset(e, 0, sizeof(*e));
+		if (rc == 2) {			/* "name:" header */
+			e->t = t;
+			memset(&t, 0, sizeof(t));
+			e->t.type = 0;
+			e->t.lineno = lineno;
+			tname = e->t.path;
+			special = strcmp(tname, "special.T") == 0;
+			ap->nent++;
+			continue;
+		}
+
+		*total += PROGRESSUNIT;
+		if (t.plus && tname == NULL) {
+			apply_warn(ap, "line %u: no transcript indicated",
+			    lineno);
+			goto fail;
+		}
+		if (t.plus && ap->network) {
+			if (t.type != 'f' && t.type != 'a') {
+				apply_warn(ap, "line %u: \"%c\" invalid "
+				    "download type", lineno, t.type);
+				goto fail;
+			}
+			*total += t.size;
+			if (ap->digest != NULL && strcmp(t.cksum, "-") == 0) {
+				apply_warn(ap, "line %u: No checksum", lineno);
+				if (special)
+					apply_warn(ap, "SPECIAL %s", t.epath);
+				else
+					apply_warn(ap, "FILE %s %s", tname,
+					    t.epath);
+				goto fail;
+			}
+		} else if (t.plus)
+			*total += t.size;
+		if (t.type == 'a' && !t.minus) {
+			apply_warn(ap, "line %u: %s: applefiles are not "
+			    "supported on this system", lineno, t.path);
+			goto fail;
+		}
+
+		/* Confinement: one path style, no way out of the root. */
+		if (!styled) {
+			ap->style = t.path[0] == '/' ? PATH_ABSOLUTE :
+			    PATH_RELATIVE;
+			styled = 1;
+		}
+		if ((why = afs_checkpath(t.path, ap->style)) != NULL) {
+			apply_warn(ap, "line %u: %s: %s", lineno, t.path, why);
+			goto fail;
+		}
+		if (t.type == 'h' &&
+		    ((why = afs_checkpath(t.target, ap->style)) != NULL ||
+		    (why = afs_isroot(t.target) ?
+		    "link to the apply root" : NULL) != NULL)) {
+			apply_warn(ap, "line %u: %s: hard link target %s: %s",
+			    lineno, t.path, t.target, why);
+			goto fail;
+		}
+		if (afs_isroot(t.path) && (t.type != 'd' || t.minus)) {
+			apply_warn(ap, "line %u: %s: the apply root can only "
+			    "be a directory", lineno, t.path);
+			goto fail;
+		}
+		if (t.type != 'h' && (t.uid == UINT32_MAX ||
+		    t.gid == UINT32_MAX)) {
+			apply_warn(ap, "line %u: %s: invalid owner %s",
+			    lineno, t.path, t.uid == UINT32_MAX ? "uid" :
+			    "gid");
+			goto fail;
+		}
+
+		/* Order, and what may appear below a non-directory. */
+		if (prev != NULL && pathcmp(t.path, prev, ap->icase) <= 0) {
+			apply_warn(ap, "line %u: bad sort order", lineno);
+			goto fail;
+		}
+		while (nanc > 0 && !ischildcase(t.path, anc[nanc - 1],
+		    ap->icase))
+			nanc--;
+		if (nanc > 0 && !ancdir[nanc - 1] && !t.minus) {
+			apply_warn(ap, "line %u: %s: %s is not a directory in "
+			    "this transcript", lineno, t.path, anc[nanc - 1]);
+			goto fail;
+		}
+
+		e->t = t;
+		memset(&t, 0, sizeof(t));
+		e->tname = tname;
+		e->special = special;
+		prev = e->t.path;
+		anc[nanc] = e->t.path;
+		ancdir[nanc++] = e->t.type == 'd' && !e->t.minus;
+		ap->nent++;
+	}
+	if (ferror(fp)) {
+		apply_warn(ap, "%s: %s", ap->name, strerror(errno));
+		goto fail;
+	}
+	free(line);
+	free(anc);
+	free(ancdir);
+	return 0;
+fail:
+	tline_clear(&t);
+	free(line);
+	free(anc);
+	free(ancdir);
+	return -1;
+}
+
+/*
+ * Owner and mode, Radmind's rules: chown only if uid or gid differ;
+ * chmod if the mode differs, or after a chown of a set-id object (chown
+ * clears those bits), and always for FIFOs (Radmind compares a mode with
+ * the FIFO type bit against the permission bits: kept for identical
+ * output).  Appends " uid", " gid", " mode" to msg.
+ */
+int
+apply_owner_mode(struct apply *ap, int fd, const struct stat *st,
+    const struct tline *t, char *msg, size_t msglen, int *changed)
+{
+	uid_t	uid = (uid_t)t->uid;
+	gid_t	gid = (gid_t)t->gid;
+	int	owner, mode;
+
+	(void)ap;
+	owner = uid != st->st_uid || gid != st->st_gid;
+	mode = t->mode != (st->st_mode & 07777) ||
+	    (owner && (t->mode & (S_ISUID | S_ISGID)) != 0) ||
+	    t->type == 'p';
+	if (owner) {
+		if (fd_chown(fd, uid, gid) == -1)
+			return -1;
+		if (uid != st->st_uid)
+			strlcat(msg, " uid", msglen);
+		if (gid != st->st_gid)
+			strlcat(msg, " gid", msglen);
+	}
+	if (mode) {
+		if (fd_chmod(fd, (mode_t)t->mode) == -1)
+			return -1;
+		strlcat(msg, " mode", msglen);
+	}
+	if (changed != NULL && (owner || mode))
+		*changed = 1;
+	return 0;
+}
+
+/*
+ * Open the object at (dfd, leaf) for metadata changes without following
+ * a symbolic link, and check it is of type `type` (and, if expect is
+ * given, the very object lstat saw).  Regular files and directories are
+ * opened for reading; other types only as O_PATH references.
+ */
+static int
+meta_open(struct apply *ap, const struct tline *t, int dfd, const char *leaf,
+    const struct stat *expect, struct stat *now)
+{
+	int	fd, flags;
+
+	if (*leaf == '\0')
+		fd = fcntl(dfd, F_DUPFD_CLOEXEC, 0);
+	else {
+		flags = O_NOFOLLOW | O_CLOEXEC;
+		if (t->type == 'f' || t->type == 'd') {
+			fd = openat(dfd, leaf, flags | O_RDONLY | O_NONBLOCK |
+			    O_NOCTTY | (t->type == 'd' ? O_DIRECTORY : 0));
+			if (fd == -1 && errno == EACCES)
+				fd = openat(dfd, leaf, flags | O_PATH);
+		} else
+			fd = openat(dfd, leaf, flags | O_PATH);
+	}
+	if (fd == -1) {
+		apply_warn(ap, "line %u: %s: %s", t->lineno, t->path,
+		    strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, now) == -1) {
+		apply_warn(ap, "line %u: %s: %s", t->lineno, t->path,
+		    strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (st_typechar(now->st_mode) != t->type || (expect != NULL &&
+	    (now->st_dev != expect->st_dev || now->st_ino !=
+	    expect->st_ino))) {
+		apply_warn(ap, "line %u: %s: changed while being updated",
+		    t->lineno, t->path);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Resolve the parent of t's path for creating or changing it. */
+static int
+parent_of(struct apply *ap, const struct tline *t, const char *path,
+    int create, int *dfd, const char **leaf)
+{
+	struct cerr	err;
+	int		rc;
+
+	rc = afs_parent(ap->fs, path, create, dfd, leaf, &err);
+	if (rc == 1) {
+		apply_warn(ap, "line %u: %s: %s", t->lineno, path,
+		    strerror(ENOENT));
+		return -1;
+	}
+	if (rc == -1) {
+		apply_warn(ap, "line %u: %s", t->lineno, err.msg);
+		return -1;
+	}
+	return 0;
+}
+
+/* lstat the path of t, confined.  Returns 0 (see *present) or -1. */
+static int
+lookup(struct apply *ap, const struct tline *t, int *present,
+    struct stat *st)
+{
+	struct cerr	 err;
+	const char	*leaf;
+	int		 dfd, rc;
+
+	*present = 0;
+	rc = afs_parent(ap->fs, t->path, 0, &dfd, &leaf, &err);
+	if (rc == -1) {
+		apply_warn(ap, "line %u: %s", t->lineno, err.msg);
+		return -1;
+	}
+	if (rc == 1)
+		return 0;
+	if (*leaf == '\0')
+		rc = fstat(dfd, st);
+	else
+		rc = fstatat(dfd, leaf, st, AT_SYMLINK_NOFOLLOW);
+	if (rc == -1) {
+		if (errno == ENOENT)
+			return 0;
+		apply_warn(ap, "line %u: %s: %s", t->lineno, t->path,
+		    strerror(errno));
+		return -1;
+	}
+	if (st_typechar(st->st_mode) == 0) {
+		apply_warn(ap, "%s is of an unknown type", t->path);
+		return -1;
+	}
+	*present = 1;
+	return 0;
+}
+
+/* Create or repair the object of one (non-removal) line. */
+static int
+do_line(struct apply *ap, struct apply_entry *e, int present,
+    const struct stat *st)
+{
+	const struct tline	*t = &e->t;
+	const char		*leaf, *tleaf;
+	struct stat		 now;
+	char			 msg[PATH_MAX + 128];
+	int			 dfd, tdfd, fd = -1, newfile = 0, timeupd = 0;
+	mode_t			 ftype;
+
+	if (t->plus)
+		return parent_of(ap, t, t->path, ap->create_prefix, &dfd,
+		    &leaf) == -1 ? -1 : apply_download(ap, e, dfd, leaf);
+
+	if (t->type == 'h') {
+		/* Hold the target's directory while resolving the link's. */
+		if (parent_of(ap, t, t->target, 0, &tdfd, &tleaf) == -1)
+			return -1;
+		if ((tdfd = fcntl(tdfd, F_DUPFD_CLOEXEC, 0)) == -1) {
+			apply_warn(ap, "line %u: %s: %s", t->lineno, t->path,
+			    strerror(errno));
+			return -1;
+		}
+		if (parent_of(ap, t, t->path, ap->create_prefix, &dfd,
+		    &leaf) == -1) {
+			close(tdfd);
+			return -1;
+		}
+		if (linkat(tdfd, tleaf, dfd, leaf, 0) == -1) {
+			apply_warn(ap, "line %u: %s: %s", t->lineno, t->path,
+			    strerror(errno));
+			close(tdfd);
+			return -1;
+		}
+		close(tdfd);
+		afs_dirty(ap->fs, dfd);
+		ap->modified = 1;
+		apply_say(ap, "%s: hard linked to %s\n", t->path, t->target);
+		goto done;
+	}
+
+	if (parent_of(ap, t, t->path, ap->create_prefix && !present, &dfd,
+	    &leaf) == -1)
+		return -1;
+
+	switch (t->type) {
+	case 'f':
+		if (!present) {
+			apply_warn(ap, "line %u: %s: %s", t->lineno, t->path,
+			    strerror(ENOENT));
+			return -1;
+		}
+		break;
+	case 'd':
+		if (!present) {
+			if (mkdirat(dfd, leaf, (mode_t)t->mode) == -1)
+				goto syserr;
+			afs_dirty(ap->fs, dfd);
+			ap->modified = 1;
+			newfile = 1;
+		}
+		break;
+	case 'l':
+		if (present) {
+			if (unlinkat(dfd, leaf, 0) == -1)
+				goto syserr;
+			ap->modified = 1;
+		}
+		if (symlinkat(t->target, dfd, leaf) == -1)
+			goto syserr;
+		afs_dirty(ap->fs, dfd);
+		ap->modified = 1;
+		/* Symbolic link owner and mode are not set on this system. */
+		apply_say(ap, "%s: symbolic linked to %s\n", t->path,
+		    t->target);
+		goto done;
+	case 'p':
+		if (!present) {
+			if (mkfifoat(dfd, leaf, (mode_t)t->mode) == -1)
+				goto syserr;
+			afs_dirty(ap->fs, dfd);
+			ap->modified = 1;
+			newfile = 1;
+		}
+		break;
+	case 'b':
+	case 'c':
+		if (present && (major(st->st_rdev) != t->major ||
+		    minor(st->st_rdev) != t->minor)) {
+			if (unlinkat(dfd, leaf, 0) == -1)
+				goto syserr;
+			ap->modified = 1;
+			present = 0;
+		}
+		if (!present) {
+			ftype = t->type == 'b' ? S_IFBLK : S_IFCHR;
+			if (mknodat(dfd, leaf, ftype | (mode_t)t->mode,
+			    makedev(t->major, t->minor)) == -1)
+				goto syserr;
+			afs_dirty(ap->fs, dfd);
+			ap->modified = 1;
+			newfile = 1;
+		}
+		break;
+	case 's':
+	case 'D':
+		if (!present) {
+			apply_warn(ap, "%u: Warning: %c %s not "
+			    "created...continuing", t->lineno, t->type,
+			    t->path);
+			return 0;
+		}
+		break;
+	default:
+		apply_warn(ap, "%u: Unknown type %c", t->lineno, t->type);
+		return -1;
+	}
+
+	if ((fd = meta_open(ap, t, dfd, leaf, newfile ? NULL : st,
+	    &now)) == -1)
+		return -1;
+	snprintf(msg, sizeof(msg), "%s: %s", t->path, newfile ?
+	    "created updating" : "updating");
+	if (t->type == 'f' && t->mtime != (int64_t)now.st_mtime) {
+		if (fd_setmtime(fd, t->mtime) == -1)
+			goto syserr;
+		ap->modified = 1;
+		timeupd = 1;
+	}
+	if (apply_owner_mode(ap, fd, &now, t, msg, sizeof(msg),
+	    &ap->modified) == -1)
+		goto syserr;
+	if (timeupd)
+		strlcat(msg, " time", sizeof(msg));
+	close(fd);
+	apply_say(ap, "%s\n", msg);
+done:
+	progress_add(&ap->prog, PROGRESSUNIT, t->path);
+	return 0;
+
+syserr:
+	apply_warn(ap, "line %u: %s: %s", t->lineno, t->path, strerror(errno));
+	if (fd != -1)
+		close(fd);
+	return -1;
+}
+
+/* Remove the non-directory of line t (present on disk). */
+static int
+remove_object(struct apply *ap, const struct tline *t)
+{
+	const char	*leaf;
+	int		 dfd;
+
+	if (parent_of(ap, t, t->path, 0, &dfd, &leaf) == -1)
+		return -1;
+	if (unlinkat(dfd, leaf, 0) == -1) {
+		if (errno == ENOENT && ap->force) {
+			apply_warn(ap, "line %u: Warning: %s already "
+			    "removed...continuing", t->lineno, t->path);
+			return 0;
+		}
+		apply_warn(ap, "line %u: %s: %s", t->lineno, t->path,
+		    strerror(errno));
+		return -1;
+	}
+	afs_dirty(ap->fs, dfd);
+	ap->modified = 1;
+	apply_say(ap, "%s: deleted\n", t->path);
+	progress_add(&ap->prog, PROGRESSUNIT, t->path);
+	return 0;
+}
+
+static void
+pend_push(const char *path, unsigned lineno, size_t doline)
+{
+	if (pend.n == pend.cap) {
+		pend.cap = pend.cap ? pend.cap * 2 : 16;
+		pend.v = xreallocarray(pend.v, pend.cap, sizeof(*pend.v));
+	}
+	pend.v[pend.n].path = xstrdup(path);
+	pend.v[pend.n].lineno = lineno;
+	pend.v[pend.n].doline = doline;
+	pend.n++;
+}
+
+/*
+ * rmdir every pending directory that does not contain path (all of them
+ * when path is NULL), deepest first, applying a replacement line right
+ * after its directory is gone.
+ */
+static int
+pend_flush(struct apply *ap, const char *path)
+{
+	struct pending	 p;
+	struct tline	 t;
+	const char	*leaf;
+	int		 dfd;
+
+	while (pend.n > 0 && (path == NULL ||
+	    !ischildcase(path, pend.v[pend.n - 1].path, ap->icase))) {
+		p = pend.v[--pend.n];
+		memset(&t, 0, sizeof(t));
+		t.path = p.path;
+		t.lineno = p.lineno;
+		if (parent_of(ap, &t, p.path, 0, &dfd, &leaf) == -1)
+			goto fail;
+		if (unlinkat(dfd, leaf, AT_REMOVEDIR) == -1) {
+			apply_warn(ap, "line %u: %s: %s", p.lineno, p.path,
+			    strerror(errno));
+			goto fail;
+		}
+		afs_dirty(ap->fs, dfd);
+		afs_forget(ap->fs, p.path);
+		ap->modified = 1;
+		apply_say(ap, "%s: deleted\n", p.path);
+		progress_add(&ap->prog, PROGRESSUNIT, p.path);
+		free(p.path);
+		if (p.doline != NOLINE &&
+		    do_line(ap, &ap->ent[p.doline], 0, NULL) == -1)
+			return -1;
+	}
+	return 0;
+fail:
+	free(p.path);
+	return -1;
+}
+
+static int
+run(struct apply *ap)
+{
+	struct apply_entry	*e;
+	const struct tline	*t;
+	struct stat		 st;
+	size_t			 i;
+	int			 present, disktype;
+
+	for (i = 0; i < ap->nent; i++) {
+		e = &ap->ent[i];
+		t = &e->t;
+		if (t->type == 0) {
+			if (ap->verbose)
+				printf("Transcript: %s\n", t->path);
+			continue;
+		}
+		if (t->plus && !ap->network)
+			continue;
+		if (pend_flush(ap, t->path) == -1)
+			return -1;
+		if (lookup(ap, t, &present, &st) == -1)
+			return -1;
+		disktype = present ? st_typechar(st.st_mode) : 0;
+		if (t->minus || (present && disktype != t->type)) {
+			if (!present) {
+				if (ap->force) {
+					apply_warn(ap, "line %u: Warning: %s "
+					    "already removed...continuing",
+					    t->lineno, t->path);
+					continue;
+				}
+				apply_warn(ap, "line %u: %s: %s", t->lineno,
+				    t->path, strerror(ENOENT));
+				return -1;
+			}
+			if (disktype == 'd') {
+				pend_push(t->path, t->lineno,
+				    t->minus ? NOLINE : i);
+				continue;
+			}
+			if (remove_object(ap, t) == -1)
+				return -1;
+			if (t->minus)
+				continue;
+			present = 0;
+		}
+		if (do_line(ap, e, present, &st) == -1)
+			return -1;
+	}
+	return pend_flush(ap, NULL);
+}
+
+/* Report, close the session and pick the exit status. */
+static int
+finish(struct apply *ap, int ok)
+{
+	struct cerr	 err;
+	const char	*msg;
+
+	if (ap->net != NULL) {
+		if (!ok && !ap->net_dead && ap->rq != NULL &&
+		    retrq_drain(ap->rq, DRAINMAX, &err) == -1)
+			ap->net_dead = 1;
+		if (!ap->net_dead && net_has_cap(ap->net, "REPO")) {
+			if (ok)
+				msg = "Changes applied successfully";
+			else if (ap->modified)
+				msg = "Error, changes made";
+			else
+				msg = "Error, no changes made";
+			if (net_report(ap->net, ap->event, msg, &err) == -1)
+				apply_warn(ap, "warning: could not report "
+				    "event");
+		}
+		if (ap->verbose)
+			net_print_stats(ap->net, stdout);
+		if (net_close(ap->net, &err) == -1 && ok && !ap->net_dead)
+			apply_warn(ap, "%s", err.msg);
+		ap->net = NULL;
+	}
+	retrq_free(ap->rq);
+	ap->rq = NULL;
+	progress_end(&ap->prog);
+	fflush(stdout);
+	if (ok)
+		return APPLY_OK;
+	return ap->modified ? APPLY_PARTIAL : APPLY_FAIL;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct apply	 a, *ap = &a;
+	struct netopts	 no;
+	struct lopts	 lo;
+	struct cerr	 err;
+	FILE		*fp;
+	int64_t		 total;
+	int		 first, percent, bad = 0, ok;
+
+	log_init("lapply", LOG_TO_STDERR, 0);
+	memset(ap, 0, sizeof(*ap));
+	copts_init(&no);
+	ap->network = 1;
+	ap->event = "lapply";
+	lo.ap = ap;
+	lo.percent = 0;
+	if ((first = copts_parse(argc, argv, &no, "%Cc:e:FiInqu:V",
+	    lapply_opt, &lo)) == -1)
+		usage();
+	optind = first;
+	percent = lo.percent;
+	ap->verbose = no.verbose > 0;
+
+	if (ap->quiet && (ap->verbose || percent))
+		bad++;
+	if (ap->verbose && percent)
+		bad++;
+	if (argc - optind > 1)
+		bad++;
+	if (bad)
+		usage();
+
+	if (argc - optind == 1) {
+		ap->name = argv[optind];
+		if ((fp = fopen(ap->name, "r")) == NULL) {
+			fprintf(stderr, "%s: %s\n", ap->name, strerror(errno));
+			exit(APPLY_FAIL);
+		}
+	} else {
+		ap->name = "(stdin)";
+		fp = stdin;
+		percent = 0;		/* the total is not known ahead */
+	}
+	if (!ap->network)
+		no.tls = 0;
+	if (ap->digest != NULL)
+		ap->ck = cksum_new(ap->digest);
+
+	if (ap->network) {
+		if ((ap->net = net_open(&no, &err)) == NULL) {
+			fprintf(stderr, "%s\n", err.msg);
+			exit(APPLY_FAIL);
+		}
+	} else if (!ap->quiet)
+		printf("No network connection\n");
+
+	if (load(ap, fp, &total) == -1)
+		exit(finish(ap, 0));
+	if (fp != stdin)
+		fclose(fp);
+
+	if (percent)
+		progress_init(&ap->prog, PROG_PERCENT, total);
+	else if (isatty(STDOUT_FILENO) && isatty(STDERR_FILENO) &&
+	    !ap->quiet && !ap->verbose)
+		progress_init(&ap->prog, PROG_BAR, total);
+	else
+		progress_init(&ap->prog, PROG_NONE, total);
+
+	ap->iobufsz = IOBUFSZ;
+	ap->iobuf = xmalloc(ap->iobufsz);
+	if ((ap->fs = afs_open(ap, ap->style, &err)) == NULL) {
+		apply_warn(ap, "%s", err.msg);
+		exit(finish(ap, 0));
+	}
+	if (ap->net != NULL) {
+		ap->rq = retrq_new(ap->net, ap->ent, ap->nent);
+		if (retrq_fill(ap->rq, &err) == -1) {
+			apply_warn(ap, "%s", err.msg);
+			ap->net_dead = 1;
+			(void)afs_close(ap->fs, NULL);
+			exit(finish(ap, 0));
+		}
+	}
+
+	ok = run(ap) == 0;
+	if (afs_close(ap->fs, &err) == -1) {
+		apply_warn(ap, "%s", err.msg);
+		ok = 0;
+	}
+	ap->fs = NULL;
+	exit(finish(ap, ok));
+}

@@ -1,0 +1,66 @@
+#!/bin/sh
+# t-lapply-roundtrip: fsdiff -A then lapply (downloading from
+# tests/integ/lapply-srv.py serving the reference tree) turns the
+# modified fixture tree into the reference one, awkward names included
+# (space, tab, LF, CR, backslash, UTF-8, 255-byte names: security.md B4);
+# a second fsdiff -A finds nothing left but the socket lapply cannot
+# create, and a second lapply run changes nothing.
+. "${top_srcdir:-.}/tests/integ/lapply-lib.sh"
+need_root
+command -v python3 > /dev/null || { echo "skip: needs python3"; exit 77; }
+V=${CAIRN_VECTORS:-$top_srcdir/../shared/vectors}
+[ -x "$V/make-trees" ] || { echo "skip: vectors not found (set CAIRN_VECTORS)"; exit 77; }
+FSDIFF=$(dirname "$LAPPLY")/fsdiff
+[ -x "$FSDIFF" ] || { echo "skip: fsdiff not built"; exit 77; }
+SRV="${top_srcdir:-.}/tests/integ/lapply-srv.py"
+
+bash "$V/make-trees" "$T/trees" > "$T/mt.log" 2>&1 || fail "make-trees"
+mkdir -p "$T/k" "$T/srv/file"
+cp -a "$T/trees/base" "$T/srv/file/base.T"
+(cd "$T/trees/base" && "$FSDIFF" -C -c sha1 -K /dev/null .) > "$T/k/base.T" ||
+    fail "fsdiff -C"
+echo "p base.T" > "$T/k/command.K"
+cp -a "$T/trees/mod" "$T/work"
+
+(cd "$T/work" && "$FSDIFF" -A -c sha1 -K "$T/k/command.K" .) > "$T/apply.T" ||
+    fail "fsdiff -A"
+grep -q '^+ ' "$T/apply.T" || fail "nothing to download?"
+
+serve() {
+	rm -f "$T/port"
+	python3 "$SRV" "$T/srv" "$T/port" "$T/log" &
+	SPID=$!
+	i=0
+	while [ ! -s "$T/port" ] && [ $i -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	[ -s "$T/port" ] || fail "server did not start"
+}
+serve
+(cd "$T/work" && "$LAPPLY" -c sha1 -h 127.0.0.1 -p "$(cat "$T/port")" \
+    "$T/apply.T") > "$T/out" 2> "$T/err"
+rc=$?
+wait "$SPID"
+if grep -q 'network not available' "$T/err"; then
+	echo "skip: lapply was built without network support"
+	exit 77
+fi
+expect_rc 0
+
+(cd "$T/work" && "$FSDIFF" -A -c sha1 -K "$T/k/command.K" .) > "$T/again.T" ||
+    fail "second fsdiff -A"
+# Only the socket (and its header) is left: lapply cannot create sockets.
+grep -v -e '^s ' -e '^[^ 	]*:$' "$T/again.T" > "$T/rest" || true
+[ ! -s "$T/rest" ] || { cat "$T/rest" >&2; fail "differences left"; }
+grep -q '^s ./special/sock' "$T/again.T" || fail "socket line expected"
+
+# Rerun: nothing to download, nothing changes.
+serve
+(cd "$T/work" && "$LAPPLY" -c sha1 -h 127.0.0.1 -p "$(cat "$T/port")" \
+    "$T/again.T") > "$T/out" 2> "$T/err"
+rc=$?
+wait "$SPID"
+expect_rc 0
+grep -q 'RETR' "$T/log" && fail "second run downloaded something"
+exit 0
