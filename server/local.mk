@@ -21,7 +21,8 @@ TLS_TESTS = \
 	tests/integ/t-tls-ktcheck.sh \
 	tests/integ/t-tls-verify.sh \
 	tests/integ/t-tls-server.sh \
-	tests/integ/t-tls-daemon.sh
+	tests/integ/t-tls-daemon.sh \
+	tests/integ/t-tls-lapply.sh
 TESTS += $(TLS_TESTS)
 EXTRA_DIST += $(TLS_TESTS) tests/integ/tlslib.sh tests/integ/tlspeer.py
 
