@@ -10,7 +10,8 @@ dist_man_MANS += \
 	man/twhich.1 \
 	man/cairnd.conf.5 \
 	man/transcript.5 \
-	man/cairnd.8
+	man/cairnd.8 \
+	man/cairn-mkca.8
 
 TESTS += tests/integ/t-man-lint.sh
 EXTRA_DIST += tests/integ/t-man-lint.sh
