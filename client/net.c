@@ -23,6 +23,7 @@
 #include "log.h"
 #include "net.h"
 #include "proto.h"
+#include "tls.h"
 #include "xmalloc.h"
 
 #define NET_TIMEOUT	60000	/* every reply, every transfer step */
@@ -31,6 +32,7 @@
 
 struct net {
 	struct conn	*c;
+	struct tlsctx	*tls;
 	unsigned	 caps;
 	int		 level;
 	int		 dead;		/* unusable after a session error */
@@ -152,28 +154,60 @@ struct net *
 net_open(const struct netopts *o, struct cerr *err)
 {
 	struct net	*n;
+	struct tlsctx	*tctx = NULL;
+	struct tlsconf	 tc;
+	struct cerr	 terr;
 	const char	*host = o->host != NULL ? o->host : "radmind";
 	char		*text;
 	int		 fd, one = 1, code;
 
-	if (o->tls > 0) {
-		cerr_set(err, "-w %d: TLS not supported in this build",
-		    o->tls);
+	if (o->tls < 0 || o->tls > 2) {
+		cerr_set(err, "%d: invalid authorization level", o->tls);
 		return NULL;
 	}
 	if (o->zlevel < 0 || o->zlevel > 9) {
 		cerr_set(err, "%d: invalid compression level", o->zlevel);
 		return NULL;
 	}
-	if ((fd = net_connect(o, host, err)) == -1)
+	if (o->tls > 0) {
+		/* Certificates and keys first: their errors are local. */
+		memset(&tc, 0, sizeof(tc));
+		tc.level = o->tls;
+		tc.cafile = o->cafile;
+		tc.cadir = o->cadir;
+		tc.cert = o->cert;
+		tc.key = o->key;
+		if ((tctx = tlsctx_client(&tc, &terr)) == NULL) {
+			cerr_set(err, "-w %d: %s", o->tls, terr.msg);
+			return NULL;
+		}
+	}
+	if ((fd = net_connect(o, host, err)) == -1) {
+		tlsctx_free(tctx);
 		return NULL;
+	}
 	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	n = xcalloc(1, sizeof(*n));
+	n->tls = tctx;
 	n->c = conn_new(fd, host);
 	conn_set_timeout(n->c, NET_TIMEOUT);
 	conn_set_trace(n->c, o->verbose > 0);
 	if (proto_banner(n->c, &n->caps, err) == -1)
 		goto fail;
+	if (n->tls != NULL) {
+		/* Configured for TLS: no way on without it. */
+		if (conn_printf(n->c, err, "STARTTLS\r\n") == -1 ||
+		    proto_reply(n->c, &code, &text, err) == -1)
+			goto fail;
+		if (code / 100 != 2) {
+			cerr_set(err, "%s: STARTTLS refused: %s (TLS is "
+			    "required at -w %d: not continuing in clear)",
+			    host, text, o->tls);
+			goto fail;
+		}
+		if (conn_starttls(n->c, n->tls, host, err) == -1)
+			goto fail;
+	}
 	if (o->zlevel > 0) {
 		if (!(n->caps & PROTO_CAP_ZLIB)) {
 			log_warnx("compression capability mismatch, "
@@ -199,6 +233,7 @@ net_open(const struct netopts *o, struct cerr *err)
 	return n;
 fail:
 	conn_free(n->c);
+	tlsctx_free(n->tls);
 	free(n);
 	return NULL;
 }
@@ -221,6 +256,7 @@ net_close(struct net *n, struct cerr *err)
 		}
 	}
 	conn_free(n->c);
+	tlsctx_free(n->tls);
 	free(n);
 	return rc;
 }

@@ -15,4 +15,5 @@ common_libcairn_a_SOURCES = \
 	common/conn.c common/conn.h \
 	common/zstream.c common/zstream.h \
 	common/proto.c common/proto.h \
+	common/tls.c common/tls.h \
 	common/version.h

@@ -1,5 +1,6 @@
 # man/: mdoc manual pages, installed as they are.
 dist_man_MANS += \
+	man/cairn-bench.1 \
 	man/fsdiff.1 \
 	man/ktcheck.1 \
 	man/lapply.1 \
@@ -12,7 +13,8 @@ dist_man_MANS += \
 	man/twhich.1 \
 	man/cairnd.conf.5 \
 	man/transcript.5 \
-	man/cairnd.8
+	man/cairnd.8 \
+	man/cairn-mkca.8
 
 TESTS += tests/integ/t-man-lint.sh
 EXTRA_DIST += tests/integ/t-man-lint.sh

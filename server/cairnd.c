@@ -12,9 +12,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <limits.h>
 #include <netdb.h>
 #include <poll.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,25 +24,27 @@
 #include <syslog.h>
 #include <unistd.h>
 
+#include "cerr.h"
 #include "compat.h"
 #include "log.h"
 #include "proto.h"
 #include "server.h"
+#include "tls.h"
 #include "version.h"
 #include "xmalloc.h"
 
 #define MAXLISTEN	8
 
-static volatile sig_atomic_t	got_term, got_chld;
+static volatile sig_atomic_t	got_term, got_chld, got_usr1;
 static pid_t			*kids;
 static size_t			 nkids, kidcap;
 
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: cairnd [-dfrUV] [-a bind-address] "
+	fprintf(stderr, "usage: cairnd [-dfjrUV] [-a bind-address] "
 	    "[-b backlog] [-C crl] [-D path] [-F syslog-facility] "
-	    "[-i pidfile] [-L syslog-level] [-m max-connections] "
+	    "[-g user] [-i pidfile] [-L syslog-level] [-m max-connections] "
 	    "[-M max-upload] [-N min-free-megabytes] "
 	    "[-p port] [-P ca-directory] [-u umask] [-w auth-level] "
 	    "[-x ca-pem-file] [-y cert-pem-file] [-z key-pem-file] "
@@ -53,6 +57,8 @@ on_signal(int sig)
 {
 	if (sig == SIGCHLD)
 		got_chld = 1;
+	else if (sig == SIGUSR1)
+		got_usr1 = 1;
 	else
 		got_term = 1;
 }
@@ -247,6 +253,70 @@ reap(void)
 	}
 }
 
+/*
+ * SIGUSR1: build a new TLS context from the same files; on failure keep
+ * serving with the old one.
+ */
+static void
+tls_reload(struct sopts *o, const struct tlsconf *tc)
+{
+	struct tlsctx	*nctx;
+	struct cerr	 err;
+
+	got_usr1 = 0;
+	if (o->tls == 0)
+		return;
+	if ((nctx = tlsctx_server(tc, &err)) == NULL) {
+		log_warnx("SIGUSR1: TLS material not reloaded, keeping the "
+		    "old: %s", err.msg);
+		return;
+	}
+	tlsctx_free(o->tlsctx);
+	o->tlsctx = nctx;
+	log_info("SIGUSR1: TLS material reloaded");
+}
+
+/*
+ * -j: chroot into the repository (the working directory); -g: become
+ * user.  Called once the sockets are bound, the keys loaded and the
+ * pidfile written.
+ */
+static void
+drop_privileges(const char *user, int jail)
+{
+	struct passwd	*pw = NULL;
+	char		 host[NI_MAXHOST];
+	struct sockaddr_in sin;
+
+	if (user != NULL) {
+		if ((pw = getpwnam(user)) == NULL)
+			fatalx("-g %s: no such user", user);
+		if (initgroups(pw->pw_name, pw->pw_gid) == -1)
+			fatal("-g %s: initgroups", user);
+	}
+	if (jail) {
+		/* Load the resolver's modules while they are reachable. */
+		memset(&sin, 0, sizeof(sin));
+		sin.sin_family = AF_INET;
+		sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		(void)getnameinfo((struct sockaddr *)&sin, sizeof(sin), host,
+		    sizeof(host), NULL, 0, NI_NAMEREQD);
+		if (chroot(".") == -1 || chdir("/") == -1)
+			fatal("-j: chroot to the repository");
+	}
+	if (pw != NULL) {
+		if (setgid(pw->pw_gid) == -1 || setuid(pw->pw_uid) == -1)
+			fatal("-g %s: cannot change user", user);
+		if (pw->pw_uid != 0 && (setuid(0) != -1 || getuid() == 0 ||
+		    geteuid() == 0))
+			fatalx("-g %s: still privileged", user);
+		log_info("running as %s (uid %ld, gid %ld)%s", user,
+		    (long)pw->pw_uid, (long)pw->pw_gid,
+		    jail ? ", chrooted to the repository" : "");
+	} else if (jail)
+		log_info("chrooted to the repository");
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -257,22 +327,25 @@ main(int argc, char *argv[])
 	struct servent		*se;
 	socklen_t		 sslen;
 	const char		*addr = NULL, *dir = _RADMIND_PATH;
-	const char		*pidfile = NULL;
+	const char		*pidfile = NULL, *user = NULL;
+	struct tlsconf		 tc;
+	struct cerr		 cerr;
 	char			 portbuf[16], *port = NULL;
 	int			 ch, backlog = 5, maxconn = 0, fg = 0;
 	int			 facility = LOG_LOCAL7, level = LOG_INFO;
-	int			 lfd[MAXLISTEN], nl, i, fd, crl = 0, pam = 0;
+	int			 lfd[MAXLISTEN], nl, i, fd, pam = 0, jail = 0;
 	pid_t			 pid;
 	FILE			*fp;
 	long			 um;
 	char			*end, *abspid = NULL, cwd[PATH_MAX];
 
 	memset(&o, 0, sizeof(o));
+	memset(&tc, 0, sizeof(tc));
 	o.minfree = STOR_MINFREE;
 	o.umask = umask(022);
 	umask(o.umask);
 	while ((ch = getopt(argc, argv,
-	    "a:b:BC:dD:fF:i:L:m:M:N:p:P:rRu:UVw:x:y:z:Z:")) != -1) {
+	    "a:b:BC:dD:fF:g:i:jL:m:M:N:p:P:rRu:UVw:x:y:z:Z:")) != -1) {
 		switch (ch) {
 		case 'a':
 			addr = optarg;
@@ -286,7 +359,7 @@ main(int argc, char *argv[])
 			    "supported on this platform\n");
 			exit(1);
 		case 'C':
-			crl = 1;
+			tc.crl = optarg;
 			break;
 		case 'd':
 			o.debug = 1;
@@ -301,8 +374,14 @@ main(int argc, char *argv[])
 		case 'F':
 			facility = lookup_name(optarg, 0, "facility");
 			break;
+		case 'g':
+			user = optarg;
+			break;
 		case 'i':
 			pidfile = optarg;
+			break;
+		case 'j':
+			jail = 1;
 			break;
 		case 'L':
 			level = lookup_name(optarg, 1, "level");
@@ -322,11 +401,19 @@ main(int argc, char *argv[])
 			port = optarg;
 			break;
 		case 'P':
+			tc.cadir = optarg;
+			break;
 		case 'x':
+			tc.cafile = optarg;
+			break;
 		case 'y':
+			tc.cert = optarg;
+			break;
 		case 'z':
+			tc.key = optarg;
+			break;
 		case 'r':
-			/* TLS material: used only with -w > 0. */
+			/* OpenSSL 3 seeds itself. */
 			break;
 		case 'u':
 			errno = 0;
@@ -357,7 +444,7 @@ main(int argc, char *argv[])
 	}
 	if (optind != argc)
 		usage();
-	if (crl && o.tls < 3) {
+	if (tc.crl != NULL && o.tls < 3) {
 		fprintf(stderr, "cairnd: -C requires -w 3 or higher\n");
 		exit(1);
 	}
@@ -368,11 +455,6 @@ main(int argc, char *argv[])
 	if (pam) {
 		fprintf(stderr, "cairnd: -U: PAM login is not supported in "
 		    "this build\n");
-		exit(1);
-	}
-	if (o.tls > 0) {
-		fprintf(stderr, "cairnd: -w %d: TLS not supported in this "
-		    "build\n", o.tls);
 		exit(1);
 	}
 	if (port == NULL) {
@@ -416,6 +498,18 @@ main(int argc, char *argv[])
 		fprintf(stderr, "cairnd: %s: %s\n", dir, strerror(errno));
 		exit(1);
 	}
+	if (o.tls > 0) {
+		/* TLS file names are relative to the repository. */
+		tc.level = o.tls;
+		if ((o.tlsctx = tlsctx_server(&tc, &cerr)) == NULL) {
+			fprintf(stderr, "cairnd: -w %d: %s\n", o.tls, cerr.msg);
+			exit(1);
+		}
+	}
+	if (user != NULL && getpwnam(user) == NULL) {
+		fprintf(stderr, "cairnd: -g %s: no such user\n", user);
+		exit(1);
+	}
 	if (gethostname(o.hostname, sizeof(o.hostname) - 1) == -1)
 		strlcpy(o.hostname, "localhost", sizeof(o.hostname));
 	nl = listen_all(addr, port, backlog, lfd);
@@ -448,6 +542,8 @@ main(int argc, char *argv[])
 		fprintf(fp, "%ld\n", (long)getpid());
 		fclose(fp);
 	}
+	if (user != NULL || jail)
+		drop_privileges(user, jail);
 
 	memset(&sa, 0, sizeof(sa));
 	sigemptyset(&sa.sa_mask);
@@ -455,12 +551,14 @@ main(int argc, char *argv[])
 	sigaction(SIGCHLD, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGUSR1, &sa, NULL);
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGHUP, &sa, NULL);
 	sigaction(SIGPIPE, &sa, NULL);
 
 	log_info("cairnd %s listening on port %s (zlib max %d, max "
-	    "connections %d)", CAIRN_VERSION, port, o.zmax, maxconn);
+	    "connections %d, TLS level %d)", CAIRN_VERSION, port, o.zmax,
+	    maxconn, o.tls);
 	for (i = 0; i < nl; i++) {
 		pfd[i].fd = lfd[i];
 		pfd[i].events = POLLIN;
@@ -468,6 +566,8 @@ main(int argc, char *argv[])
 	while (!got_term) {
 		if (got_chld)
 			reap();
+		if (got_usr1)
+			tls_reload(&o, &tc);
 		if (poll(pfd, (nfds_t)nl, -1) == -1) {
 			if (errno != EINTR)
 				log_warn("poll");
@@ -487,6 +587,8 @@ main(int argc, char *argv[])
 			}
 			if (got_chld)
 				reap();
+			if (got_usr1)
+				tls_reload(&o, &tc);
 			if (maxconn > 0 && nkids >= (size_t)maxconn) {
 				static const char busy[] = "420 Server busy\r\n";
 
@@ -509,6 +611,9 @@ main(int argc, char *argv[])
 				sigaction(SIGCHLD, &sa, NULL);
 				sigaction(SIGTERM, &sa, NULL);
 				sigaction(SIGINT, &sa, NULL);
+				/* Reloads are the parent's business. */
+				sa.sa_handler = SIG_IGN;
+				sigaction(SIGUSR1, &sa, NULL);
 				_exit(sess_serve(fd, (struct sockaddr *)&ss,
 				    sslen, &o));
 			default:

@@ -19,18 +19,25 @@
 
 struct conn;
 struct cerr;
+struct tlsctx;
 
 /* Daemon settings a session needs (read only after start-up). */
 struct sopts {
 	int		 zmax;		/* -Z: 0 = no compression */
 	int		 debug;		/* -d: trace commands on stderr */
 	int		 tls;		/* -w */
+	struct tlsctx	*tlsctx;	/* -w > 0: the server context */
 	mode_t		 umask;		/* -u, for uploads */
 	int64_t		 maxupload;	/* -M: largest upload, 0 = any */
 	int64_t		 minfree;	/* -N: bytes left free by uploads */
 	int		 rootfd;	/* the repository (-D), O_DIRECTORY */
 	char		 hostname[256];	/* for the banner */
 };
+
+/* Session states (protocol.md section 7). */
+#define SESS_PRETLS	0	/* -w >= 1, before STARTTLS */
+#define SESS_UNKNOWN	1	/* after STARTTLS, host not in config */
+#define SESS_AUTH	2	/* host in config */
 
 /* Per-connection state. */
 struct sess {
@@ -39,6 +46,7 @@ struct sess {
 	char			 ip[64];	/* numeric peer address */
 	char			 host[1025];	/* reverse name or ip */
 	const char		*cn;		/* certificate CN, NULL */
+	int			 state;		/* SESS_PRETLS ... */
 	char			*cmdfile;	/* base command file (config) */
 	char			*key;		/* what matched in config */
 	char			*specialdir;	/* special/[kdir/]key */
