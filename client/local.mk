@@ -58,7 +58,8 @@ UPLOAD_TESTS = \
 	tests/integ/t-lcreate-limits.sh \
 	tests/integ/t-lcreate-workflow.sh \
 	tests/integ/t-lfdiff.sh \
-	tests/integ/t-repo.sh
+	tests/integ/t-repo.sh \
+	tests/integ/t-tls-lcreate.sh
 TESTS += $(UPLOAD_TESTS)
 EXTRA_DIST += $(UPLOAD_TESTS) tests/integ/slowproxy.py
 # --- lcreate lfdiff repo (end) ---
