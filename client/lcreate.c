@@ -540,6 +540,21 @@ fail:
 	return LC_ERROR;
 }
 
+static void
+lc_free(struct lc *lc)
+{
+	size_t	 i;
+
+	for (i = 0; i < lc->nitems; i++) {
+		free(lc->items[i].path);
+		free(lc->items[i].epath);
+	}
+	free(lc->items);
+	while (lc->fcount > 0)
+		free(fifo_pop(lc));
+	free(lc->fifo);
+}
+
 static int
 tool_opt(int ch, const char *arg, void *ctx)
 {
@@ -622,18 +637,17 @@ main(int argc, char *argv[])
 	}
 	lc.dots = lc.no.verbose && isatty(STDOUT_FILENO);
 
-	if (!lc.tonly || lc.nonet) {
-		if (scan(&lc) == -1)
-			exit(LC_ERROR);
-	}
-	if (lc.nonet)
-		exit(LC_OK);
-	if (signal(SIGPIPE, SIG_IGN) == SIG_ERR) {
+	if ((!lc.tonly || lc.nonet) && scan(&lc) == -1)
+		rc = LC_ERROR;
+	else if (lc.nonet)
+		rc = LC_OK;
+	else if (signal(SIGPIPE, SIG_IGN) == SIG_ERR) {
 		perror("signal");
-		exit(LC_ERROR);
-	}
-	rc = upload(&lc);
+		rc = LC_ERROR;
+	} else
+		rc = upload(&lc);
 	if (fflush(stdout) == EOF)
 		rc = LC_ERROR;
+	lc_free(&lc);
 	return rc;
 }

@@ -272,7 +272,7 @@ fetch(struct lf *lf, const char *tname, const char *epath, int special,
 	struct net	*net;
 	struct cerr	 err;
 	char		*buf;
-	int64_t		 size, got = 0;
+	int64_t		 size;
 	ssize_t		 n;
 	int		 r, rc = -1;
 
@@ -295,7 +295,6 @@ fetch(struct lf *lf, const char *tname, const char *epath, int special,
 			free(buf);
 			goto out;
 		}
-		got += n;
 	}
 	free(buf);
 	if (n == -1 || net_retr_end(net, &err) == -1) {
@@ -308,7 +307,6 @@ out:
 		fprintf(stderr, "%s\n", err.msg);
 		rc = -1;
 	}
-	(void)got;
 	return rc;
 }
 

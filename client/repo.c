@@ -114,6 +114,10 @@ main(int argc, char *argv[])
 	    r.event == NULL)
 		usage();
 	msg = message(argc - optind, argv + optind);
+	if (msg[0] == '\0') {
+		fprintf(stderr, "repo: empty message\n");
+		exit(REPO_USAGE);
+	}
 	if (strlen(msg) > REPO_MAXMSG) {
 		fprintf(stderr, "repo: message longer than %d bytes\n",
 		    REPO_MAXMSG);

@@ -63,6 +63,9 @@ rp -e "two words" hello
 assert_eq 1 "$RC" "event with a space: exit"
 rp -e x -Z 12 hello
 assert_eq 1 "$RC" "bad -Z: exit"
+rp -e x ""
+assert_eq 1 "$RC" "empty message: exit"
+assert_eq "repo: empty message" "$(cat "$T/err")"
 
 # A server whose banner has no CAPA line: no REPO.
 FPORT=$(free_port)
