@@ -146,29 +146,6 @@ progress(struct fsd *f, const char *path, int start, int finish)
 	fflush(stdout);
 }
 
-static char
-fs_type(mode_t m)
-{
-	switch (m & S_IFMT) {
-	case S_IFREG:
-		return 'f';
-	case S_IFDIR:
-		return 'd';
-	case S_IFLNK:
-		return 'l';
-	case S_IFIFO:
-		return 'p';
-	case S_IFSOCK:
-		return 's';
-	case S_IFBLK:
-		return 'b';
-	case S_IFCHR:
-		return 'c';
-	default:
-		return '?';
-	}
-}
-
 static unsigned
 hl_hash(dev_t dev, ino_t ino)
 {
@@ -214,8 +191,8 @@ fsobj_init(struct fsd *f, struct fsobj *o, const char *path,
 	memset(o, 0, sizeof(*o));
 	o->path = xstrdup(path);
 	o->st = *st;
-	o->type = fs_type(st->st_mode);
-	if (o->type == '?') {
+	o->type = (char)tline_typeof(st->st_mode);
+	if (o->type == 0) {
 		fflush(f->out);
 		fprintf(stderr, "%s: unknown file type\n", path);
 		return -1;

@@ -312,7 +312,7 @@ do_lcksum(struct lck *l, const char *tpath)
 			progress(l, PROGRESSUNIT, t.path);
 			goto copyline;
 		}
-		if (path_dotdot(t.path)) {
+		if (path_has_dotdot(t.path)) {
 			fprintf(stderr, "line %u: %s: path contains \"..\"\n",
 			    lineno, t.path);
 			goto badline;

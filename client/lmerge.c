@@ -216,7 +216,7 @@ lm_place(struct lm *lm, const struct lm_in *src, const char *path)
 	char	*from, *to;
 	int	 rc;
 
-	if (path_dotdot(path)) {
+	if (path_has_dotdot(path)) {
 		fprintf(stderr, "%s: line %u: %s: path contains \"..\"\n",
 		    src->tr.tran_name, src->lineno, path);
 		die();
@@ -252,7 +252,7 @@ lm_unlink_lower(struct lm *lm, const struct lm_in *in)
 {
 	char	*p;
 
-	if (path_dotdot(in->t.path)) {
+	if (path_has_dotdot(in->t.path)) {
 		fprintf(stderr, "%s: line %u: %s: path contains \"..\"\n",
 		    in->tr.tran_name, in->lineno, in->t.path);
 		die();
@@ -348,7 +348,7 @@ lm_rmdirs(struct lm *lm)
 	size_t	 i;
 
 	for (i = lm->ndirs; i-- > 0; ) {
-		if (path_dotdot(lm->dirs[i]))
+		if (path_has_dotdot(lm->dirs[i]))
 			continue;
 		xasprintf(&p, "%s/%s/%s", lm->file_root, lm->tran_name,
 		    lm->dirs[i]);

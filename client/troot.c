@@ -95,17 +95,3 @@ mkparents(const char *path)
 	free(p);
 	return 0;
 }
-
-int
-path_dotdot(const char *path)
-{
-	const char	*p = path;
-
-	for (;;) {
-		if (p[0] == '.' && p[1] == '.' && (p[2] == '/' || p[2] == '\0'))
-			return 1;
-		if ((p = strchr(p, '/')) == NULL)
-			return 0;
-		p++;
-	}
-}

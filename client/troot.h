@@ -30,7 +30,4 @@ void	troot_clear(struct troot *);
  */
 int	mkparents(const char *path);
 
-/* Nonzero if the decoded transcript path has a ".." component. */
-int	path_dotdot(const char *path);
-
 #endif

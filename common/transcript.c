@@ -3,6 +3,8 @@
  */
 #include "config.h"
 
+#include <sys/stat.h>
+
 #include <errno.h>
 #include <limits.h>
 #include <stdint.h>
@@ -600,6 +602,44 @@ int
 path_style(const char *p)
 {
 	return p[0] == '/' ? PATH_ABSOLUTE : PATH_RELATIVE;
+}
+
+int
+path_has_dotdot(const char *p)
+{
+	size_t	n;
+
+	for (;;) {
+		n = strcspn(p, "/");
+		if (n == 2 && p[0] == '.' && p[1] == '.')
+			return 1;
+		if (p[n] == '\0')
+			return 0;
+		p += n + 1;
+	}
+}
+
+int
+tline_typeof(mode_t m)
+{
+	switch (m & S_IFMT) {
+	case S_IFREG:
+		return 'f';
+	case S_IFDIR:
+		return 'd';
+	case S_IFLNK:
+		return 'l';
+	case S_IFIFO:
+		return 'p';
+	case S_IFSOCK:
+		return 's';
+	case S_IFCHR:
+		return 'c';
+	case S_IFBLK:
+		return 'b';
+	default:
+		return 0;
+	}
 }
 
 char *

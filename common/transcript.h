@@ -5,6 +5,8 @@
 #ifndef CAIRN_TRANSCRIPT_H
 #define CAIRN_TRANSCRIPT_H
 
+#include <sys/types.h>
+
 #include <stdint.h>
 #include <stdio.h>
 
@@ -95,6 +97,10 @@ void		 treader_close(struct treader *);
 char	*path_restyle(const char *p, int style);
 /* Style of a (canonical) path. */
 int	 path_style(const char *p);
+/* Nonzero if decoded path p has a ".." component. */
+int	 path_has_dotdot(const char *p);
+/* Transcript type letter of a file mode (f d l p s c b), 0 if none. */
+int	 tline_typeof(mode_t m);
 
 /*
  * Precedence merge over several sorted transcripts.  Inputs are added

@@ -322,6 +322,7 @@ main(int argc, char *argv[])
 {
 	struct sopts		 o;
 	struct sigaction	 sa;
+	sigset_t		 block, waitmask;
 	struct pollfd		 pfd[MAXLISTEN];
 	struct sockaddr_storage	 ss;
 	struct servent		*se;
@@ -563,12 +564,22 @@ main(int argc, char *argv[])
 		pfd[i].fd = lfd[i];
 		pfd[i].events = POLLIN;
 	}
+	/*
+	 * The signals we act on stay blocked except inside ppoll(), so one
+	 * that arrives between the flag checks and the wait still wakes it.
+	 */
+	sigemptyset(&block);
+	sigaddset(&block, SIGCHLD);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &block, &waitmask);
 	while (!got_term) {
 		if (got_chld)
 			reap();
 		if (got_usr1)
 			tls_reload(&o, &tc);
-		if (poll(pfd, (nfds_t)nl, -1) == -1) {
+		if (ppoll(pfd, (nfds_t)nl, NULL, &waitmask) == -1) {
 			if (errno != EINTR)
 				log_warn("poll");
 			continue;
@@ -614,6 +625,7 @@ main(int argc, char *argv[])
 				/* Reloads are the parent's business. */
 				sa.sa_handler = SIG_IGN;
 				sigaction(SIGUSR1, &sa, NULL);
+				sigprocmask(SIG_SETMASK, &waitmask, NULL);
 				_exit(sess_serve(fd, (struct sockaddr *)&ss,
 				    sslen, &o));
 			default:
