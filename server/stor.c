@@ -30,6 +30,7 @@
 #include "log.h"
 #include "proto.h"
 #include "server.h"
+#include "transcript.h"
 #include "xmalloc.h"
 
 #define STOR_CHUNK	(256 * 1024)
@@ -96,22 +97,6 @@ fail:
 	close(dfd);
 	errno = saved;
 	return -1;
-}
-
-/* Nonzero if decoded path p has a ".." component. */
-static int
-stor_dotdot(const char *p)
-{
-	size_t	 n;
-
-	for (;;) {
-		n = strcspn(p, "/");
-		if (n == 2 && p[0] == '.' && p[1] == '.')
-			return 1;
-		if (p[n] == '\0')
-			return 0;
-		p += n + 1;
-	}
 }
 
 /*
@@ -236,7 +221,7 @@ cmd_stor(struct sess *s, int ac, char **av)
 	    !(strcasecmp(av[1], "FILE") == 0 && ac == 4))
 		return stor_fatal(s, RAP_STOR_SYNTAX, "STOR Syntax error");
 	if (strstr(av[2], "../") != NULL || decode_path(av[2], &name) == -1 ||
-	    name[0] == '\0' || stor_dotdot(name) ||
+	    name[0] == '\0' || path_has_dotdot(name) ||
 	    strchr(name, '\n') != NULL)
 		goto syntax;
 	if (!istran) {
@@ -244,7 +229,7 @@ cmd_stor(struct sess *s, int ac, char **av)
 		    strstr(av[3], "/../") != NULL ||
 		    decode_path(av[3], &path) == -1 || path[0] == '\0')
 			goto syntax;
-		if (stor_dotdot(path))
+		if (path_has_dotdot(path))
 			goto syntax;
 	}
 
