@@ -856,8 +856,7 @@ main(int argc, char *argv[])
 			f.tflag = 1;
 			break;
 		case 'V':
-			printf("%s\n", CAIRN_VERSION);
-			cksum_list(stdout);
+			version_print(1);
 			exit(EXIT_OK);
 		case 'W':
 			f.wflag = 1;

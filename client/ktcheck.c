@@ -648,8 +648,7 @@ tool_opt(int ch, const char *arg, void *ctx)
 		kt->qflag = 1;
 		break;
 	case 'V':
-		printf("%s\n", CAIRN_VERSION);
-		cksum_list(stdout);
+		version_print(1);
 		exit(0);
 	default:
 		return -1;

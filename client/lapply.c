@@ -123,8 +123,7 @@ lapply_opt(int c, const char *arg, void *ctx)
 		umask((mode_t)mask);
 		break;
 	case 'V':
-		printf("%s\n", CAIRN_VERSION);
-		cksum_list(stdout);
+		version_print(1);
 		exit(APPLY_OK);
 	default:
 		return -1;

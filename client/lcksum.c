@@ -494,8 +494,7 @@ main(int argc, char *argv[])
 			l.verbose = 0;
 			break;
 		case 'V':
-			printf("%s\n", CAIRN_VERSION);
-			cksum_list(stdout);
+			version_print(1);
 			exit(0);
 		default:
 			err++;

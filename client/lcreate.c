@@ -600,8 +600,7 @@ tool_opt(int ch, const char *arg, void *ctx)
 	case 'U':
 		break;		/* user for -l, which is refused */
 	case 'V':
-		printf("%s\n", CAIRN_VERSION);
-		cksum_list(stdout);
+		version_print(1);
 		exit(0);
 	default:
 		return -1;

@@ -96,7 +96,7 @@ tool_opt(int ch, const char *arg, void *ctx)
 		umask((mode_t)v);
 		break;
 	case 'V':
-		printf("%s\n", CAIRN_VERSION);
+		version_print(0);
 		exit(0);
 	case 'b': case 'i': case 't': case 'c': case 'e': case 'f':
 	case 'n': case 's':

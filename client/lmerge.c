@@ -417,7 +417,7 @@ main(int argc, char *argv[])
 				umask((mode_t)mask);
 			break;
 		case 'V':
-			printf("%s\n", CAIRN_VERSION);
+			version_print(0);
 			exit(0);
 		case 'v':
 			lm.verbose = 1;

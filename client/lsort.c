@@ -244,7 +244,7 @@ main(int argc, char *argv[])
 			outname = optarg;
 			break;
 		case 'V':
-			printf("%s\n", CAIRN_VERSION);
+			version_print(0);
 			exit(0);
 		default:
 			err++;

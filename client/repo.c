@@ -50,7 +50,7 @@ tool_opt(int ch, const char *arg, void *ctx)
 		r->event = arg;
 		break;
 	case 'V':
-		printf("%s\n", CAIRN_VERSION);
+		version_print(0);
 		exit(REPO_OK);
 	default:
 		return -1;

@@ -16,4 +16,4 @@ common_libcairn_a_SOURCES = \
 	common/zstream.c common/zstream.h \
 	common/proto.c common/proto.h \
 	common/tls.c common/tls.h \
-	common/version.h
+	common/version.c common/version.h

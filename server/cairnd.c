@@ -431,7 +431,7 @@ main(int argc, char *argv[])
 			pam = 1;
 			break;
 		case 'V':
-			printf("%s\n", CAIRN_VERSION);
+			version_print(0);
 			exit(0);
 		case 'w':
 			o.tls = parse_int(optarg, 0, 4, "authorization level");
