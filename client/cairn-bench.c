@@ -40,6 +40,7 @@
 
 #include "cerr.h"
 #include "compat.h"
+#include "fsutil.h"
 #include "relay.h"
 #include "xmalloc.h"
 
@@ -523,32 +524,8 @@ find_tool(const struct bench *b, const char *name)
 static void
 rmtree(const char *path)
 {
-	struct stat	 st;
-	struct dirent	*de;
-	DIR		*d;
-	char		*p;
-
-	if (lstat(path, &st) == -1) {
-		if (errno == ENOENT)
-			return;
-		die("%s: %s", path, strerror(errno));
-	}
-	if (S_ISDIR(st.st_mode)) {
-		if ((d = opendir(path)) == NULL)
-			die("%s: %s", path, strerror(errno));
-		while ((de = readdir(d)) != NULL) {
-			if (strcmp(de->d_name, ".") == 0 ||
-			    strcmp(de->d_name, "..") == 0)
-				continue;
-			xasprintf(&p, "%s/%s", path, de->d_name);
-			rmtree(p);
-			free(p);
-		}
-		closedir(d);
-		if (rmdir(path) == -1)
-			die("rmdir %s: %s", path, strerror(errno));
-	} else if (unlink(path) == -1)
-		die("unlink %s: %s", path, strerror(errno));
+	if (fs_rmtreeat(AT_FDCWD, path) == -1)
+		die("rm %s: %s", path, strerror(errno));
 }
 
 static void

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "cerr.h"
+#include "fsutil.h"
 #include "pathcmp.h"
 #include "transcript.h"
 #include "troot.h"
@@ -230,7 +231,7 @@ lm_place(struct lm *lm, const struct lm_in *src, const char *path)
 	rc = lm->copy ? copy_file(from, to) : link(from, to);
 	if (rc == -1 && errno == ENOENT && access(from, F_OK) == 0) {
 		/* The destination's directories do not exist yet. */
-		if (mkparents(to) == -1) {
+		if (fs_mkparents(to) == -1) {
 			fprintf(stderr, "%s: mkdirs failed: %s\n", to,
 			    strerror(errno));
 			die();

@@ -74,24 +74,3 @@ troot_get(const char *radmind_dir, const char *tpath, struct troot *tr,
 	free(real);
 	return 0;
 }
-
-int
-mkparents(const char *path)
-{
-	char	*p, *s;
-	int	 saved;
-
-	p = xstrdup(path);
-	for (s = p + 1; (s = strchr(s, '/')) != NULL; s++) {
-		*s = '\0';
-		if (mkdir(p, 0777) == -1 && errno != EEXIST) {
-			saved = errno;
-			free(p);
-			errno = saved;
-			return -1;
-		}
-		*s = '/';
-	}
-	free(p);
-	return 0;
-}

@@ -24,10 +24,4 @@ int	troot_get(const char *radmind_dir, const char *tpath,
 	    struct troot *tr, struct cerr *err);
 void	troot_clear(struct troot *);
 
-/*
- * Create the missing parent directories of path (mode 0777 & ~umask).
- * Returns 0, or -1 with errno set.
- */
-int	mkparents(const char *path);
-
 #endif

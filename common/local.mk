@@ -16,4 +16,5 @@ common_libcairn_a_SOURCES = \
 	common/zstream.c common/zstream.h \
 	common/proto.c common/proto.h \
 	common/tls.c common/tls.h \
+	common/fsutil.c common/fsutil.h \
 	common/version.c common/version.h

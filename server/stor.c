@@ -27,6 +27,7 @@
 #include "compat.h"
 #include "conn.h"
 #include "encode.h"
+#include "fsutil.h"
 #include "log.h"
 #include "proto.h"
 #include "server.h"
@@ -315,38 +316,6 @@ out:
 	return r;
 }
 
-/* Remove name (below dfd) and, if it is a directory, all it holds. */
-static int
-stor_rmtree(int dfd, const char *name)
-{
-	struct dirent	*de;
-	DIR		*d;
-	int		 fd, r = 0;
-
-	if (unlinkat(dfd, name, 0) == 0 || errno == ENOENT)
-		return 0;
-	if (errno != EISDIR && errno != EPERM)
-		return -1;
-	if ((fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC)) == -1)
-		return -1;
-	if ((d = fdopendir(fd)) == NULL) {
-		close(fd);
-		return -1;
-	}
-	while ((de = readdir(d)) != NULL) {
-		if (strcmp(de->d_name, ".") == 0 ||
-		    strcmp(de->d_name, "..") == 0)
-			continue;
-		if (stor_rmtree(dirfd(d), de->d_name) == -1)
-			r = -1;
-	}
-	closedir(d);
-	if (unlinkat(dfd, name, AT_REMOVEDIR) == -1)
-		r = -1;
-	return r;
-}
-
 /* Remove relpath (below the repository), a tree if rmtree is set. */
 static int
 stor_remove(struct sess *s, const char *rel, int rmtree)
@@ -357,7 +326,7 @@ stor_remove(struct sess *s, const char *rel, int rmtree)
 	if ((dfd = stor_parent(s->opts->rootfd, rel, 0, 0, &leaf)) == -1)
 		return errno == ENOENT ? 0 : -1;
 	if (rmtree)
-		r = stor_rmtree(dfd, leaf);
+		r = fs_rmtreeat(dfd, leaf);
 	else if ((r = unlinkat(dfd, leaf, 0)) == -1 && errno == ENOENT)
 		r = 0;
 	close(dfd);
