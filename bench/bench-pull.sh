@@ -64,13 +64,14 @@ port()
 	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
-# start_server: cairnd in the foreground under time(1); sets srvpid, PORT.
+# start_server [cairnd options]: cairnd in the foreground under time(1);
+# sets srvpid, PORT.
 start_server()
 {
 	PORT=$(port)
 	/usr/bin/time -f '%U %S' -o "$tmp/srv.time" \
 	    "$B/server/cairnd" -f -Z 9 -D "$R" -a 127.0.0.1 -p "$PORT" \
-	    -i "$tmp/cairnd.pid" 2>"$tmp/srv.log" &
+	    -i "$tmp/cairnd.pid" "$@" 2>"$tmp/srv.log" &
 	srvpid=$!
 	for _ in $(seq 100); do
 		(exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null && return 0
@@ -115,14 +116,24 @@ printf 'cp -a: %.2f s (%.0f MB/s)\n\n' "$cpa" "$(python3 -c "print($raw / 1e6 / 
 
 printf '%-5s %8s %8s %8s %12s %12s %8s %8s %9s %9s\n' level wall_s srv_cpu cli_cpu raw_bytes wire_bytes MB/s vs_cp srv_zMB/s wall/cpu
 mapfile -t files < <(find "$corpus" -type f ! -name MANIFEST.txt)
-for L in $LEVELS; do
+
+# pull LABEL LEVEL [client options -- server options]: one timed lapply
+# into an empty root from a fresh cairnd; prints a table row and sets WALL.
+pull()
+{
+	local label=$1 L=$2 s e su ss cu cs line sent wire zref
+	local -a copt=() sopt=()
+	shift 2
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do copt+=("$1"); shift; done
+	[ $# -gt 0 ] && shift
+	sopt=("$@")
 	rm -rf "$tmp/root"
 	mkdir "$tmp/root"
-	start_server
+	start_server "${sopt[@]+"${sopt[@]}"}"
 	s=$(date +%s.%N)
 	(cd "$tmp/root" && /usr/bin/time -f '%U %S' -o "$tmp/cli.time" \
 	    "$B/client/lapply" -q -h 127.0.0.1 -p "$PORT" -Z "$L" -c sha1 \
-	    "$tmp/apply.T")
+	    "${copt[@]+"${copt[@]}"}" "$tmp/apply.T")
 	e=$(date +%s.%N)
 	stop_server
 	read -r su ss <"$tmp/srv.time"
@@ -132,10 +143,12 @@ for L in $LEVELS; do
 	wire=$(echo "$line" | sed -n 's/.* sent \([0-9]*\) bytes (\([0-9]*\) on the wire.*/\2/p')
 	# in-process deflate of the same data at this level (level 0: none)
 	zref=-
-	if [ "$L" -gt 0 ]; then
-		zref=$("$B/bench/zbench" "$L" "${files[@]}" | awk '{ print $5 }')
+	if [ "$L" -gt 0 ] && [ -z "${ZREF[$L]:-}" ]; then
+		ZREF[$L]=$("$B/bench/zbench" "$L" "${files[@]}" | awk '{ print $5 }')
 	fi
-	python3 - "$L" "$s" "$e" "$su" "$ss" "$cu" "$cs" "$sent" "$wire" "$cpa" "$zref" <<'PY'
+	[ "$L" -gt 0 ] && zref=${ZREF[$L]}
+	WALL=$(python3 -c "print($e - $s)")
+	python3 - "$label" "$s" "$e" "$su" "$ss" "$cu" "$cs" "$sent" "$wire" "$cpa" "$zref" <<'PY'
 import sys
 L, s, e, su, ss, cu, cs, sent, wire, cpa, zref = sys.argv[1:]
 wall = float(e) - float(s)
@@ -154,10 +167,37 @@ print('%-5s %8.2f %8.2f %8.2f %12d %12d %8.1f %7.2fx %9s %8.2fx' % (
 PY
 	# the pulled tree must equal the corpus (content, mode, mtime)
 	if ! diff -r -q --exclude=MANIFEST.txt "$corpus" "$tmp/root" >/dev/null; then
-		echo "bench-pull: level $L: pulled tree differs from the corpus" >&2
+		echo "bench-pull: $label: pulled tree differs from the corpus" >&2
 		exit 1
 	fi
+}
+
+declare -A ZREF=()
+for L in $LEVELS; do
+	pull "$L" "$L"
 done
+
+# TLS cost at level 1: the same pull with STARTTLS (-w 1) and without, A B A B.
+if command -v openssl >/dev/null; then
+	echo
+	echo "TLS cost at level 1 (cairnd -w 1, a throwaway CA from contrib/cairn-mkca):"
+	ca=$tmp/ca
+	mkdir -p "$ca"
+	sh "$top_srcdir/contrib/cairn-mkca" -o "$ca" ca >/dev/null 2>&1
+	sh "$top_srcdir/contrib/cairn-mkca" -o "$ca" server localhost 127.0.0.1 >/dev/null 2>&1
+	plain=() tls=()
+	for _ in 1 2; do
+		pull 1 1; plain+=("$WALL")
+		pull 1+tls 1 -w 1 -x "$ca/ca.pem" -- -w 1 -x "$ca/ca.pem" \
+		    -y "$ca/localhost.pem" -z "$ca/localhost.pem"
+		tls+=("$WALL")
+	done
+	python3 -c "
+import sys
+p = sorted(float(x) for x in sys.argv[1:3]); t = sorted(float(x) for x in sys.argv[3:5])
+print('TLS/plain wall time at level 1: %.2fx (best of 2: %.2f s vs %.2f s; target <= 1.15x)' % (t[0] / p[0], t[0], p[0]))
+" "${plain[@]}" "${tls[@]}"
+fi
 echo
 echo "srv_zMB/s: the daemon's compression throughput (raw MB per server CPU second)"
 echo "as a share of an in-process zlib deflate of the same files at that level."

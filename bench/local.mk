@@ -1,7 +1,7 @@
 # bench/: benchmark corpus generator and `make bench`; also registers the
 # conformance runner and the shared integration-test helpers.
 
-dist_noinst_SCRIPTS += bench/gen-corpus bench/bench-fsdiff.sh bench/bench-pull.sh quickstart
+dist_noinst_SCRIPTS += bench/gen-corpus bench/bench-fsdiff.sh bench/bench-pull.sh bench/bench-upload.sh quickstart
 EXTRA_DIST += .ci/run tests/integ/lib.sh tests/integ/t-vectors.sh
 
 # Conformance vectors (skipped when the vectors or root are not available).
@@ -17,6 +17,9 @@ bench: all
 	BENCH_DATA='$(CAIRN_BENCH_DIR)' top_builddir='$(abs_top_builddir)' \
 	    top_srcdir='$(abs_top_srcdir)' \
 	    $(SHELL) '$(abs_top_srcdir)/bench/bench-pull.sh'
+	BENCH_DATA='$(CAIRN_BENCH_DIR)' top_builddir='$(abs_top_builddir)' \
+	    top_srcdir='$(abs_top_srcdir)' \
+	    $(SHELL) '$(abs_top_srcdir)/bench/bench-upload.sh'
 
 bench-clean:
 	rm -rf '$(CAIRN_BENCH_DIR)'

@@ -431,25 +431,3 @@ fd_setmtime(int fd, int64_t mtime)
 	return utimensat(AT_FDCWD, p, ts, 0);
 }
 
-int
-st_typechar(mode_t m)
-{
-	switch (m & S_IFMT) {
-	case S_IFREG:
-		return 'f';
-	case S_IFDIR:
-		return 'd';
-	case S_IFLNK:
-		return 'l';
-	case S_IFIFO:
-		return 'p';
-	case S_IFSOCK:
-		return 's';
-	case S_IFCHR:
-		return 'c';
-	case S_IFBLK:
-		return 'b';
-	default:
-		return 0;
-	}
-}

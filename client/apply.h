@@ -100,7 +100,6 @@ int		 fd_chmod(int fd, mode_t);
 int		 fd_setmtime(int fd, int64_t mtime);
 
 /* Type letter of a stat mode as transcripts write it; 0 if unknown. */
-int		 st_typechar(mode_t);
 
 /*
  * The download pipeline.  RETR requests for upcoming "+" lines are sent

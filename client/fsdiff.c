@@ -99,7 +99,6 @@ struct fsd {
 	char		*lasthdr;
 	struct hlent	*hl[HL_BUCKETS];
 	struct buf	*line;
-	uint64_t	 tlines, tdone;
 	int		 lastpct;
 	int		 failed;
 	struct cerr	 err;
@@ -131,46 +130,20 @@ emit(struct fsd *f)
 	buf_reset(f->line);
 }
 
-/* Progress: "%NN path" each time the integer percentage increases. */
+/*
+ * Progress (-%), as Radmind's fsdiff: each object owns a share
+ * [start, finish) of 0..100; a directory splits its share evenly among
+ * its entries.  "%NN path" is printed when an object's share starts at a
+ * percentage other than the last one printed.
+ */
 static void
-progress(struct fsd *f, const char *path)
+progress(struct fsd *f, const char *path, int start, int finish)
 {
-	int	pct;
-
-	if (!f->progress || f->tlines == 0)
+	if (!f->progress || finish <= 0 || start == f->lastpct)
 		return;
-	f->tdone++;
-	pct = (int)(f->tdone * 100 / f->tlines);
-	if (pct > 100)
-		pct = 100;
-	if (pct > f->lastpct) {
-		f->lastpct = pct;
-		printf("%%%.2d %s\n", pct, path);
-		fflush(stdout);
-	}
-}
-
-static char
-fs_type(mode_t m)
-{
-	switch (m & S_IFMT) {
-	case S_IFREG:
-		return 'f';
-	case S_IFDIR:
-		return 'd';
-	case S_IFLNK:
-		return 'l';
-	case S_IFIFO:
-		return 'p';
-	case S_IFSOCK:
-		return 's';
-	case S_IFBLK:
-		return 'b';
-	case S_IFCHR:
-		return 'c';
-	default:
-		return '?';
-	}
+	f->lastpct = start;
+	printf("%%%.2d %s\n", start, path);
+	fflush(stdout);
 }
 
 static unsigned
@@ -218,8 +191,8 @@ fsobj_init(struct fsd *f, struct fsobj *o, const char *path,
 	memset(o, 0, sizeof(*o));
 	o->path = xstrdup(path);
 	o->st = *st;
-	o->type = fs_type(st->st_mode);
-	if (o->type == '?') {
+	o->type = (char)tline_typeof(st->st_mode);
+	if (o->type == 0) {
 		fflush(f->out);
 		fprintf(stderr, "%s: unknown file type\n", path);
 		return -1;
@@ -356,7 +329,8 @@ warn_excluded(struct fsd *f, const char *path)
 {
 	if (!f->wflag)
 		return;
-	fprintf(f->out, "#! Warning: excluding %s\n", path);
+	/* on standard output, as Radmind: never into the -o transcript */
+	printf("#! Warning: excluding %s\n", path);
 }
 
 /* Is path the root or inside it? */
@@ -413,7 +387,6 @@ tconsume(struct fsd *f)
 
 	if (tmerge_next(f->tm, &t, &idx, &f->err) == -1)
 		die(f);
-	progress(f, t->path);
 }
 
 /* Report every transcript entry ordered before path (missing on disk). */
@@ -430,7 +403,8 @@ flush_before(struct fsd *f, const char *path)
 	}
 }
 
-static void	visit(struct fsd *, const char *, const struct stat *, int);
+static void	visit(struct fsd *, const char *, const struct stat *, int,
+		    int, int);
 
 /* A directory entry with its lstat data, for sorting siblings. */
 struct dent {
@@ -466,14 +440,18 @@ dent_casecmp(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-/* Walk the directory dir on disk; deleting: everything goes, no excludes. */
+/*
+ * Walk the directory dir on disk; deleting: everything goes, no excludes.
+ * start and finish: the progress share of dir's contents.
+ */
 static void
-walk_dir(struct fsd *f, const char *dir, int deleting)
+walk_dir(struct fsd *f, const char *dir, int deleting, int start, int finish)
 {
 	DIR		*dp;
 	struct dirent	*de;
 	struct dent	*ents = NULL;
 	size_t		 n = 0, i, plen;
+	double		 chunk, pos = start;
 
 	if ((dp = opendir(dir)) == NULL) {
 		fflush(f->out);
@@ -508,8 +486,11 @@ walk_dir(struct fsd *f, const char *dir, int deleting)
 	if (n > 1)
 		qsort(ents, n, sizeof(*ents),
 		    f->icase ? dent_casecmp : dent_cmp);
+	chunk = n > 0 ? (finish - start) / (double)n : 0;
 	for (i = 0; i < n; i++) {
-		visit(f, ents[i].path, &ents[i].st, deleting);
+		visit(f, ents[i].path, &ents[i].st, deleting, (int)pos,
+		    (int)(pos + chunk));
+		pos += chunk;
 		free(ents[i].path);
 	}
 	free(ents);
@@ -520,7 +501,7 @@ walk_dir(struct fsd *f, const char *dir, int deleting)
  * transcripts list are examined.
  */
 static void
-walk_negative(struct fsd *f, const char *dir)
+walk_negative(struct fsd *f, const char *dir, int start, int finish)
 {
 	const struct tline	*t;
 	struct stat		 st;
@@ -541,7 +522,7 @@ walk_negative(struct fsd *f, const char *dir)
 			continue;
 		}
 		path = xstrdup(t->path);
-		visit(f, path, &st, 0);
+		visit(f, path, &st, 0, start, finish);
 		free(path);
 	}
 }
@@ -632,7 +613,8 @@ print_negfix(struct fsd *f, struct fsobj *o, const struct tline *t, int idx)
  * before it, compare it with its own entry, and descend if needed.
  */
 static void
-visit(struct fsd *f, const char *path, const struct stat *st, int deleting)
+visit(struct fsd *f, const char *path, const struct stat *st, int deleting,
+    int start, int finish)
 {
 	const struct tline	*t;
 	struct tline		 tc;
@@ -640,6 +622,7 @@ visit(struct fsd *f, const char *path, const struct stat *st, int deleting)
 	int			 idx = -1, neg = 0, diff, descend = 0;
 	int			 applicable = f->mode == MODE_APPLICABLE;
 
+	progress(f, path, start, finish);
 	if (!deleting && excluded(f, path)) {
 		warn_excluded(f, path);
 		/* transcripts skip their excluded entries now, as Radmind's do */
@@ -689,13 +672,13 @@ visit(struct fsd *f, const char *path, const struct stat *st, int deleting)
 		}
 		if (o.type == 'd') {
 			if (neg)
-				walk_negative(f, path);
+				walk_negative(f, path, start, finish);
 			else
 				descend = 1;
 		}
 	}
 	if (descend)
-		walk_dir(f, path, deleting);
+		walk_dir(f, path, deleting, start, finish);
 	tline_clear(&tc);
 	fsobj_clear(&o);
 }
@@ -759,26 +742,6 @@ load_transcripts(struct fsd *f, const char *kfile)
 	}
 }
 
-/* Count transcript lines for -% (1 per line). */
-static void
-count_lines(struct fsd *f)
-{
-	char	*path, *line = NULL;
-	size_t	 i, cap = 0;
-	FILE	*fp;
-
-	for (i = 0; i < f->cs->ntran; i++) {
-		xasprintf(&path, "%s%s", f->cs->kdir, f->cs->tran[i].name);
-		if ((fp = fopen(path, "r")) != NULL) {
-			while (getline(&line, &cap, fp) != -1)
-				f->tlines++;
-			fclose(fp);
-		}
-		free(path);
-	}
-	free(line);
-}
-
 /* -1: one creatable line for path (or each stdin path with "-"). */
 static int
 single(struct fsd *f, const char *arg, const char *kfile)
@@ -788,10 +751,12 @@ single(struct fsd *f, const char *arg, const char *kfile)
 	char		*line = NULL, *path;
 	size_t		 cap = 0;
 	ssize_t		 n;
+	unsigned	 lineno = 0;
 	int		 rc = EXIT_OK;
 
 	if (strcmp(arg, "-") != 0) {
 		path = canon_root(arg);
+		progress(f, path, 0, 100);
 		if (lstat(path, &st) == -1) {
 			fprintf(stderr, "%s: %s\n", path, strerror(errno));
 			return EXIT_ERROR;
@@ -807,8 +772,17 @@ single(struct fsd *f, const char *arg, const char *kfile)
 	    &f->err) == -1)
 		die(f);
 	while ((n = getline(&line, &cap, stdin)) != -1) {
+		lineno++;
 		if (n > 0 && line[n - 1] == '\n')
 			line[--n] = '\0';
+		if ((size_t)n != strlen(line)) {
+			/* a NUL would silently name another object */
+			fflush(f->out);
+			fprintf(stderr, "(stdin): line %u: NUL byte in line\n",
+			    lineno);
+			rc = EXIT_ERROR;
+			continue;
+		}
 		if (n == 0)
 			continue;
 		path = canon_root(line);
@@ -882,8 +856,7 @@ main(int argc, char *argv[])
 			f.tflag = 1;
 			break;
 		case 'V':
-			printf("%s\n", CAIRN_VERSION);
-			cksum_list(stdout);
+			version_print(1);
 			exit(EXIT_OK);
 		case 'W':
 			f.wflag = 1;
@@ -913,6 +886,8 @@ main(int argc, char *argv[])
 
 	if (f.mode == MODE_SINGLE) {
 		rc = single(&f, argv[0], kfile);
+		if (f.progress)
+			printf("%%100\n");
 		goto done;
 	}
 
@@ -923,14 +898,14 @@ main(int argc, char *argv[])
 		fprintf(stderr, "-A option requires a non-NULL transcript\n");
 		exit(EXIT_ERROR);
 	}
-	if (f.progress)
-		count_lines(&f);
 	if (lstat(f.root, &st) == -1) {
 		fprintf(stderr, "%s: %s\n", f.root, strerror(errno));
 		exit(EXIT_ERROR);
 	}
-	visit(&f, f.root, &st, 0);
+	visit(&f, f.root, &st, 0, 0, f.progress ? 100 : 0);
 	flush_before(&f, NULL);
+	if (f.progress)
+		printf("%%100\n");
 	rc = f.failed ? EXIT_ERROR : EXIT_OK;
 done:
 	if (fflush(f.out) == EOF || (f.out != stdout && fclose(f.out) == EOF)) {

@@ -24,6 +24,7 @@
 #include "command.h"
 #include "compat.h"
 #include "copts.h"
+#include "fsutil.h"
 #include "net.h"
 #include "pathcmp.h"
 #include "proto.h"
@@ -171,56 +172,6 @@ local_digest(const char *digest, const char *path, char out[CKSUM_B64MAX])
 	return r;
 }
 
-/* Remove a tree (a directory in the way of a file). */
-static int
-rm_tree(int dfd, const char *name)
-{
-	DIR		*d;
-	struct dirent	*de;
-	int		 fd;
-
-	if (unlinkat(dfd, name, 0) == 0)
-		return 0;
-	if (errno != EISDIR && errno != EPERM)
-		return -1;
-	if ((fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC)) == -1)
-		return -1;
-	if ((d = fdopendir(fd)) == NULL) {
-		close(fd);
-		return -1;
-	}
-	while ((de = readdir(d)) != NULL) {
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		if (rm_tree(dirfd(d), de->d_name) == -1) {
-			closedir(d);
-			return -1;
-		}
-	}
-	closedir(d);
-	return unlinkat(dfd, name, AT_REMOVEDIR);
-}
-
-/* Create the missing directories leading to path. */
-static int
-mkparents(const char *path)
-{
-	char	 buf[PATH_MAX], *p;
-
-	if (strlcpy(buf, path, sizeof(buf)) >= sizeof(buf)) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	for (p = buf + 1; (p = strchr(p, '/')) != NULL; p++) {
-		*p = '\0';
-		if (mkdir(buf, 0777) == -1 && errno != EEXIST)
-			return -1;
-		*p = '/';
-	}
-	return 0;
-}
-
 /*
  * Download kind/name into path: RETR into "<path>.radmind.<pid>"
  * (exclusive), check size (and digest with -c), set the server's mtime,
@@ -244,12 +195,12 @@ download(struct kt *kt, const char *kind, const char *name, const char *path,
 		cerr_set(&kt->err, "%s: path too long", path);
 		return -1;
 	}
-	if (mkparents(path) == -1) {
+	if (fs_mkparents(path) == -1) {
 		cerr_errno(&kt->err, "%s", path);
 		return -1;
 	}
 	if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode) &&
-	    rm_tree(AT_FDCWD, path) == -1) {
+	    fs_rmtreeat(AT_FDCWD, path) == -1) {
 		cerr_errno(&kt->err, "%s: remove directory", path);
 		return -1;
 	}
@@ -594,7 +545,7 @@ clean_dir(struct kt *kt, int dfd, const char *rel, const char *base)
 				rc = -1;
 			continue;
 		}
-		if (rm_tree(dirfd(d), de->d_name) == -1) {
+		if (fs_rmtreeat(dirfd(d), de->d_name) == -1) {
 			cerr_errno(&kt->err, "%s%s", kt->kdir, sub);
 			rc = -1;
 			continue;
@@ -648,8 +599,7 @@ tool_opt(int ch, const char *arg, void *ctx)
 		kt->qflag = 1;
 		break;
 	case 'V':
-		printf("%s\n", CAIRN_VERSION);
-		cksum_list(stdout);
+		version_print(1);
 		exit(0);
 	default:
 		return -1;

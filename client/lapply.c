@@ -123,8 +123,7 @@ lapply_opt(int c, const char *arg, void *ctx)
 		umask((mode_t)mask);
 		break;
 	case 'V':
-		printf("%s\n", CAIRN_VERSION);
-		cksum_list(stdout);
+		version_print(1);
 		exit(APPLY_OK);
 	default:
 		return -1;
@@ -434,7 +433,7 @@ meta_open(struct apply *ap, const struct tline *t, int dfd, const char *leaf,
 		close(fd);
 		return -1;
 	}
-	if (st_typechar(now->st_mode) != t->type || (expect != NULL &&
+	if (tline_typeof(now->st_mode) != t->type || (expect != NULL &&
 	    (now->st_dev != expect->st_dev || now->st_ino !=
 	    expect->st_ino))) {
 		apply_warn(ap, "line %u: %s: changed while being updated",
@@ -494,7 +493,7 @@ lookup(struct apply *ap, const struct tline *t, int *present,
 		    strerror(errno));
 		return -1;
 	}
-	if (st_typechar(st->st_mode) == 0) {
+	if (tline_typeof(st->st_mode) == 0) {
 		apply_warn(ap, "%s is of an unknown type", t->path);
 		return -1;
 	}
@@ -777,7 +776,7 @@ run(struct apply *ap)
 			return -1;
 		if (lookup(ap, t, &present, &st) == -1)
 			return -1;
-		disktype = present ? st_typechar(st.st_mode) : 0;
+		disktype = present ? tline_typeof(st.st_mode) : 0;
 		if (t->minus || (present && disktype != t->type)) {
 			if (!present) {
 				if (ap->force) {

@@ -105,37 +105,43 @@ progress(struct lck *l, int64_t bytes, const char *path)
 	}
 }
 
-/* Total progress weight of a transcript: 1024 per line plus file sizes. */
+/*
+ * Total progress weight of a transcript: 1024 per line that will be
+ * looked at (object lines within the -P prefix) plus the listed size of
+ * each file to check.  The real sizes may differ; the last line of a
+ * transcript then prints %100.
+ */
 static int64_t
 loadset_size(FILE *fp, const char *prefix)
 {
-	char		*line = NULL, *tok[10];
+	char		*line = NULL, *tok[10], *dec;
 	size_t		 cap = 0;
-	int64_t		 total = 0;
-	int		 n, off;
-	struct tline	 t;
+	int64_t		 total = 0, size;
+	int		 n, off, match;
 
-	memset(&t, 0, sizeof(t));
 	while (getline(&line, &cap, fp) != -1) {
 		line[strcspn(line, "\n")] = '\0';
 		if ((n = split(line, tok, 9)) == 0 || tok[0][0] == '#')
 			continue;
-		off = strcmp(tok[0], "-") == 0;
-		total += PROGRESSUNIT;
-		if (n - off == 8 && !off && (tok[0][0] == 'f' ||
-		    tok[0][0] == 'a') && tok[0][1] == '\0') {
-			if (prefix != NULL) {
-				char	*dec;
-
-				if (decode_path(tok[1], &dec) == -1)
-					continue;
-				n = strncmp(dec, prefix, strlen(prefix));
-				free(dec);
-				if (n != 0)
-					continue;
-			}
-			total += strtoll(tok[6], NULL, 10);
+		for (off = 0; off < 2 && off < n &&
+		    (strcmp(tok[off], "-") == 0 || strcmp(tok[off], "+") == 0);
+		    off++)
+			;
+		if (n > 9 || n - off < 2)
+			continue;	/* an error line: no progress */
+		if (prefix != NULL) {
+			if (decode_path(tok[off + 1], &dec) == -1)
+				continue;
+			match = strncmp(dec, prefix, strlen(prefix)) == 0;
+			free(dec);
+			if (!match)
+				continue;
 		}
+		total += PROGRESSUNIT;
+		if (off == 0 && n == 8 && (tok[0][0] == 'f' ||
+		    tok[0][0] == 'a') && tok[0][1] == '\0' &&
+		    (size = strtoll(tok[6], NULL, 10)) > 0)
+			total += size;
 	}
 	free(line);
 	rewind(fp);
@@ -227,7 +233,6 @@ do_lcksum(struct lck *l, const char *tpath)
 	char		*line = NULL, *copy, *tok[9], *file, *prev = NULL;
 	char		 sum[CKSUM_B64MAX];
 	size_t		 cap = 0;
-	ssize_t		 len;
 	int64_t		 size;
 	unsigned	 lineno = 0;
 	int		 fd, ufd, updateline, ucount = 0, exitval = 0;
@@ -272,17 +277,17 @@ do_lcksum(struct lck *l, const char *tpath)
 		l->plast = -1;
 	}
 
-	while ((len = getline(&line, &cap, fp)) != -1) {
+	while ((rc = tline_getline(fp, &line, &cap, tpath, lineno + 1,
+	    &err)) != 0) {
 		lineno++;
 		updateline = 0;
 		copy = NULL;
-		if ((size_t)len != strlen(line)) {
-			fprintf(stderr, "%s: line %u: NUL byte in line\n",
-			    tpath, lineno);
+		if (rc == -1) {
+			fprintf(stderr, "%s\n", err.msg);
+			if (ferror(fp))
+				die();
 			goto badline;
 		}
-		if (len > 0 && line[len - 1] == '\n')
-			line[--len] = '\0';
 		rc = tline_parse(&t, line, tpath, lineno, 0, &err);
 		if (rc == -1) {
 			fprintf(stderr, "%s\n", err.msg);
@@ -307,7 +312,7 @@ do_lcksum(struct lck *l, const char *tpath)
 			progress(l, PROGRESSUNIT, t.path);
 			goto copyline;
 		}
-		if (path_dotdot(t.path)) {
+		if (path_has_dotdot(t.path)) {
 			fprintf(stderr, "line %u: %s: path contains \"..\"\n",
 			    lineno, t.path);
 			goto badline;
@@ -391,16 +396,15 @@ do_lcksum(struct lck *l, const char *tpath)
 		if (!l->checkall)
 			die();
 	}
-	if (ferror(fp)) {
-		fprintf(stderr, "%s: %s\n", tpath, strerror(errno));
-		die();
+	if (l->progress && l->plast < 100) {
+		/* real sizes differed from the listed ones: finish anyway */
+		l->pdone = l->ptotal;
+		progress(l, 0, prev != NULL ? prev : "");
 	}
 	fclose(fp);
 	free(line);
 	free(prev);
 	tline_clear(&t);
-	if (l->progress)
-		progress(l, 0, "");
 
 	if (!prefixfound && l->prefix != NULL && l->verbose)
 		printf("warning: prefix \"%s\" not found\n", l->prefix);
@@ -490,8 +494,7 @@ main(int argc, char *argv[])
 			l.verbose = 0;
 			break;
 		case 'V':
-			printf("%s\n", CAIRN_VERSION);
-			cksum_list(stdout);
+			version_print(1);
 			exit(0);
 		default:
 			err++;

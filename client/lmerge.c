@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "cerr.h"
+#include "fsutil.h"
 #include "pathcmp.h"
 #include "transcript.h"
 #include "troot.h"
@@ -108,29 +109,21 @@ static void
 lm_next(struct lm *lm, struct lm_in *in)
 {
 	struct cerr	 err;
-	ssize_t		 len;
 	int		 rc;
 
 	for (;;) {
-		errno = 0;
-		if ((len = getline(&in->raw, &in->rawcap, in->fp)) == -1) {
-			if (ferror(in->fp)) {
-				fprintf(stderr, "%s: %s\n", in->arg,
-				    strerror(errno));
-				die();
-			}
+		rc = tline_getline(in->fp, &in->raw, &in->rawcap,
+		    in->tr.tran_name, in->lineno + 1, &err);
+		if (rc == -1) {
+			fprintf(stderr, "%s\n", err.msg);
+			die();
+		}
+		if (rc == 0) {
 			in->eof = 1;
 			tline_clear(&in->t);
 			return;
 		}
 		in->lineno++;
-		if ((size_t)len != strlen(in->raw)) {
-			fprintf(stderr, "%s: line %u: NUL byte in line\n",
-			    in->tr.tran_name, in->lineno);
-			die();
-		}
-		if (len > 0 && in->raw[len - 1] == '\n')
-			in->raw[--len] = '\0';
 		rc = tline_parse(&in->t, in->raw, in->tr.tran_name, in->lineno,
 		    0, &err);
 		if (rc == -1) {
@@ -224,7 +217,7 @@ lm_place(struct lm *lm, const struct lm_in *src, const char *path)
 	char	*from, *to;
 	int	 rc;
 
-	if (path_dotdot(path)) {
+	if (path_has_dotdot(path)) {
 		fprintf(stderr, "%s: line %u: %s: path contains \"..\"\n",
 		    src->tr.tran_name, src->lineno, path);
 		die();
@@ -238,7 +231,7 @@ lm_place(struct lm *lm, const struct lm_in *src, const char *path)
 	rc = lm->copy ? copy_file(from, to) : link(from, to);
 	if (rc == -1 && errno == ENOENT && access(from, F_OK) == 0) {
 		/* The destination's directories do not exist yet. */
-		if (mkparents(to) == -1) {
+		if (fs_mkparents(to) == -1) {
 			fprintf(stderr, "%s: mkdirs failed: %s\n", to,
 			    strerror(errno));
 			die();
@@ -260,7 +253,7 @@ lm_unlink_lower(struct lm *lm, const struct lm_in *in)
 {
 	char	*p;
 
-	if (path_dotdot(in->t.path)) {
+	if (path_has_dotdot(in->t.path)) {
 		fprintf(stderr, "%s: line %u: %s: path contains \"..\"\n",
 		    in->tr.tran_name, in->lineno, in->t.path);
 		die();
@@ -356,7 +349,7 @@ lm_rmdirs(struct lm *lm)
 	size_t	 i;
 
 	for (i = lm->ndirs; i-- > 0; ) {
-		if (path_dotdot(lm->dirs[i]))
+		if (path_has_dotdot(lm->dirs[i]))
 			continue;
 		xasprintf(&p, "%s/%s/%s", lm->file_root, lm->tran_name,
 		    lm->dirs[i]);
@@ -425,7 +418,7 @@ main(int argc, char *argv[])
 				umask((mode_t)mask);
 			break;
 		case 'V':
-			printf("%s\n", CAIRN_VERSION);
+			version_print(0);
 			exit(0);
 		case 'v':
 			lm.verbose = 1;
@@ -537,6 +530,7 @@ main(int argc, char *argv[])
 		die();
 	}
 	lm_rm_tran = NULL;
+	free(lm_rm_dest);
 	lm_rm_dest = NULL;
 	if (fclose(lm.out) == EOF) {
 		fprintf(stderr, "%s: %s\n", final, strerror(errno));

@@ -41,6 +41,29 @@ TESTS += $(KTCHECK_TESTS)
 EXTRA_DIST += $(KTCHECK_TESTS)
 # --- network client (end) ---
 
+# --- uploads and server-side helpers: lcreate lfdiff repo (begin) ---
+bin_PROGRAMS += client/lcreate
+client_lcreate_SOURCES = client/lcreate.c
+client_lcreate_LDADD = client/libclient.a $(CAIRN_LIBS)
+bin_PROGRAMS += client/lfdiff client/repo
+client_lfdiff_SOURCES = client/lfdiff.c
+client_lfdiff_LDADD = client/libclient.a $(CAIRN_LIBS)
+client_repo_SOURCES = client/repo.c
+client_repo_LDADD = client/libclient.a $(CAIRN_LIBS)
+
+UPLOAD_TESTS = \
+	tests/integ/t-lcreate-wire.sh \
+	tests/integ/t-lcreate-basic.sh \
+	tests/integ/t-lcreate-verify.sh \
+	tests/integ/t-lcreate-limits.sh \
+	tests/integ/t-lcreate-workflow.sh \
+	tests/integ/t-lfdiff.sh \
+	tests/integ/t-repo.sh \
+	tests/integ/t-tls-lcreate.sh
+TESTS += $(UPLOAD_TESTS)
+EXTRA_DIST += $(UPLOAD_TESTS) tests/integ/slowproxy.py
+# --- lcreate lfdiff repo (end) ---
+
 # --- lapply (begin) ---
 # lapply: apply an applicable transcript.
 bin_PROGRAMS += client/lapply

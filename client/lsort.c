@@ -4,7 +4,9 @@
  * All inputs are read into memory once; each kept line is recorded as a
  * pointer into its input plus its decoded path, the array is sorted
  * (deterministically: equal keys in reverse input order, as Radmind
- * writes them) and the lines are written back byte for byte.  Blank and comment lines are dropped.
+ * writes them) and the lines are written back byte for byte.  Blank and
+ * comment lines are dropped.  A last line without LF gets one; a NUL or
+ * CR byte anywhere is an error, as for every transcript reader.
  */
 #include "config.h"
 
@@ -81,7 +83,7 @@ slurp(int fd, size_t *len)
 static int
 isblank_tok(char c)
 {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+	return c == ' ' || c == '\t' || c == '\n';
 }
 
 /*
@@ -129,6 +131,11 @@ add_input(struct lsort *ls, const char *data, size_t len, const char *name)
 			    name, lineno);
 			exit(LSORT_EXIT_FORMAT);
 		}
+		if (memchr(p, '\r', linelen) != NULL) {
+			fprintf(stderr, "%s: line %u: carriage return in "
+			    "line\n", name, lineno);
+			exit(LSORT_EXIT_FORMAT);
+		}
 		q = p;
 		tok = next_token(&q, p + linelen, &tlen);
 		if (tok == NULL || *tok == '#')
@@ -148,8 +155,11 @@ add_input(struct lsort *ls, const char *data, size_t len, const char *name)
 		memcpy(kp, tok, tlen);
 		kp[tlen] = '\0';
 		if (decode_inplace(kp) == -1) {
-			fprintf(stderr, "%s: line %u: bad path encoding\n",
-			    name, lineno);
+			/* decode_inplace leaves kp half decoded: recopy */
+			memcpy(kp, tok, tlen);
+			fprintf(stderr, "%s: line %u: %s\n", name, lineno,
+			    decode_badescape(kp) ? "bad path encoding" :
+			    "path too long");
 			exit(LSORT_EXIT_FORMAT);
 		}
 		if (ls->nlines == ls->cap) {
@@ -234,7 +244,7 @@ main(int argc, char *argv[])
 			outname = optarg;
 			break;
 		case 'V':
-			printf("%s\n", CAIRN_VERSION);
+			version_print(0);
 			exit(0);
 		default:
 			err++;

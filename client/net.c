@@ -23,18 +23,25 @@
 #include "log.h"
 #include "net.h"
 #include "proto.h"
+#include "tls.h"
 #include "xmalloc.h"
 
 #define NET_TIMEOUT	60000	/* every reply, every transfer step */
 #define NET_CONNWAIT	30000	/* one connect attempt */
+#define NET_ABORTWAIT	10000	/* net_abort: for the server to close */
 
 struct net {
 	struct conn	*c;
+	struct tlsctx	*tls;
 	unsigned	 caps;
 	int		 level;
 	int		 dead;		/* unusable after a session error */
 	int		 inbody;	/* inside a RETR body */
 	int64_t		 left;		/* bytes of it still unread */
+	int		 wdead;		/* a send failed: no more requests */
+	int		 inup;		/* inside a STOR body */
+	int64_t		 upleft;	/* bytes of it still to send */
+	size_t		 uppending;	/* uploads awaiting their replies */
 };
 
 /* Connect to one address with a deadline.  Returns fd or -1 (errno). */
@@ -147,28 +154,60 @@ struct net *
 net_open(const struct netopts *o, struct cerr *err)
 {
 	struct net	*n;
+	struct tlsctx	*tctx = NULL;
+	struct tlsconf	 tc;
+	struct cerr	 terr;
 	const char	*host = o->host != NULL ? o->host : "radmind";
 	char		*text;
 	int		 fd, one = 1, code;
 
-	if (o->tls > 0) {
-		cerr_set(err, "-w %d: TLS not supported in this build",
-		    o->tls);
+	if (o->tls < 0 || o->tls > 2) {
+		cerr_set(err, "%d: invalid authorization level", o->tls);
 		return NULL;
 	}
 	if (o->zlevel < 0 || o->zlevel > 9) {
 		cerr_set(err, "%d: invalid compression level", o->zlevel);
 		return NULL;
 	}
-	if ((fd = net_connect(o, host, err)) == -1)
+	if (o->tls > 0) {
+		/* Certificates and keys first: their errors are local. */
+		memset(&tc, 0, sizeof(tc));
+		tc.level = o->tls;
+		tc.cafile = o->cafile;
+		tc.cadir = o->cadir;
+		tc.cert = o->cert;
+		tc.key = o->key;
+		if ((tctx = tlsctx_client(&tc, &terr)) == NULL) {
+			cerr_set(err, "-w %d: %s", o->tls, terr.msg);
+			return NULL;
+		}
+	}
+	if ((fd = net_connect(o, host, err)) == -1) {
+		tlsctx_free(tctx);
 		return NULL;
+	}
 	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	n = xcalloc(1, sizeof(*n));
+	n->tls = tctx;
 	n->c = conn_new(fd, host);
 	conn_set_timeout(n->c, NET_TIMEOUT);
 	conn_set_trace(n->c, o->verbose > 0);
 	if (proto_banner(n->c, &n->caps, err) == -1)
 		goto fail;
+	if (n->tls != NULL) {
+		/* Configured for TLS: no way on without it. */
+		if (conn_printf(n->c, err, "STARTTLS\r\n") == -1 ||
+		    proto_reply(n->c, &code, &text, err) == -1)
+			goto fail;
+		if (code / 100 != 2) {
+			cerr_set(err, "%s: STARTTLS refused: %s (TLS is "
+			    "required at -w %d: not continuing in clear)",
+			    host, text, o->tls);
+			goto fail;
+		}
+		if (conn_starttls(n->c, n->tls, host, err) == -1)
+			goto fail;
+	}
 	if (o->zlevel > 0) {
 		if (!(n->caps & PROTO_CAP_ZLIB)) {
 			log_warnx("compression capability mismatch, "
@@ -194,6 +233,7 @@ net_open(const struct netopts *o, struct cerr *err)
 	return n;
 fail:
 	conn_free(n->c);
+	tlsctx_free(n->tls);
 	free(n);
 	return NULL;
 }
@@ -206,7 +246,7 @@ net_close(struct net *n, struct cerr *err)
 
 	if (n == NULL)
 		return 0;
-	if (!n->dead) {
+	if (!n->dead && !n->wdead && !n->inup) {
 		if (conn_printf(n->c, err, "QUIT\r\n") == -1 ||
 		    proto_reply(n->c, &code, &text, err) == -1)
 			rc = -1;
@@ -216,6 +256,7 @@ net_close(struct net *n, struct cerr *err)
 		}
 	}
 	conn_free(n->c);
+	tlsctx_free(n->tls);
 	free(n);
 	return rc;
 }
@@ -461,4 +502,137 @@ net_report(struct net *n, const char *event, const char *msg,
 		return -1;
 	}
 	return 0;
+}
+
+/* A send failed: requests are over, replies may still be read. */
+static int
+net_wfail(struct net *n)
+{
+	n->wdead = 1;
+	return -1;
+}
+
+int
+net_stor_begin(struct net *n, const char *kind, const char *tname,
+    const char *epath, int64_t size, struct cerr *err)
+{
+	if (net_usable(n, err) == -1)
+		return -1;
+	if (n->wdead || n->inup) {
+		cerr_set(err, "%s: %s", conn_peer(n->c), n->wdead ?
+		    "connection lost while sending" :
+		    "previous upload not finished");
+		return -1;
+	}
+	if (size < 0 || !net_token_ok(n, tname, err) ||
+	    (epath != NULL && !net_token_ok(n, epath, err)))
+		return -1;
+	if ((epath != NULL ? conn_printf(n->c, err, "STOR %s %s %s\r\n", kind,
+	    tname, epath) : conn_printf(n->c, err, "STOR %s %s\r\n", kind,
+	    tname)) == -1 ||
+	    conn_printf(n->c, err, "%lld\r\n", (long long)size) == -1)
+		return net_wfail(n);
+	n->uppending++;
+	n->inup = 1;
+	n->upleft = size;
+	return 0;
+}
+
+int
+net_stor_data(struct net *n, const void *p, size_t len, struct cerr *err)
+{
+	if (!n->inup || (int64_t)len > n->upleft) {
+		cerr_set(err, "%s: upload longer than announced",
+		    conn_peer(n->c));
+		return -1;
+	}
+	if (n->wdead) {
+		cerr_set(err, "%s: connection lost while sending",
+		    conn_peer(n->c));
+		return -1;
+	}
+	if (conn_write(n->c, p, len, err) == -1)
+		return net_wfail(n);
+	n->upleft -= (int64_t)len;
+	return 0;
+}
+
+int
+net_stor_end(struct net *n, struct cerr *err)
+{
+	if (!n->inup || n->upleft != 0) {
+		cerr_set(err, "%s: upload shorter than announced",
+		    conn_peer(n->c));
+		return -1;
+	}
+	if (n->wdead) {
+		cerr_set(err, "%s: connection lost while sending",
+		    conn_peer(n->c));
+		return -1;
+	}
+	n->inup = 0;
+	if (conn_printf(n->c, err, ".\r\n") == -1)
+		return net_wfail(n);
+	return 0;
+}
+
+int
+net_stor_reply(struct net *n, struct cerr *err)
+{
+	char	*text;
+	int	 code, i;
+
+	if (net_usable(n, err) == -1)
+		return -1;
+	if (n->uppending == 0) {
+		cerr_set(err, "%s: no upload awaits a reply", conn_peer(n->c));
+		return -1;
+	}
+	for (i = 0; i < 2; i++) {
+		if (proto_reply(n->c, &code, &text, err) == -1) {
+			n->dead = 1;
+			return -1;
+		}
+		if (code / 100 != (i == 0 ? 3 : 2)) {
+			/* The server ends the session after a refusal. */
+			cerr_set(err, "%s", text);
+			n->dead = 1;
+			n->uppending = 0;
+			return 1;
+		}
+	}
+	n->uppending--;
+	return 0;
+}
+
+size_t
+net_stor_pending(const struct net *n)
+{
+	return n->uppending;
+}
+
+int
+net_broken(const struct net *n)
+{
+	return n->dead || n->wdead;
+}
+
+void
+net_abort(struct net *n)
+{
+	char	 buf[4096];
+
+	if (n == NULL)
+		return;
+	/*
+	 * Send what is queued, end our side, and wait (bounded) for the
+	 * server to close: by then it has dropped the unfinished upload.
+	 */
+	conn_set_timeout(n->c, NET_ABORTWAIT);
+	(void)conn_flush(n->c, NULL);
+	(void)shutdown(conn_fd(n->c), SHUT_WR);
+	while (conn_read(n->c, buf, sizeof(buf), NULL) > 0)
+		continue;
+	conn_free(n->c);
+	free(n);
 }

@@ -83,6 +83,38 @@ ssize_t	 net_retr_read(struct net *, void *buf, size_t len, struct cerr *err);
 /* Read the terminating "." line of the current RETR. */
 int	 net_retr_end(struct net *, struct cerr *err);
 
+/*
+ * Uploads (STOR, protocol.md section 5.6), pipelined as Radmind's
+ * lcreate does: net_stor_begin queues "STOR <kind> <tname> [<epath>]"
+ * and "<size>" (kind TRANSCRIPT with tname, or FILE with tname and the
+ * encoded path), net_stor_data queues body bytes, net_stor_end queues
+ * the "." line once exactly size bytes were given.  None of these wait
+ * for the server; each upload's replies (350 then 250) are read later,
+ * oldest first, with net_stor_reply.  A failed send (the server closed
+ * after refusing an earlier upload) leaves the replies readable, so the
+ * caller can still collect the refusal.
+ */
+int	 net_stor_begin(struct net *, const char *kind, const char *tname,
+	    const char *epath, int64_t size, struct cerr *err);
+int	 net_stor_data(struct net *, const void *, size_t, struct cerr *err);
+int	 net_stor_end(struct net *, struct cerr *err);
+/*
+ * Read both replies of the oldest outstanding upload.  Returns 0 when
+ * stored, 1 if the server refused it (its reply line in err; the server
+ * ends the session after a refused STOR), -1 on a session error.
+ */
+int	 net_stor_reply(struct net *, struct cerr *err);
+/* Uploads queued whose replies were not read yet. */
+size_t	 net_stor_pending(const struct net *);
+/* Nonzero once no more requests can be sent or replies read. */
+int	 net_broken(const struct net *);
+/*
+ * End the session without QUIT: send what is queued, close our side and
+ * wait (at most 10 s) for the server to close; an unfinished upload is
+ * discarded by the server.  Frees n.
+ */
+void	 net_abort(struct net *);
+
 /* Send "REPO <event> <encoded message>" and read the reply. */
 int	 net_report(struct net *, const char *event, const char *msg,
 	    struct cerr *err);

@@ -74,38 +74,3 @@ troot_get(const char *radmind_dir, const char *tpath, struct troot *tr,
 	free(real);
 	return 0;
 }
-
-int
-mkparents(const char *path)
-{
-	char	*p, *s;
-	int	 saved;
-
-	p = xstrdup(path);
-	for (s = p + 1; (s = strchr(s, '/')) != NULL; s++) {
-		*s = '\0';
-		if (mkdir(p, 0777) == -1 && errno != EEXIST) {
-			saved = errno;
-			free(p);
-			errno = saved;
-			return -1;
-		}
-		*s = '/';
-	}
-	free(p);
-	return 0;
-}
-
-int
-path_dotdot(const char *path)
-{
-	const char	*p = path;
-
-	for (;;) {
-		if (p[0] == '.' && p[1] == '.' && (p[2] == '/' || p[2] == '\0'))
-			return 1;
-		if ((p = strchr(p, '/')) == NULL)
-			return 0;
-		p++;
-	}
-}

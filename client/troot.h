@@ -24,13 +24,4 @@ int	troot_get(const char *radmind_dir, const char *tpath,
 	    struct troot *tr, struct cerr *err);
 void	troot_clear(struct troot *);
 
-/*
- * Create the missing parent directories of path (mode 0777 & ~umask).
- * Returns 0, or -1 with errno set.
- */
-int	mkparents(const char *path);
-
-/* Nonzero if the decoded transcript path has a ".." component. */
-int	path_dotdot(const char *path);
-
 #endif

@@ -236,7 +236,7 @@ main(int argc, char *argv[])
 			server = 1;
 			break;
 		case 'V':
-			printf("%s\n", CAIRN_VERSION);
+			version_print(0);
 			exit(0);
 		default:
 			bad++;

@@ -4,6 +4,9 @@
  */
 #include "config.h"
 
+#include <sys/types.h>
+#include <sys/stat.h>
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,22 +99,57 @@ drop(char **arr, size_t *n, const char *s)
 	*n = j;
 }
 
+/* Command files read so far, by inode: a second inclusion is a loop. */
+struct kseen {
+	dev_t	dev;
+	ino_t	ino;
+};
+
+struct kctx {
+	struct cmdset	*cs;
+	struct kseen	*seen;
+	size_t		 nseen;
+};
+
 static int
-cmd_read(struct cmdset *cs, const char *kpath, int flags, int depth,
+seen(const struct kctx *kc, const struct stat *st)
+{
+	size_t	i;
+
+	for (i = 0; i < kc->nseen; i++)
+		if (kc->seen[i].dev == st->st_dev &&
+		    kc->seen[i].ino == st->st_ino)
+			return 1;
+	return 0;
+}
+
+static int
+cmd_read(struct kctx *kc, const char *kpath, int flags, int depth,
     struct cerr *err)
 {
+	struct cmdset	*cs = kc->cs;
 	FILE		*fp;
 	char		*line = NULL, *path, *dec;
 	size_t		 cap = 0, i, j;
 	ssize_t		 len;
 	unsigned	 lineno = 0;
 	struct cline	 c;
+	struct stat	 st;
 	int		 rc = -1, r;
 
 	if ((fp = fopen(kpath, "r")) == NULL) {
 		cerr_errno(err, "%s", kpath);
 		return -1;
 	}
+	if (fstat(fileno(fp), &st) == -1) {
+		cerr_errno(err, "%s", kpath);
+		fclose(fp);
+		return -1;
+	}
+	kc->seen = xreallocarray(kc->seen, kc->nseen + 1, sizeof(*kc->seen));
+	kc->seen[kc->nseen].dev = st.st_dev;
+	kc->seen[kc->nseen].ino = st.st_ino;
+	kc->nseen++;
 	push(&cs->kfiles, &cs->nkfiles, xstrdup(kpath));
 	while ((len = getline(&line, &cap, fp)) != -1) {
 		lineno++;
@@ -179,7 +217,9 @@ cmd_read(struct cmdset *cs, const char *kpath, int flags, int depth,
 			for (i = 0; i < cs->nkfiles; i++)
 				if (strcmp(cs->kfiles[i], path) == 0)
 					break;
-			if (i < cs->nkfiles) {
+			/* the same file under another name is caught too */
+			if (i < cs->nkfiles ||
+			    (stat(path, &st) == 0 && seen(kc, &st))) {
 				cerr_set(err, "command file %s: line %u: %s: "
 				    "included twice (loop)", kpath, lineno,
 				    c.name);
@@ -188,7 +228,7 @@ cmd_read(struct cmdset *cs, const char *kpath, int flags, int depth,
 				goto out;
 			}
 			free(c.name);
-			r = cmd_read(cs, path, flags, depth + 1, err);
+			r = cmd_read(kc, path, flags, depth + 1, err);
 			free(path);
 			if (r == -1)
 				goto out;
@@ -233,10 +273,16 @@ cmdset_load(const char *kfile, const char *kdir, int flags,
     struct cmdset **out, struct cerr *err)
 {
 	struct cmdset	*cs;
+	struct kctx	 kc;
+	int		 rc;
 
 	cs = xcalloc(1, sizeof(*cs));
 	cs->kdir = kdir != NULL ? xstrdup(kdir) : command_dir(kfile);
-	if (cmd_read(cs, kfile, flags, 0, err) == -1) {
+	memset(&kc, 0, sizeof(kc));
+	kc.cs = cs;
+	rc = cmd_read(&kc, kfile, flags, 0, err);
+	free(kc.seen);
+	if (rc == -1) {
 		cmdset_free(cs);
 		return -1;
 	}

@@ -6,7 +6,8 @@
  *   out --(deflate)--> zout --(io_write)--> fd
  * Without compression zin/zout are unused and bytes go straight between
  * the fd and in/out.  io_read/io_write are the only places that touch the
- * transport; a TLS session plugs in there.
+ * transport: the socket, or after conn_starttls a TLS session on it (so
+ * compression, started later, sits above TLS: compress, then encrypt).
  */
 #include "config.h"
 
@@ -26,6 +27,7 @@
 #include "buf.h"
 #include "cerr.h"
 #include "conn.h"
+#include "tls.h"
 #include "xmalloc.h"
 #include "zstream.h"
 
@@ -56,7 +58,10 @@ struct conn {
 	struct zstream	*z;
 	int		 zdirty;	/* deflated since the last flush */
 
+	struct tls	*tls;		/* after conn_starttls */
+
 	int		 eof, toolong;
+	int		 wfail;		/* a write failed: drop later output */
 	struct connstats st;
 };
 
@@ -109,28 +114,51 @@ conn_wait(struct conn *c, short events, int64_t deadline, struct cerr *err)
 	}
 }
 
+/* TLS: wait as the session asks.  Returns 0 or -1 (err). */
+static int
+io_tlswait(struct conn *c, ssize_t r, int64_t deadline, struct cerr *err)
+{
+	return conn_wait(c, r == TLS_WANTWRITE ? POLLOUT : POLLIN, deadline,
+	    err);
+}
+
 /* The transport: one read.  Returns > 0, 0 at end of stream, -1 error. */
 static ssize_t
 io_read(struct conn *c, void *p, size_t n, int64_t deadline,
     struct cerr *err)
 {
-	ssize_t	 r;
-	int	 waited = 0;
+	struct cerr	 terr;
+	ssize_t		 r;
+	int		 waited = 0;
 
 	for (;;) {
-		r = read(c->fd, p, n);
+		if (c->tls != NULL) {
+			r = tls_read(c->tls, p, n, &terr);
+			if (r == -1) {
+				cerr_set(err, "%s: %s", c->peer, terr.msg);
+				return -1;
+			}
+			if (r == TLS_WANTWRITE) {
+				if (io_tlswait(c, r, deadline, err) == -1)
+					return -1;
+				continue;
+			}
+		} else
+			r = read(c->fd, p, n);
 		if (r >= 0) {
 			c->st.wire_in += (uint64_t)r;
 			return r;
 		}
-		if (errno == EINTR)
-			continue;
-		if (errno != EAGAIN && errno != EWOULDBLOCK) {
-			cerr_errno(err, "%s: read", c->peer);
-			return -1;
+		if (c->tls == NULL) {
+			if (errno == EINTR)
+				continue;
+			if (errno != EAGAIN && errno != EWOULDBLOCK) {
+				cerr_errno(err, "%s: read", c->peer);
+				return -1;
+			}
 		}
 		/* About to wait for the peer: it may be waiting for us. */
-		if (!waited && conn_flush(c, err) == -1)
+		if (!waited && !c->wfail && conn_flush(c, err) == -1)
 			return -1;
 		waited = 1;
 		if (conn_wait(c, POLLIN, deadline, err) == -1)
@@ -144,8 +172,24 @@ io_write(struct conn *c, const void *p, size_t n, int64_t deadline,
     struct cerr *err)
 {
 	const unsigned char	*q = p;
+	struct cerr		 terr;
 	ssize_t			 r;
 
+	while (n > 0 && c->tls != NULL) {
+		r = tls_write(c->tls, q, n, &terr);
+		if (r > 0) {
+			q += r;
+			n -= (size_t)r;
+			c->st.wire_out += (uint64_t)r;
+			continue;
+		}
+		if (r == -1) {
+			cerr_set(err, "%s: %s", c->peer, terr.msg);
+			return -1;
+		}
+		if (io_tlswait(c, r, deadline, err) == -1)
+			return -1;
+	}
 	while (n > 0) {
 		r = send(c->fd, q, n, MSG_NOSIGNAL);
 		if (r > 0) {
@@ -162,6 +206,7 @@ io_write(struct conn *c, const void *p, size_t n, int64_t deadline,
 			continue;
 		}
 		cerr_errno(err, "%s: write", c->peer);
+		c->wfail = 1;
 		return -1;
 	}
 	return 0;
@@ -190,6 +235,7 @@ conn_free(struct conn *c)
 {
 	if (c == NULL)
 		return;
+	tls_free(c->tls);
 	if (c->fd != -1)
 		close(c->fd);
 	zstream_free(c->z);
@@ -212,6 +258,7 @@ conn_close(struct conn *c)
 	if (c == NULL)
 		return;
 	(void)conn_flush(c, NULL);
+	tls_close(c->tls);
 	(void)shutdown(c->fd, SHUT_WR);
 	deadline = now_ms() + CONN_DRAINTIME;
 	while (total < CONN_DRAINMAX) {
@@ -500,6 +547,12 @@ conn_push(struct conn *c, int flush, int64_t deadline, struct cerr *err)
 	struct cerr	 zerr;
 	int		 r;
 
+	if (c->wfail) {
+		buf_reset(c->out);
+		buf_reset(c->zout);
+		cerr_set(err, "%s: connection lost while sending", c->peer);
+		return -1;
+	}
 	if (c->z == NULL) {
 		if (buf_len(c->out) == 0)
 			return 0;
@@ -545,6 +598,10 @@ conn_write(struct conn *c, const void *p, size_t n, struct cerr *err)
 	struct cerr		 zerr;
 	size_t			 piece;
 
+	if (c->wfail) {
+		cerr_set(err, "%s: connection lost while sending", c->peer);
+		return -1;
+	}
 	c->st.raw_out += n;
 	if (buf_len(c->out) + n <= CONN_IOSIZE) {
 		if (buf_add(c->out, p, n) == -1)
@@ -679,4 +736,109 @@ conn_set_level(struct conn *c, int level, struct cerr *err)
 fail:
 	cerr_set(err, "%s: %s", c->peer, zerr.msg);
 	return -1;
+}
+
+size_t
+conn_pending(const struct conn *c)
+{
+	if (c->z != NULL)
+		return c->ilen + c->zlen;
+	if (c->skiplf && c->ilen > 0 && c->in[c->ioff] == '\n')
+		return c->ilen - 1;
+	return c->ilen;
+}
+
+struct tls *
+conn_tls(const struct conn *c)
+{
+	return c->tls;
+}
+
+/*
+ * After a line that ended in a bare CR, the LF of its CRLF may still be
+ * on its way, in clear, in front of the peer's first TLS record: eat it.
+ * wait: how long to wait for a byte (the server waits: its peer sends
+ * first; a client must not, as its peer waits for the ClientHello).
+ */
+static int
+conn_eatlf(struct conn *c, int64_t deadline, int wait, struct cerr *err)
+{
+	char	 ch;
+	ssize_t	 r;
+
+	if (!c->skiplf)
+		return 0;
+	if (c->ilen > 0) {
+		c->skiplf = 0;
+		if (c->in[c->ioff] == '\n')
+			conn_consume(c, 1);
+		return 0;
+	}
+	c->skiplf = 0;
+	for (;;) {
+		r = recv(c->fd, &ch, 1, MSG_PEEK);
+		if (r == 1) {
+			if (ch == '\n')
+				(void)recv(c->fd, &ch, 1, 0);
+			return 0;
+		}
+		if (r == 0)
+			return 0;	/* the handshake will say so */
+		if (errno == EINTR)
+			continue;
+		if (errno != EAGAIN && errno != EWOULDBLOCK) {
+			cerr_errno(err, "%s: read", c->peer);
+			return -1;
+		}
+		if (!wait)
+			return 0;
+		if (conn_wait(c, POLLIN, deadline, err) == -1)
+			return -1;
+	}
+}
+
+int
+conn_starttls(struct conn *c, struct tlsctx *ctx, const char *host,
+    struct cerr *err)
+{
+	struct cerr	 terr;
+	int64_t		 deadline = conn_deadline(c);
+	int		 r;
+
+	if (c->tls != NULL) {
+		cerr_set(err, "%s: TLS already started", c->peer);
+		return -1;
+	}
+	if (c->z != NULL) {
+		cerr_set(err, "%s: TLS cannot start under compression",
+		    c->peer);
+		return -1;
+	}
+	if (conn_push(c, ZS_SYNC, deadline, err) == -1)
+		return -1;
+	if (conn_eatlf(c, deadline, host == NULL, err) == -1)
+		return -1;
+	if (c->ilen > 0) {
+		cerr_set(err, "%s: %zu bytes received in clear after STARTTLS "
+		    "before the TLS handshake", c->peer, c->ilen);
+		return -1;
+	}
+	/* From here on nothing in clear is read: the buffer is empty. */
+	c->ioff = 0;
+	c->iscan = 0;
+	if ((c->tls = tls_new(ctx, c->fd, host, &terr)) == NULL) {
+		cerr_set(err, "%s: %s", c->peer, terr.msg);
+		return -1;
+	}
+	for (;;) {
+		r = tls_handshake(c->tls, &terr);
+		if (r == 0)
+			return 0;
+		if (r == -1) {
+			cerr_set(err, "%s: %s", c->peer, terr.msg);
+			return -1;
+		}
+		if (io_tlswait(c, r, deadline, err) == -1)
+			return -1;
+	}
 }

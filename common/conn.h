@@ -1,5 +1,6 @@
 /*
- * conn.h: one protocol connection: a socket (and, later, a TLS session)
+ * conn.h: one protocol connection: a socket (and, after STARTTLS, a TLS
+ * session on it)
  * with buffered line and block I/O, optional zlib in both directions,
  * deadlines, byte counters and an optional line trace.
  *
@@ -17,7 +18,10 @@
  *
  * Functions return 0 (or a count) on success and -1 with a message naming
  * the peer in err on failure.  After an error the connection is unusable
- * except for conn_free().
+ * except for conn_free(), with one exception: after a failed write
+ * (the peer closed), reads still return what the peer sent before it
+ * closed (an uploader collects the refusal that made the server close),
+ * and every later write fails at once.
  */
 #ifndef CAIRN_CONN_H
 #define CAIRN_CONN_H
@@ -28,11 +32,16 @@
 
 struct cerr;
 struct conn;
+struct tls;
+struct tlsctx;
 
 #define CONN_MAXLINE	(1024 * 1024)	/* default line cap (libsnet) */
 #define CONN_IOSIZE	(256 * 1024)	/* read size and output push size */
 
-/* Byte counters (raw = application bytes, wire = bytes on the socket). */
+/*
+ * Byte counters: raw = application bytes, wire = bytes below compression
+ * (on the socket; with TLS, the TLS plaintext).
+ */
 struct connstats {
 	uint64_t	 raw_out, wire_out;	/* sent: before / after deflate */
 	uint64_t	 raw_in, wire_in;	/* received: after / before inflate */
@@ -107,5 +116,25 @@ int		 conn_set_level(struct conn *, int level, struct cerr *err);
 int		 conn_compressing(const struct conn *);
 
 void		 conn_stats(const struct conn *, struct connstats *);
+
+/*
+ * STARTTLS (protocol.md 5.7): push what is queued (the server's "220"),
+ * then run the TLS handshake on the socket; all later I/O goes through
+ * TLS, and compression started later is applied before encryption.
+ * ctx is a server context (host NULL) or a client context (host: the
+ * name or IP literal the server certificate must match).  Fails if any
+ * input is left over in clear after the STARTTLS line or its reply (it
+ * must never be taken for data that came through TLS), if TLS is on
+ * already, or if compression is on.  The deadline is the connection's.
+ */
+int		 conn_starttls(struct conn *, struct tlsctx *, const char *host,
+		    struct cerr *err);
+/* The TLS session (tls.h), NULL before conn_starttls. */
+struct tls	*conn_tls(const struct conn *);
+/*
+ * Input received but not yet consumed (the LF of a CRLF whose CR ended
+ * the last line excluded).
+ */
+size_t		 conn_pending(const struct conn *);
 
 #endif

@@ -110,3 +110,15 @@ decode_path(const char *s, char **out)
 	*out = p;
 	return 0;
 }
+
+int
+decode_badescape(const char *s)
+{
+	for (; *s != '\0'; s++) {
+		if (*s != '\\')
+			continue;
+		if (*++s == '\0' || strchr("btnr\\", *s) == NULL)
+			return 1;
+	}
+	return 0;
+}

@@ -21,5 +21,10 @@ char	*encode_dup(const char *s);
 int	decode_path(const char *s, char **out);
 /* Decode in place (result is never longer).  Returns 0 or -1 as above. */
 int	decode_inplace(char *s);
+/*
+ * Nonzero if token s holds an escape decode_path rejects; tells its two
+ * failures apart (zero: a failure is a decoded length of PATH_MAX or more).
+ */
+int	decode_badescape(const char *s);
 
 #endif

@@ -15,4 +15,6 @@ common_libcairn_a_SOURCES = \
 	common/conn.c common/conn.h \
 	common/zstream.c common/zstream.h \
 	common/proto.c common/proto.h \
-	common/version.h
+	common/tls.c common/tls.h \
+	common/fsutil.c common/fsutil.h \
+	common/version.c common/version.h

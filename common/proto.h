@@ -25,6 +25,7 @@ struct conn;
 #define RAP_HELP		203
 #define RAP_REPO_OK		215
 #define RAP_ZLIB_ON		220
+#define RAP_TLS_READY		220	/* STARTTLS: handshake follows */
 #define RAP_STAT_OK		230
 #define RAP_RETR_OK		240
 #define RAP_STOR_DONE		250
@@ -38,6 +39,7 @@ struct conn;
 #define RAP_NOLOGIN		502
 #define RAP_ZLIB_TYPE		525
 #define RAP_STAT_SYNTAX		530
+#define RAP_NEED_TLS		530	/* command before STARTTLS */
 #define RAP_STAT_ACCESS		531
 #define RAP_RETR_DENIED		540
 #define RAP_RETR_ACCESS		543

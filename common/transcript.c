@@ -3,6 +3,8 @@
  */
 #include "config.h"
 
+#include <sys/stat.h>
+
 #include <errno.h>
 #include <limits.h>
 #include <stdint.h>
@@ -151,18 +153,83 @@ valid_cksum(const char *s)
 	    "0123456789+/=") == n;
 }
 
+/*
+ * What is wrong with decoded path p, or NULL if it is canonical: "." or
+ * "/" or "./" or "/" followed by components that are neither empty nor
+ * "." nor "..".  Nothing a transcript names can then lie outside its root.
+ */
+static const char *
+path_problem(const char *p)
+{
+	const char	*c, *e;
+	size_t		 n;
+
+	if (strcmp(p, ".") == 0 || strcmp(p, "/") == 0)
+		return NULL;
+	if (strncmp(p, "./", 2) == 0)
+		c = p + 2;
+	else if (p[0] == '/')
+		c = p + 1;
+	else
+		return "must start with ./ or /";
+	for (;;) {
+		e = strchr(c, '/');
+		n = e != NULL ? (size_t)(e - c) : strlen(c);
+		if (n == 2 && c[0] == '.' && c[1] == '.')
+			return "has a .. component";
+		if (n == 0 || (n == 1 && c[0] == '.'))
+			return "has an empty or . component";
+		if (e == NULL)
+			return NULL;
+		c = e + 1;
+	}
+}
+
+int
+tline_getline(FILE *fp, char **line, size_t *cap, const char *name,
+    unsigned lineno, struct cerr *err)
+{
+	ssize_t	n;
+
+	errno = 0;
+	if ((n = getline(line, cap, fp)) == -1) {
+		if (ferror(fp)) {
+			cerr_errno(err, "%s: line %u", name, lineno);
+			return -1;
+		}
+		return 0;
+	}
+	if (memchr(*line, '\0', (size_t)n) != NULL) {
+		cerr_set(err, "%s: line %u: NUL byte in line", name, lineno);
+		return -1;
+	}
+	if ((*line)[n - 1] != '\n') {
+		cerr_set(err, "%s: line %u: incomplete last line (no newline)",
+		    name, lineno);
+		return -1;
+	}
+	(*line)[n - 1] = '\0';
+	return 1;
+}
+
 int
 tline_parse(struct tline *t, const char *line, const char *name,
     unsigned lineno, int allow_header, struct cerr *err)
 {
-	char	*copy, *tok[TL_MAXTOK + 1], **av;
-	int	 ac, rc = -1, want;
-	size_t	 len;
+	char		*copy, *tok[TL_MAXTOK + 1], **av;
+	const char	*why;
+	int		 ac, rc = -1, want;
+	size_t		 len;
 
 	tline_clear(t);
 	t->lineno = lineno;
 	if (strlen(line) >= TRAN_MAXLINE) {
 		cerr_set(err, "%s: line %u: line too long", name, lineno);
+		return -1;
+	}
+	if (strchr(line, '\r') != NULL) {
+		cerr_set(err, "%s: line %u: carriage return in line", name,
+		    lineno);
 		return -1;
 	}
 	copy = xstrdup(line);
@@ -264,19 +331,38 @@ tline_parse(struct tline *t, const char *line, const char *name,
 
 	t->epath = xstrdup(av[1]);
 	if (decode_path(av[1], &t->path) == -1) {
-		cerr_set(err, "%s: line %u: bad path encoding or path too "
-		    "long", name, lineno);
+		cerr_set(err, "%s: line %u: %s", name, lineno,
+		    decode_badescape(av[1]) ? "bad path encoding" :
+		    "path too long");
 		goto out;
 	}
 	if (t->path[0] == '\0') {
 		cerr_set(err, "%s: line %u: empty path", name, lineno);
 		goto out;
 	}
+	if ((why = path_problem(t->path)) != NULL) {
+		cerr_set(err, "%s: line %u: path %s", name, lineno, why);
+		goto out;
+	}
 	if (t->type == 'h' || (t->type == 'l' && ac == 3)) {
 		t->etarget = xstrdup(av[2]);
 		if (decode_path(av[2], &t->target) == -1) {
-			cerr_set(err, "%s: line %u: bad link target encoding",
-			    name, lineno);
+			cerr_set(err, "%s: line %u: %s", name, lineno,
+			    decode_badescape(av[2]) ? "bad link target encoding" :
+			    "link target too long");
+			goto out;
+		}
+		if (t->type == 'h' && (why = path_problem(t->target)) !=
+		    NULL) {
+			cerr_set(err, "%s: line %u: hard link target %s",
+			    name, lineno, why);
+			goto out;
+		}
+		if (t->type == 'h' && path_style(t->target) !=
+		    path_style(t->path)) {
+			cerr_set(err, "%s: line %u: hard link target %s",
+			    name, lineno, path_style(t->path) == PATH_RELATIVE ?
+			    "must start with ./" : "must start with /");
 			goto out;
 		}
 		if (t->type == 'l') {
@@ -321,8 +407,9 @@ tline_parse(struct tline *t, const char *line, const char *name,
 	case 'l':
 		t->etarget = xstrdup(av[5]);
 		if (decode_path(av[5], &t->target) == -1) {
-			cerr_set(err, "%s: line %u: bad link target encoding",
-			    name, lineno);
+			cerr_set(err, "%s: line %u: %s", name, lineno,
+			    decode_badescape(av[5]) ? "bad link target encoding" :
+			    "link target too long");
 			goto out;
 		}
 		break;
@@ -445,28 +532,14 @@ treader_open(const char *path, const char *name, int flags, struct cerr *err)
 int
 treader_next(struct treader *r, const struct tline **out, struct cerr *err)
 {
-	ssize_t	 n;
 	int	 rc;
 
 	for (;;) {
-		errno = 0;
-		n = getline(&r->line, &r->linecap, r->fp);
-		if (n == -1) {
-			if (ferror(r->fp)) {
-				cerr_errno(err, "%s: line %u", r->name,
-				    r->lineno + 1);
-				return -1;
-			}
-			return 0;
-		}
+		rc = tline_getline(r->fp, &r->line, &r->linecap, r->name,
+		    r->lineno + 1, err);
+		if (rc != 1)
+			return rc;
 		r->lineno++;
-		if (n > 0 && r->line[n - 1] == '\n')
-			r->line[--n] = '\0';
-		if ((size_t)n != strlen(r->line)) {
-			cerr_set(err, "%s: line %u: NUL byte in line", r->name,
-			    r->lineno);
-			return -1;
-		}
 		rc = tline_parse(&r->cur, r->line, r->name, r->lineno,
 		    r->flags & TR_HEADERS, err);
 		if (rc == -1)
@@ -529,6 +602,44 @@ int
 path_style(const char *p)
 {
 	return p[0] == '/' ? PATH_ABSOLUTE : PATH_RELATIVE;
+}
+
+int
+path_has_dotdot(const char *p)
+{
+	size_t	n;
+
+	for (;;) {
+		n = strcspn(p, "/");
+		if (n == 2 && p[0] == '.' && p[1] == '.')
+			return 1;
+		if (p[n] == '\0')
+			return 0;
+		p += n + 1;
+	}
+}
+
+int
+tline_typeof(mode_t m)
+{
+	switch (m & S_IFMT) {
+	case S_IFREG:
+		return 'f';
+	case S_IFDIR:
+		return 'd';
+	case S_IFLNK:
+		return 'l';
+	case S_IFIFO:
+		return 'p';
+	case S_IFSOCK:
+		return 's';
+	case S_IFCHR:
+		return 'c';
+	case S_IFBLK:
+		return 'b';
+	default:
+		return 0;
+	}
 }
 
 char *

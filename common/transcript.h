@@ -5,6 +5,8 @@
 #ifndef CAIRN_TRANSCRIPT_H
 #define CAIRN_TRANSCRIPT_H
 
+#include <sys/types.h>
+
 #include <stdint.h>
 #include <stdio.h>
 
@@ -40,9 +42,20 @@ void	tline_copy(struct tline *dst, const struct tline *src);
  * 0 for blank/comment lines, 2 for a one-token "name:" header (its name,
  * without the colon, in t->path; only when allow_header), -1 on error
  * with "<name>: line N: <problem>" in err.  name is used only for messages.
+ * A carriage return anywhere in the line is an error (writers encode CR
+ * in paths as \r, so a raw one means CRLF line endings or corruption).
  */
 int	tline_parse(struct tline *t, const char *line, const char *name,
 	    unsigned lineno, int allow_header, struct cerr *err);
+
+/*
+ * Read the line numbered lineno from fp into *line (getline(3) buffer
+ * *line, *cap), without its LF.  Returns 1, 0 at end of file, or -1 with
+ * "<name>: line N: <problem>" in err: a read error (ferror(fp) is then
+ * set), a NUL byte, or a last line cut short (no LF at end of file).
+ */
+int	tline_getline(FILE *fp, char **line, size_t *cap, const char *name,
+	    unsigned lineno, struct cerr *err);
 
 /*
  * Append the canonical fsdiff form of t (formats.md 1.2) plus LF to b.
@@ -84,6 +97,10 @@ void		 treader_close(struct treader *);
 char	*path_restyle(const char *p, int style);
 /* Style of a (canonical) path. */
 int	 path_style(const char *p);
+/* Nonzero if decoded path p has a ".." component. */
+int	 path_has_dotdot(const char *p);
+/* Transcript type letter of a file mode (f d l p s c b), 0 if none. */
+int	 tline_typeof(mode_t m);
 
 /*
  * Precedence merge over several sorted transcripts.  Inputs are added

@@ -1,15 +1,20 @@
 # man/: mdoc manual pages, installed as they are.
 dist_man_MANS += \
+	man/cairn-bench.1 \
 	man/fsdiff.1 \
 	man/ktcheck.1 \
 	man/lapply.1 \
 	man/lcksum.1 \
+	man/lcreate.1 \
+	man/lfdiff.1 \
 	man/lmerge.1 \
 	man/lsort.1 \
+	man/repo.1 \
 	man/twhich.1 \
 	man/cairnd.conf.5 \
 	man/transcript.5 \
-	man/cairnd.8
+	man/cairnd.8 \
+	man/cairn-mkca.8
 
 TESTS += tests/integ/t-man-lint.sh
 EXTRA_DIST += tests/integ/t-man-lint.sh

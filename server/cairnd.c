@@ -12,9 +12,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <limits.h>
 #include <netdb.h>
 #include <poll.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,25 +24,28 @@
 #include <syslog.h>
 #include <unistd.h>
 
+#include "cerr.h"
 #include "compat.h"
 #include "log.h"
 #include "proto.h"
 #include "server.h"
+#include "tls.h"
 #include "version.h"
 #include "xmalloc.h"
 
 #define MAXLISTEN	8
 
-static volatile sig_atomic_t	got_term, got_chld;
+static volatile sig_atomic_t	got_term, got_chld, got_usr1;
 static pid_t			*kids;
 static size_t			 nkids, kidcap;
 
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: cairnd [-dfrUV] [-a bind-address] "
+	fprintf(stderr, "usage: cairnd [-dfjrUV] [-a bind-address] "
 	    "[-b backlog] [-C crl] [-D path] [-F syslog-facility] "
-	    "[-i pidfile] [-L syslog-level] [-m max-connections] "
+	    "[-g user] [-i pidfile] [-L syslog-level] [-m max-connections] "
+	    "[-M max-upload] [-N min-free-megabytes] "
 	    "[-p port] [-P ca-directory] [-u umask] [-w auth-level] "
 	    "[-x ca-pem-file] [-y cert-pem-file] [-z key-pem-file] "
 	    "[-Z max-compression-level]\n");
@@ -52,6 +57,8 @@ on_signal(int sig)
 {
 	if (sig == SIGCHLD)
 		got_chld = 1;
+	else if (sig == SIGUSR1)
+		got_usr1 = 1;
 	else
 		got_term = 1;
 }
@@ -69,6 +76,40 @@ parse_int(const char *s, int min, int max, const char *what)
 		exit(1);
 	}
 	return (int)v;
+}
+
+/* A byte count with an optional k, m or g suffix (powers of 1024). */
+static int64_t
+parse_bytes(const char *s, const char *what)
+{
+	char		*end;
+	unsigned long long v;
+	int		 shift = 0;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (end != s && end[0] != '\0' && end[1] == '\0') {
+		switch (end[0]) {
+		case 'k': case 'K':
+			shift = 10;
+			end++;
+			break;
+		case 'm': case 'M':
+			shift = 20;
+			end++;
+			break;
+		case 'g': case 'G':
+			shift = 30;
+			end++;
+			break;
+		}
+	}
+	if (errno != 0 || end == s || *end != '\0' || s[0] == '-' ||
+	    v > ((unsigned long long)INT64_MAX >> shift)) {
+		fprintf(stderr, "cairnd: %s %s: invalid size\n", what, s);
+		exit(1);
+	}
+	return (int64_t)(v << shift);
 }
 
 static const struct {
@@ -212,31 +253,100 @@ reap(void)
 	}
 }
 
+/*
+ * SIGUSR1: build a new TLS context from the same files; on failure keep
+ * serving with the old one.
+ */
+static void
+tls_reload(struct sopts *o, const struct tlsconf *tc)
+{
+	struct tlsctx	*nctx;
+	struct cerr	 err;
+
+	got_usr1 = 0;
+	if (o->tls == 0)
+		return;
+	if ((nctx = tlsctx_server(tc, &err)) == NULL) {
+		log_warnx("SIGUSR1: TLS material not reloaded, keeping the "
+		    "old: %s", err.msg);
+		return;
+	}
+	tlsctx_free(o->tlsctx);
+	o->tlsctx = nctx;
+	log_info("SIGUSR1: TLS material reloaded");
+}
+
+/*
+ * -j: chroot into the repository (the working directory); -g: become
+ * user.  Called once the sockets are bound, the keys loaded and the
+ * pidfile written.
+ */
+static void
+drop_privileges(const char *user, int jail)
+{
+	struct passwd	*pw = NULL;
+	char		 host[NI_MAXHOST];
+	struct sockaddr_in sin;
+
+	if (user != NULL) {
+		if ((pw = getpwnam(user)) == NULL)
+			fatalx("-g %s: no such user", user);
+		if (initgroups(pw->pw_name, pw->pw_gid) == -1)
+			fatal("-g %s: initgroups", user);
+	}
+	if (jail) {
+		/* Load the resolver's modules while they are reachable. */
+		memset(&sin, 0, sizeof(sin));
+		sin.sin_family = AF_INET;
+		sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		(void)getnameinfo((struct sockaddr *)&sin, sizeof(sin), host,
+		    sizeof(host), NULL, 0, NI_NAMEREQD);
+		if (chroot(".") == -1 || chdir("/") == -1)
+			fatal("-j: chroot to the repository");
+	}
+	if (pw != NULL) {
+		if (setgid(pw->pw_gid) == -1 || setuid(pw->pw_uid) == -1)
+			fatal("-g %s: cannot change user", user);
+		if (pw->pw_uid != 0 && (setuid(0) != -1 || getuid() == 0 ||
+		    geteuid() == 0))
+			fatalx("-g %s: still privileged", user);
+		log_info("running as %s (uid %ld, gid %ld)%s", user,
+		    (long)pw->pw_uid, (long)pw->pw_gid,
+		    jail ? ", chrooted to the repository" : "");
+	} else if (jail)
+		log_info("chrooted to the repository");
+}
+
 int
 main(int argc, char *argv[])
 {
 	struct sopts		 o;
 	struct sigaction	 sa;
+	sigset_t		 block, waitmask;
 	struct pollfd		 pfd[MAXLISTEN];
 	struct sockaddr_storage	 ss;
 	struct servent		*se;
 	socklen_t		 sslen;
 	const char		*addr = NULL, *dir = _RADMIND_PATH;
-	const char		*pidfile = NULL;
+	const char		*pidfile = NULL, *user = NULL;
+	struct tlsconf		 tc;
+	struct cerr		 cerr;
 	char			 portbuf[16], *port = NULL;
 	int			 ch, backlog = 5, maxconn = 0, fg = 0;
 	int			 facility = LOG_LOCAL7, level = LOG_INFO;
-	int			 lfd[MAXLISTEN], nl, i, fd, crl = 0, pam = 0;
+	int			 lfd[MAXLISTEN], nl, i, fd, pam = 0, jail = 0;
 	pid_t			 pid;
 	FILE			*fp;
 	long			 um;
 	char			*end, *abspid = NULL, cwd[PATH_MAX];
 
 	memset(&o, 0, sizeof(o));
+	memset(&tc, 0, sizeof(tc));
+	o.minfree = STOR_MINFREE;
 	o.umask = umask(022);
 	umask(o.umask);
 	while ((ch = getopt(argc, argv,
-	    "a:b:BC:dD:fF:i:L:m:p:P:rRu:UVw:x:y:z:Z:")) != -1) {
+	    "a:b:BC:dD:fF:g:i:jL:m:M:N:p:P:rRu:UVw:x:y:z:Z:")) != -1) {
 		switch (ch) {
 		case 'a':
 			addr = optarg;
@@ -250,7 +360,7 @@ main(int argc, char *argv[])
 			    "supported on this platform\n");
 			exit(1);
 		case 'C':
-			crl = 1;
+			tc.crl = optarg;
 			break;
 		case 'd':
 			o.debug = 1;
@@ -265,8 +375,14 @@ main(int argc, char *argv[])
 		case 'F':
 			facility = lookup_name(optarg, 0, "facility");
 			break;
+		case 'g':
+			user = optarg;
+			break;
 		case 'i':
 			pidfile = optarg;
+			break;
+		case 'j':
+			jail = 1;
 			break;
 		case 'L':
 			level = lookup_name(optarg, 1, "level");
@@ -275,15 +391,30 @@ main(int argc, char *argv[])
 			maxconn = parse_int(optarg, 0, INT_MAX,
 			    "max connections");
 			break;
+		case 'M':
+			o.maxupload = parse_bytes(optarg, "maximum upload");
+			break;
+		case 'N':
+			o.minfree = parse_int(optarg, 0, INT_MAX,
+			    "free space floor") * (int64_t)1024 * 1024;
+			break;
 		case 'p':
 			port = optarg;
 			break;
 		case 'P':
+			tc.cadir = optarg;
+			break;
 		case 'x':
+			tc.cafile = optarg;
+			break;
 		case 'y':
+			tc.cert = optarg;
+			break;
 		case 'z':
+			tc.key = optarg;
+			break;
 		case 'r':
-			/* TLS material: used only with -w > 0. */
+			/* OpenSSL 3 seeds itself. */
 			break;
 		case 'u':
 			errno = 0;
@@ -300,7 +431,7 @@ main(int argc, char *argv[])
 			pam = 1;
 			break;
 		case 'V':
-			printf("%s\n", CAIRN_VERSION);
+			version_print(0);
 			exit(0);
 		case 'w':
 			o.tls = parse_int(optarg, 0, 4, "authorization level");
@@ -314,7 +445,7 @@ main(int argc, char *argv[])
 	}
 	if (optind != argc)
 		usage();
-	if (crl && o.tls < 3) {
+	if (tc.crl != NULL && o.tls < 3) {
 		fprintf(stderr, "cairnd: -C requires -w 3 or higher\n");
 		exit(1);
 	}
@@ -325,11 +456,6 @@ main(int argc, char *argv[])
 	if (pam) {
 		fprintf(stderr, "cairnd: -U: PAM login is not supported in "
 		    "this build\n");
-		exit(1);
-	}
-	if (o.tls > 0) {
-		fprintf(stderr, "cairnd: -w %d: TLS not supported in this "
-		    "build\n", o.tls);
 		exit(1);
 	}
 	if (port == NULL) {
@@ -373,6 +499,18 @@ main(int argc, char *argv[])
 		fprintf(stderr, "cairnd: %s: %s\n", dir, strerror(errno));
 		exit(1);
 	}
+	if (o.tls > 0) {
+		/* TLS file names are relative to the repository. */
+		tc.level = o.tls;
+		if ((o.tlsctx = tlsctx_server(&tc, &cerr)) == NULL) {
+			fprintf(stderr, "cairnd: -w %d: %s\n", o.tls, cerr.msg);
+			exit(1);
+		}
+	}
+	if (user != NULL && getpwnam(user) == NULL) {
+		fprintf(stderr, "cairnd: -g %s: no such user\n", user);
+		exit(1);
+	}
 	if (gethostname(o.hostname, sizeof(o.hostname) - 1) == -1)
 		strlcpy(o.hostname, "localhost", sizeof(o.hostname));
 	nl = listen_all(addr, port, backlog, lfd);
@@ -405,6 +543,8 @@ main(int argc, char *argv[])
 		fprintf(fp, "%ld\n", (long)getpid());
 		fclose(fp);
 	}
+	if (user != NULL || jail)
+		drop_privileges(user, jail);
 
 	memset(&sa, 0, sizeof(sa));
 	sigemptyset(&sa.sa_mask);
@@ -412,20 +552,34 @@ main(int argc, char *argv[])
 	sigaction(SIGCHLD, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGUSR1, &sa, NULL);
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGHUP, &sa, NULL);
 	sigaction(SIGPIPE, &sa, NULL);
 
 	log_info("cairnd %s listening on port %s (zlib max %d, max "
-	    "connections %d)", CAIRN_VERSION, port, o.zmax, maxconn);
+	    "connections %d, TLS level %d)", CAIRN_VERSION, port, o.zmax,
+	    maxconn, o.tls);
 	for (i = 0; i < nl; i++) {
 		pfd[i].fd = lfd[i];
 		pfd[i].events = POLLIN;
 	}
+	/*
+	 * The signals we act on stay blocked except inside ppoll(), so one
+	 * that arrives between the flag checks and the wait still wakes it.
+	 */
+	sigemptyset(&block);
+	sigaddset(&block, SIGCHLD);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &block, &waitmask);
 	while (!got_term) {
 		if (got_chld)
 			reap();
-		if (poll(pfd, (nfds_t)nl, -1) == -1) {
+		if (got_usr1)
+			tls_reload(&o, &tc);
+		if (ppoll(pfd, (nfds_t)nl, NULL, &waitmask) == -1) {
 			if (errno != EINTR)
 				log_warn("poll");
 			continue;
@@ -444,6 +598,8 @@ main(int argc, char *argv[])
 			}
 			if (got_chld)
 				reap();
+			if (got_usr1)
+				tls_reload(&o, &tc);
 			if (maxconn > 0 && nkids >= (size_t)maxconn) {
 				static const char busy[] = "420 Server busy\r\n";
 
@@ -466,6 +622,10 @@ main(int argc, char *argv[])
 				sigaction(SIGCHLD, &sa, NULL);
 				sigaction(SIGTERM, &sa, NULL);
 				sigaction(SIGINT, &sa, NULL);
+				/* Reloads are the parent's business. */
+				sa.sa_handler = SIG_IGN;
+				sigaction(SIGUSR1, &sa, NULL);
+				sigprocmask(SIG_SETMASK, &waitmask, NULL);
 				_exit(sess_serve(fd, (struct sockaddr *)&ss,
 				    sslen, &o));
 			default:

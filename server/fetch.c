@@ -30,6 +30,7 @@
 #include "log.h"
 #include "proto.h"
 #include "server.h"
+#include "transcript.h"
 #include "xmalloc.h"
 
 #define FETCH_CHUNK	(256 * 1024)
@@ -60,30 +61,13 @@ pdesc_clear(struct pdesc *pd)
 	pd->name = pd->path = NULL;
 }
 
-/* Nonzero if a decoded path has a ".." component. */
-static int
-has_dotdot(const char *p)
-{
-	const char	*c = p;
-	size_t		 n;
-
-	for (;;) {
-		n = strcspn(c, "/");
-		if (n == 2 && c[0] == '.' && c[1] == '.')
-			return 1;
-		if (c[n] == '\0')
-			return 0;
-		c += n + 1;
-	}
-}
-
 /* Decode a token and refuse empty results and ".." components. */
 static int
 decode_checked(const char *tok, char **out)
 {
 	if (decode_path(tok, out) == -1)
 		return -1;
-	if ((*out)[0] == '\0' || has_dotdot(*out)) {
+	if ((*out)[0] == '\0' || path_has_dotdot(*out)) {
 		free(*out);
 		*out = NULL;
 		return -1;

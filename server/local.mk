@@ -15,3 +15,43 @@ CAIRND_TESTS = \
 TESTS += $(CAIRND_TESTS)
 EXTRA_DIST += $(CAIRND_TESTS) tests/integ/netlib.sh tests/integ/rap.py \
 	tests/integ/recproxy.py
+
+# --- TLS (begin) ---
+TLS_TESTS = \
+	tests/integ/t-tls-ktcheck.sh \
+	tests/integ/t-tls-verify.sh \
+	tests/integ/t-tls-server.sh \
+	tests/integ/t-tls-daemon.sh \
+	tests/integ/t-tls-lapply.sh
+TESTS += $(TLS_TESTS)
+EXTRA_DIST += $(TLS_TESTS) tests/integ/tlslib.sh tests/integ/tlspeer.py
+
+# Service files: an init script and a systemd unit, with the installed
+# paths filled in.
+service_subst = sed -e 's|@sbindir[@]|$(sbindir)|g' \
+	-e 's|@sysconfdir[@]|$(sysconfdir)|g'
+server/init.d/cairnd: $(srcdir)/server/cairnd.init.in Makefile
+	$(AM_V_GEN)$(MKDIR_P) server/init.d && \
+	$(service_subst) <$(srcdir)/server/cairnd.init.in >$@.tmp && \
+	chmod +x $@.tmp && mv $@.tmp $@
+server/cairnd.service: $(srcdir)/server/cairnd.service.in Makefile
+	$(AM_V_GEN)$(MKDIR_P) server && \
+	$(service_subst) <$(srcdir)/server/cairnd.service.in >$@.tmp && \
+	mv $@.tmp $@
+if INSTALL_INIT_SCRIPT
+initd_SCRIPTS = server/init.d/cairnd
+initddir = $(initdir)
+else
+noinst_SCRIPTS = server/init.d/cairnd
+endif
+if INSTALL_SYSTEMD_UNIT
+systemdsystemunit_DATA = server/cairnd.service
+else
+noinst_DATA = server/cairnd.service
+endif
+CLEANFILES += server/init.d/cairnd server/cairnd.service
+EXTRA_DIST += server/cairnd.init.in server/cairnd.service.in
+
+# The test-CA helper.
+dist_sbin_SCRIPTS = contrib/cairn-mkca
+# --- TLS (end) ---

@@ -15,19 +15,29 @@
 #include <sys/socket.h>
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct conn;
 struct cerr;
+struct tlsctx;
 
 /* Daemon settings a session needs (read only after start-up). */
 struct sopts {
 	int		 zmax;		/* -Z: 0 = no compression */
 	int		 debug;		/* -d: trace commands on stderr */
 	int		 tls;		/* -w */
+	struct tlsctx	*tlsctx;	/* -w > 0: the server context */
 	mode_t		 umask;		/* -u, for uploads */
+	int64_t		 maxupload;	/* -M: largest upload, 0 = any */
+	int64_t		 minfree;	/* -N: bytes left free by uploads */
 	int		 rootfd;	/* the repository (-D), O_DIRECTORY */
 	char		 hostname[256];	/* for the banner */
 };
+
+/* Session states (protocol.md section 7). */
+#define SESS_PRETLS	0	/* -w >= 1, before STARTTLS */
+#define SESS_UNKNOWN	1	/* after STARTTLS, host not in config */
+#define SESS_AUTH	2	/* host in config */
 
 /* Per-connection state. */
 struct sess {
@@ -36,6 +46,7 @@ struct sess {
 	char			 ip[64];	/* numeric peer address */
 	char			 host[1025];	/* reverse name or ip */
 	const char		*cn;		/* certificate CN, NULL */
+	int			 state;		/* SESS_PRETLS ... */
 	char			*cmdfile;	/* base command file (config) */
 	char			*key;		/* what matched in config */
 	char			*specialdir;	/* special/[kdir/]key */
@@ -43,6 +54,8 @@ struct sess {
 	size_t			 nacl;
 	int			 errors;	/* protocol errors so far */
 	char			*stortran;	/* raw name of STOR TRANSCRIPT */
+	char			*storname;	/* its decoded name */
+	int			 stormade;	/* STOR_MADE_*: what we created */
 	int			 close;		/* end the session */
 	int			 status;	/* exit status of the child */
 };
@@ -81,6 +94,15 @@ int	 cmd_retr(struct sess *, int ac, char **av);
 int	 safe_open(int rootfd, const char *relpath);
 
 /* stor.c */
+#define STOR_MADE_DIR	0x01	/* tmp/file/<t> */
+#define STOR_MADE_TRAN	0x02	/* tmp/transcript/<t> */
+#define STOR_MINFREE	(16 * 1024 * 1024)	/* default -N, bytes */
 int	 cmd_stor(struct sess *, int ac, char **av);
+/*
+ * At the end of a session: an upload is kept only if the session ended
+ * with QUIT (s->status 0); otherwise what this session created for its
+ * current transcript (tmp/transcript/<t>, tmp/file/<t>) is removed.
+ */
+void	 stor_finish(struct sess *);
 
 #endif

@@ -27,6 +27,7 @@
 #include "log.h"
 #include "proto.h"
 #include "server.h"
+#include "tls.h"
 #include "version.h"
 #include "xmalloc.h"
 
@@ -38,9 +39,12 @@
 struct verb {
 	const char	*name;		/* full name */
 	size_t		 min;		/* shortest accepted abbreviation */
+	int		 flags;
 	int		 (*check)(struct sess *, int, char **);
 	int		 (*act)(struct sess *, int, char **);
 };
+#define V_AUTH		0x01	/* only in an authorized session */
+#define V_TLS		0x02	/* only when the server has TLS (-w >= 1) */
 
 static int	check_noargs(struct sess *, int, char **);
 static int	cmd_quit(struct sess *, int, char **);
@@ -48,21 +52,23 @@ static int	cmd_noop(struct sess *, int, char **);
 static int	cmd_help(struct sess *, int, char **);
 static int	cmd_comp(struct sess *, int, char **);
 static int	cmd_repo(struct sess *, int, char **);
+static int	cmd_starttls(struct sess *, int, char **);
 
 /*
- * The verbs of an authorized session.  STARTTLS and LOGIN are absent in
- * this build: the server has no TLS context and no PAM, so both are
- * "unrecognized" (protocol.md 5.7, 5.10).
+ * The verbs.  STARTTLS exists only when the server has TLS (-w >= 1;
+ * at -w 0 it is "unrecognized", protocol.md 5.7).  LOGIN is absent: this
+ * build has no PAM, so it is always "unrecognized" (5.10).
  */
 static const struct verb verbs[] = {
-	{ "QUIT",	4, check_noargs, cmd_quit },
-	{ "NOOP",	4, check_noargs, cmd_noop },
-	{ "HELP",	4, check_noargs, cmd_help },
-	{ "STATUS",	4, NULL, cmd_stat },
-	{ "RETRIEVE",	4, NULL, cmd_retr },
-	{ "STORE",	4, NULL, cmd_stor },
-	{ "REPORT",	4, NULL, cmd_repo },
-	{ "COMPRESS",	4, NULL, cmd_comp },
+	{ "QUIT",	4, 0, check_noargs, cmd_quit },
+	{ "NOOP",	4, 0, check_noargs, cmd_noop },
+	{ "HELP",	4, 0, check_noargs, cmd_help },
+	{ "STATUS",	4, V_AUTH, NULL, cmd_stat },
+	{ "RETRIEVE",	4, V_AUTH, NULL, cmd_retr },
+	{ "STORE",	4, V_AUTH, NULL, cmd_stor },
+	{ "STARTTLS",	4, V_TLS, check_noargs, cmd_starttls },
+	{ "REPORT",	4, V_AUTH, NULL, cmd_repo },
+	{ "COMPRESS",	4, V_AUTH, NULL, cmd_comp },
 };
 
 /* Copy src for a log line: control bytes and non-ASCII become '?'. */
@@ -197,6 +203,67 @@ cmd_repo(struct sess *s, int ac, char **av)
 	return sess_reply(s, RAP_REPO_OK, "Report successful");
 }
 
+/*
+ * STARTTLS (protocol.md 5.7): handshake, then match the host again, now
+ * with the certificate's name at -w >= 2.
+ */
+static int
+cmd_starttls(struct sess *s, int ac, char **av)
+{
+	struct cerr	 err;
+	char		 desc[128];
+	int		 r;
+
+	if (conn_tls(s->conn) != NULL) {
+		s->errors++;
+		return sess_reply(s, RAP_SYNTAX, "TLS already started");
+	}
+	if (conn_pending(s->conn) > 0) {
+		/* Anything behind STARTTLS came in clear: never obey it. */
+		log_notice("%s[%s]: data in clear after STARTTLS", s->host,
+		    s->ip);
+		sess_reply(s, RAP_SYNTAX, "Data after STARTTLS, closing "
+		    "connection");
+		s->status = 1;
+		return SESS_CLOSE;
+	}
+	if (sess_reply(s, RAP_TLS_READY, "Ready to start TLS") == SESS_CLOSE)
+		return SESS_CLOSE;
+	if (conn_starttls(s->conn, s->opts->tlsctx, NULL, &err) == -1) {
+		log_notice("%s", err.msg);
+		s->status = 1;
+		return SESS_CLOSE;
+	}
+	if (s->opts->tls >= 2)
+		s->cn = tls_peer_name(conn_tls(s->conn));
+	log_info("%s[%s]: TLS started (%s), certificate name %s", s->host,
+	    s->ip, tls_describe(conn_tls(s->conn), desc, sizeof(desc)),
+	    s->cn != NULL ? s->cn : "-");
+	if ((r = hostcfg_match(s, &err)) == -1) {
+		log_warnx("%s", err.msg);
+		goto unavailable;
+	}
+	if (r == 0) {
+		log_notice("%s[%s]: host not in config (certificate name %s)",
+		    s->host, s->ip, s->cn != NULL ? s->cn : "-");
+		s->state = SESS_UNKNOWN;
+		return SESS_OK;
+	}
+	if (hostcfg_load(s, &err) == -1) {
+		log_warnx("%s[%s]: %s", s->host, s->ip, err.msg);
+		goto unavailable;
+	}
+	log_debug("%s[%s]: command file %s, special directory %s", s->host,
+	    s->ip, s->cmdfile, s->specialdir);
+	s->state = SESS_AUTH;
+	return SESS_OK;
+unavailable:
+	sess_reply(s, RAP_UNAVAILABLE,
+	    "Service not available, closing transmission channel");
+	s->status = 1;
+	return SESS_CLOSE;
+}
+
 static const struct verb *
 verb_find(const char *tok)
 {
@@ -220,7 +287,9 @@ sess_dispatch(struct sess *s, char *line)
 		s->errors++;
 		return sess_reply(s, RAP_SYNTAX, "Illegal null command");
 	}
-	if ((v = verb_find(av[0])) == NULL) {
+	if ((v = verb_find(av[0])) == NULL ||
+	    ((v->flags & V_TLS) && s->opts->tls == 0) ||
+	    ((v->flags & V_TLS) && s->state == SESS_UNKNOWN)) {
 		s->errors++;
 		/* Echo at most 128 bytes of the verb. */
 		strlcpy(verb, av[0], sizeof(verb));
@@ -231,6 +300,19 @@ sess_dispatch(struct sess *s, char *line)
 		s->errors++;
 		return sess_reply(s, RAP_SYNTAX,
 		    "Syntax error (too many arguments)");
+	}
+	if ((v->flags & V_AUTH) && s->state == SESS_PRETLS) {
+		log_notice("%s[%s]: %s before STARTTLS", s->host, s->ip,
+		    v->name);
+		sess_reply(s, RAP_NEED_TLS,
+		    "Must issue a STARTTLS command first");
+		s->status = 1;
+		return SESS_CLOSE;
+	}
+	if ((v->flags & V_AUTH) && s->state == SESS_UNKNOWN) {
+		sess_reply(s, RAP_UNRECOGNIZED, "No access for %s", s->host);
+		s->status = 1;
+		return SESS_CLOSE;
 	}
 	if (v->check != NULL && (r = v->check(s, ac, av)) != SESS_OK)
 		return r == SESS_CLOSE ? SESS_CLOSE : SESS_OK;
@@ -322,7 +404,9 @@ sess_serve(int fd, const struct sockaddr *sa, socklen_t salen,
 	conn_set_trace(s.conn, o->debug);
 	log_info("%s: connect", peer);
 
-	if ((r = hostcfg_match(&s, &err)) != 1) {
+	s.state = o->tls > 0 ? SESS_PRETLS : SESS_AUTH;
+	if (s.state == SESS_AUTH &&
+	    (r = hostcfg_match(&s, &err)) != 1) {
 		if (r == -1) {
 			log_warnx("%s", err.msg);
 			sess_reply(&s, RAP_UNAVAILABLE, "Service not available, "
@@ -334,21 +418,25 @@ sess_serve(int fd, const struct sockaddr *sa, socklen_t salen,
 		}
 		goto done;
 	}
-	if (hostcfg_load(&s, &err) == -1) {
-		log_warnx("%s: %s", peer, err.msg);
-		sess_reply(&s, RAP_UNAVAILABLE,
-		    "Service not available, closing transmission channel");
-		goto done;
+	if (s.state == SESS_AUTH) {
+		if (hostcfg_load(&s, &err) == -1) {
+			log_warnx("%s: %s", peer, err.msg);
+			sess_reply(&s, RAP_UNAVAILABLE, "Service not "
+			    "available, closing transmission channel");
+			goto done;
+		}
+		log_debug("%s: command file %s, special directory %s", peer,
+		    s.cmdfile, s.specialdir);
 	}
-	log_debug("%s: command file %s, special directory %s", peer,
-	    s.cmdfile, s.specialdir);
 	conn_printf(s.conn, NULL, "200-RAP 1 %s %s radmind access protocol\r\n",
 	    o->hostname, CAIRN_VERSION);
 	conn_printf(s.conn, NULL, "200 CAPA %sREPO\r\n",
 	    o->zmax > 0 ? "ZLIB " : "");
 
 	while (!s.close) {
-		conn_set_timeout(s.conn, SESS_CMDWAIT);
+		/* Before TLS, no long idling (a pre-authentication deadline). */
+		conn_set_timeout(s.conn, s.state == SESS_PRETLS ?
+		    SESS_IOWAIT : SESS_CMDWAIT);
 		if (conn_getline(s.conn, &line, &err) == -1) {
 			if (conn_eof(s.conn)) {
 				log_info("%s: connection closed by peer", peer);
@@ -383,6 +471,7 @@ sess_serve(int fd, const struct sockaddr *sa, socklen_t salen,
 	sess_logstats(&s);
 done:
 	r = s.status;
+	stor_finish(&s);
 	conn_close(s.conn);
 	sess_free(&s);
 	return r;

@@ -1,13 +1,18 @@
 /*
  * stor.c: STOR uploads (protocol.md section 5.6).  Everything lands
  * below tmp/, created exclusively, reached one component at a time
- * without following symlinks.
+ * without following symlinks.  An upload larger than -M, or one that
+ * would leave less than -N free on the file system, is refused before
+ * its data is accepted; a file whose upload fails is removed, and so is
+ * the whole upload of a session that does not end with QUIT.
  */
 #include "config.h"
 
 #include <sys/types.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -22,9 +27,11 @@
 #include "compat.h"
 #include "conn.h"
 #include "encode.h"
+#include "fsutil.h"
 #include "log.h"
 #include "proto.h"
 #include "server.h"
+#include "transcript.h"
 #include "xmalloc.h"
 
 #define STOR_CHUNK	(256 * 1024)
@@ -93,30 +100,53 @@ fail:
 	return -1;
 }
 
-/* Nonzero if decoded path p has a ".." component. */
-static int
-stor_dotdot(const char *p)
-{
-	size_t	 n;
-
-	for (;;) {
-		n = strcspn(p, "/");
-		if (n == 2 && p[0] == '.' && p[1] == '.')
-			return 1;
-		if (p[n] == '\0')
-			return 0;
-		p += n + 1;
-	}
-}
-
-/* Reply and end the session. */
+/*
+ * Reply and end the session.  The session's upload is removed first, so
+ * a client that sees the refusal finds nothing of it left.
+ */
 static int
 stor_fatal(struct sess *s, int code, const char *msg)
 {
+	s->status = 1;
+	stor_finish(s);
 	sess_reply(s, code, "%s", msg);
 	s->close = 1;
-	s->status = 1;
 	return SESS_CLOSE;
+}
+
+/*
+ * May an upload of size bytes go to the file system of fd?  Returns 0,
+ * or -1 with errno EFBIG (over -M) or ENOSPC (it would leave less than
+ * -N free), after logging why.
+ */
+static int
+stor_room(struct sess *s, int fd, int64_t size, const char *upload)
+{
+	struct statvfs	 sv;
+	uint64_t	 avail;
+
+	if (s->opts->maxupload > 0 && size > s->opts->maxupload) {
+		log_notice("%s[%s]: STOR %s: %lld bytes refused, limit %lld "
+		    "(-M)", s->host, s->ip, upload, (long long)size,
+		    (long long)s->opts->maxupload);
+		errno = EFBIG;
+		return -1;
+	}
+	if (fstatvfs(fd, &sv) == -1) {
+		log_warn("%s: fstatvfs", upload);
+		return -1;
+	}
+	avail = (uint64_t)sv.f_bavail * (uint64_t)sv.f_frsize;
+	if ((uint64_t)size > avail ||
+	    avail - (uint64_t)size < (uint64_t)s->opts->minfree) {
+		log_notice("%s[%s]: STOR %s: %lld bytes refused, %llu bytes "
+		    "free, floor %lld (-N)", s->host, s->ip, upload,
+		    (long long)size, (unsigned long long)avail,
+		    (long long)s->opts->minfree);
+		errno = ENOSPC;
+		return -1;
+	}
+	return 0;
 }
 
 /*
@@ -141,6 +171,12 @@ stor_body(struct sess *s, int fd, int dfd, const char *leaf,
 		log_warnx("%s: STOR %s: bad size line", conn_peer(s->conn),
 		    upload);
 		goto bad;
+	}
+	if (stor_room(s, fd, size, upload) == -1) {
+		unlinkat(dfd, leaf, 0);
+		snprintf(msg, sizeof(msg), "%s: %s", upload, strerror(errno));
+		stor_fatal(s, RAP_STOR_DATA, msg);
+		return -1;
 	}
 	chunk = xmalloc(STOR_CHUNK);
 	for (left = size; left > 0; left -= n) {
@@ -186,7 +222,7 @@ cmd_stor(struct sess *s, int ac, char **av)
 	    !(strcasecmp(av[1], "FILE") == 0 && ac == 4))
 		return stor_fatal(s, RAP_STOR_SYNTAX, "STOR Syntax error");
 	if (strstr(av[2], "../") != NULL || decode_path(av[2], &name) == -1 ||
-	    name[0] == '\0' || stor_dotdot(name) ||
+	    name[0] == '\0' || path_has_dotdot(name) ||
 	    strchr(name, '\n') != NULL)
 		goto syntax;
 	if (!istran) {
@@ -194,11 +230,15 @@ cmd_stor(struct sess *s, int ac, char **av)
 		    strstr(av[3], "/../") != NULL ||
 		    decode_path(av[3], &path) == -1 || path[0] == '\0')
 			goto syntax;
-		if (stor_dotdot(path))
+		if (path_has_dotdot(path))
 			goto syntax;
 	}
 
 	if (istran) {
+		/* A new transcript: the previous upload is complete. */
+		free(s->storname);
+		s->storname = NULL;
+		s->stormade = 0;
 		n = snprintf(rel, sizeof(rel), "tmp/file/%s", name);
 		if (n < 0 || (size_t)n >= sizeof(rel))
 			goto syntax;
@@ -217,6 +257,8 @@ cmd_stor(struct sess *s, int ac, char **av)
 			goto out;
 		}
 		close(dfd);
+		s->storname = xstrdup(name);
+		s->stormade = STOR_MADE_DIR;
 		free(s->stortran);
 		s->stortran = xstrdup(av[2]);
 		n = snprintf(rel, sizeof(rel), "tmp/transcript/%s", name);
@@ -247,6 +289,8 @@ cmd_stor(struct sess *s, int ac, char **av)
 		close(dfd);
 		goto out;
 	}
+	if (istran)
+		s->stormade |= STOR_MADE_TRAN;
 	if (sess_reply(s, RAP_STOR_GO, "Storing file") == SESS_CLOSE ||
 	    stor_body(s, fd, dfd, leaf, up) == -1) {
 		close(fd);
@@ -270,4 +314,53 @@ out:
 	free(name);
 	free(path);
 	return r;
+}
+
+/* Remove relpath (below the repository), a tree if rmtree is set. */
+static int
+stor_remove(struct sess *s, const char *rel, int rmtree)
+{
+	const char	*leaf;
+	int		 dfd, r;
+
+	if ((dfd = stor_parent(s->opts->rootfd, rel, 0, 0, &leaf)) == -1)
+		return errno == ENOENT ? 0 : -1;
+	if (rmtree)
+		r = fs_rmtreeat(dfd, leaf);
+	else if ((r = unlinkat(dfd, leaf, 0)) == -1 && errno == ENOENT)
+		r = 0;
+	close(dfd);
+	return r;
+}
+
+void
+stor_finish(struct sess *s)
+{
+	char	 rel[PATH_MAX], safe[PATH_MAX];
+	int	 n;
+
+	if (s->storname == NULL || s->stormade == 0 || s->status == 0)
+		goto out;
+	sess_logsafe(safe, sizeof(safe), s->storname);
+	if (s->stormade & STOR_MADE_TRAN) {
+		n = snprintf(rel, sizeof(rel), "tmp/transcript/%s",
+		    s->storname);
+		if (n > 0 && (size_t)n < sizeof(rel) &&
+		    stor_remove(s, rel, 0) == -1)
+			log_warn("tmp/transcript/%s: removing incomplete upload",
+			    safe);
+	}
+	if (s->stormade & STOR_MADE_DIR) {
+		n = snprintf(rel, sizeof(rel), "tmp/file/%s", s->storname);
+		if (n > 0 && (size_t)n < sizeof(rel) &&
+		    stor_remove(s, rel, 1) == -1)
+			log_warn("tmp/file/%s: removing incomplete upload",
+			    safe);
+	}
+	log_notice("%s[%s]: upload of %s did not end with QUIT: removed",
+	    s->host, s->ip, safe);
+out:
+	free(s->storname);
+	s->storname = NULL;
+	s->stormade = 0;
 }

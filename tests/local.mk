@@ -9,3 +9,10 @@ TESTS += tests/integ/t-fsdiff-tree.sh
 EXTRA_DIST += tests/integ/t-fsdiff-tree.sh
 
 include tests/unit/local.mk
+
+TESTS += tests/integ/t-hostile-transcripts.sh
+EXTRA_DIST += tests/integ/t-hostile-transcripts.sh
+TESTS += tests/integ/t-fsdiff-progress.sh
+EXTRA_DIST += tests/integ/t-fsdiff-progress.sh
+TESTS += tests/integ/t-tools-version.sh
+EXTRA_DIST += tests/integ/t-tools-version.sh

@@ -1,7 +1,7 @@
 #!/bin/sh
 # cairnd limits and daemon behaviour: -m answered with 420, over-long
-# request line, error limit, -w > 0 refused in this build, -V, -i pidfile
-# removed on SIGTERM, IPv6 listening when no -a is given.
+# request line, error limit, -w > 0 without TLS material refused, -V,
+# -i pidfile removed on SIGTERM, IPv6 listening when no -a is given.
 . "$top_srcdir/tests/integ/lib.sh"
 need_tool cairnd
 mk_tmpdir
@@ -55,10 +55,12 @@ rap "$PORT" 'X1\nX2\nX3\nX4\nX5\nX6\nX7\nX8\nX9\nX10\nNOOP\n' >"$T/out" ||
 assert_file_eq "$T/exp" "$T/out" "error limit"
 stop_cairnd
 
-# TLS levels are refused with a clear message, usage errors exit 1.
+# TLS levels without a certificate are refused with a clear message,
+# usage errors exit 1.
 run_capture "$T/out" "$T/err" "$CAIRND" -f -D "$T/repo" -w 1
 assert_eq 1 "$RC" "-w 1 exit status"
-grep -q 'TLS not supported in this build' "$T/err" || fail "-w 1: $(cat "$T/err")"
+grep -q 'cert/cert.pem: cannot load certificate' "$T/err" ||
+    fail "-w 1: $(cat "$T/err")"
 run_capture "$T/out" "$T/err" "$CAIRND" -Z 10
 assert_eq 1 "$RC" "-Z 10 exit status"
 run_capture "$T/out" "$T/err" "$CAIRND" -V

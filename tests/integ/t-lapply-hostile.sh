@@ -20,25 +20,27 @@ refused() {
 	check_sentinel "$2"
 }
 
-# B1: escaping paths, rejected with their line before any change.
+# B1: escaping paths, rejected with their line before any change (the
+# transcript parser refuses non-canonical paths for every reader; lapply
+# itself refuses absolute paths in a relative transcript).
 refused "d ./new	0755 0 0
 f ./../outside/victim	0777 0 0 0 0 -" \
-    'line 2: ./../outside/victim: ".." path component'
+    "$T/h.T: line 2: path has a .. component"
 refused "d ./keep/..	0777 0 0" \
-    'line 1: ./keep/..: ".." path component'
+    "$T/h.T: line 1: path has a .. component"
 refused "- f ./keep/../../outside/victim	0600 0 0 0 0 -" \
-    'line 1: ./keep/../../outside/victim: ".." path component'
+    "$T/h.T: line 1: path has a .. component"
 refused "d ./new	0755 0 0
 - f $OUT/victim	0600 0 0 0 0 -" \
     "line 2: $OUT/victim: absolute path in a relative transcript"
 refused "d ./keep//x	0755 0 0" \
-    'line 1: ./keep//x: empty path component'
+    "$T/h.T: line 1: path has an empty or . component"
 refused "d ./keep/x/	0755 0 0" \
-    'line 1: ./keep/x/: empty path component'
+    "$T/h.T: line 1: path has an empty or . component"
 refused "d ./keep/./x	0755 0 0" \
-    'line 1: ./keep/./x: "." path component'
+    "$T/h.T: line 1: path has an empty or . component"
 refused "d keep	0755 0 0" \
-    'line 1: keep: path does not start with ./'
+    "$T/h.T: line 1: path must start with ./ or /"
 refused "- d .	0755 0 0" \
     'line 1: .: the apply root can only be a directory'
 refused "f ./keep/x	0644 4294967295 0 0 0 -" \
@@ -46,9 +48,9 @@ refused "f ./keep/x	0644 4294967295 0 0 0 -" \
 
 # C4: hard links may only point inside the root.
 refused "h ./a	./../outside/victim" \
-    'line 1: ./a: hard link target ./../outside/victim: ".." path component'
+    "$T/h.T: line 1: hard link target has a .. component"
 refused "h ./a	$OUT/victim" \
-    "line 1: ./a: hard link target $OUT/victim: absolute path in a relative transcript"
+    "$T/h.T: line 1: hard link target must start with ./"
 refused "h ./a	." \
     'line 1: ./a: hard link target .: link to the apply root'
 [ "$(stat -c %h "$OUT/victim")" = 1 ] || fail "victim got a link"

@@ -1,7 +1,7 @@
 #!/bin/sh
 # lcksum: update mode (rewritten lines in lcksum's layout, mtime rule,
 # temp file + rename, mode kept), -n and -n -a reports, -P, -q, -D roots,
-# several transcripts, and errors: missing stored file (line number,
+# several transcripts, -% progress, and errors: missing stored file (line number,
 # transcript untouched, no temp left), bad sort order, bad line, usage,
 # unknown digest.
 set -u
@@ -150,7 +150,7 @@ EOF
 printf 'f ./../x 0644 0 0 1 10 -\n' >R/transcript/t.T
 run dots 2 "$LCKSUM" -n -c sha1 R/transcript/t.T
 same dots-err dots.err <<'EOF'
-line 1: ./../x: path contains ".."
+R/transcript/t.T: line 1: path has a .. component
 EOF
 
 # -D: <D>/transcript/sub/x.T keeps its files in <D>/file/sub/x.T
@@ -168,6 +168,30 @@ cp R/transcript/t.T R/transcript/u.T
 cp -pR R/file/t.T R/file/u.T
 run two 1 "$LCKSUM" -q -c sha1 R/transcript/t.T R/transcript/u.T
 cmp -s R/transcript/t.T R/transcript/u.T || fail "two: second transcript not updated"
+
+# -%: 1024 per line looked at plus each file's size; -P narrows both
+# the work and its total; a listed size that is wrong still ends at %100
+setup
+run pct 1 "$LCKSUM" -q -n -% -c sha1 R/transcript/t.T
+same pct-out pct.out <<'EOF'
+%14 ./d
+%28 ./d/good
+%42 ./d/nosum
+%57 ./d/sp ace
+%71 ./d/zz
+%85 ./d/zzl
+%99 ./e
+%100 ./e
+EOF
+run pctp 0 "$LCKSUM" -q -n -% -P ./d/g -c sha1 R/transcript/t.T
+same pctp-out pctp.out <<'EOF'
+%100 ./d/good
+EOF
+run pcts 1 "$LCKSUM" -q -n -% -P ./d/sp -c sha1 R/transcript/t.T
+same pcts-out pcts.out <<'EOF'
+%99 ./d/sp ace
+%100 ./d/sp ace
+EOF
 
 # usage and digest errors: exit 2
 run nodigest 2 "$LCKSUM" R/transcript/t.T

@@ -519,12 +519,31 @@ static const struct {
 	{ "b ./b 0600 0 0 1 x", "bad.T: line 2: bad device number" },
 	{ "b ./b 0600 0 0 4294967296 0", "bad.T: line 2: bad device number" },
 	/* encoding */
-	{ "f ./a\\x 0644 0 0 1 1 -",
-	  "bad.T: line 2: bad path encoding or path too long" },
-	{ "f ./a\\ 0644 0 0 1 1 -",
-	  "bad.T: line 2: bad path encoding or path too long" },
-	{ "d ./a\\0 0755 0 0",
-	  "bad.T: line 2: bad path encoding or path too long" },
+	{ "f ./a\\x 0644 0 0 1 1 -", "bad.T: line 2: bad path encoding" },
+	{ "f ./a\\ 0644 0 0 1 1 -", "bad.T: line 2: bad path encoding" },
+	{ "d ./a\\0 0755 0 0", "bad.T: line 2: bad path encoding" },
+	/* paths that are not canonical could name something outside the root */
+	{ "f ./../x 0644 0 0 1 1 -", "bad.T: line 2: path has a .. component" },
+	{ "d ./a/.. 0755 0 0", "bad.T: line 2: path has a .. component" },
+	{ "d /a/../../b 0755 0 0", "bad.T: line 2: path has a .. component" },
+	{ "d ./a//b 0755 0 0", "bad.T: line 2: path has an empty or . component" },
+	{ "d ./a/ 0755 0 0", "bad.T: line 2: path has an empty or . component" },
+	{ "d ./ 0755 0 0", "bad.T: line 2: path has an empty or . component" },
+	{ "d ./a/./b 0755 0 0",
+	  "bad.T: line 2: path has an empty or . component" },
+	{ "d a 0755 0 0", "bad.T: line 2: path must start with ./ or /" },
+	{ "d .. 0755 0 0", "bad.T: line 2: path must start with ./ or /" },
+	{ "d .a 0755 0 0", "bad.T: line 2: path must start with ./ or /" },
+	{ "h ./h ./../x",
+	  "bad.T: line 2: hard link target has a .. component" },
+	{ "h ./h x", "bad.T: line 2: hard link target must start with ./ or /" },
+	{ "h ./h /etc/shadow",
+	  "bad.T: line 2: hard link target must start with ./" },
+	{ "h /h ./x", "bad.T: line 2: hard link target must start with /" },
+	/* line endings */
+	{ "d ./a 0755 0 0\r", "bad.T: line 2: carriage return in line" },
+	{ "l ./l 0777 0 0 t\r", "bad.T: line 2: carriage return in line" },
+	{ "d ./a\rb 0755 0 0", "bad.T: line 2: carriage return in line" },
 	{ "l ./l 0777 0 0 ../t\\q", "bad.T: line 2: bad link target encoding" },
 	{ "l ./l ../t\\", "bad.T: line 2: bad link target encoding" },
 	{ "h ./h ./t\\x", "bad.T: line 2: bad link target encoding" },
@@ -562,7 +581,7 @@ START_TEST(test_path_too_long)
 	memcpy(line, "d ./", 4);
 	memset(line + 4, 'p', n - 2);
 	strcpy(line + n + 2, " 0755 0 0");
-	parse_err(line, "bad.T: line 2: bad path encoding or path too long");
+	parse_err(line, "bad.T: line 2: path too long");
 	free(line);
 }
 END_TEST
@@ -696,12 +715,22 @@ START_TEST(test_reader_eof_without_newline)
 	const struct tline	*t;
 	struct cerr		 err = { "" };
 
+	/* a last line cut short is rejected, never half used */
 	r = open_text("a.T", "d . 0755 0 0\nd ./x 0755 0 0", 0);
 	ck_assert_int_eq(treader_next(r, &t, &err), 1);
+	ck_assert_int_eq(treader_next(r, &t, &err), -1);
+	ck_assert_str_eq(err.msg,
+	    "a.T: line 2: incomplete last line (no newline)");
+	treader_close(r);
+	r = open_text("b.T", "d . 0755 0 0\n# comment", 0);
 	ck_assert_int_eq(treader_next(r, &t, &err), 1);
-	ck_assert_str_eq(t->path, "./x");
-	ck_assert_int_eq(treader_next(r, &t, &err), 0);
-	ck_assert_int_eq(treader_next(r, &t, &err), 0);
+	ck_assert_int_eq(treader_next(r, &t, &err), -1);
+	ck_assert_str_eq(err.msg,
+	    "b.T: line 2: incomplete last line (no newline)");
+	treader_close(r);
+	r = open_text("c.T", "d . 0755 0 0\r\n", 0);
+	ck_assert_int_eq(treader_next(r, &t, &err), -1);
+	ck_assert_str_eq(err.msg, "c.T: line 1: carriage return in line");
 	treader_close(r);
 	r = open_text("empty.T", "", 0);
 	ck_assert_int_eq(treader_next(r, &t, &err), 0);

@@ -1,0 +1,652 @@
+/*
+ * lcreate: upload a transcript and the files it lists to the server's
+ * tmp/ area (tools.md, lcreate; protocol.md section 5.6).
+ *
+ * The transcript is read and every f/a line checked (type, size) before
+ * anything is sent, so a bad loadset uploads nothing.  Uploads are then
+ * pipelined: requests, sizes and file bodies go out back to back, and the
+ * 350/250 replies are collected in order, at most LC_WINDOW uploads
+ * behind, so the replies never fill the socket buffers.
+ */
+#include "config.h"
+
+#include <sys/types.h>
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "cerr.h"
+#include "cksum.h"
+#include "compat.h"
+#include "copts.h"
+#include "net.h"
+#include "transcript.h"
+#include "version.h"
+#include "xmalloc.h"
+
+#define LC_OK		0
+#define LC_ERROR	2
+
+#define LC_CHUNK	(1024 * 1024)	/* file read size */
+#define LC_WINDOW	128		/* uploads sent ahead of their replies */
+
+/* One f/a line to upload. */
+struct item {
+	char		*path;		/* decoded, for open() and messages */
+	char		*epath;		/* encoded, as in the transcript */
+	char		 type;		/* f or a */
+	int64_t		 size;		/* transcript size */
+	char		 cksum[96];	/* transcript checksum or "-" */
+	unsigned	 lineno;
+};
+
+struct lc {
+	struct netopts	 no;
+	const char	*tpath;		/* transcript argument */
+	const char	*tname;		/* -t, else its last component */
+	const char	*digest;	/* -c */
+	int		 tonly, negative, nonet, force, quiet, progress;
+	int		 dots;		/* -v with stdout a tty */
+
+	struct item	*items;
+	size_t		 nitems;
+
+	struct net	*net;
+	/* Messages of uploads sent, printed when their 250 arrives. */
+	char		**fifo;
+	size_t		 fhead, fcount, fcap;
+
+	int64_t		 ptotal, pdone;	/* -% */
+	int		 ppct;
+	struct cerr	 err;
+};
+
+static void
+usage(void)
+{
+	fprintf(stderr, "usage: lcreate [-%%FlnNrTV] [-q | -v | -i] "
+	    "[-c checksum] [-t stored-name] [-U user] %s "
+	    "create-able-transcript\n", copts_usage());
+	exit(LC_ERROR);
+}
+
+/* -%: "%NN path" each time the integer percentage grows. */
+static void
+progress(struct lc *lc, int64_t bytes, const char *path)
+{
+	int	 pct;
+
+	if (!lc->progress)
+		return;
+	lc->pdone += bytes;
+	if (lc->ptotal <= 0)
+		pct = 100;
+	else
+		pct = (int)(lc->pdone * 100 / lc->ptotal);
+	if (pct > 100)
+		pct = 100;
+	if (pct > lc->ppct) {
+		lc->ppct = pct;
+		printf("%%%.2d %s\n", pct, path);
+	}
+}
+
+static void
+fifo_push(struct lc *lc, char *msg)
+{
+	size_t	 i, n;
+	char	**v;
+
+	if (lc->fcount == lc->fcap) {
+		n = lc->fcap == 0 ? LC_WINDOW + 2 : lc->fcap * 2;
+		v = xcalloc(n, sizeof(*v));
+		for (i = 0; i < lc->fcount; i++)
+			v[i] = lc->fifo[(lc->fhead + i) % lc->fcap];
+		free(lc->fifo);
+		lc->fifo = v;
+		lc->fcap = n;
+		lc->fhead = 0;
+	}
+	lc->fifo[(lc->fhead + lc->fcount) % lc->fcap] = msg;
+	lc->fcount++;
+}
+
+static char *
+fifo_pop(struct lc *lc)
+{
+	char	*m;
+
+	if (lc->fcount == 0)
+		return NULL;
+	m = lc->fifo[lc->fhead];
+	lc->fhead = (lc->fhead + 1) % lc->fcap;
+	lc->fcount--;
+	return m;
+}
+
+/*
+ * Read the replies of the oldest sent upload and print its message.
+ * Returns 0, or -1 after printing why (a refusal is the server's line).
+ */
+static int
+reply_one(struct lc *lc)
+{
+	char	*msg;
+	int	 r;
+
+	if ((r = net_stor_reply(lc->net, &lc->err)) != 0) {
+		fprintf(stderr, "%s\n", lc->err.msg);
+		return -1;
+	}
+	msg = fifo_pop(lc);
+	if (msg != NULL && !lc->quiet && !lc->progress)
+		printf("%s\n", msg);
+	free(msg);
+	return 0;
+}
+
+/* Collect the replies of every upload sent completely. */
+static int
+drain(struct lc *lc)
+{
+	while (lc->fcount > 0)
+		if (reply_one(lc) == -1)
+			return -1;
+	return 0;
+}
+
+/*
+ * A send failed: the server probably refused an earlier upload and
+ * closed.  Show its refusal if it can still be read, else the error.
+ */
+static void
+send_failed(struct lc *lc)
+{
+	struct cerr	 saved = lc->err;
+	int		 r;
+
+	while (net_stor_pending(lc->net) > 0) {
+		if ((r = net_stor_reply(lc->net, &lc->err)) == 1) {
+			fprintf(stderr, "%s\n", lc->err.msg);
+			return;
+		}
+		if (r == -1)
+			break;
+		free(fifo_pop(lc));
+	}
+	fprintf(stderr, "%s\n", saved.msg);
+}
+
+/* Print "line N: ..." (with "warning: " first under -F). */
+static void
+mismatch(struct lc *lc, unsigned lineno, const char *what)
+{
+	fprintf(stderr, "%sline %u: %s\n", lc->force ? "warning: " : "",
+	    lineno, what);
+}
+
+/*
+ * Read the transcript and check every f/a line against the file system
+ * (tools.md: type, size; with -n also readability or, with -c, the
+ * digest).  Returns 0 or -1 after printing why.
+ */
+static int
+scan(struct lc *lc)
+{
+	struct tline	 t;
+	struct stat	 st;
+	struct item	*it;
+	struct cksum	*ck = NULL;
+	char		*line = NULL, sum[CKSUM_B64MAX];
+	size_t		 cap = 0, len;
+	ssize_t		 n;
+	unsigned	 lineno = 0;
+	int64_t		 size;
+	int		 r, fd, rc = -1;
+	FILE		*fp;
+
+	if ((fp = fopen(lc->tpath, "r")) == NULL) {
+		perror(lc->tpath);
+		return -1;
+	}
+	if (lc->digest != NULL)
+		ck = cksum_new(lc->digest);
+	memset(&t, 0, sizeof(t));
+	while ((n = getline(&line, &cap, fp)) != -1) {
+		lineno++;
+		len = (size_t)n;
+		if (len > 0 && line[len - 1] == '\n')
+			line[--len] = '\0';
+		else {
+			fprintf(stderr, "%s: line %u: line too long or not "
+			    "terminated\n", lc->tpath, lineno);
+			goto out;
+		}
+		if (len > TRAN_MAXLINE || strlen(line) != len) {
+			fprintf(stderr, "%s: line %u: line too long or "
+			    "contains NUL\n", lc->tpath, lineno);
+			goto out;
+		}
+		tline_clear(&t);
+		r = tline_parse(&t, line, lc->tpath, lineno, 1, &lc->err);
+		if (r == -1) {
+			fprintf(stderr, "%s\n", lc->err.msg);
+			goto out;
+		}
+		if (r == 2) {
+			fprintf(stderr, "Appliable transcripts cannot be "
+			    "uploaded.\n");
+			goto out;
+		}
+		if (r == 0 || t.minus || t.plus ||
+		    (t.type != 'f' && t.type != 'a'))
+			continue;
+		if (lc->digest != NULL && strcmp(t.cksum, "-") == 0) {
+			fprintf(stderr, "line %u: No checksum listed\n",
+			    lineno);
+			goto out;
+		}
+		if (!lc->negative) {
+			if (lstat(t.path, &st) == -1) {
+				perror(t.path);
+				goto out;
+			}
+			/* Only Mac OS has applefiles ('a' never matches). */
+			if (t.type != 'f' || !S_ISREG(st.st_mode)) {
+				fprintf(stderr, "line %u: file type wrong\n",
+				    lineno);
+				goto out;
+			}
+			/* Under -F the upload warns, with the live size. */
+			if (st.st_size != t.size &&
+			    (lc->nonet || !lc->force)) {
+				mismatch(lc, lineno, "size in transcript does "
+				    "not match size of file");
+				if (!lc->force)
+					goto out;
+			}
+			if (lc->nonet && ck != NULL) {
+				if ((fd = open(t.path, O_RDONLY | O_CLOEXEC))
+				    == -1 || (cksum_reset(ck),
+				    cksum_fd(ck, fd, sum, &size)) == -1) {
+					perror(t.path);
+					if (fd != -1)
+						close(fd);
+					goto out;
+				}
+				close(fd);
+				if (strcmp(sum, t.cksum) != 0) {
+					mismatch(lc, lineno, "checksum listed "
+					    "in transcript wrong");
+					if (!lc->force)
+						goto out;
+				}
+			} else if (lc->nonet && access(t.path, R_OK) == -1) {
+				perror(t.path);
+				goto out;
+			}
+		}
+		lc->items = xreallocarray(lc->items, lc->nitems + 1,
+		    sizeof(*lc->items));
+		it = &lc->items[lc->nitems++];
+		it->path = xstrdup(t.path);
+		it->epath = xstrdup(t.epath);
+		it->type = t.type;
+		it->size = lc->negative ? 0 : t.size;
+		strlcpy(it->cksum, t.cksum, sizeof(it->cksum));
+		it->lineno = lineno;
+		lc->ptotal += it->size;
+	}
+	if (ferror(fp)) {
+		perror(lc->tpath);
+		goto out;
+	}
+	rc = 0;
+out:
+	tline_clear(&t);
+	cksum_free(ck);
+	free(line);
+	fclose(fp);
+	return rc;
+}
+
+/* An AppleSingle file with empty forks (-N placeholder for 'a' lines). */
+static size_t
+empty_applefile(unsigned char *p)
+{
+	static const unsigned char head[] = {
+		0x00, 0x05, 0x16, 0x00,		/* magic */
+		0x00, 0x02, 0x00, 0x00,		/* version 2 */
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+		0x00, 0x03,			/* three entries */
+		0, 0, 0, 9, 0, 0, 0, 62, 0, 0, 0, 32,	/* finder info */
+		0, 0, 0, 2, 0, 0, 0, 94, 0, 0, 0, 0,	/* resource fork */
+		0, 0, 0, 1, 0, 0, 0, 94, 0, 0, 0, 0,	/* data fork */
+	};
+
+	memset(p, 0, 94);
+	memcpy(p, head, sizeof(head));
+	memcpy(p + 62 + 4, "RDMD", 4);		/* creator */
+	return 94;
+}
+
+/*
+ * Send one upload: kind TRANSCRIPT (epath NULL) or FILE.  The size is
+ * the open file's (the live file); a difference from want is an error
+ * unless -F.  With -c the bytes sent are digested and compared with
+ * sum before the final "." goes out, so a mismatch never lands on the
+ * server.  Returns 0, or -1 after printing why (the connection is then
+ * abandoned mid-upload if need be).
+ */
+static int
+send_file(struct lc *lc, const char *kind, const char *path,
+    const char *epath, int64_t want, const char *sum, unsigned lineno,
+    unsigned char *buf)
+{
+	struct stat	 st;
+	struct cksum	*ck = NULL;
+	char		 got[CKSUM_B64MAX];
+	int64_t		 left, size;
+	ssize_t		 n;
+	int		 fd, rc = -1;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1 ||
+	    fstat(fd, &st) == -1) {
+		perror(path);
+		if (fd != -1)
+			close(fd);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		fprintf(stderr, "%s: not a regular file\n", path);
+		goto out;
+	}
+	size = st.st_size;
+	if (want >= 0 && size != want) {
+		mismatch(lc, lineno, "size in transcript does not match size "
+		    "of file");
+		if (!lc->force)
+			goto out;
+	}
+	if (sum != NULL)
+		ck = cksum_new(lc->digest);
+	if (net_stor_begin(lc->net, kind, lc->tname, epath, size,
+	    &lc->err) == -1) {
+		send_failed(lc);
+		goto out;
+	}
+	for (left = size; left > 0; left -= n) {
+		n = read(fd, buf, left > LC_CHUNK ? LC_CHUNK : (size_t)left);
+		if (n == -1 && errno == EINTR) {
+			n = 0;
+			continue;
+		}
+		if (n == -1) {
+			perror(path);
+			goto out;
+		}
+		if (n == 0) {
+			fprintf(stderr, "%s: file shrank while being sent\n",
+			    path);
+			goto out;
+		}
+		if (ck != NULL)
+			cksum_update(ck, buf, (size_t)n);
+		if (net_stor_data(lc->net, buf, (size_t)n, &lc->err) == -1) {
+			send_failed(lc);
+			goto out;
+		}
+		if (lc->dots) {
+			putchar('.');
+			fflush(stdout);
+		}
+		progress(lc, n, path);
+	}
+	if (ck != NULL) {
+		cksum_final(ck, got);
+		if (strcmp(got, sum) != 0) {
+			mismatch(lc, lineno, "checksum listed in transcript "
+			    "wrong");
+			if (!lc->force)
+				goto out;
+		}
+	}
+	if (net_stor_end(lc->net, &lc->err) == -1) {
+		send_failed(lc);
+		goto out;
+	}
+	if (lc->dots)
+		putchar('\n');
+	rc = 0;
+out:
+	cksum_free(ck);
+	close(fd);
+	return rc;
+}
+
+/* The zero-length (or empty applefile) upload of -N. */
+static int
+send_empty(struct lc *lc, const struct item *it)
+{
+	unsigned char	 af[94];
+	size_t		 len = 0;
+
+	if (it->type == 'a')
+		len = empty_applefile(af);
+	if (net_stor_begin(lc->net, "FILE", lc->tname, it->epath,
+	    (int64_t)len, &lc->err) == -1 ||
+	    (len > 0 && net_stor_data(lc->net, af, len, &lc->err) == -1) ||
+	    net_stor_end(lc->net, &lc->err) == -1) {
+		send_failed(lc);
+		return -1;
+	}
+	return 0;
+}
+
+/* After each upload sent: keep at most LC_WINDOW awaiting replies. */
+static int
+window(struct lc *lc, char *msg)
+{
+	fifo_push(lc, msg);
+	while (lc->fcount > LC_WINDOW)
+		if (reply_one(lc) == -1)
+			return -1;
+	return 0;
+}
+
+/*
+ * Give up mid-way: collect the replies of the uploads sent completely
+ * (their messages are true), then drop the connection without QUIT, so
+ * the server discards the upload.
+ */
+static void
+abandon(struct lc *lc)
+{
+	if (!net_broken(lc->net))
+		(void)drain(lc);
+	net_abort(lc->net);
+	lc->net = NULL;
+}
+
+static int
+upload(struct lc *lc)
+{
+	struct stat	 st;
+	unsigned char	*buf;
+	char		*msg;
+	size_t		 i;
+	int		 rc = LC_ERROR;
+
+	if (stat(lc->tpath, &st) == -1) {
+		perror(lc->tpath);
+		return LC_ERROR;
+	}
+	lc->ptotal += st.st_size;
+	if ((lc->net = net_open(&lc->no, &lc->err)) == NULL) {
+		fprintf(stderr, "%s\n", lc->err.msg);
+		return LC_ERROR;
+	}
+	buf = xmalloc(LC_CHUNK);
+	if (send_file(lc, "TRANSCRIPT", lc->tpath, NULL, -1, NULL, 0, buf)
+	    == -1)
+		goto fail;
+	xasprintf(&msg, "%s: stored", lc->tpath);
+	if (window(lc, msg) == -1)
+		goto fail;
+	for (i = 0; !lc->tonly && i < lc->nitems; i++) {
+		if (lc->negative) {
+			if (send_empty(lc, &lc->items[i]) == -1)
+				goto fail;
+			xasprintf(&msg, "%s: stored as zero length %s",
+			    lc->items[i].path, lc->items[i].type == 'a' ?
+			    "applefile" : "file");
+		} else {
+			if (send_file(lc, "FILE", lc->items[i].path,
+			    lc->items[i].epath, lc->items[i].size,
+			    lc->digest != NULL ? lc->items[i].cksum : NULL,
+			    lc->items[i].lineno, buf) == -1)
+				goto fail;
+			xasprintf(&msg, "%s: stored", lc->items[i].path);
+		}
+		if (window(lc, msg) == -1)
+			goto fail;
+	}
+	if (drain(lc) == -1)
+		goto fail;
+	rc = LC_OK;
+	if (lc->no.verbose)
+		net_print_stats(lc->net, stdout);
+	if (net_close(lc->net, &lc->err) == -1) {
+		fprintf(stderr, "%s\n", lc->err.msg);
+		rc = LC_ERROR;
+	}
+	lc->net = NULL;
+	free(buf);
+	return rc;
+fail:
+	if (lc->dots)
+		putchar('\n');
+	abandon(lc);
+	free(buf);
+	return LC_ERROR;
+}
+
+static void
+lc_free(struct lc *lc)
+{
+	size_t	 i;
+
+	for (i = 0; i < lc->nitems; i++) {
+		free(lc->items[i].path);
+		free(lc->items[i].epath);
+	}
+	free(lc->items);
+	while (lc->fcount > 0)
+		free(fifo_pop(lc));
+	free(lc->fifo);
+}
+
+static int
+tool_opt(int ch, const char *arg, void *ctx)
+{
+	struct lc	*lc = ctx;
+
+	switch (ch) {
+	case '%':
+		lc->progress = 1;
+		break;
+	case 'c':
+		if (!cksum_supported(arg)) {
+			fprintf(stderr, "lcreate: unsupported checksum '%s'\n",
+			    arg);
+			exit(LC_ERROR);
+		}
+		lc->digest = arg;
+		break;
+	case 'F':
+		lc->force = 1;
+		break;
+	case 'i':
+		setvbuf(stdout, NULL, _IOLBF, 0);
+		break;
+	case 'l':
+		fprintf(stderr, "lcreate: -l: LOGIN not supported "
+		    "(this cairn has no PAM login)\n");
+		exit(LC_ERROR);
+	case 'n':
+		lc->nonet = 1;
+		break;
+	case 'N':
+		lc->negative = 1;
+		break;
+	case 'q':
+		lc->quiet = 1;
+		break;
+	case 't':
+		lc->tname = arg;
+		break;
+	case 'T':
+		lc->tonly = 1;
+		break;
+	case 'U':
+		break;		/* user for -l, which is refused */
+	case 'V':
+		version_print(1);
+		exit(0);
+	default:
+		return -1;
+	}
+	return 0;
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct lc	 lc;
+	const char	*slash;
+	int		 rc;
+
+	memset(&lc, 0, sizeof(lc));
+	lc.ppct = -1;
+	copts_init(&lc.no);
+	if (copts_parse(argc, argv, &lc.no, "%c:FilnNqt:TU:V", tool_opt, &lc)
+	    == -1 || argc - optind != 1)
+		usage();
+	if (lc.quiet && (lc.progress || lc.no.verbose))
+		usage();
+	if (lc.progress && lc.no.verbose)
+		usage();
+	lc.tpath = argv[optind];
+	if (lc.tname == NULL) {
+		slash = strrchr(lc.tpath, '/');
+		lc.tname = slash != NULL ? slash + 1 : lc.tpath;
+	}
+	if (lc.tname[0] == '\0' || strpbrk(lc.tname, " \t\r\n") != NULL) {
+		fprintf(stderr, "%s: invalid transcript name\n", lc.tname);
+		exit(LC_ERROR);
+	}
+	lc.dots = lc.no.verbose && isatty(STDOUT_FILENO);
+
+	if ((!lc.tonly || lc.nonet) && scan(&lc) == -1)
+		rc = LC_ERROR;
+	else if (lc.nonet)
+		rc = LC_OK;
+	else if (signal(SIGPIPE, SIG_IGN) == SIG_ERR) {
+		perror("signal");
+		rc = LC_ERROR;
+	} else
+		rc = upload(&lc);
+	if (fflush(stdout) == EOF)
+		rc = LC_ERROR;
+	lc_free(&lc);
+	return rc;
+}

@@ -1,0 +1,362 @@
+/*
+ * lfdiff: compare a local file with the server's copy (tools.md,
+ * lfdiff).  The server copy is fetched into a private temporary file,
+ * unlinked at once, and given to diff(1) on its standard input:
+ * "diff [options] -- - file", so the server copy is the left side.
+ */
+#include "config.h"
+
+#include <sys/types.h>
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cerr.h"
+#include "command.h"
+#include "compat.h"
+#include "copts.h"
+#include "encode.h"
+#include "net.h"
+#include "pathcmp.h"
+#include "transcript.h"
+#include "version.h"
+#include "wildcard.h"
+#include "xmalloc.h"
+
+#define LF_ERROR	2
+#define LF_CHUNK	(256 * 1024)
+#define LF_MAXDIFFARGS	64
+
+struct lf {
+	struct netopts	 no;
+	const char	*kfile;		/* -K */
+	const char	*tname;		/* -T */
+	int		 special;	/* -S */
+	int		 icase;		/* -I */
+	const char	*diffargv[LF_MAXDIFFARGS];
+	int		 ndiff;
+	char		*xcopy;		/* -X strings, split in place */
+};
+
+static void
+usage(void)
+{
+	fprintf(stderr, "usage: lfdiff [-IrvV] [-T transcript | -S] "
+	    "[-K command file] [-u umask] %s [-bitcefns] [-C lines] "
+	    "[-D name] [-X \"diff options\"] file\n", copts_usage());
+	exit(LF_ERROR);
+}
+
+static void
+diff_add(struct lf *lf, const char *arg)
+{
+	if (lf->ndiff >= LF_MAXDIFFARGS - 5) {
+		fprintf(stderr, "lfdiff: too many diff options\n");
+		exit(LF_ERROR);
+	}
+	lf->diffargv[lf->ndiff++] = arg;
+}
+
+static int
+tool_opt(int ch, const char *arg, void *ctx)
+{
+	struct lf	*lf = ctx;
+	char		*p, *tok, *opt;
+	const char	*errstr;
+	long long	 v;
+
+	switch (ch) {
+	case 'I':
+		lf->icase = 1;
+		break;
+	case 'K':
+		lf->kfile = arg;
+		break;
+	case 'S':
+		lf->special = 1;
+		break;
+	case 'T':
+		lf->tname = arg;
+		break;
+	case 'u':
+		errno = 0;
+		v = strtol(arg, &p, 8);
+		if (errno != 0 || *p != '\0' || p == arg || v < 0 ||
+		    v > 0777) {
+			fprintf(stderr, "%s: invalid umask\n", arg);
+			return -1;
+		}
+		umask((mode_t)v);
+		break;
+	case 'V':
+		version_print(0);
+		exit(0);
+	case 'b': case 'i': case 't': case 'c': case 'e': case 'f':
+	case 'n': case 's':
+		xasprintf(&opt, "-%c", ch);
+		diff_add(lf, opt);
+		break;
+	case 'C':
+		v = strtonum(arg, 0, INT_MAX, &errstr);
+		if (errstr != NULL) {
+			fprintf(stderr, "-C %s: %s\n", arg, errstr);
+			return -1;
+		}
+		diff_add(lf, "-C");
+		diff_add(lf, arg);
+		break;
+	case 'D':
+		diff_add(lf, "-D");
+		diff_add(lf, arg);
+		break;
+	case 'X':
+		/* Split on whitespace (Radmind 1.x passed it as one word). */
+		p = xstrdup(arg);
+		while ((tok = strsep(&p, " \t\n")) != NULL)
+			if (*tok != '\0')
+				diff_add(lf, tok);
+		break;
+	default:
+		return -1;
+	}
+	return 0;
+}
+
+/* One transcript to search, highest precedence first. */
+struct cand {
+	char		*name;		/* as in the command file */
+	char		*path;		/* local copy */
+	int		 special;	/* special.T */
+};
+
+/*
+ * Find the highest-precedence transcript listing file (as twhich does):
+ * *tname gets its name (NULL for special.T) and *epath the path token as
+ * that transcript writes it.  Returns 0, or -1 after printing why.
+ */
+static int
+lookup(struct lf *lf, const char *file, char **tname, char **epath,
+    int *special)
+{
+	struct cmdset		*cs;
+	struct cand		*c = NULL;
+	struct treader		*r;
+	const struct tline	*l;
+	struct cerr		 err;
+	char			*want, *p;
+	size_t			 i, n = 0;
+	int			 style, rc = -1, got, cmp;
+
+	if (file[0] == '.' && (file[1] == '\0' || file[1] == '/'))
+		style = PATH_RELATIVE;
+	else if (file[0] == '/')
+		style = PATH_ABSOLUTE;
+	else {
+		fprintf(stderr, "%s: path must start with \"/\" or \"./\"\n",
+		    file);
+		return -1;
+	}
+	if (cmdset_load(lf->kfile, NULL, CMD_MINUS | CMD_NOMINUSK, &cs,
+	    &err) == -1) {
+		fprintf(stderr, "%s\n", err.msg);
+		return -1;
+	}
+	want = xstrdup(file);
+	for (i = 0; i < cs->nexclude; i++) {
+		p = path_restyle(cs->exclude[i], style);
+		got = wildcard(p, want, lf->icase);
+		free(p);
+		if (got) {
+			fprintf(stderr, "%s: excluded by \"%s\"\n", file,
+			    cs->exclude[i]);
+			goto out;
+		}
+	}
+	c = xcalloc(cs->ntran + 1, sizeof(*c));
+	if (cs->nspecial > 0) {
+		c[n].name = xstrdup("special.T");
+		xasprintf(&c[n].path, "%sspecial.T", cs->kdir);
+		c[n++].special = 1;
+	}
+	for (i = cs->ntran; i-- > 0; n++) {
+		c[n].name = xstrdup(cs->tran[i].name);
+		xasprintf(&c[n].path, "%s%s", cs->kdir, cs->tran[i].name);
+	}
+	for (i = 0; i < n; i++) {
+		if ((r = treader_open(c[i].path, NULL,
+		    lf->icase ? TR_ICASE : 0, &err)) == NULL) {
+			fprintf(stderr, "%s\n", err.msg);
+			goto out;
+		}
+		while ((got = treader_next(r, &l, &err)) == 1) {
+			p = path_restyle(l->path, style);
+			cmp = pathcmp(p, want, lf->icase);
+			free(p);
+			if (cmp < 0)
+				continue;
+			if (cmp > 0)
+				break;
+			if (l->minus)
+				break;		/* hidden here: look lower */
+			if (l->type != 'f' && l->type != 'a') {
+				fprintf(stderr, "%s: not a file in %s\n",
+				    file, c[i].name);
+				treader_close(r);
+				goto out;
+			}
+			*tname = c[i].special ? NULL : xstrdup(c[i].name);
+			*epath = xstrdup(l->epath);
+			*special = c[i].special;
+			treader_close(r);
+			rc = 0;
+			goto out;
+		}
+		if (got == -1) {
+			fprintf(stderr, "%s\n", err.msg);
+			treader_close(r);
+			goto out;
+		}
+		treader_close(r);
+	}
+	fprintf(stderr, "%s: not found in any transcript\n", file);
+out:
+	for (i = 0; i < n; i++) {
+		free(c[i].name);
+		free(c[i].path);
+	}
+	free(c);
+	free(want);
+	cmdset_free(cs);
+	return rc;
+}
+
+/* A private temporary file, already unlinked.  Returns fd or -1. */
+static int
+private_tmp(void)
+{
+	const char	*dir = getenv("TMPDIR");
+	char		*path;
+	int		 fd;
+
+	if (dir == NULL || dir[0] == '\0')
+		dir = "/tmp";
+	xasprintf(&path, "%s/lfdiff.radmind.XXXXXX", dir);
+	if ((fd = mkstemp(path)) == -1) {
+		perror(path);
+		free(path);
+		return -1;
+	}
+	if (unlink(path) == -1) {
+		perror(path);
+		close(fd);
+		free(path);
+		return -1;
+	}
+	(void)fchmod(fd, 0600);
+	free(path);
+	return fd;
+}
+
+/* Fetch the server copy into fd.  Returns 0 or -1 after printing why. */
+static int
+fetch(struct lf *lf, const char *tname, const char *epath, int special,
+    int fd)
+{
+	struct net	*net;
+	struct cerr	 err;
+	char		*buf;
+	int64_t		 size;
+	ssize_t		 n;
+	int		 r, rc = -1;
+
+	if ((net = net_open(&lf->no, &err)) == NULL) {
+		fprintf(stderr, "%s\n", err.msg);
+		return -1;
+	}
+	if (special)
+		r = net_send_retr(net, "SPECIAL", NULL, epath, &err);
+	else
+		r = net_send_retr(net, "FILE", tname, epath, &err);
+	if (r == -1 || (r = net_retr_begin(net, &size, &err)) != 0) {
+		fprintf(stderr, "%s\n", err.msg);
+		goto out;
+	}
+	buf = xmalloc(LF_CHUNK);
+	while ((n = net_retr_read(net, buf, LF_CHUNK, &err)) > 0) {
+		if (write(fd, buf, (size_t)n) != n) {
+			perror("lfdiff: temporary file");
+			free(buf);
+			goto out;
+		}
+	}
+	free(buf);
+	if (n == -1 || net_retr_end(net, &err) == -1) {
+		fprintf(stderr, "%s\n", err.msg);
+		goto out;
+	}
+	rc = 0;
+out:
+	if (net_close(net, &err) == -1 && rc == 0) {
+		fprintf(stderr, "%s\n", err.msg);
+		rc = -1;
+	}
+	return rc;
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct lf	 lf;
+	struct stat	 st;
+	const char	*file;
+	char		*tname = NULL, *epath = NULL;
+	int		 fd, special = 0;
+
+	memset(&lf, 0, sizeof(lf));
+	copts_init(&lf.no);
+	lf.kfile = _RADMIND_PATH "/client/command.K";
+	lf.diffargv[lf.ndiff++] = "diff";
+	if (copts_parse(argc, argv, &lf.no, "bC:cD:efIiK:nSstT:u:VX:",
+	    tool_opt, &lf) == -1 || argc - optind != 1)
+		usage();
+	if (lf.special && lf.tname != NULL)
+		usage();
+	file = argv[optind];
+	if (stat(file, &st) == -1) {
+		perror(file);
+		exit(LF_ERROR);
+	}
+	if (lf.special || lf.tname != NULL) {
+		epath = encode_dup(file);
+		special = lf.special;
+		if (lf.tname != NULL)
+			tname = xstrdup(lf.tname);
+	} else if (lookup(&lf, file, &tname, &epath, &special) == -1)
+		exit(LF_ERROR);
+
+	if ((fd = private_tmp()) == -1)
+		exit(LF_ERROR);
+	if (fetch(&lf, tname, epath, special, fd) == -1)
+		exit(LF_ERROR);
+	if (lseek(fd, 0, SEEK_SET) == -1 || dup2(fd, STDIN_FILENO) == -1) {
+		perror("lfdiff: temporary file");
+		exit(LF_ERROR);
+	}
+	if (fd != STDIN_FILENO)
+		close(fd);
+	lf.diffargv[lf.ndiff++] = "--";
+	lf.diffargv[lf.ndiff++] = "-";
+	lf.diffargv[lf.ndiff++] = file;
+	lf.diffargv[lf.ndiff] = NULL;
+	fflush(stdout);
+	execvp("diff", (char *const *)(uintptr_t)lf.diffargv);
+	perror("diff");
+	exit(LF_ERROR);
+}

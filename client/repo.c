@@ -1,0 +1,144 @@
+/*
+ * repo: send an event report to the server's log (tools.md, repo;
+ * protocol.md section 5.9).
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cerr.h"
+#include "compat.h"
+#include "copts.h"
+#include "encode.h"
+#include "net.h"
+#include "proto.h"
+#include "version.h"
+#include "xmalloc.h"
+
+#define REPO_OK		0
+#define REPO_USAGE	1
+#define REPO_ERROR	2
+
+#define REPO_MAXMSG	(8 * 1024)	/* decoded message, bytes */
+
+struct repo {
+	const char	*event;
+};
+
+static void
+usage(void)
+{
+	fprintf(stderr, "usage: repo -e event [-Vv] %s [message ...]\n",
+	    copts_usage());
+	exit(REPO_USAGE);
+}
+
+static int
+tool_opt(int ch, const char *arg, void *ctx)
+{
+	struct repo	*r = ctx;
+
+	switch (ch) {
+	case 'e':
+		if (arg[0] == '\0' || strpbrk(arg, " \t\r\n") != NULL) {
+			fprintf(stderr, "%s: event must be one word\n", arg);
+			return -1;
+		}
+		r->event = arg;
+		break;
+	case 'V':
+		version_print(0);
+		exit(REPO_OK);
+	default:
+		return -1;
+	}
+	return 0;
+}
+
+/* The message: the arguments joined by spaces, or stdin's first line. */
+static char *
+message(int argc, char *argv[])
+{
+	char	*line = NULL, *msg;
+	size_t	 cap = 0, len = 0, n;
+	ssize_t	 r;
+	int	 i;
+
+	if (argc > 0) {
+		for (i = 0; i < argc; i++)
+			len += strlen(argv[i]) + 1;
+		msg = xmalloc(len);
+		msg[0] = '\0';
+		for (i = 0; i < argc; i++) {
+			if (i > 0)
+				strlcat(msg, " ", len);
+			strlcat(msg, argv[i], len);
+		}
+		return msg;
+	}
+	if ((r = getline(&line, &cap, stdin)) == -1) {
+		free(line);
+		if (ferror(stdin)) {
+			perror("stdin");
+			exit(REPO_ERROR);
+		}
+		fprintf(stderr, "repo: no message (none given, stdin empty)\n");
+		exit(REPO_USAGE);
+	}
+	n = (size_t)r;
+	if (n > 0 && line[n - 1] == '\n')
+		line[--n] = '\0';
+	if (strlen(line) != n) {
+		fprintf(stderr, "repo: stdin: message contains a NUL byte\n");
+		exit(REPO_ERROR);
+	}
+	return line;
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct netopts	 no;
+	struct repo	 r;
+	struct net	*net;
+	struct cerr	 err;
+	char		*msg;
+	int		 rc = REPO_OK;
+
+	memset(&r, 0, sizeof(r));
+	copts_init(&no);
+	if (copts_parse(argc, argv, &no, "e:V", tool_opt, &r) == -1 ||
+	    r.event == NULL)
+		usage();
+	msg = message(argc - optind, argv + optind);
+	if (msg[0] == '\0') {
+		fprintf(stderr, "repo: empty message\n");
+		exit(REPO_USAGE);
+	}
+	if (strlen(msg) > REPO_MAXMSG) {
+		fprintf(stderr, "repo: message longer than %d bytes\n",
+		    REPO_MAXMSG);
+		exit(REPO_ERROR);
+	}
+	if ((net = net_open(&no, &err)) == NULL) {
+		fprintf(stderr, "%s\n", err.msg);
+		exit(REPO_ERROR);
+	}
+	if (!net_has_cap(net, "REPO")) {
+		fprintf(stderr, "%s: server does not support reporting\n",
+		    no.host);
+		rc = REPO_ERROR;
+	} else if (net_report(net, r.event, msg, &err) == -1) {
+		fprintf(stderr, "%s\n", err.msg);
+		rc = REPO_ERROR;
+	}
+	if (net_close(net, &err) == -1) {
+		fprintf(stderr, "%s\n", err.msg);
+		rc = REPO_ERROR;
+	}
+	free(msg);
+	return rc;
+}

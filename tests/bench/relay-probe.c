@@ -1,0 +1,306 @@
+/*
+ * relay-probe: measure what the benchmark relay delivers.
+ *
+ * usage: relay-probe rate-bit/s rtt-us bytes
+ *
+ * Starts a peer on 127.0.0.1 and a relay (client/relay.c) in front of it,
+ * then through the relay:
+ *  1. 5 one-byte round trips: the shortest must take at least rtt;
+ *  2. bytes sent to the peer: the rate seen by the peer (first to last
+ *     byte) and by the sender (start to last byte) must not exceed the
+ *     configured rate by more than 5%, nor fall below 80% of it;
+ *  3. the same from the peer to the client.
+ * Prints the figures, one line per check, and exits 0 if every check
+ * held, 1 otherwise.
+ */
+#include "config.h"
+
+#include <sys/types.h>
+#include <sys/socket.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cerr.h"
+#include "compat.h"
+#include "relay.h"
+
+#define ROUNDS	5
+
+struct peer {
+	int		 lfd;
+	uint64_t	 bytes;
+	uint64_t	 first_ns, last_ns, got, after;
+};
+
+static void
+die(const char *what)
+{
+	fprintf(stderr, "relay-probe: %s: %s\n", what, strerror(errno));
+	exit(2);
+}
+
+static int
+xaccept(int lfd)
+{
+	int	fd, one = 1;
+
+	if ((fd = accept(lfd, NULL, NULL)) == -1)
+		die("accept");
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	return fd;
+}
+
+static void
+writeall(int fd, const char *p, size_t n)
+{
+	ssize_t	w;
+
+	while (n > 0) {
+		if ((w = write(fd, p, n)) == -1) {
+			if (errno == EINTR)
+				continue;
+			die("write");
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+}
+
+/*
+ * Read to end of file, timestamping the first and last byte; *got counts
+ * every byte, *after the bytes after the first read (those that crossed
+ * the link between the two timestamps).
+ */
+static void
+sink(int fd, uint64_t *first, uint64_t *last, uint64_t *got, uint64_t *after)
+{
+	static char	buf[65536];
+	ssize_t		n;
+
+	*got = *after = 0;
+	*first = *last = 0;
+	for (;;) {
+		if ((n = read(fd, buf, sizeof(buf))) == -1) {
+			if (errno == EINTR)
+				continue;
+			die("read");
+		}
+		if (n == 0)
+			break;
+		*last = relay_now_ns();
+		if (*got == 0)
+			*first = *last;
+		else
+			*after += (uint64_t)n;
+		*got += (uint64_t)n;
+	}
+}
+
+static void
+source(int fd, uint64_t bytes)
+{
+	static char	buf[65536];
+	size_t		n;
+
+	memset(buf, 'x', sizeof(buf));
+	while (bytes > 0) {
+		n = bytes > sizeof(buf) ? sizeof(buf) : (size_t)bytes;
+		writeall(fd, buf, n);
+		bytes -= n;
+	}
+	shutdown(fd, SHUT_WR);
+}
+
+/* The peer: an echo connection, a sink, then a source. */
+static void *
+peer_main(void *arg)
+{
+	struct peer	*p = arg;
+	char		 c;
+	int		 fd, i;
+	ssize_t		 n;
+
+	fd = xaccept(p->lfd);
+	for (i = 0; i < ROUNDS; i++) {
+		if ((n = read(fd, &c, 1)) != 1)
+			die("echo read");
+		writeall(fd, &c, 1);
+	}
+	close(fd);
+
+	fd = xaccept(p->lfd);
+	sink(fd, &p->first_ns, &p->last_ns, &p->got, &p->after);
+	close(fd);
+
+	fd = xaccept(p->lfd);
+	source(fd, p->bytes);
+	close(fd);
+	return NULL;
+}
+
+static int
+dial(uint16_t port)
+{
+	struct sockaddr_in	sin;
+	int			fd, one = 1;
+
+	if ((fd = socket(AF_INET, SOCK_STREAM, 0)) == -1)
+		die("socket");
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	sin.sin_port = htons(port);
+	if (connect(fd, (struct sockaddr *)&sin, sizeof(sin)) == -1)
+		die("connect to relay");
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	return fd;
+}
+
+/* Check a measured rate against the link; print a line; 0 if it held. */
+static int
+check_rate(const char *what, double bps, double rate)
+{
+	double	pct = 100.0 * bps / rate;
+	int	ok = bps <= rate * 1.05 && bps >= rate * 0.80;
+
+	printf("%s: %.3f Mbit/s = %.1f%% of %.3f Mbit/s: %s\n", what,
+	    bps / 1e6, pct, rate / 1e6, ok ? "ok" : "FAIL (allowed 80-105%)");
+	return ok ? 0 : 1;
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct relay_link	 link;
+	struct relay_stats	 st;
+	struct sockaddr_in	 sin;
+	socklen_t		 len;
+	struct relay		*r;
+	struct peer		 p;
+	struct cerr		 err;
+	pthread_t		 thr;
+	const char		*es;
+	uint64_t		 t0, t1, best, first, last, got, after;
+	double			 rate;
+	char			 c = 'p';
+	int			 fd, i, bad = 0;
+
+	if (argc != 4) {
+		fprintf(stderr, "usage: relay-probe rate-bit/s rtt-us bytes\n");
+		return 2;
+	}
+	memset(&link, 0, sizeof(link));
+	link.rate = (uint64_t)strtonum(argv[1], 1000, 100000000000LL, &es);
+	if (es != NULL)
+		return fprintf(stderr, "rate %s: %s\n", argv[1], es), 2;
+	link.rtt_us = (uint64_t)strtonum(argv[2], 0, 10000000, &es);
+	if (es != NULL)
+		return fprintf(stderr, "rtt %s: %s\n", argv[2], es), 2;
+	memset(&p, 0, sizeof(p));
+	p.bytes = (uint64_t)strtonum(argv[3], 1, 1LL << 32, &es);
+	if (es != NULL)
+		return fprintf(stderr, "bytes %s: %s\n", argv[3], es), 2;
+	rate = (double)link.rate;
+
+	if ((p.lfd = socket(AF_INET, SOCK_STREAM, 0)) == -1)
+		die("socket");
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	len = sizeof(sin);
+	if (bind(p.lfd, (struct sockaddr *)&sin, sizeof(sin)) == -1 ||
+	    listen(p.lfd, 4) == -1 ||
+	    getsockname(p.lfd, (struct sockaddr *)&sin, &len) == -1)
+		die("listen");
+	if ((r = relay_start(&link, &sin, -1, &err)) == NULL) {
+		fprintf(stderr, "relay-probe: %s\n", err.msg);
+		return 2;
+	}
+	if (pthread_create(&thr, NULL, peer_main, &p) != 0)
+		die("pthread_create");
+	printf("link %.3f Mbit/s, rtt %.3f ms, queue %" PRIu64 " bytes\n",
+	    rate / 1e6, link.rtt_us / 1e3, relay_qcap(r));
+
+	/* 1. Round trips. */
+	fd = dial(relay_port(r));
+	best = UINT64_MAX;
+	for (i = 0; i < ROUNDS; i++) {
+		t0 = relay_now_ns();
+		writeall(fd, &c, 1);
+		if (read(fd, &c, 1) != 1)
+			die("echo reply");
+		t1 = relay_now_ns();
+		if (t1 - t0 < best)
+			best = t1 - t0;
+	}
+	close(fd);
+	i = best >= link.rtt_us * 1000;
+	printf("round trip: min %.3f ms over %d, configured %.3f ms: %s\n",
+	    best / 1e6, ROUNDS, link.rtt_us / 1e3,
+	    i ? "ok" : "FAIL (shorter than the rtt)");
+	bad += !i;
+
+	/* 2. Client to peer. */
+	fd = dial(relay_port(r));
+	t0 = relay_now_ns();
+	source(fd, p.bytes);
+	c = 0;
+	if (read(fd, &c, 1) != 0)	/* the peer closes after its sink */
+		die("sink close");
+	close(fd);
+	if (p.got != p.bytes) {
+		printf("up: peer got %" PRIu64 " of %" PRIu64 " bytes: FAIL\n",
+		    p.got, p.bytes);
+		bad++;
+	} else {
+		bad += check_rate("up, sender clock",
+		    p.bytes * 8.0 / ((p.last_ns - t0) / 1e9), rate);
+		bad += check_rate("up, receiver clock",
+		    p.after * 8.0 / ((p.last_ns - p.first_ns) / 1e9), rate);
+	}
+
+	/* 3. Peer to client. */
+	fd = dial(relay_port(r));
+	t0 = relay_now_ns();
+	sink(fd, &first, &last, &got, &after);
+	close(fd);
+	if (got != p.bytes) {
+		printf("down: got %" PRIu64 " of %" PRIu64 " bytes: FAIL\n",
+		    got, p.bytes);
+		bad++;
+	} else {
+		bad += check_rate("down, connect to last byte",
+		    got * 8.0 / ((last - t0) / 1e9), rate);
+		bad += check_rate("down, first to last byte",
+		    after * 8.0 / ((last - first) / 1e9), rate);
+	}
+	pthread_join(thr, NULL);
+
+	relay_stats(r, &st, 0);
+	printf("relay counted up %" PRIu64 " down %" PRIu64 " bytes, "
+	    "%u connections; busy rate down %.3f Mbit/s\n",
+	    st.up.bytes, st.down.bytes, st.conns,
+	    st.down.busy_ns ? st.down.bytes * 8.0 / (st.down.busy_ns / 1e9) /
+	    1e6 : 0.0);
+	if (st.up.bytes != p.bytes + ROUNDS || st.down.bytes != p.bytes +
+	    ROUNDS || st.conns != 3) {
+		printf("relay counters: FAIL (expected %" PRIu64
+		    " each way, 3 connections)\n", p.bytes + ROUNDS);
+		bad++;
+	}
+	relay_stop(r);
+	close(p.lfd);
+	printf("%s\n", bad ? "FAIL" : "ok");
+	return bad ? 1 : 0;
+}
