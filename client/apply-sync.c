@@ -3,15 +3,15 @@
  *
  * A verified download (size, digest, metadata already set on its
  * descriptor) is not renamed at once: its still open temp file joins a
- * batch, and writeback of its data is started.  A full batch goes to a
- * worker thread while the main thread keeps receiving into the next
- * one.  The worker fsyncs every temp file of the batch, and only then
- * renames them over their destinations, in transcript order, and
- * fsyncs the directories it renamed into.  The main thread prints the
- * messages of a finished batch when it hands over the next one, or at a
- * barrier (syncq_flush), which waits until every pending file is in
- * place.  Without a thread (pthread_create failed) the main thread does
- * the same work itself.
+ * batch.  A full batch goes to a worker thread while the main thread
+ * keeps receiving into the next one.  The worker starts writeback of
+ * every temp file of the batch, fsyncs them all, and only then renames
+ * them over their destinations, in transcript order, and fsyncs the
+ * directories it renamed into.  The main thread prints the messages of
+ * a finished batch when it hands over the next one, or at a barrier
+ * (syncq_flush), which waits until every pending file is in place.
+ * Without a thread (pthread_create failed) the main thread does the
+ * same work itself.
  *
  * Lines that cannot depend on a pending download (creating or repairing
  * an object at a new, later path) run without waiting; their stdout
@@ -142,9 +142,15 @@ batch_run(struct batch *b)
 	b->bad = b->n;
 	b->renamed = 0;
 	/*
-	 * Durable first.  Writeback of every file was started when it
-	 * joined, so these mostly wait for I/O already under way.
+	 * Durable first.  Writeback of every file is started before the
+	 * first fsync, so that they wait for I/O already under way.
 	 */
+#ifdef HAVE_SYNC_FILE_RANGE
+	for (i = 0; i < b->n; i++)
+		if (b->v[i].tmp != NULL)
+			(void)sync_file_range(b->v[i].fd, 0, 0,
+			    SYNC_FILE_RANGE_WRITE);
+#endif
 	for (i = 0; i < b->n; i++) {
 		it = &b->v[i];
 		if (it->tmp != NULL && fsync(it->fd) == -1) {
@@ -408,10 +414,6 @@ syncq_add(struct apply *ap, int fd, int dfd, char *tmp, const char *leaf,
 		    strerror(errno));
 		goto drop;
 	}
-#ifdef HAVE_SYNC_FILE_RANGE
-	/* Start writeback now; the worker's fsync waits for it. */
-	(void)sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
-#endif
 	it = &sq->fill->v[sq->fill->n++];
 	it->fd = fd;
 	it->dfd = d;
