@@ -27,6 +27,7 @@
 #include "config.h"
 
 #include <sys/types.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -41,6 +42,7 @@
 #include "xmalloc.h"
 
 #define SQ_MAXFILES	64		/* temp files (and messages) per batch */
+#define SQ_FDRESERVE	(AFS_MAXDEPTH + 160)	/* fds kept for everything else */
 #define SQ_MAXBYTES	(8LL << 20)	/* file data per batch */
 
 struct syncitem {
@@ -69,6 +71,7 @@ struct syncq {
 	struct batch		 b[2];
 	struct batch		*fill;		/* being filled (main) */
 	struct batch		*out;		/* handed over, not reaped */
+	size_t			 maxfiles;	/* per batch, fits the fd limit */
 	int			 failed;	/* sticky */
 	int			 flushing;
 
@@ -86,8 +89,31 @@ syncq_new(void)
 {
 	struct syncq	*sq;
 
+	struct rlimit	 rl;
+	rlim_t		 room;
+
 	sq = xcalloc(1, sizeof(*sq));
 	sq->fill = &sq->b[0];
+	/*
+	 * Each pending file holds two descriptors, and two batches can be
+	 * pending: raise the soft limit if we may, and size the batches
+	 * to what remains beside the directory walk.
+	 */
+	sq->maxfiles = SQ_MAXFILES;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
+		if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < 4096 &&
+		    rl.rlim_max > rl.rlim_cur) {
+			rl.rlim_cur = rl.rlim_max < 4096 ? rl.rlim_max : 4096;
+			(void)setrlimit(RLIMIT_NOFILE, &rl);
+			(void)getrlimit(RLIMIT_NOFILE, &rl);
+		}
+		if (rl.rlim_cur != RLIM_INFINITY) {
+			room = rl.rlim_cur > SQ_FDRESERVE ?
+			    (rl.rlim_cur - SQ_FDRESERVE) / 4 : 1;
+			if (room < sq->maxfiles)
+				sq->maxfiles = room > 0 ? (size_t)room : 1;
+		}
+	}
 	return sq;
 }
 
@@ -389,7 +415,7 @@ syncq_room(struct apply *ap)
 	struct syncq	*sq = ap->sq;
 	int		 rc;
 
-	if (sq->fill->n < SQ_MAXFILES && sq->fill->bytes < SQ_MAXBYTES)
+	if (sq->fill->n < sq->maxfiles && sq->fill->bytes < SQ_MAXBYTES)
 		return 0;
 	sq->flushing = 1;
 	rc = syncq_submit(ap);
