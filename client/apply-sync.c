@@ -63,7 +63,6 @@ struct batch {
 	/* outcome, set by the worker */
 	size_t			 bad;		/* first failed item, or n */
 	int			 err;		/* its errno */
-	const char		*op;		/* what failed */
 	int			 renamed;	/* bad itself was renamed */
 };
 
@@ -145,7 +144,6 @@ batch_syncdir(struct batch *b, size_t i)
 		if (i < b->bad) {
 			b->bad = i;
 			b->err = errno;
-			b->op = "fsync of the directory of";
 			b->renamed = 1;
 		}
 		rc = -1;
@@ -182,7 +180,6 @@ batch_run(struct batch *b)
 		if (it->tmp != NULL && fsync(it->fd) == -1) {
 			b->bad = i;
 			b->err = errno;
-			b->op = "fsync";
 			break;
 		}
 	}
@@ -210,13 +207,11 @@ batch_run(struct batch *b)
 		if (close(it->fd) == -1) {
 			it->fd = -1;
 			b->err = errno;
-			b->op = "close";
 			goto fail;
 		}
 		it->fd = -1;
 		if (renameat(it->dfd, it->tmp, it->dfd, it->leaf) == -1) {
 			b->err = errno;
-			b->op = "rename";
 			goto fail;
 		}
 		if (pd != (size_t)-1) {
@@ -309,8 +304,14 @@ batch_reap(struct apply *ap, struct batch *b)
 			apply_say(ap, "%s\n", it->msg);
 		}
 		if (it->tmp != NULL && i == b->bad) {
-			apply_warn(ap, "line %u: %s %s: %s", it->t->lineno,
-			    b->op, it->t->path, strerror(b->err));
+			if (b->renamed)
+				apply_warn(ap, "line %u: %s: fsync of its "
+				    "directory: %s", it->t->lineno,
+				    it->t->path, strerror(b->err));
+			else
+				apply_warn(ap, "line %u: %s: %s",
+				    it->t->lineno, it->t->path,
+				    strerror(b->err));
 			sq->failed = 1;
 		}
 		free(it->tmp);

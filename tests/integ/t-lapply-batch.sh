@@ -6,7 +6,8 @@
 # downloads, a directory replaced by a downloaded file, and more files
 # than one batch holds.  The tree must be exact, with every hard link
 # sharing its target's inode, no temp file left, and stdout in
-# transcript order.
+# transcript order.  A rename failing in a batch leaves the later files
+# out.
 . "$top_srcdir/tests/integ/lib.sh"
 need_tool cairnd lapply
 need_root
@@ -21,6 +22,7 @@ F=$R/file/test.T
 mkdir -p "$F/d" "$F/many"
 printf 'file a\n' >"$F/a"
 printf 'file b\n' >"$F/b"
+printf 'file e\n' >"$F/e"
 printf 'file x\n' >"$F/d/x"
 printf 'file z\n' >"$F/d/z"
 printf 'replaces a directory\n' >"$F/g"
@@ -114,5 +116,36 @@ for z in 0 6; do
 	[ -f "$T/c/g" ] || fail "g is not a file"
 	[ -z "$(find "$T/c" -name '*.radmind.*')" ] || fail "temp files left"
 done
+
+# A rename that fails in the batch (an append-only directory lets the
+# temp file be created but not renamed over an entry): the files before
+# it are in place, it and the later ones are not, exit status 1.
+rm -rf "$T/c"
+mkdir -p "$T/c/d"
+printf 'old x\n' >"$T/c/d/x"
+if command -v chattr >/dev/null 2>&1 && chattr +a "$T/c/d" 2>/dev/null; then
+	at_exit "chattr -a '$T/c/d' 2>/dev/null"
+	{
+		echo 'test.T:'
+		fline ./a "$F/a"
+		fline ./d/x "$F/d/x"
+		fline ./e "$F/e"
+	} >"$T/fail.T"
+	run_capture "$T/out" "$T/err" sh -c 'cd "$1" && shift && exec "$@"' \
+	    sh "$T/c" "$LAPPLY" -c sha1 -h 127.0.0.1 -p "$PORT" "$T/fail.T"
+	chattr -a "$T/c/d"
+	assert_eq 1 "$RC" "lapply with a failing rename: $(cat "$T/err")"
+	assert_eq './a: created updating mode time' "$(cat "$T/out")" \
+	    "stdout with a failing rename"
+	assert_eq 'line 3: ./d/x: Operation not permitted' \
+	    "$(cat "$T/err")" "stderr with a failing rename"
+	assert_file_eq "$F/a" "$T/c/a" "a before the failing rename"
+	assert_eq 'old x' "$(cat "$T/c/d/x")" "d/x after its failed rename"
+	[ ! -e "$T/c/e" ] || fail "e renamed after an earlier failure"
+	[ -z "$(find "$T/c" -maxdepth 1 -name '*.radmind.*')" ] ||
+	    fail "temp files left in the apply root"
+else
+	echo "t-lapply-batch: no append-only directories here: failure case skipped"
+fi
 stop_cairnd
 exit 0
