@@ -75,6 +75,7 @@ struct syncq {
 	int			 flushing;
 
 	int			 threaded;
+	int			 nothread;	/* pthread_create failed */
 	pthread_t		 th;
 	pthread_mutex_t		 mu;
 	pthread_cond_t		 cv;
@@ -377,9 +378,9 @@ syncq_submit(struct apply *ap)
 	}
 	if (b->n == 0)
 		return 0;
-	if (!sq->threaded && sq->quit == 0) {
+	if (!sq->threaded && !sq->nothread) {
 		syncq_start(sq);
-		sq->quit = sq->threaded ? 0 : -1;	/* -1: never again */
+		sq->nothread = !sq->threaded;		/* never try again */
 	}
 	sq->fill = b == &sq->b[0] ? &sq->b[1] : &sq->b[0];
 	sq->out = b;
