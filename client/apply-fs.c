@@ -34,11 +34,23 @@ struct afs_dir {
 	int	 dirty;		/* renamed into: fsync before close */
 };
 
+/* A directory left dirty, waiting for its fsync. */
+struct afs_defdir {
+	int	 fd;
+	dev_t	 dev;
+	ino_t	 ino;
+	char	*name;		/* for messages */
+};
+
+#define AFS_MAXDEFER	128
+
 struct afs {
 	struct apply	*ap;		/* for "created missing prefix" */
 	int		 style;
 	struct afs_dir	 chain[AFS_MAXDEPTH + 1];	/* [0] is the root */
 	int		 depth;				/* entries in use */
+	struct afs_defdir defer[AFS_MAXDEFER];
+	int		 ndefer;
 };
 
 struct afs *
@@ -61,7 +73,71 @@ afs_open(struct apply *ap, int style, struct cerr *err)
 	return fs;
 }
 
-/* Close chain entries from index i on; -1 if an fsync failed. */
+/*
+ * fsync and close every deferred directory.  The first fsync commits
+ * the journal transaction holding all their changes, so the others are
+ * cheap.  -1 if an fsync failed (all are still attempted).
+ */
+static int
+afs_syncdirs(struct afs *fs, struct cerr *err)
+{
+	struct afs_defdir	*d;
+	int			 i, rc = 0;
+
+	for (i = 0; i < fs->ndefer; i++) {
+		d = &fs->defer[i];
+		if (fsync(d->fd) == -1 && rc == 0) {
+			if (err != NULL)
+				cerr_errno(err, "fsync %s", d->name);
+			rc = -1;
+		}
+		close(d->fd);
+		free(d->name);
+	}
+	fs->ndefer = 0;
+	return rc;
+}
+
+/*
+ * Take over fd, a directory that got new entries: it is fsynced (once,
+ * however often it is handed over) by afs_syncdirs().  -1 (err set, fd
+ * closed) if a flush of earlier directories failed.
+ */
+static int
+afs_defer(struct afs *fs, int fd, const char *name, struct cerr *err)
+{
+	struct afs_defdir	*d;
+	struct stat		 st;
+	int			 i;
+
+	if (fstat(fd, &st) == -1) {
+		if (err != NULL)
+			cerr_errno(err, "fsync %s", name);
+		close(fd);
+		return -1;
+	}
+	for (i = fs->ndefer - 1; i >= 0; i--)
+		if (fs->defer[i].dev == st.st_dev &&
+		    fs->defer[i].ino == st.st_ino) {
+			close(fd);
+			return 0;
+		}
+	if (fs->ndefer == AFS_MAXDEFER && afs_syncdirs(fs, err) == -1) {
+		close(fd);
+		return -1;
+	}
+	d = &fs->defer[fs->ndefer++];
+	d->fd = fd;
+	d->dev = st.st_dev;
+	d->ino = st.st_ino;
+	d->name = xstrdup(name);
+	return 0;
+}
+
+/*
+ * Close chain entries from index i on; dirty ones are deferred to
+ * afs_syncdirs().  -1 if an fsync failed.
+ */
 static int
 afs_truncate(struct afs *fs, int i, struct cerr *err)
 {
@@ -70,11 +146,12 @@ afs_truncate(struct afs *fs, int i, struct cerr *err)
 	while (fs->depth > i) {
 		struct afs_dir	*d = &fs->chain[--fs->depth];
 
-		if (d->dirty && fsync(d->fd) == -1 && rc == 0) {
-			cerr_errno(err, "fsync %s", d->name ? d->name : ".");
-			rc = -1;
-		}
-		close(d->fd);
+		if (d->dirty) {
+			if (afs_defer(fs, d->fd, d->name ? d->name : ".",
+			    rc == 0 ? err : NULL) == -1)
+				rc = -1;
+		} else
+			close(d->fd);
 		free(d->name);
 		memset(d, 0, sizeof(*d));
 	}
@@ -89,6 +166,8 @@ afs_close(struct afs *fs, struct cerr *err)
 	if (fs == NULL)
 		return 0;
 	rc = afs_truncate(fs, 0, err);
+	if (afs_syncdirs(fs, rc == 0 ? err : NULL) == -1)
+		rc = -1;
 	free(fs);
 	return rc;
 }

@@ -13,9 +13,9 @@
  * the destination directory (relative to its held descriptor).  The
  * digest is updated while bytes arrive; size and digest are verified,
  * then mtime, owner and mode are set on the open descriptor (chmod after
- * chown so set-id bits survive), the file is fsynced and renamed over
- * the destination.  Any failure removes the temp file; the old object
- * stays as it was.
+ * chown so set-id bits survive) and the file joins the batch of
+ * apply-sync.c, which fsyncs it before renaming it over the destination.
+ * Any failure removes the temp file; the old object stays as it was.
  */
 #include "config.h"
 
@@ -190,12 +190,15 @@ retr_desc(const struct apply_entry *e, char *buf, size_t len)
 static int
 retr_opentemp(int dfd, const char *leaf, unsigned lineno, char **tmp)
 {
-	int	fd, tries;
+	static long	pid;
+	int		fd, tries;
 
+	if (pid == 0)
+		pid = (long)getpid();
 	if (strlen(leaf) + 32 <= NAME_MAX)
-		xasprintf(tmp, "%s.radmind.%ld", leaf, (long)getpid());
+		xasprintf(tmp, "%s.radmind.%ld", leaf, pid);
 	else
-		xasprintf(tmp, ".radmind.%ld.%u", (long)getpid(), lineno);
+		xasprintf(tmp, ".radmind.%ld.%u", pid, lineno);
 	for (tries = 0; tries < 2; tries++) {
 		fd = openat(dfd, *tmp, O_WRONLY | O_CREAT | O_EXCL |
 		    O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -313,21 +316,9 @@ apply_download(struct apply *ap, struct apply_entry *e, int dfd,
 		goto syserr;
 	if (changed)
 		strlcat(msg, " time", sizeof(msg));
-	if (fsync(fd) == -1)
-		goto syserr;
-	if (close(fd) == -1) {
-		fd = -1;
-		goto syserr;
-	}
-	fd = -1;
-	if (renameat(dfd, tmp, dfd, leaf) == -1)
-		goto syserr;
-	free(tmp);
-	afs_dirty(ap->fs, dfd);
-	ap->modified = 1;
-	apply_say(ap, "%s\n", msg);
+	/* Durable, then renamed: by the next flush of the batch. */
 	progress_add(&ap->prog, PROGRESSUNIT, t->path);
-	return 0;
+	return syncq_add(ap, fd, dfd, tmp, leaf, msg, t);
 
 dead:
 	apply_warn(ap, "%s", err.msg);

@@ -121,6 +121,26 @@ void		 retrq_pop(struct retrq *);
  */
 int		 retrq_drain(struct retrq *, int64_t max, struct cerr *err);
 
+/*
+ * Deferred durability of verified downloads (apply-sync.c).  syncq_add
+ * takes over the open temp file fd (metadata set) and tmp, created in
+ * dfd: it is made durable and renamed over leaf by the next flush, which
+ * then prints msg.  syncq_flush is the barrier: every pending file is
+ * durable and in place (or discarded after an error) when it returns.
+ * Both return -1 once any flush failed (message printed).
+ */
+struct syncq;
+
+struct syncq	*syncq_new(void);
+void		 syncq_free(struct syncq *);
+int		 syncq_add(struct apply *, int fd, int dfd, char *tmp,
+		    const char *leaf, const char *msg, const struct tline *t);
+int		 syncq_flush(struct apply *);
+/* Nonzero if files wait in the batch (and it is not being flushed). */
+int		 syncq_pending(const struct apply *);
+/* Queue stdout text (malloc'd, taken over) behind the pending files. */
+int		 syncq_msg(struct apply *, char *msg);
+
 /* Everything one run of lapply needs. */
 struct apply {
 	/* options */
@@ -141,6 +161,7 @@ struct apply {
 	struct net	*net;
 	int		 net_dead;		/* session unusable */
 	struct retrq	*rq;
+	struct syncq	*sq;
 	struct cksum	*ck;
 	struct progress	 prog;
 	int		 modified;		/* something on disk changed */
@@ -158,7 +179,8 @@ void	apply_warn(struct apply *, const char *, ...)
 
 /*
  * Download the "+" line e into a temp file in dfd, verify it, set its
- * metadata, fsync and rename it over leaf.  present/st describe what is
+ * metadata and queue it to be made durable and renamed over leaf
+ * (syncq_add).  present/st describe what is
  * at leaf now (for messages only).  Returns 0 or -1 (message printed).
  */
 int	apply_download(struct apply *, struct apply_entry *e, int dfd,

@@ -134,10 +134,20 @@ lapply_opt(int c, const char *arg, void *ctx)
 void
 apply_say(struct apply *ap, const char *fmt, ...)
 {
-	va_list	ap2;
+	va_list	 ap2;
+	char	*msg;
 
 	if (ap->quiet || ap->prog.mode == PROG_PERCENT)
 		return;
+	if (syncq_pending(ap)) {
+		/* After the messages of the downloads still in the batch. */
+		va_start(ap2, fmt);
+		if (vasprintf(&msg, fmt, ap2) == -1)
+			fatal("vasprintf");
+		va_end(ap2);
+		(void)syncq_msg(ap, msg);	/* failure sticks */
+		return;
+	}
 	progress_hide(&ap->prog);
 	va_start(ap2, fmt);
 	vprintf(fmt, ap2);
@@ -153,6 +163,9 @@ apply_warn(struct apply *ap, const char *fmt, ...)
 {
 	va_list	ap2;
 
+	/* Pending downloads come first, with their messages. */
+	if (syncq_pending(ap))
+		(void)syncq_flush(ap);
 	progress_hide(&ap->prog);
 	fflush(stdout);
 	va_start(ap2, fmt);
@@ -500,9 +513,15 @@ do_line(struct apply *ap, struct apply_entry *e, int present,
 	int			 dfd, tdfd, fd = -1, newfile = 0, timeupd = 0;
 	mode_t			 ftype;
 
-	if (t->plus)
+	if (t->plus) {
+		/* Creating a missing prefix is not a plain download. */
+		if (ap->create_prefix && syncq_pending(ap) &&
+		    afs_parent(ap->fs, t->path, 0, &dfd, &leaf, NULL) == 1 &&
+		    syncq_flush(ap) == -1)
+			return -1;
 		return parent_of(ap, t, t->path, ap->create_prefix, &dfd,
 		    &leaf) == -1 ? -1 : apply_download(ap, e, dfd, leaf);
+	}
 
 	if (t->type == 'h') {
 		/* Hold the target's directory while resolving the link's. */
@@ -691,6 +710,8 @@ pend_flush(struct apply *ap, const char *path)
 
 	while (pend.n > 0 && (path == NULL ||
 	    !ischildcase(path, pend.v[pend.n - 1].path, ap->icase))) {
+		if (syncq_flush(ap) == -1)
+			return -1;
 		p = pend.v[--pend.n];
 		memset(&t, 0, sizeof(t));
 		t.path = p.path;
@@ -731,12 +752,26 @@ run(struct apply *ap)
 		e = &ap->ent[i];
 		t = &e->t;
 		if (t->type == 0) {
+			if (ap->verbose && syncq_flush(ap) == -1)
+				return -1;
 			if (ap->verbose)
 				printf("Transcript: %s\n", t->path);
 			continue;
 		}
 		if (t->plus && !ap->network)
 			continue;
+		/*
+		 * Downloads are renamed into place in batches.  A line that
+		 * could see a pending one waits until every earlier
+		 * download is in place: removals, hard links (their target
+		 * is an earlier path), and names that look like our temp
+		 * files.  Other lines create or repair their own, later
+		 * path, which no earlier download can be in or above.
+		 */
+		if ((t->minus || t->type == 'h' ||
+		    strstr(t->path, ".radmind.") != NULL) &&
+		    syncq_flush(ap) == -1)
+			return -1;
 		if (pend_flush(ap, t->path) == -1)
 			return -1;
 		if (lookup(ap, t, &present, &st) == -1)
@@ -759,7 +794,7 @@ run(struct apply *ap)
 				    t->minus ? NOLINE : i);
 				continue;
 			}
-			if (remove_object(ap, t) == -1)
+			if (syncq_flush(ap) == -1 || remove_object(ap, t) == -1)
 				return -1;
 			if (t->minus)
 				continue;
@@ -881,6 +916,7 @@ main(int argc, char **argv)
 
 	ap->iobufsz = IOBUFSZ;
 	ap->iobuf = xmalloc(ap->iobufsz);
+	ap->sq = syncq_new();
 	if ((ap->fs = afs_open(ap, ap->style, &err)) == NULL) {
 		apply_warn(ap, "%s", err.msg);
 		exit(finish(ap, 0));
@@ -896,6 +932,11 @@ main(int argc, char **argv)
 	}
 
 	ok = run(ap) == 0;
+	/* Verified downloads before a failure go in place all the same. */
+	if (syncq_flush(ap) == -1)
+		ok = 0;
+	syncq_free(ap->sq);
+	ap->sq = NULL;
 	if (afs_close(ap->fs, &err) == -1) {
 		apply_warn(ap, "%s", err.msg);
 		ok = 0;

@@ -69,8 +69,10 @@ EXTRA_DIST += $(UPLOAD_TESTS) tests/integ/slowproxy.py
 bin_PROGRAMS += client/lapply
 client_lapply_SOURCES = \
 	client/lapply.c client/apply.h \
-	client/apply-fs.c client/apply-retr.c client/apply-progress.c
-client_lapply_LDADD = client/libclient.a $(CAIRN_LIBS)
+	client/apply-fs.c client/apply-retr.c client/apply-progress.c \
+	client/apply-sync.c
+client_lapply_CFLAGS = $(AM_CFLAGS) $(PTHREAD_CFLAGS)
+client_lapply_LDADD = client/libclient.a $(CAIRN_LIBS) $(PTHREAD_LIBS)
 
 LAPPLY_TESTS = \
 	tests/integ/t-lapply-local.sh \
@@ -80,7 +82,8 @@ LAPPLY_TESTS = \
 	tests/integ/t-lapply-vectors.sh \
 	tests/integ/t-lapply-net.sh \
 	tests/integ/t-lapply-roundtrip.sh \
-	tests/integ/t-lapply-cairnd.sh
+	tests/integ/t-lapply-cairnd.sh \
+	tests/integ/t-lapply-batch.sh
 TESTS += $(LAPPLY_TESTS)
 EXTRA_DIST += $(LAPPLY_TESTS) tests/integ/lapply-lib.sh \
 	tests/integ/lapply-srv.py
