@@ -101,16 +101,16 @@ echo "cairn pull benchmark: $nfiles files, $((raw / 1000000)) MB, loopback, $(np
 # cp -a reference (warm cache), twice, keep the faster
 cat "$corpus"/usr/bin/* >/dev/null 2>&1 || true
 best=
-for _ in 1 2; do
-	rm -rf "$tmp/cp"
+for n in 1 2; do
+	sync
+	sleep "${BENCH_PULL_SETTLE:-3}"
 	s=$(date +%s.%N)
-	cp -a "$corpus" "$tmp/cp"
-	sync -f "$tmp/cp" 2>/dev/null || true
+	cp -a "$corpus" "$tmp/cp$n"
+	sync -f "$tmp/cp$n" 2>/dev/null || true
 	e=$(date +%s.%N)
 	t=$(echo "$e - $s" | bc -l 2>/dev/null || python3 -c "print($e - $s)")
 	if [ -z "$best" ] || python3 -c "import sys; sys.exit(0 if $t < $best else 1)"; then best=$t; fi
 done
-rm -rf "$tmp/cp"
 cpa=$best
 printf 'cp -a: %.2f s (%.0f MB/s)\n\n' "$cpa" "$(python3 -c "print($raw / 1e6 / $cpa)")"
 
@@ -121,17 +121,23 @@ mapfile -t files < <(find "$corpus" -type f ! -name MANIFEST.txt)
 # into an empty root from a fresh cairnd; prints a table row and sets WALL.
 pull()
 {
-	local label=$1 L=$2 s e su ss cu cs line sent wire zref
+	local label=$1 L=$2 s e su ss cu cs line sent wire zref root
 	local -a copt=() sopt=()
 	shift 2
 	while [ $# -gt 0 ] && [ "$1" != -- ]; do copt+=("$1"); shift; done
 	[ $# -gt 0 ] && shift
 	sopt=("$@")
-	rm -rf "$tmp/root"
-	mkdir "$tmp/root"
+	# A fresh root per run, and nothing deleted just before a timed run:
+	# on ext4, creating files right after many were deleted costs a scan
+	# of the recently freed inodes, which would bill one run for another.
+	NRUN=$((NRUN + 1))
+	root=$tmp/roots/$NRUN
+	mkdir -p "$root"
+	sync
+	sleep "${BENCH_PULL_SETTLE:-3}"
 	start_server "${sopt[@]+"${sopt[@]}"}"
 	s=$(date +%s.%N)
-	(cd "$tmp/root" && /usr/bin/time -f '%U %S' -o "$tmp/cli.time" \
+	(cd "$root" && /usr/bin/time -f '%U %S' -o "$tmp/cli.time" \
 	    "$B/client/lapply" -q -h 127.0.0.1 -p "$PORT" -Z "$L" -c sha1 \
 	    "${copt[@]+"${copt[@]}"}" "$tmp/apply.T")
 	e=$(date +%s.%N)
@@ -166,13 +172,14 @@ print('%-5s %8.2f %8.2f %8.2f %12d %12d %8.1f %7.2fx %9s %8.2fx' % (
     L, wall, srv, cli, sent, wire, mbs, ratio, zs, wall / max(srv, cli)))
 PY
 	# the pulled tree must equal the corpus (content, mode, mtime)
-	if ! diff -r -q --exclude=MANIFEST.txt "$corpus" "$tmp/root" >/dev/null; then
+	if ! diff -r -q --exclude=MANIFEST.txt "$corpus" "$root" >/dev/null; then
 		echo "bench-pull: $label: pulled tree differs from the corpus" >&2
 		exit 1
 	fi
 }
 
 declare -A ZREF=()
+NRUN=0
 for L in $LEVELS; do
 	pull "$L" "$L"
 done
