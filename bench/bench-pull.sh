@@ -22,20 +22,10 @@ BENCH_DATA=${BENCH_DATA:-$top_builddir/bench-data}
 SIZE=${BENCH_PULL_SIZE:-250M}
 LEVELS=${BENCH_PULL_LEVELS:-0 1 6 9}
 B=$top_builddir
-for t in server/cairnd client/ktcheck client/fsdiff client/lapply bench/zbench; do
-	[ -x "$B/$t" ] || { echo "bench-pull: $B/$t not built" >&2; exit 1; }
-done
-[ -x /usr/bin/time ] || { echo "bench-pull: /usr/bin/time is required (Debian package time)" >&2; exit 1; }
-
-corpus=$BENCH_DATA/corpus-$SIZE
-key="$(sha1sum <"$top_srcdir/bench/gen-corpus" | cut -c1-40) $SIZE"
-if [ ! -d "$corpus" ] || [ "$(cat "$corpus.stamp" 2>/dev/null)" != "$key" ]; then
-	echo "bench-pull: generating the $SIZE corpus in $corpus ..."
-	rm -rf "$corpus"
-	mkdir -p "$BENCH_DATA"
-	python3 "$top_srcdir/bench/gen-corpus" "$corpus" "$SIZE" >/dev/null
-	echo "$key" >"$corpus.stamp"
-fi
+BENCH_NAME=bench-pull
+. "$top_srcdir/bench/benchlib.sh"
+bench_need server/cairnd client/ktcheck client/fsdiff client/lapply bench/zbench
+corpus=$(bench_corpus "$SIZE")
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/cairn-pull.XXXXXX")
 srvpid=
@@ -58,36 +48,6 @@ printf 'p bench.T\n' >"$R/command/bench.K"
 printf '* bench.K\n' >"$R/config"
 nfiles=$(grep -c '^f ' "$R/transcript/bench.T")
 raw=$(awk '$1 == "f" { s += $(NF - 1) } END { print s }' "$R/transcript/bench.T")
-
-port()
-{
-	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-
-# start_server [cairnd options]: cairnd in the foreground under time(1);
-# sets srvpid, PORT.
-start_server()
-{
-	PORT=$(port)
-	/usr/bin/time -f '%U %S' -o "$tmp/srv.time" \
-	    "$B/server/cairnd" -f -Z 9 -D "$R" -a 127.0.0.1 -p "$PORT" \
-	    -i "$tmp/cairnd.pid" "$@" 2>"$tmp/srv.log" &
-	srvpid=$!
-	for _ in $(seq 100); do
-		(exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null && return 0
-		sleep 0.05
-	done
-	echo "bench-pull: cairnd did not start" >&2
-	cat "$tmp/srv.log" >&2
-	exit 1
-}
-
-stop_server()
-{
-	kill -TERM "$(cat "$tmp/cairnd.pid")" 2>/dev/null || true
-	wait "$srvpid" 2>/dev/null || true
-	srvpid=
-}
 
 # Client command directory and applicable transcript (made once).
 C=$tmp/client

@@ -22,21 +22,10 @@ BENCH_DATA=${BENCH_DATA:-$top_builddir/bench-data}
 SIZE=${BENCH_UPLOAD_SIZE:-${BENCH_PULL_SIZE:-250M}}
 LEVELS=${BENCH_UPLOAD_LEVELS:-0 1}
 B=$top_builddir
-for t in server/cairnd client/fsdiff client/lcreate; do
-	[ -x "$B/$t" ] || { echo "bench-upload: $B/$t not built" >&2; exit 1; }
-done
-[ -x /usr/bin/time ] || { echo "bench-upload: /usr/bin/time is required (Debian package time)" >&2; exit 1; }
-
-# The corpus, cached exactly as bench-pull.sh caches it.
-corpus=$BENCH_DATA/corpus-$SIZE
-key="$(sha1sum <"$top_srcdir/bench/gen-corpus" | cut -c1-40) $SIZE"
-if [ ! -d "$corpus" ] || [ "$(cat "$corpus.stamp" 2>/dev/null)" != "$key" ]; then
-	echo "bench-upload: generating the $SIZE corpus in $corpus ..."
-	rm -rf "$corpus"
-	mkdir -p "$BENCH_DATA"
-	python3 "$top_srcdir/bench/gen-corpus" "$corpus" "$SIZE" >/dev/null
-	echo "$key" >"$corpus.stamp"
-fi
+BENCH_NAME=bench-upload
+. "$top_srcdir/bench/benchlib.sh"
+bench_need server/cairnd client/fsdiff client/lcreate
+corpus=$(bench_corpus "$SIZE")
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/cairn-upload.XXXXXX")
 srvpid=
@@ -54,35 +43,6 @@ trap 'exit 130' HUP INT TERM
 nfiles=$(grep -c '^f ' "$tmp/bench.T")
 raw=$(awk '$1 == "f" { s += $(NF - 1) } END { print s }' "$tmp/bench.T")
 
-port()
-{
-	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-
-# start_server REPO: cairnd in the foreground under time(1).
-start_server()
-{
-	PORT=$(port)
-	/usr/bin/time -f '%U %S' -o "$tmp/srv.time" \
-	    "$B/server/cairnd" -f -Z 9 -D "$1" -a 127.0.0.1 -p "$PORT" \
-	    -i "$tmp/cairnd.pid" 2>"$tmp/srv.log" &
-	srvpid=$!
-	for _ in $(seq 100); do
-		(exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null && return 0
-		sleep 0.05
-	done
-	echo "bench-upload: cairnd did not start" >&2
-	cat "$tmp/srv.log" >&2
-	exit 1
-}
-
-stop_server()
-{
-	kill -TERM "$(cat "$tmp/cairnd.pid")" 2>/dev/null || true
-	wait "$srvpid" 2>/dev/null || true
-	srvpid=
-}
-
 echo "cairn upload benchmark: $nfiles files, $((raw / 1000000)) MB, loopback, $(nproc) CPUs"
 cat "$corpus"/usr/bin/* >/dev/null 2>&1 || true
 printf '%-5s %8s %8s %8s %12s %12s %12s %8s %8s\n' level wall_s srv_cpu \
@@ -93,7 +53,7 @@ for L in $LEVELS; do
 	mkdir -p "$R/command" "$R/transcript" "$R/file" "$R/tmp"
 	printf 'p bench.T\n' >"$R/command/bench.K"
 	printf '* bench.K\n' >"$R/config"
-	start_server "$R"
+	start_server
 	s=$(date +%s.%N)
 	(cd "$corpus" && /usr/bin/time -f '%U %S' -o "$tmp/cli.time" \
 	    "$B/client/lcreate" -v -h 127.0.0.1 -p "$PORT" -Z "$L" \

@@ -2,7 +2,7 @@
 # conformance runner and the shared integration-test helpers.
 
 dist_noinst_SCRIPTS += bench/gen-corpus bench/bench-fsdiff.sh bench/bench-pull.sh bench/bench-upload.sh quickstart
-EXTRA_DIST += .ci/run tests/integ/lib.sh tests/integ/t-vectors.sh
+EXTRA_DIST += .ci/run tests/integ/lib.sh tests/integ/t-vectors.sh bench/benchlib.sh
 
 # Conformance vectors (skipped when the vectors or root are not available).
 TESTS += tests/integ/t-vectors.sh

@@ -1,0 +1,71 @@
+# bench/benchlib.sh: shell helpers shared by the network benchmarks.
+# Sourced by bench-pull.sh and bench-upload.sh after they set B (the build
+# directory), BENCH_DATA, tmp (a scratch directory) and BENCH_NAME.
+#
+#	bench_need TOOL...	exit unless every built TOOL (relative to $B)
+#				and /usr/bin/time exist
+#	bench_corpus SIZE	print the cached corpus of SIZE, making it first
+#	bench_port		print a TCP port free on 127.0.0.1
+#	start_server [opt...]	cairnd -f -Z 9 on 127.0.0.1:$PORT under time(1),
+#				serving $R (extra cairnd options appended);
+#				sets srvpid and PORT; its CPU seconds land in
+#				$tmp/srv.time, its log in $tmp/srv.log
+#	stop_server		SIGTERM it and wait (srv.time is then written)
+
+bench_need()
+{
+	local t
+	for t in "$@"; do
+		[ -x "$B/$t" ] || { echo "$BENCH_NAME: $B/$t not built" >&2; exit 1; }
+	done
+	[ -x /usr/bin/time ] || {
+		echo "$BENCH_NAME: /usr/bin/time is required (Debian package time)" >&2
+		exit 1
+	}
+}
+
+bench_corpus()
+{
+	local size=$1 corpus key
+	corpus=$BENCH_DATA/corpus-$size
+	key="$(sha1sum <"$top_srcdir/bench/gen-corpus" | cut -c1-40) $size"
+	if [ ! -d "$corpus" ] ||
+	    [ "$(cat "$corpus.stamp" 2>/dev/null)" != "$key" ]; then
+		echo "$BENCH_NAME: generating the $size corpus in $corpus ..." >&2
+		rm -rf "$corpus"
+		mkdir -p "$BENCH_DATA"
+		python3 "$top_srcdir/bench/gen-corpus" "$corpus" "$size" >/dev/null
+		echo "$key" >"$corpus.stamp"
+	fi
+	echo "$corpus"
+}
+
+bench_port()
+{
+	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+start_server()
+{
+	PORT=$(bench_port)
+	/usr/bin/time -f '%U %S' -o "$tmp/srv.time" \
+	    "$B/server/cairnd" -f -Z 9 -D "$R" -a 127.0.0.1 -p "$PORT" \
+	    -i "$tmp/cairnd.pid" "$@" 2>"$tmp/srv.log" &
+	srvpid=$!
+	for _ in $(seq 100); do
+		[ -s "$tmp/cairnd.pid" ] &&
+		    (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null && return 0
+		sleep 0.05
+	done
+	echo "$BENCH_NAME: cairnd did not start" >&2
+	cat "$tmp/srv.log" >&2
+	exit 1
+}
+
+stop_server()
+{
+	kill -TERM "$(cat "$tmp/cairnd.pid")" 2>/dev/null || true
+	wait "$srvpid" 2>/dev/null || true
+	rm -f "$tmp/cairnd.pid"
+	srvpid=
+}
