@@ -174,6 +174,15 @@ usage(void)
 	exit(EXIT_USAGE);
 }
 
+/* "cairn-bench: message" on stderr. */
+static void
+vmsg(const char *fmt, va_list ap)
+{
+	fputs("cairn-bench: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 static void
 die(const char *fmt, ...)
 {
@@ -184,11 +193,9 @@ die(const char *fmt, ...)
 	tc_teardown();
 	if (isatty(STDERR_FILENO))
 		fputs("\r\033[K", stderr);
-	fputs("cairn-bench: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vmsg(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	exit(EXIT_FAIL);
 }
 
@@ -198,11 +205,9 @@ baduse(const char *fmt, ...)
 {
 	va_list	ap;
 
-	fputs("cairn-bench: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vmsg(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	exit(EXIT_USAGE);
 }
 
@@ -211,11 +216,9 @@ warnmsg(const char *fmt, ...)
 {
 	va_list	ap;
 
-	fputs("cairn-bench: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vmsg(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 static void
