@@ -240,6 +240,20 @@ now_s(void)
 /* ------------------------------------------------------------------ */
 /* Parsing of option values. */
 
+/*
+ * The number a unit-suffixed value starts with: finite, not negative.
+ * *end points at the suffix.  Returns 0 or -1.
+ */
+static int
+parse_leading(const char *s, double *v, char **end)
+{
+	errno = 0;
+	*v = strtod(s, end);
+	if (*end == s || errno != 0 || *v < 0 || !isfinite(*v))
+		return -1;
+	return 0;
+}
+
 /* "20mbit", "56kbit", "1gbit", "800bit" or a plain bit/s count. */
 static int
 parse_rate(const char *s, uint64_t *out)
@@ -247,9 +261,7 @@ parse_rate(const char *s, uint64_t *out)
 	char	*end;
 	double	 v;
 
-	errno = 0;
-	v = strtod(s, &end);
-	if (end == s || errno != 0 || v < 0 || !isfinite(v))
+	if (parse_leading(s, &v, &end) == -1)
 		return -1;
 	if (strcasecmp(end, "") == 0 || strcasecmp(end, "bit") == 0)
 		;
@@ -274,9 +286,7 @@ parse_time_us(const char *s, uint64_t *out)
 	char	*end;
 	double	 v;
 
-	errno = 0;
-	v = strtod(s, &end);
-	if (end == s || errno != 0 || v < 0 || !isfinite(v))
+	if (parse_leading(s, &v, &end) == -1)
 		return -1;
 	if (strcmp(end, "ms") == 0)
 		v *= 1e3;
@@ -299,9 +309,7 @@ parse_size(const char *s, uint64_t *out)
 	char	*end;
 	double	 v;
 
-	errno = 0;
-	v = strtod(s, &end);
-	if (end == s || errno != 0 || v <= 0 || !isfinite(v))
+	if (parse_leading(s, &v, &end) == -1 || v == 0)
 		return -1;
 	switch (toupper((unsigned char)*end)) {
 	case '\0':
