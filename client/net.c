@@ -29,6 +29,7 @@
 #define NET_TIMEOUT	60000	/* every reply, every transfer step */
 #define NET_CONNWAIT	30000	/* one connect attempt */
 #define NET_ABORTWAIT	10000	/* net_abort: for the server to close */
+#define NET_MAXLINE	PROTO_REPLY_MAXBYTES	/* no reply line is longer */
 
 struct net {
 	struct conn	*c;
@@ -191,6 +192,7 @@ net_open(const struct netopts *o, struct cerr *err)
 	n->tls = tctx;
 	n->c = conn_new(fd, host);
 	conn_set_timeout(n->c, NET_TIMEOUT);
+	conn_set_maxline(n->c, NET_MAXLINE);
 	conn_set_trace(n->c, o->verbose > 0);
 	if (proto_banner(n->c, &n->caps, err) == -1)
 		goto fail;
@@ -367,12 +369,14 @@ net_send_stat(struct net *n, const char *kind, const char *name,
 int
 net_stat_reply(struct net *n, char **line, struct cerr *err)
 {
-	char	*text;
-	int	 code;
+	struct proto_budget	 b;
+	char			*text;
+	int			 code;
 
 	if (net_usable(n, err) == -1)
 		return -1;
-	if (proto_reply(n->c, &code, &text, err) == -1)
+	proto_budget_init(n->c, &b);
+	if (proto_reply_in(n->c, &b, &code, &text, err) == -1)
 		goto dead;
 	if (code / 100 != 2) {
 		cerr_set(err, "%s", text);
@@ -380,7 +384,7 @@ net_stat_reply(struct net *n, char **line, struct cerr *err)
 			n->dead = 1;
 		return 1;
 	}
-	if (conn_getline(n->c, line, err) == -1)
+	if (proto_line(n->c, &b, line, err) == -1)
 		goto dead;
 	return 0;
 dead:
@@ -401,8 +405,9 @@ net_send_retr(struct net *n, const char *kind, const char *tname,
 int
 net_retr_begin(struct net *n, int64_t *size, struct cerr *err)
 {
-	char	*text, *line;
-	int	 code;
+	struct proto_budget	 b;
+	char			*text, *line;
+	int			 code;
 
 	if (net_usable(n, err) == -1)
 		return -1;
@@ -411,7 +416,8 @@ net_retr_begin(struct net *n, int64_t *size, struct cerr *err)
 		    conn_peer(n->c));
 		goto dead;
 	}
-	if (proto_reply(n->c, &code, &text, err) == -1)
+	proto_budget_init(n->c, &b);
+	if (proto_reply_in(n->c, &b, &code, &text, err) == -1)
 		goto dead;
 	if (code / 100 != 2) {
 		cerr_set(err, "%s", text);
@@ -419,7 +425,7 @@ net_retr_begin(struct net *n, int64_t *size, struct cerr *err)
 			n->dead = 1;
 		return 1;
 	}
-	if (conn_getline(n->c, &line, err) == -1)
+	if (proto_line(n->c, &b, &line, err) == -1)
 		goto dead;
 	if (proto_parse_size(line, size) == -1) {
 		cerr_set(err, "%s: bad file size \"%.64s\"", conn_peer(n->c),
@@ -456,7 +462,8 @@ net_retr_read(struct net *n, void *buf, size_t len, struct cerr *err)
 int
 net_retr_end(struct net *n, struct cerr *err)
 {
-	char	*line;
+	struct proto_budget	 b;
+	char			*line;
 
 	if (net_usable(n, err) == -1)
 		return -1;
@@ -466,7 +473,8 @@ net_retr_end(struct net *n, struct cerr *err)
 		goto dead;
 	}
 	n->inbody = 0;
-	if (conn_getline(n->c, &line, err) == -1)
+	proto_budget_init(n->c, &b);
+	if (proto_line(n->c, &b, &line, err) == -1)
 		goto dead;
 	if (strcmp(line, ".") != 0) {
 		cerr_set(err, "%s: file not terminated by \".\"",

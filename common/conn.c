@@ -74,7 +74,13 @@ now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static int64_t
+int64_t
+conn_now(void)
+{
+	return now_ms();
+}
+
+int64_t
 conn_deadline(const struct conn *c)
 {
 	return c->timeout < 0 ? -1 : now_ms() + c->timeout;
@@ -442,11 +448,19 @@ conn_consume(struct conn *c, size_t n)
 ssize_t
 conn_getline(struct conn *c, char **line, struct cerr *err)
 {
-	int64_t		 deadline = conn_deadline(c);
+	return conn_getline_until(c, line, conn_deadline(c), c->maxline, err);
+}
+
+ssize_t
+conn_getline_until(struct conn *c, char **line, int64_t deadline, size_t max,
+    struct cerr *err)
+{
 	unsigned char	*p, ch = 0;
 	size_t		 i, len;
 	ssize_t		 r;
 
+	if (max > c->maxline)
+		max = c->maxline;
 	for (;;) {
 		if (c->skiplf && c->ilen > 0) {
 			c->skiplf = 0;
@@ -460,7 +474,7 @@ conn_getline(struct conn *c, char **line, struct cerr *err)
 				break;
 		}
 		if (i < c->ilen) {
-			if (i > c->maxline)
+			if (i > max)
 				goto toolong;
 			len = i;
 			p[len] = '\0';
@@ -478,7 +492,7 @@ conn_getline(struct conn *c, char **line, struct cerr *err)
 			return (ssize_t)len;
 		}
 		c->iscan = c->ilen;
-		if (c->ilen > c->maxline)
+		if (c->ilen > max)
 			goto toolong;
 		if ((r = conn_fill(c, deadline, err)) == -1)
 			return -1;
@@ -496,7 +510,7 @@ conn_getline(struct conn *c, char **line, struct cerr *err)
 	}
 toolong:
 	c->toolong = 1;
-	cerr_set(err, "%s: line longer than %zu bytes", c->peer, c->maxline);
+	cerr_set(err, "%s: line longer than %zu bytes", c->peer, max);
 	return -1;
 }
 

@@ -83,6 +83,16 @@ void		 conn_set_trace(struct conn *, int on);
  */
 ssize_t		 conn_getline(struct conn *, char **line, struct cerr *err);
 int		 conn_eof(const struct conn *);
+/*
+ * As conn_getline, with an absolute deadline (conn_now() clock, -1:
+ * none) and a cap of its own (the smaller of max and the connection's
+ * cap applies): for reading several lines under one budget.
+ */
+ssize_t		 conn_getline_until(struct conn *, char **line,
+		    int64_t deadline, size_t max, struct cerr *err);
+/* Monotonic clock in ms; the deadline a call starting now would get. */
+int64_t		 conn_now(void);
+int64_t		 conn_deadline(const struct conn *);
 int		 conn_toolong(const struct conn *);
 
 /*

@@ -65,14 +65,64 @@ proto_code(const char *line, int *more)
 	return (line[0] - '0') * 100 + (line[1] - '0') * 10 + (line[2] - '0');
 }
 
+void
+proto_budget_init(struct conn *c, struct proto_budget *b)
+{
+	b->deadline = conn_deadline(c);
+	b->lines = PROTO_REPLY_MAXLINES;
+	b->bytes = PROTO_REPLY_MAXBYTES;
+}
+
+int
+proto_line(struct conn *c, struct proto_budget *b, char **line,
+    struct cerr *err)
+{
+	ssize_t	 len;
+
+	if (b->lines == 0) {
+		cerr_set(err, "%s: reply longer than %d lines", conn_peer(c),
+		    PROTO_REPLY_MAXLINES);
+		return -1;
+	}
+	if (b->deadline >= 0 && conn_now() >= b->deadline) {
+		cerr_set(err, "%s: reply not complete in time", conn_peer(c));
+		return -1;
+	}
+	len = conn_getline_until(c, line, b->deadline, b->bytes, err);
+	if (len == -1) {
+		if (conn_toolong(c))
+			cerr_set(err, "%s: reply longer than %d bytes",
+			    conn_peer(c), PROTO_REPLY_MAXBYTES);
+		else if (!conn_eof(c) && b->deadline >= 0 &&
+		    conn_now() >= b->deadline)
+			cerr_set(err, "%s: reply not complete in time",
+			    conn_peer(c));
+		return -1;
+	}
+	b->lines--;
+	/* The terminator counts too: a reply of empty lines ends. */
+	b->bytes = (size_t)len + 1 >= b->bytes ? 0 : b->bytes - (size_t)len - 1;
+	return 0;
+}
+
 int
 proto_reply(struct conn *c, int *code, char **text, struct cerr *err)
+{
+	struct proto_budget	 b;
+
+	proto_budget_init(c, &b);
+	return proto_reply_in(c, &b, code, text, err);
+}
+
+int
+proto_reply_in(struct conn *c, struct proto_budget *b, int *code,
+    char **text, struct cerr *err)
 {
 	char	*line;
 	int	 more;
 
 	do {
-		if (conn_getline(c, &line, err) == -1)
+		if (proto_line(c, b, &line, err) == -1)
 			return -1;
 		if ((*code = proto_code(line, &more)) == -1) {
 			cerr_set(err, "%s: bad reply: %.200s", conn_peer(c),
@@ -99,13 +149,15 @@ proto_cap_match(const char *entry, const char *want)
 int
 proto_banner(struct conn *c, unsigned *caps, struct cerr *err)
 {
-	char	*line, *av[32];
-	size_t	 n;
-	int	 ac, i, more;
+	struct proto_budget	 b;
+	char			*line, *av[32];
+	size_t			 n;
+	int			 ac, i, more;
 
 	*caps = 0;
+	proto_budget_init(c, &b);
 	do {
-		if (conn_getline(c, &line, err) == -1)
+		if (proto_line(c, &b, &line, err) == -1)
 			return -1;
 		if (proto_code(line, &more) == -1 || line[0] != '2') {
 			cerr_set(err, "%s: %.200s", conn_peer(c), line);

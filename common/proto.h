@@ -66,17 +66,46 @@ int	proto_split(char *line, char **av, int max);
 int	proto_verb_is(const char *tok, const char *verb, size_t min);
 
 /*
+ * What one reply may take, whatever the peer sends: it must be complete
+ * by an absolute deadline (the connection's timeout from the start of
+ * the reply, not from each line), in at most PROTO_REPLY_MAXLINES lines
+ * and PROTO_REPLY_MAXBYTES bytes, continuation lines, banner lines and
+ * the lines that follow a reply (a size, a STAT line, ".") included.
+ */
+#define PROTO_REPLY_MAXLINES	64
+#define PROTO_REPLY_MAXBYTES	(64 * 1024)
+
+struct proto_budget {
+	int64_t		 deadline;	/* conn_now() clock, -1: none */
+	size_t		 lines;		/* lines still allowed */
+	size_t		 bytes;		/* bytes still allowed */
+};
+
+void	proto_budget_init(struct conn *, struct proto_budget *);
+/*
+ * Read one line within budget b.  Returns 0 with the line (borrowed
+ * until the next read on c), -1 with a message naming the peer.
+ */
+int	proto_line(struct conn *, struct proto_budget *b, char **line,
+	    struct cerr *err);
+
+/*
  * Read one reply, following "NNN-" continuation lines.  *code gets the
  * code of the last line and *text that line (borrowed until the next
- * read on c).  Returns 0 (whatever the code), -1 on I/O error or a line
- * that is not a reply.
+ * read on c).  Returns 0 (whatever the code), -1 on I/O error, a line
+ * that is not a reply, or a reply over its budget.  proto_reply_in
+ * reads it within b (shared with the lines that follow it); proto_reply
+ * gives it a budget of its own.
  */
 int	proto_reply(struct conn *, int *code, char **text, struct cerr *err);
+int	proto_reply_in(struct conn *, struct proto_budget *b, int *code,
+	    char **text, struct cerr *err);
 
 /*
  * Read the server banner (protocol.md section 3).  Every line must start
  * with '2'; the CAPA list is parsed as Radmind clients do.  *caps gets
  * PROTO_CAP_* bits.  Returns 0, or -1 with the offending line in err.
+ * The banner is one reply: it has the budget of one.
  */
 int	proto_banner(struct conn *, unsigned *caps, struct cerr *err);
 

@@ -143,14 +143,19 @@ parse_mode(const char *s, uint32_t *out)
 static int
 valid_cksum(const char *s)
 {
-	size_t	n = strlen(s);
+	size_t	n = strlen(s), m;
 
 	if (strcmp(s, "-") == 0)
 		return 1;
 	if (n == 0 || n >= sizeof(((struct tline *)0)->cksum))
 		return 0;
-	return strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-	    "0123456789+/=") == n;
+	m = strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+	    "0123456789+/");
+	if (m == n)
+		return 1;
+	/* Padding: one or two '=' that end a whole number of quads. */
+	return m > 0 && n - m <= 2 && n % 4 == 0 &&
+	    strspn(s + m, "=") == n - m;
 }
 
 /*

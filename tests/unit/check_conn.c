@@ -275,6 +275,88 @@ START_TEST(test_proto)
 }
 END_TEST
 
+/*
+ * A reply has one budget: continuation lines without end, a reply
+ * larger than the byte cap, and lines that each come in time but never
+ * finish the reply are errors naming the peer.
+ */
+START_TEST(test_reply_budget)
+{
+	struct conn	*c;
+	struct cerr	 err;
+	char		*text;
+	int		 code, i;
+	pid_t		 pid;
+
+	/* A flood of "230-" lines: stopped at the line cap. */
+	pair();
+	c = conn_new(sv[0], "peer[127.0.0.1]");
+	for (i = 0; i < PROTO_REPLY_MAXLINES + 8; i++)
+		put("230-more\r\n", 10);
+	ck_assert_int_eq(proto_reply(c, &code, &text, &err), -1);
+	ck_assert_msg(strstr(err.msg, "peer[127.0.0.1]: reply longer than") ==
+	    err.msg, "message: %s", err.msg);
+	conn_free(c);
+	close(sv[1]);
+
+	/* The same in a banner. */
+	pair();
+	c = conn_new(sv[0], "peer");
+	for (i = 0; i < PROTO_REPLY_MAXLINES + 8; i++)
+		put("200-more\r\n", 10);
+	ck_assert_int_eq(proto_banner(c, (unsigned *)&code, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err.msg, "reply longer than"));
+	conn_free(c);
+	close(sv[1]);
+
+	/* Few lines, too many bytes. */
+	pair();
+	c = conn_new(sv[0], "peer");
+	conn_set_maxline(c, 1 << 20);
+	{
+		static char	 big[PROTO_REPLY_MAXBYTES + 16];
+
+		memset(big, 'y', sizeof(big));
+		memcpy(big, "230-", 4);
+		big[sizeof(big) - 1] = '\n';
+		if (fork() == 0) {
+			close(sv[0]);
+			(void)write(sv[1], big, sizeof(big));
+			_exit(0);
+		}
+	}
+	ck_assert_int_eq(proto_reply(c, &code, &text, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err.msg, "reply longer than"));
+	conn_free(c);
+	close(sv[1]);
+	(void)wait(NULL);
+
+	/*
+	 * Lines that each arrive well within the timeout, but the reply as
+	 * a whole does not end before it: an error, not a wait for ever.
+	 */
+	pair();
+	c = conn_new(sv[0], "peer");
+	conn_set_timeout(c, 600);
+	if ((pid = fork()) == 0) {
+		close(sv[0]);
+		for (i = 0; i < 12; i++) {
+			usleep(150 * 1000);
+			if (write(sv[1], "230-slow\r\n", 10) != 10)
+				_exit(0);
+		}
+		(void)write(sv[1], "230 done\r\n", 10);
+		_exit(0);
+	}
+	close(sv[1]);
+	ck_assert_int_eq(proto_reply(c, &code, &text, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err.msg, "peer: "));
+	conn_free(c);
+	kill(pid, SIGKILL);
+	(void)waitpid(pid, NULL, 0);
+}
+END_TEST
+
 static Suite *
 conn_suite(void)
 {
@@ -295,6 +377,7 @@ conn_suite(void)
 
 	tc = tcase_create("proto");
 	tcase_add_test(tc, test_proto);
+	tcase_add_test(tc, test_reply_budget);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -514,6 +514,14 @@ static const struct {
 	{ "f ./etc 0644 0 0 -86400 1 -", "bad.T: line 2: bad mtime -86400" },
 	{ "f ./etc 0644 0 0 1 1 abc!", "bad.T: line 2: bad checksum abc!" },
 	{ "f ./etc 0644 0 0 1 1 --", "bad.T: line 2: bad checksum --" },
+	/* base64 padding: only at the end, at most two, whole quads */
+	{ "f ./etc 0644 0 0 1 1 ab=c", "bad.T: line 2: bad checksum ab=c" },
+	{ "f ./etc 0644 0 0 1 1 =abc", "bad.T: line 2: bad checksum =abc" },
+	{ "f ./etc 0644 0 0 1 1 ====", "bad.T: line 2: bad checksum ====" },
+	{ "f ./etc 0644 0 0 1 1 a===", "bad.T: line 2: bad checksum a===" },
+	{ "f ./etc 0644 0 0 1 1 abc==", "bad.T: line 2: bad checksum abc==" },
+	{ "f ./etc 0644 0 0 1 1 2jmj7l5rSw0yVb/vlWAYkK/YBwk=x",
+	  "bad.T: line 2: bad checksum 2jmj7l5rSw0yVb/vlWAYkK/YBwk=x" },
 	/* device numbers */
 	{ "c ./c 0600 0 0 -1 2", "bad.T: line 2: bad device number" },
 	{ "b ./b 0600 0 0 1 x", "bad.T: line 2: bad device number" },
