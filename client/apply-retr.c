@@ -33,6 +33,7 @@
 #include "cerr.h"
 #include "cksum.h"
 #include "compat.h"
+#include "fsutil.h"
 #include "net.h"
 #include "xmalloc.h"
 
@@ -221,7 +222,7 @@ apply_download(struct apply *ap, struct apply_entry *e, int dfd,
 	char			 desc[2 * PATH_MAX + 64], sum[CKSUM_B64MAX];
 	char			 msg[PATH_MAX + 128];
 	char			*tmp = NULL;
-	int64_t			 size, got = 0;
+	int64_t			 size, got = 0, avail;
 	ssize_t			 n;
 	int			 fd = -1, rc, werr = 0, changed = 0;
 
@@ -262,6 +263,16 @@ apply_download(struct apply *ap, struct apply_entry *e, int dfd,
 		return -1;
 	}
 
+	/* The declared size must fit, with the floor kept free. */
+	if (fs_room(dfd, size, &avail) == 1) {
+		apply_warn(ap, "line %u: %s: %lld bytes do not fit: %lld "
+		    "bytes free, %lld kept free", t->lineno, t->path,
+		    (long long)size, (long long)avail,
+		    (long long)FS_KEEPFREE);
+		if (size > RQ_DRAINMAX || retr_skipbody(ap->net, &err) == -1)
+			ap->net_dead = 1;
+		return -1;
+	}
 	fd = retr_opentemp(dfd, leaf, t->lineno, &tmp);
 	if (fd == -1)
 		werr = errno;

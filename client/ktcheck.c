@@ -37,6 +37,7 @@
 
 #define KT_CHUNK	(256 * 1024)
 #define KT_MAXDEPTH	64
+#define KT_MAXSIZE	(1LL << 30)	/* largest command file or transcript */
 
 struct strlist {
 	char	**v;
@@ -140,7 +141,8 @@ struct statinfo {
 };
 
 static int
-parse_stat(const char *line, struct statinfo *si, struct cerr *err)
+parse_stat(const char *line, struct statinfo *si, const char *peer,
+    struct cerr *err)
 {
 	char	 copy[8192], *av[9];
 
@@ -149,7 +151,7 @@ parse_stat(const char *line, struct statinfo *si, struct cerr *err)
 	    proto_parse_size(av[5], &si->mtime) == -1 ||
 	    proto_parse_size(av[6], &si->size) == -1 ||
 	    strlcpy(si->cksum, av[7], sizeof(si->cksum)) >= sizeof(si->cksum)) {
-		cerr_set(err, "bad STAT reply: %.200s", line);
+		cerr_set(err, "%s: bad STAT reply: %.200s", peer, line);
 		return -1;
 	}
 	return 0;
@@ -286,8 +288,15 @@ check(struct kt *kt, const char *kind, const char *name, const char *path)
 		return -1;
 	if (r == 1)
 		return -1;
-	if (parse_stat(line, &si, &kt->err) == -1)
+	if (parse_stat(line, &si, net_peer(kt->net), &kt->err) == -1)
 		return -1;
+	if (si.size > KT_MAXSIZE) {
+		cerr_set(&kt->err, "%s: %s %s is %lld bytes, more than the "
+		    "%lld a command file or transcript may have",
+		    net_peer(kt->net), kind, name != NULL ? name : path,
+		    (long long)si.size, (long long)KT_MAXSIZE);
+		return -1;
+	}
 	if (stat(path, &st) == -1) {
 		if (errno != ENOENT) {
 			cerr_errno(&kt->err, "%s", path);

@@ -313,6 +313,12 @@ net_has_cap(const struct net *n, const char *cap)
 	return 0;
 }
 
+const char *
+net_peer(const struct net *n)
+{
+	return conn_peer(n->c);
+}
+
 static int
 net_usable(struct net *n, struct cerr *err)
 {

@@ -45,6 +45,8 @@ struct net	*net_open(const struct netopts *, struct cerr *err);
 int		 net_close(struct net *, struct cerr *err);
 void		 net_stats(const struct net *, struct netstats *);
 int		 net_has_cap(const struct net *, const char *cap); /* "REPO" */
+/* The server as messages name it: "host[address]". */
+const char	*net_peer(const struct net *);
 /*
  * Print the session's byte counters (for -v): Radmind's "zlib stats" line
  * when compression is on, then one line of bytes before and after

@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 
 #include <dirent.h>
 #include <errno.h>
@@ -72,5 +73,22 @@ fs_mkparents(const char *path)
 		*s = '/';
 	}
 	free(p);
+	return 0;
+}
+
+int
+fs_room(int dfd, int64_t size, int64_t *avail)
+{
+	struct statvfs	 sv;
+	uint64_t	 free;
+
+	if (fstatvfs(dfd, &sv) == -1)
+		return -1;
+	free = (uint64_t)sv.f_bavail * (uint64_t)sv.f_frsize;
+	if (free > INT64_MAX)
+		free = INT64_MAX;
+	*avail = (int64_t)free;
+	if (size < 0 || size > *avail || *avail - size < FS_KEEPFREE)
+		return 1;
 	return 0;
 }

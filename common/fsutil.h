@@ -4,6 +4,8 @@
 #ifndef CAIRN_FSUTIL_H
 #define CAIRN_FSUTIL_H
 
+#include <stdint.h>
+
 /*
  * Remove name below the directory dfd (AT_FDCWD: the current directory)
  * and, if it is a directory, everything it holds, never following
@@ -17,5 +19,20 @@ int	fs_rmtreeat(int dfd, const char *name);
  * Returns 0, or -1 with errno set.
  */
 int	fs_mkparents(const char *path);
+
+/*
+ * Free space a client keeps on the file system it writes to: a download
+ * that would leave less than this is refused before its first byte.
+ */
+#define FS_KEEPFREE	(16LL << 20)
+
+/*
+ * Whether size more bytes fit on the file system of the open directory
+ * dfd and still leave FS_KEEPFREE free (counting only the space an
+ * unprivileged user may use: root's reserve is a floor too).  Returns 0
+ * if they fit, 1 if not (*avail gets the bytes free for users), -1 with
+ * errno if the file system cannot tell.
+ */
+int	fs_room(int dfd, int64_t size, int64_t *avail);
 
 #endif

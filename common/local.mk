@@ -17,4 +17,5 @@ common_libcairn_a_SOURCES = \
 	common/proto.c common/proto.h \
 	common/tls.c common/tls.h \
 	common/fsutil.c common/fsutil.h \
+	common/confine.c common/confine.h \
 	common/version.c common/version.h
