@@ -24,6 +24,7 @@
 
 #include "cerr.h"
 #include "cksum.h"
+#include "confine.h"
 #include "compat.h"
 #include "conn.h"
 #include "encode.h"
@@ -158,69 +159,24 @@ pdesc_parse(struct sess *s, int ac, char **av, int allow_file,
 int
 safe_open(int rootfd, const char *relpath)
 {
-	char	 comp[NAME_MAX + 1];
-	const char *p = relpath, *next;
-	size_t	 n;
-	int	 dfd = rootfd, fd, saved;
-	struct stat st;
+	struct stat	 st;
+	int		 fd, saved;
 
-	for (;;) {
-		while (*p == '/')
-			p++;
-		n = strcspn(p, "/");
-		next = p + n;
-		while (*next == '/')
-			next++;
-		if (n == 0 || (n == 1 && p[0] == '.')) {
-			if (*next == '\0')
-				break;		/* trailing "/" or "." */
-			p = next;
-			continue;
-		}
-		if (n > NAME_MAX) {
-			errno = ENAMETOOLONG;
-			goto fail;
-		}
-		if (n == 2 && p[0] == '.' && p[1] == '.') {
-			errno = EACCES;
-			goto fail;
-		}
-		memcpy(comp, p, n);
-		comp[n] = '\0';
-		if (*next == '\0') {
-			fd = openat(dfd, comp, O_RDONLY | O_NOFOLLOW |
-			    O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-			if (fd == -1)
-				goto fail;
-			if (dfd != rootfd)
-				close(dfd);
-			if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode)) {
-				saved = S_ISDIR(st.st_mode) ? EISDIR : EACCES;
-				close(fd);
-				errno = saved;
-				return -1;
-			}
-			/* Regular file: blocking reads are fine. */
-			(void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) &
-			    ~O_NONBLOCK);
-			return fd;
-		}
-		fd = openat(dfd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-		    O_CLOEXEC);
-		if (fd == -1)
-			goto fail;
-		if (dfd != rootfd)
-			close(dfd);
-		dfd = fd;
-		p = next;
+	fd = confine_open(rootfd, relpath, O_RDONLY | O_NONBLOCK | O_NOCTTY, 0);
+	if (fd == -1)
+		return -1;
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode)) {
+		if (fstat(fd, &st) == -1)
+			saved = errno;
+		else
+			saved = S_ISDIR(st.st_mode) ? EISDIR : EACCES;
+		close(fd);
+		errno = saved;
+		return -1;
 	}
-	errno = EISDIR;
-fail:
-	saved = errno;
-	if (dfd != rootfd)
-		close(dfd);
-	errno = saved;
-	return -1;
+	/* Regular file: blocking reads are fine. */
+	(void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	return fd;
 }
 
 /*

@@ -27,6 +27,7 @@
 #include "compat.h"
 #include "conn.h"
 #include "encode.h"
+#include "confine.h"
 #include "fsutil.h"
 #include "log.h"
 #include "proto.h"
@@ -36,68 +37,36 @@
 
 #define STOR_CHUNK	(256 * 1024)
 
+/* Make a missing directory of an upload path (confine_parent). */
+static int
+stor_mkdir(void *ctx, int pfd, const char *name, const char *rel, size_t len)
+{
+	(void)rel;
+	(void)len;
+	return mkdirat(pfd, name, *(mode_t *)ctx);
+}
+
 /*
  * Open the directory holding the last component of rel (relative to
- * rootfd), creating missing directories when mkparents is set.  *leaf
- * points into rel at the last component.  Returns a directory fd or -1.
+ * rootfd, confined), creating missing directories when mkparents is set.
+ * *leaf points into rel at the last component.  Returns a directory fd
+ * or -1.
  */
 static int
 stor_parent(int rootfd, const char *rel, int mkparents, mode_t mode,
     const char **leaf)
 {
-	char		 comp[NAME_MAX + 1];
-	const char	*p = rel, *next;
-	size_t		 n;
-	int		 dfd, fd, saved;
+	size_t	 bad;
+	int	 fd;
 
-	if ((dfd = dup(rootfd)) == -1)
-		return -1;
-	for (;;) {
-		while (*p == '/')
-			p++;
-		n = strcspn(p, "/");
-		next = p + n;
-		while (*next == '/')
-			next++;
-		if (*next == '\0')
-			break;
-		if (n == 0 || (n == 1 && p[0] == '.')) {
-			p = next;
-			continue;
-		}
-		if (n > NAME_MAX || (n == 2 && p[0] == '.' && p[1] == '.')) {
-			errno = n > NAME_MAX ? ENAMETOOLONG : EACCES;
-			goto fail;
-		}
-		memcpy(comp, p, n);
-		comp[n] = '\0';
-		fd = openat(dfd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-		    O_CLOEXEC);
-		if (fd == -1 && errno == ENOENT && mkparents) {
-			if (mkdirat(dfd, comp, mode) == -1 && errno != EEXIST)
-				goto fail;
-			fd = openat(dfd, comp, O_RDONLY | O_DIRECTORY |
-			    O_NOFOLLOW | O_CLOEXEC);
-		}
-		if (fd == -1)
-			goto fail;
-		close(dfd);
-		dfd = fd;
-		p = next;
-	}
-	n = strcspn(p, "/");
-	if (n == 0 || (n == 1 && p[0] == '.') ||
-	    (n == 2 && p[0] == '.' && p[1] == '.') || n > NAME_MAX) {
+	fd = confine_parent(rootfd, rel, mkparents ? stor_mkdir : NULL, &mode,
+	    leaf, &bad);
+	if (fd != -1 && **leaf == '\0') {
+		close(fd);
 		errno = EACCES;
-		goto fail;
+		return -1;
 	}
-	*leaf = p;
-	return dfd;
-fail:
-	saved = errno;
-	close(dfd);
-	errno = saved;
-	return -1;
+	return fd;
 }
 
 /*
