@@ -2,15 +2,15 @@
  * apply-fs.c: confined access to lapply's apply root.
  *
  * The root ("." for relative transcripts, "/" for absolute ones) is
- * opened once.  Every later path is reached one component at a time from
- * held directory descriptors with openat(O_NOFOLLOW | O_DIRECTORY), so a
- * symbolic link or a non-directory anywhere above the object stops the
- * walk instead of being followed.  Callers then act on the leaf with
- * *at() calls relative to the returned descriptor.
+ * opened once.  The directory of every later path is opened beneath it
+ * by common/confine (openat2 with RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS, or
+ * a component walk with O_NOFOLLOW), so a symbolic link or a
+ * non-directory anywhere above the object stops the walk instead of
+ * being followed.  Callers then act on the leaf with *at() calls
+ * relative to the returned descriptor.
  *
- * Because transcripts are sorted, consecutive paths share most of their
- * parents: the chain of open directories of the previous path is kept
- * and only the part that differs is reopened.
+ * Because transcripts are sorted, consecutive paths mostly share their
+ * directory: the directory of the previous path stays open.
  */
 #include "config.h"
 
@@ -26,10 +26,13 @@
 
 #include "apply.h"
 #include "cerr.h"
+#include "confine.h"
 #include "xmalloc.h"
 
+/* The directory of the last path resolved. */
 struct afs_dir {
-	char	*name;		/* component (NULL for the root) */
+	char	*name;		/* its path below the root, NULL: none */
+	size_t	 len;
 	int	 fd;
 	int	 dirty;		/* renamed into: fsync before close */
 };
@@ -47,10 +50,15 @@ struct afs_defdir {
 struct afs {
 	struct apply	*ap;		/* for "created missing prefix" */
 	int		 style;
-	struct afs_dir	 chain[AFS_MAXDEPTH + 1];	/* [0] is the root */
-	int		 depth;				/* entries in use */
+	int		 rootfd;
+	int		 rootdirty;
+	struct afs_dir	 cur;
 	struct afs_defdir defer[AFS_MAXDEFER];
 	int		 ndefer;
+	const char	*path;		/* being resolved (for messages) */
+	const char	*rel;		/* ... below the root */
+	struct cerr	*err;
+	int		 mkfailed;	/* afs_mkprefix set err */
 };
 
 struct afs *
@@ -68,8 +76,8 @@ afs_open(struct apply *ap, int style, struct cerr *err)
 	fs = xcalloc(1, sizeof(*fs));
 	fs->ap = ap;
 	fs->style = style;
-	fs->chain[0].fd = fd;
-	fs->depth = 1;
+	fs->rootfd = fd;
+	fs->cur.fd = -1;
 	return fs;
 }
 
@@ -135,26 +143,24 @@ afs_defer(struct afs *fs, int fd, const char *name, struct cerr *err)
 }
 
 /*
- * Close chain entries from index i on; dirty ones are deferred to
+ * Close the directory held for the last path; a dirty one is deferred to
  * afs_syncdirs().  -1 if an fsync failed.
  */
 static int
-afs_truncate(struct afs *fs, int i, struct cerr *err)
+afs_drop(struct afs *fs, struct cerr *err)
 {
-	int	rc = 0;
+	struct afs_dir	*d = &fs->cur;
+	int		 rc = 0;
 
-	while (fs->depth > i) {
-		struct afs_dir	*d = &fs->chain[--fs->depth];
-
-		if (d->dirty) {
-			if (afs_defer(fs, d->fd, d->name ? d->name : ".",
-			    rc == 0 ? err : NULL) == -1)
-				rc = -1;
-		} else
-			close(d->fd);
-		free(d->name);
-		memset(d, 0, sizeof(*d));
-	}
+	if (d->name == NULL)
+		return 0;
+	if (d->dirty)
+		rc = afs_defer(fs, d->fd, d->name, err);
+	else
+		close(d->fd);
+	free(d->name);
+	memset(d, 0, sizeof(*d));
+	d->fd = -1;
 	return rc;
 }
 
@@ -165,7 +171,12 @@ afs_close(struct afs *fs, struct cerr *err)
 
 	if (fs == NULL)
 		return 0;
-	rc = afs_truncate(fs, 0, err);
+	rc = afs_drop(fs, err);
+	if (fs->rootdirty) {
+		if (afs_defer(fs, fs->rootfd, ".", rc == 0 ? err : NULL) == -1)
+			rc = -1;
+	} else
+		close(fs->rootfd);
 	if (afs_syncdirs(fs, rc == 0 ? err : NULL) == -1)
 		rc = -1;
 	free(fs);
@@ -175,7 +186,7 @@ afs_close(struct afs *fs, struct cerr *err)
 int
 afs_rootfd(const struct afs *fs)
 {
-	return fs->chain[0].fd;
+	return fs->rootfd;
 }
 
 int
@@ -232,148 +243,126 @@ afs_checkpath(const char *path, int style)
 	}
 }
 
-/* Create a missing prefix directory like its nearest existing parent. */
+/*
+ * Create a missing prefix directory like its nearest existing parent
+ * (confine_parent's mkdir hook): mode, owner and group of pfd.
+ */
 static int
-afs_mkprefix(int pfd, const char *name, const char *shown,
-    struct cerr *err)
+afs_mkprefix(void *ctx, int pfd, const char *name, const char *rel,
+    size_t len)
 {
+	struct afs	*fs = ctx;
 	struct stat	 pst;
-	int		 fd;
+	char		*shown;
+	int		 fd, e;
 
-	if (fstat(pfd, &pst) == -1) {
-		cerr_errno(err, "%s", shown);
-		return -1;
-	}
-	if (mkdirat(pfd, name, 0700) == -1) {
-		cerr_errno(err, "%s", shown);
-		return -1;
-	}
+	shown = xstrndup(fs->path, (size_t)(rel - fs->path) + len);
+	if (fstat(pfd, &pst) == -1 || mkdirat(pfd, name, 0700) == -1)
+		goto fail;
 	fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC);
-	if (fd == -1) {
-		cerr_errno(err, "%s", shown);
-		return -1;
-	}
+	if (fd == -1)
+		goto fail;
 	if (fchown(fd, pst.st_uid, pst.st_gid) == -1 ||
 	    fchmod(fd, pst.st_mode & 07777) == -1) {
-		cerr_errno(err, "%s", shown);
+		e = errno;
 		close(fd);
-		return -1;
+		errno = e;
+		goto fail;
 	}
 	close(fd);
+	apply_say(fs->ap, "%s: created missing prefix\n", shown);
+	free(shown);
 	return 0;
+fail:
+	e = errno;
+	cerr_errno(fs->err, "%s", shown);
+	free(shown);
+	errno = e;
+	fs->mkfailed = 1;
+	return -1;
 }
 
 int
 afs_parent(struct afs *fs, const char *path, int create, int *dfd,
     const char **leaf, struct cerr *err)
 {
-	const char	*rel = afs_rel(path), *p, *slash;
-	char		 name[NAME_MAX + 1], *shown;
-	size_t		 len;
-	int		 i, fd;
-	struct stat	 st;
+	const char	*rel = afs_rel(path), *slash, *l;
+	char		*shown;
+	size_t		 len, bad;
+	int		 fd, e;
 
 	*leaf = rel;
-	if (*rel == '\0') {
-		*dfd = fs->chain[0].fd;
+	if ((slash = strrchr(rel, '/')) == NULL) {
+		*dfd = fs->rootfd;		/* the root or one of its entries */
 		return 0;
 	}
-	/* Walk the directory components (all but the last). */
-	for (i = 1, p = rel; (slash = strchr(p, '/')) != NULL;
-	    i++, p = slash + 1) {
-		len = (size_t)(slash - p);
-		if (len == 0 || len > NAME_MAX) {
-			cerr_set(err, "%s: bad path component", path);
-			return -1;
-		}
-		memcpy(name, p, len);
-		name[len] = '\0';
-		if (i < fs->depth) {
-			if (strcmp(fs->chain[i].name, name) == 0)
-				continue;
-			if (afs_truncate(fs, i, err) == -1)
-				return -1;
-		}
-		if (i > AFS_MAXDEPTH) {
-			cerr_set(err, "%s: more than %d directory levels",
-			    path, AFS_MAXDEPTH);
-			return -1;
-		}
-		fd = openat(fs->chain[i - 1].fd, name, O_RDONLY |
-		    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (fd == -1 && errno == ENOENT && create) {
-			shown = xstrndup(path, (size_t)(slash - path));
-			if (afs_mkprefix(fs->chain[i - 1].fd, name, shown,
-			    err) == -1) {
-				free(shown);
-				return -1;
-			}
-			apply_say(fs->ap, "%s: created missing prefix\n", shown);
-			free(shown);
-			fd = openat(fs->chain[i - 1].fd, name, O_RDONLY |
-			    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		}
-		if (fd == -1) {
-			int	 e = errno;
-
-			shown = xstrndup(path, (size_t)(slash - path));
-			if (e == ENOENT) {
-				free(shown);
-				return 1;
-			}
-			if (fstatat(fs->chain[i - 1].fd, name, &st,
-			    AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
-				cerr_set(err, "%s: refusing to follow symbolic "
-				    "link %s", path, shown);
-			else if (e == ENOTDIR || e == ELOOP)
-				cerr_set(err, "%s: %s is not a directory",
-				    path, shown);
-			else {
-				errno = e;
-				cerr_errno(err, "%s: %s", path, shown);
-			}
-			free(shown);
-			return -1;
-		}
-		fs->chain[i].fd = fd;
-		fs->chain[i].name = xstrdup(name);
-		fs->chain[i].dirty = 0;
-		fs->depth = i + 1;
+	len = (size_t)(slash - rel);
+	*leaf = slash + 1;
+	if (fs->cur.name != NULL && fs->cur.len == len &&
+	    memcmp(fs->cur.name, rel, len) == 0) {
+		*dfd = fs->cur.fd;
+		return 0;
 	}
-	/* The parent is chain[i - 1]; anything deeper is stale. */
-	if (fs->depth > i && afs_truncate(fs, i, err) == -1)
+	if (afs_drop(fs, err) == -1)
 		return -1;
-	*leaf = p;
-	*dfd = fs->chain[i - 1].fd;
+	fs->path = path;
+	fs->rel = rel;
+	fs->err = err;
+	fs->mkfailed = 0;
+	fd = confine_parent(fs->rootfd, rel, create ? afs_mkprefix : NULL, fs,
+	    &l, &bad);
+	if (fd == -1) {
+		e = errno;
+		if (fs->mkfailed)		/* afs_mkprefix said it */
+			return -1;
+		if (e == ENOENT && !create)
+			return 1;
+		if (bad == 0 || bad > len)
+			bad = len;
+		shown = xstrndup(path, (size_t)(rel - path) + bad);
+		if (e == ELOOP)
+			cerr_set(err, "%s: refusing to follow symbolic link %s",
+			    path, shown);
+		else if (e == ENOTDIR)
+			cerr_set(err, "%s: %s is not a directory", path, shown);
+		else if (e == ENAMETOOLONG)
+			cerr_set(err, "%s: more than %d directory levels or a "
+			    "name too long", path, CONFINE_MAXDEPTH);
+		else {
+			errno = e;
+			cerr_errno(err, "%s: %s", path, shown);
+		}
+		free(shown);
+		return -1;
+	}
+	fs->cur.name = xstrndup(rel, len);
+	fs->cur.len = len;
+	fs->cur.fd = fd;
+	fs->cur.dirty = 0;
+	*dfd = fd;
 	return 0;
 }
 
 void
 afs_dirty(struct afs *fs, int dfd)
 {
-	int	i;
-
-	for (i = 0; i < fs->depth; i++)
-		if (fs->chain[i].fd == dfd)
-			fs->chain[i].dirty = 1;
+	if (dfd == fs->rootfd)
+		fs->rootdirty = 1;
+	else if (dfd == fs->cur.fd)
+		fs->cur.dirty = 1;
 }
 
 void
 afs_forget(struct afs *fs, const char *path)
 {
 	const char	*p = afs_rel(path);
-	int		 i;
+	size_t		 n = strlen(p);
 
-	/* Keep only the chain entries that are proper ancestors of path. */
-	for (i = 1; i < fs->depth; i++) {
-		size_t	len = strlen(fs->chain[i].name);
-
-		if (strncmp(p, fs->chain[i].name, len) != 0 || p[len] != '/')
-			break;
-		p += len + 1;
-	}
-	(void)afs_truncate(fs, i, NULL);
+	/* The directory held is path or below it: it is gone. */
+	if (fs->cur.name != NULL && strncmp(fs->cur.name, p, n) == 0 &&
+	    (fs->cur.name[n] == '\0' || fs->cur.name[n] == '/'))
+		(void)afs_drop(fs, NULL);
 }
 
 /*
