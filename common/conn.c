@@ -453,13 +453,13 @@ conn_getline(struct conn *c, char **line, struct cerr *err)
 			if (c->in[c->ioff] == '\n')
 				conn_consume(c, 1);
 		}
-		p = c->in + c->ioff;
 		for (i = c->iscan; i < c->ilen; i++) {
-			ch = p[i];
+			ch = c->in[c->ioff + i];
 			if (ch == '\n' || ch == '\r' || ch == '\0')
 				break;
 		}
 		if (i < c->ilen) {
+			p = c->in + c->ioff;
 			if (i > c->maxline)
 				goto toolong;
 			len = i;
