@@ -32,7 +32,8 @@ int		 buf_addc(struct buf *, int);
 int		 buf_addstr(struct buf *, const char *);
 int		 buf_printf(struct buf *, const char *, ...)
 		    __attribute__((format(printf, 2, 3)));
-int		 buf_vprintf(struct buf *, const char *, va_list);
+int		 buf_vprintf(struct buf *, const char *, va_list)
+		    __attribute__((format(printf, 2, 0)));
 /* Make room for n more bytes and return where to write them (commit with
  * buf_commit), or NULL with errno EMSGSIZE. */
 void		*buf_reserve(struct buf *, size_t n);

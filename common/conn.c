@@ -467,13 +467,13 @@ conn_getline_until(struct conn *c, char **line, int64_t deadline, size_t max,
 			if (c->in[c->ioff] == '\n')
 				conn_consume(c, 1);
 		}
-		p = c->in + c->ioff;
 		for (i = c->iscan; i < c->ilen; i++) {
-			ch = p[i];
+			ch = c->in[c->ioff + i];
 			if (ch == '\n' || ch == '\r' || ch == '\0')
 				break;
 		}
 		if (i < c->ilen) {
+			p = c->in + c->ioff;
 			if (i > max)
 				goto toolong;
 			len = i;

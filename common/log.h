@@ -31,7 +31,8 @@ void	fatal(const char *, ...)
 	    __attribute__((format(printf, 1, 2), noreturn));
 void	fatalx(const char *, ...)
 	    __attribute__((format(printf, 1, 2), noreturn));
-void	vlog(int pri, int with_errno, const char *, va_list);
+void	vlog(int pri, int with_errno, const char *, va_list)
+	    __attribute__((format(printf, 3, 0)));
 
 /* Exit status used by fatal()/fatalx(); default 2 (Radmind "error"). */
 void	log_setfatalstatus(int status);

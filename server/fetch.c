@@ -267,6 +267,7 @@ cmd_stat(struct sess *s, int ac, char **av)
 	struct stat	 st;
 	struct cksum	*ck;
 	char		 meta[4][64], digest[CKSUM_B64MAX], *mrel;
+	char		 where[PATH_MAX];
 	const char	*nm;
 	int64_t		 size;
 	int		 r, fd, found = 0;
@@ -275,23 +276,25 @@ cmd_stat(struct sess *s, int ac, char **av)
 		pdesc_clear(&pd);
 		return pdesc_fail(s, r, ac, av, 1);
 	}
+	/* Decoded names may hold CR, LF: never in a reply or a log line. */
+	sess_logsafe(where, sizeof(where), pd.rel);
 	if ((fd = safe_open(s->opts->rootfd, pd.rel)) == -1 ||
 	    fstat(fd, &st) == -1) {
-		log_info("%s[%s]: stat %s: %s", s->host, s->ip, pd.rel,
+		log_info("%s[%s]: stat %s: %s", s->host, s->ip, where,
 		    strerror(errno));
 		if (fd != -1)
 			close(fd);
-		r = sess_reply(s, RAP_STAT_ACCESS, "Access Error: %s", pd.rel);
+		r = sess_reply(s, RAP_STAT_ACCESS, "Access Error: %s", where);
 		pdesc_clear(&pd);
 		return r;
 	}
 	if ((ck = cksum_new("sha1")) == NULL ||
 	    cksum_fd(ck, fd, digest, &size) == -1) {
-		log_warn("%s: checksum", pd.rel);
+		log_warn("%s: checksum", where);
 		cksum_free(ck);
 		close(fd);
 		r = sess_reply(s, RAP_UNRECOGNIZED, "Checksum Error: %s: %s",
-		    pd.rel, strerror(errno));
+		    where, strerror(errno));
 		pdesc_clear(&pd);
 		return r;
 	}
@@ -344,6 +347,7 @@ cmd_retr(struct sess *s, int ac, char **av)
 	struct stat	 st;
 	struct cerr	 err;
 	unsigned char	*chunk;
+	char		 where[PATH_MAX];
 	int64_t		 left;
 	ssize_t		 n;
 	int		 r, fd;
@@ -352,22 +356,23 @@ cmd_retr(struct sess *s, int ac, char **av)
 		pdesc_clear(&pd);
 		return pdesc_fail(s, r, ac, av, 0);
 	}
+	sess_logsafe(where, sizeof(where), pd.rel);
 	if ((fd = safe_open(s->opts->rootfd, pd.rel)) == -1) {
-		log_info("%s[%s]: open %s: %s", s->host, s->ip, pd.rel,
+		log_info("%s[%s]: open %s: %s", s->host, s->ip, where,
 		    strerror(errno));
 		r = sess_reply(s, RAP_RETR_ACCESS, "Unable to access %s.",
-		    pd.rel);
+		    where);
 		pdesc_clear(&pd);
 		return r;
 	}
 	if (fstat(fd, &st) == -1) {
-		log_warn("%s[%s]: fstat %s", s->host, s->ip, pd.rel);
+		log_warn("%s[%s]: fstat %s", s->host, s->ip, where);
 		close(fd);
-		r = sess_reply(s, RAP_RETR_ACCESS, "Access Error: %s", pd.rel);
+		r = sess_reply(s, RAP_RETR_ACCESS, "Access Error: %s", where);
 		pdesc_clear(&pd);
 		return r;
 	}
-	log_debug("%s[%s]: retrieving %s", s->host, s->ip, pd.rel);
+	log_debug("%s[%s]: retrieving %s", s->host, s->ip, where);
 	pdesc_clear(&pd);
 	if (sess_reply(s, RAP_RETR_OK, "Retrieving file") == SESS_CLOSE ||
 	    conn_printf(s->conn, &err, "%lld\r\n", (long long)st.st_size)

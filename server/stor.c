@@ -217,7 +217,8 @@ cmd_stor(struct sess *s, int ac, char **av)
 				r = stor_fatal(s, RAP_STOR_FAIL,
 				    "Transcript exists");
 			else {
-				snprintf(msg, sizeof(msg), "%s: %s", rel,
+				sess_logsafe(up, sizeof(up), rel);
+				snprintf(msg, sizeof(msg), "%s: %s", up,
 				    strerror(errno));
 				r = stor_fatal(s, RAP_STOR_FAIL, msg);
 			}

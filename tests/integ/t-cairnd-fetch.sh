@@ -77,6 +77,20 @@ rap "$PORT" 'RETR FILE test.T ./etc/big\nQUIT\r\n' >"$T/out" || fail "rap"
 } >"$T/exp"
 assert_file_eq "$T/exp" "$T/out" "large RETR"
 
+# CR and LF decoded from a name never reach a reply or the log: each
+# failure is one reply line, the control bytes shown as '?'.
+{
+	banner
+	printf '543 Unable to access file/test.T/./etc/a?b.\r\n'
+	printf '531 Access Error: special/127.0.0.1/./x?y\r\n'
+	printf '201 QUIT OK, closing connection\r\n'
+} >"$T/exp"
+rap "$PORT" 'RETR FILE test.T ./etc/a\\rb\nSTAT SPECIAL ./x\\ny\nQUIT\r\n' \
+    >"$T/out" || fail "rap"
+assert_file_eq "$T/exp" "$T/out" "control bytes in names"
+grep -q 'open file/test.T/./etc/a?b: ' "$SLOG" ||
+    fail "open failure not logged as one line: $(cat "$SLOG")"
+
 # A host that config does not list gets no banner.
 echo '10.9.9.9 test.K' >"$R/config"
 printf '500 No access for ' >"$T/exp"

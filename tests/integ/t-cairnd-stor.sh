@@ -65,6 +65,9 @@ each 'STOR TRANSCRIPT t4.T\r\n0\r\n.\r\nSTOR FILE t4.T ./a/b/../../../x\r\n' \
 each 'STOR TRANSCRIPT t5.T\r\n3\r\nabcd\r\n' \
     '350 Storing file\r\n555 Length doesn'"'"'t match sent data tmp/transcript/t5.T\r\n'
 [ -e "$R/tmp/transcript/t5.T" ] && fail "partial upload left"
+# A CR decoded from the name is not echoed raw in the refusal.
+each 'STOR TRANSCRIPT a\\rb/c.T\r\n' \
+    '551 tmp/file/a?b/c.T: No such file or directory\r\n'
 for f in "$R/x" "$R/tmp/x" "$R/tmp/file/x"; do
 	[ -e "$f" ] && fail "upload escaped to $f"
 done
