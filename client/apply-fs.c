@@ -16,6 +16,7 @@
 
 #include <sys/types.h>
 #include <sys/stat.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -46,6 +47,12 @@ struct afs_defdir {
 };
 
 #define AFS_MAXDEFER	128
+#define AFS_MAXINSIDE	64	/* remembered results of the name count */
+
+struct afs_inode {
+	dev_t	 dev;
+	ino_t	 ino;
+};
 
 struct afs {
 	struct apply	*ap;		/* for "created missing prefix" */
@@ -55,6 +62,9 @@ struct afs {
 	struct afs_dir	 cur;
 	struct afs_defdir defer[AFS_MAXDEFER];
 	int		 ndefer;
+	struct stat	 rootst;
+	struct afs_inode *inside;	/* objects with all names inside */
+	size_t		 ninside;
 	const char	*path;		/* being resolved (for messages) */
 	const char	*rel;		/* ... below the root */
 	struct cerr	*err;
@@ -78,6 +88,12 @@ afs_open(struct apply *ap, int style, struct cerr *err)
 	fs->style = style;
 	fs->rootfd = fd;
 	fs->cur.fd = -1;
+	if (fstat(fd, &fs->rootst) == -1) {
+		cerr_errno(err, "%s", root);
+		close(fd);
+		free(fs);
+		return NULL;
+	}
 	return fs;
 }
 
@@ -179,6 +195,7 @@ afs_close(struct afs *fs, struct cerr *err)
 		close(fs->rootfd);
 	if (afs_syncdirs(fs, rc == 0 ? err : NULL) == -1)
 		rc = -1;
+	free(fs->inside);
 	free(fs);
 	return rc;
 }
@@ -363,6 +380,110 @@ afs_forget(struct afs *fs, const char *path)
 	if (fs->cur.name != NULL && strncmp(fs->cur.name, p, n) == 0 &&
 	    (fs->cur.name[n] == '\0' || fs->cur.name[n] == '/'))
 		(void)afs_drop(fs, NULL);
+}
+
+int
+afs_names_here(int dfd, const struct stat *st)
+{
+	struct dirent	*de;
+	struct stat	 est;
+	DIR		*d;
+	nlink_t		 n = 0;
+	int		 fd;
+
+	if (st->st_nlink <= 1)
+		return 1;
+	/* A description of our own: the held one's offset stays put. */
+	if ((fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
+		return 0;
+	if ((d = fdopendir(fd)) == NULL) {
+		close(fd);
+		return 0;
+	}
+	while (n < st->st_nlink && (de = readdir(d)) != NULL) {
+		if (de->d_ino != st->st_ino)
+			continue;
+		if (fstatat(dirfd(d), de->d_name, &est,
+		    AT_SYMLINK_NOFOLLOW) == 0 && est.st_dev == st->st_dev &&
+		    est.st_ino == st->st_ino)
+			n++;
+	}
+	closedir(d);
+	return n == st->st_nlink;
+}
+
+/*
+ * Count the names of st in the tree below the directory dfd, at most
+ * st_nlink, never following a link and descending only into directories
+ * on the root's device or the object's.
+ */
+static nlink_t
+afs_count(const struct afs *fs, int dfd, const struct stat *st, int depth,
+    nlink_t n)
+{
+	struct dirent	*de;
+	struct stat	 est;
+	DIR		*d;
+	int		 fd, isdir;
+
+	if (depth > CONFINE_MAXDEPTH)
+		return n;
+	if ((fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
+		return n;
+	if ((d = fdopendir(fd)) == NULL) {
+		close(fd);
+		return n;
+	}
+	while (n < st->st_nlink && (de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
+			continue;
+		if (de->d_ino == st->st_ino && fstatat(dirfd(d), de->d_name,
+		    &est, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    est.st_dev == st->st_dev && est.st_ino == st->st_ino) {
+			n++;
+			continue;
+		}
+		if (de->d_type == DT_DIR)
+			isdir = 1;
+		else if (de->d_type == DT_UNKNOWN)
+			isdir = fstatat(dirfd(d), de->d_name, &est,
+			    AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(est.st_mode);
+		else
+			isdir = 0;
+		if (!isdir || (fd = openat(dirfd(d), de->d_name, O_RDONLY |
+		    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1)
+			continue;
+		if (fstat(fd, &est) == 0 && (est.st_dev == fs->rootst.st_dev ||
+		    est.st_dev == st->st_dev))
+			n = afs_count(fs, fd, st, depth + 1, n);
+		close(fd);
+	}
+	closedir(d);
+	return n;
+}
+
+int
+afs_names_inside(struct afs *fs, int dfd, const struct stat *st)
+{
+	size_t	i;
+
+	if (st->st_nlink <= 1 || afs_names_here(dfd, st))
+		return 1;
+	for (i = 0; i < fs->ninside; i++)
+		if (fs->inside[i].dev == st->st_dev &&
+		    fs->inside[i].ino == st->st_ino)
+			return 1;
+	/* Rare: a multiply linked object, names in other directories. */
+	if (afs_count(fs, fs->rootfd, st, 0, 0) < st->st_nlink)
+		return 0;
+	if (fs->ninside == AFS_MAXINSIDE)
+		fs->ninside = 0;
+	if (fs->inside == NULL)
+		fs->inside = xcalloc(AFS_MAXINSIDE, sizeof(*fs->inside));
+	fs->inside[fs->ninside].dev = st->st_dev;
+	fs->inside[fs->ninside++].ino = st->st_ino;
+	return 1;
 }
 
 /*

@@ -159,8 +159,8 @@ retrq_drain(struct retrq *rq, int64_t max, struct cerr *err)
 }
 
 /* write(2) all of buf. */
-static int
-write_all(int fd, const char *buf, size_t len)
+int
+apply_write_all(int fd, const char *buf, size_t len)
 {
 	ssize_t	n;
 
@@ -187,19 +187,27 @@ retr_desc(const struct apply_entry *e, char *buf, size_t len)
 		snprintf(buf, len, "FILE %s %s", e->tname, e->t.epath);
 }
 
-/* Create the temp file; *tmp gets its (malloc'd) name. */
-static int
-retr_opentemp(int dfd, const char *leaf, unsigned lineno, char **tmp)
+char *
+apply_tempname(const char *leaf, unsigned lineno)
 {
-	static long	pid;
-	int		fd, tries;
+	static long	 pid;
+	char		*tmp;
 
 	if (pid == 0)
 		pid = (long)getpid();
 	if (strlen(leaf) + 32 <= NAME_MAX)
-		xasprintf(tmp, "%s.radmind.%ld", leaf, pid);
+		xasprintf(&tmp, "%s.radmind.%ld", leaf, pid);
 	else
-		xasprintf(tmp, ".radmind.%ld.%u", pid, lineno);
+		xasprintf(&tmp, ".radmind.%ld.%u", pid, lineno);
+	return tmp;
+}
+
+int
+apply_opentemp(int dfd, const char *leaf, unsigned lineno, char **tmp)
+{
+	int	fd, tries;
+
+	*tmp = apply_tempname(leaf, lineno);
 	for (tries = 0; tries < 2; tries++) {
 		fd = openat(dfd, *tmp, O_WRONLY | O_CREAT | O_EXCL |
 		    O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -273,7 +281,7 @@ apply_download(struct apply *ap, struct apply_entry *e, int dfd,
 			ap->net_dead = 1;
 		return -1;
 	}
-	fd = retr_opentemp(dfd, leaf, t->lineno, &tmp);
+	fd = apply_opentemp(dfd, leaf, t->lineno, &tmp);
 	if (fd == -1)
 		werr = errno;
 	if (ap->ck != NULL)
@@ -282,7 +290,7 @@ apply_download(struct apply *ap, struct apply_entry *e, int dfd,
 	    &err)) > 0) {
 		got += n;
 		if (fd != -1 && werr == 0 &&
-		    write_all(fd, ap->iobuf, (size_t)n) == -1)
+		    apply_write_all(fd, ap->iobuf, (size_t)n) == -1)
 			werr = errno;
 		if (ap->ck != NULL)
 			cksum_update(ap->ck, ap->iobuf, (size_t)n);

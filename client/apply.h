@@ -186,6 +186,30 @@ void	apply_warn(struct apply *, const char *, ...)
 int	apply_download(struct apply *, struct apply_entry *e, int dfd,
 	    const char *leaf);
 
+/*
+ * Temp names in the destination directory: "<leaf>.radmind.<pid>" (or
+ * ".radmind.<pid>.<line>" for long names), malloc'd.  apply_opentemp
+ * creates one exclusively, mode 0600 (a stale one of ours is replaced)
+ * and returns its descriptor, or -1 with errno (*tmp set all the same).
+ */
+/* write(2) all of buf, through short writes and EINTR. */
+int	 apply_write_all(int fd, const char *buf, size_t len);
+char	*apply_tempname(const char *leaf, unsigned lineno);
+int	 apply_opentemp(int dfd, const char *leaf, unsigned lineno, char **tmp);
+
+/*
+ * Nonzero if every name of the non-directory st is an entry of the
+ * directory dfd (its link count is all there): no name of it lies
+ * elsewhere, inside the root or out of it.
+ */
+int	 afs_names_here(int dfd, const struct stat *st);
+/*
+ * Nonzero if every name of the non-directory st (in the directory dfd)
+ * lies inside the apply root: its own directory is looked at first, the
+ * tree below the root only when that does not account for them all.
+ */
+int	 afs_names_inside(struct afs *, int dfd, const struct stat *st);
+
 /* Shared helper of lapply.c and apply-retr.c: " uid gid mode" changes. */
 int	apply_owner_mode(struct apply *, int fd, const struct stat *st,
 	    const struct tline *t, char *msg, size_t msglen, int *changed);

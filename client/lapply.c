@@ -366,6 +366,14 @@ fail:
  * clears those bits), and always for FIFOs (Radmind compares a mode with
  * the FIFO type bit against the permission bits: kept for identical
  * output).  Appends " uid", " gid", " mode" to msg.
+ *
+ * The steps are ordered so that no state between them grants more than
+ * both the old and the new one: when the owner changes, the mode is
+ * first narrowed to the permissions both share, without set-id bits;
+ * then the owner changes; then the new mode is set.  A crash between
+ * them leaves the object with the old or new owner and at most the
+ * shared permissions (never set-id with the old owner), which the next
+ * run repairs.
  */
 int
 apply_owner_mode(struct apply *ap, int fd, const struct stat *st,
@@ -373,20 +381,29 @@ apply_owner_mode(struct apply *ap, int fd, const struct stat *st,
 {
 	uid_t	uid = (uid_t)t->uid;
 	gid_t	gid = (gid_t)t->gid;
+	mode_t	old = st->st_mode & 07777, narrow;
 	int	owner, mode;
 
 	(void)ap;
 	owner = uid != st->st_uid || gid != st->st_gid;
-	mode = t->mode != (st->st_mode & 07777) ||
+	mode = t->mode != old ||
 	    (owner && (t->mode & (S_ISUID | S_ISGID)) != 0) ||
 	    t->type == 'p';
 	if (owner) {
+		narrow = old & (mode_t)t->mode & ~(mode_t)(S_ISUID | S_ISGID);
+		if (narrow != old && fd_chmod(fd, narrow) == -1)
+			return -1;
 		if (fd_chown(fd, uid, gid) == -1)
 			return -1;
 		if (uid != st->st_uid)
 			strlcat(msg, " uid", msglen);
 		if (gid != st->st_gid)
 			strlcat(msg, " gid", msglen);
+		if (narrow != (mode_t)t->mode && !mode) {
+			/* Only narrowed: put the declared mode back. */
+			if (fd_chmod(fd, (mode_t)t->mode) == -1)
+				return -1;
+		}
 	}
 	if (mode) {
 		if (fd_chmod(fd, (mode_t)t->mode) == -1)
@@ -396,6 +413,133 @@ apply_owner_mode(struct apply *ap, int fd, const struct stat *st,
 	if (changed != NULL && (owner || mode))
 		*changed = 1;
 	return 0;
+}
+
+/*
+ * Replace the object open as fd at (dfd, leaf) by a copy of it that has
+ * the declared metadata: t's owner, mode and (regular files) mtime; the
+ * content is copied from fd and must have t's size (and, with -c and a
+ * checksum, t's checksum).  The copy is made under a temp name, made
+ * durable and renamed over leaf, so the old inode, and every other name
+ * it has, is left as it was.  Used when the object has names outside
+ * its directory: changing it in place would change them too.  Returns 0
+ * or -1 (message printed).
+ */
+static int
+replace_copy(struct apply *ap, const struct tline *t, int dfd,
+    const char *leaf, int fd, const struct stat *now)
+{
+	char		*tmp = NULL, sum[CKSUM_B64MAX];
+	int64_t		 got = 0;
+	ssize_t		 n;
+	int		 nfd = -1, verify;
+	mode_t		 ftype;
+
+	switch (t->type) {
+	case 'f':
+		verify = ap->ck != NULL && strcmp(t->cksum, "-") != 0;
+		if ((nfd = apply_opentemp(dfd, leaf, t->lineno, &tmp)) == -1)
+			goto syserr;
+		if (verify)
+			cksum_reset(ap->ck);
+		while ((n = pread(fd, ap->iobuf, ap->iobufsz, got)) != 0) {
+			if (n == -1) {
+				if (errno == EINTR)
+					continue;
+				goto syserr;
+			}
+			if (verify)
+				cksum_update(ap->ck, ap->iobuf, (size_t)n);
+			if (apply_write_all(nfd, ap->iobuf, (size_t)n) == -1)
+				goto syserr;
+			got += n;
+			if (got > t->size)
+				break;
+		}
+		if (got != t->size) {
+			apply_warn(ap, "line %u: %s: size is not %lld: not "
+			    "replacing it", t->lineno, t->path,
+			    (long long)t->size);
+			goto fail;
+		}
+		if (verify) {
+			cksum_final(ap->ck, sum);
+			if (strcmp(sum, t->cksum) != 0) {
+				apply_warn(ap, "line %u: %s: checksum does not "
+				    "match the transcript: not replacing it",
+				    t->lineno, t->path);
+				goto fail;
+			}
+		}
+		if (fd_setmtime(nfd, t->mtime) == -1)
+			goto syserr;
+		break;
+	case 'p':
+	case 'b':
+	case 'c':
+		ftype = t->type == 'p' ? S_IFIFO : t->type == 'b' ? S_IFBLK :
+		    S_IFCHR;
+		tmp = apply_tempname(leaf, t->lineno);
+		(void)unlinkat(dfd, tmp, 0);
+		if (mknodat(dfd, tmp, ftype | 0600, now->st_rdev) == -1) {
+			free(tmp);
+			tmp = NULL;
+			goto syserr;
+		}
+		if ((nfd = openat(dfd, tmp, O_PATH | O_NOFOLLOW |
+		    O_CLOEXEC)) == -1)
+			goto syserr;
+		break;
+	default:
+		apply_warn(ap, "line %u: %s: cannot be replaced by a copy on "
+		    "this system", t->lineno, t->path);
+		return -1;
+	}
+	if (fd_chown(nfd, (uid_t)t->uid, (gid_t)t->gid) == -1 ||
+	    fd_chmod(nfd, (mode_t)t->mode) == -1)
+		goto syserr;
+	if (t->type == 'f' && fsync(nfd) == -1)
+		goto syserr;
+	close(nfd);
+	nfd = -1;
+	if (renameat(dfd, tmp, dfd, leaf) == -1)
+		goto syserr;
+	free(tmp);
+	afs_dirty(ap->fs, dfd);
+	ap->modified = 1;
+	return 0;
+syserr:
+	apply_warn(ap, "line %u: %s: %s", t->lineno, t->path, strerror(errno));
+fail:
+	if (nfd != -1)
+		close(nfd);
+	if (tmp != NULL) {
+		(void)unlinkat(dfd, tmp, 0);
+		free(tmp);
+	}
+	return -1;
+}
+
+/*
+ * The words of an "updating" message for the differences between now
+ * and t, as apply_owner_mode and the mtime step would print them.
+ */
+static void
+meta_words(const struct stat *now, const struct tline *t, char *msg,
+    size_t len)
+{
+	int	owner;
+
+	owner = (uid_t)t->uid != now->st_uid || (gid_t)t->gid != now->st_gid;
+	if ((uid_t)t->uid != now->st_uid)
+		strlcat(msg, " uid", len);
+	if ((gid_t)t->gid != now->st_gid)
+		strlcat(msg, " gid", len);
+	if (t->mode != (now->st_mode & 07777) ||
+	    (owner && (t->mode & (S_ISUID | S_ISGID)) != 0) || t->type == 'p')
+		strlcat(msg, " mode", len);
+	if (t->type == 'f' && t->mtime != (int64_t)now->st_mtime)
+		strlcat(msg, " time", len);
 }
 
 /*
@@ -501,6 +645,59 @@ lookup(struct apply *ap, const struct tline *t, int *present,
 	return 0;
 }
 
+/*
+ * Before an "h" line links a new name to the target (tdfd, tleaf): if the
+ * target has names outside the apply root, it
+ * is first replaced by a copy of itself, same content and metadata, so
+ * that the new name never joins an inode with names no transcript
+ * declares.  Returns 0 or -1 (message printed).
+ */
+static int
+link_target_own(struct apply *ap, const struct tline *t, int tdfd,
+    const char *tleaf)
+{
+	struct tline	 tt;
+	struct stat	 st;
+	int		 fd, rc;
+
+	if (fstatat(tdfd, tleaf, &st, AT_SYMLINK_NOFOLLOW) == -1) {
+		apply_warn(ap, "line %u: %s: %s: %s", t->lineno, t->path,
+		    t->target, strerror(errno));
+		return -1;
+	}
+	if (S_ISDIR(st.st_mode) || S_ISLNK(st.st_mode) ||
+	    afs_names_inside(ap->fs, tdfd, &st))
+		return 0;
+	memset(&tt, 0, sizeof(tt));
+	tt.type = tline_typeof(st.st_mode);
+	tt.path = t->target;
+	tt.lineno = t->lineno;
+	tt.uid = st.st_uid;
+	tt.gid = st.st_gid;
+	tt.mode = st.st_mode & 07777;
+	tt.mtime = st.st_mtime;
+	tt.size = st.st_size;
+	strlcpy(tt.cksum, "-", sizeof(tt.cksum));
+	apply_warn(ap, "line %u: %s: %s has %lu links, not all inside the "
+	    "root: replacing it with a copy before linking", t->lineno,
+	    t->path, t->target, (unsigned long)st.st_nlink);
+	fd = openat(tdfd, tleaf, (S_ISREG(st.st_mode) ? O_RDONLY | O_NONBLOCK |
+	    O_NOCTTY : O_PATH) | O_NOFOLLOW | O_CLOEXEC);
+	if (fd == -1) {
+		apply_warn(ap, "line %u: %s: %s", t->lineno, t->target,
+		    strerror(errno));
+		return -1;
+	}
+	rc = replace_copy(ap, &tt, tdfd, tleaf, fd, &st);
+	close(fd);
+	if (rc == 0 && fsync(tdfd) == -1) {
+		apply_warn(ap, "line %u: %s: fsync of its directory: %s",
+		    t->lineno, t->target, strerror(errno));
+		return -1;
+	}
+	return rc;
+}
+
 /* Create or repair the object of one (non-removal) line. */
 static int
 do_line(struct apply *ap, struct apply_entry *e, int present,
@@ -509,7 +706,7 @@ do_line(struct apply *ap, struct apply_entry *e, int present,
 	const struct tline	*t = &e->t;
 	const char		*leaf, *tleaf;
 	struct stat		 now;
-	char			 msg[PATH_MAX + 128];
+	char			 msg[PATH_MAX + 128], *tmp;
 	int			 dfd, tdfd, fd = -1, newfile = 0, timeupd = 0;
 	mode_t			 ftype;
 
@@ -530,6 +727,10 @@ do_line(struct apply *ap, struct apply_entry *e, int present,
 		if ((tdfd = fcntl(tdfd, F_DUPFD_CLOEXEC, 0)) == -1) {
 			apply_warn(ap, "line %u: %s: %s", t->lineno, t->path,
 			    strerror(errno));
+			return -1;
+		}
+		if (link_target_own(ap, t, tdfd, tleaf) == -1) {
+			close(tdfd);
 			return -1;
 		}
 		if (parent_of(ap, t, t->path, ap->create_prefix, &dfd,
@@ -572,13 +773,26 @@ do_line(struct apply *ap, struct apply_entry *e, int present,
 		}
 		break;
 	case 'l':
-		if (present) {
-			if (unlinkat(dfd, leaf, 0) == -1)
-				goto syserr;
-			ap->modified = 1;
-		}
-		if (symlinkat(t->target, dfd, leaf) == -1)
+		/*
+		 * Made under a temp name and renamed over the old link, so
+		 * the path is never missing.
+		 */
+		tmp = apply_tempname(leaf, t->lineno);
+		if (symlinkat(t->target, dfd, tmp) == -1 && (errno != EEXIST ||
+		    unlinkat(dfd, tmp, 0) == -1 ||
+		    symlinkat(t->target, dfd, tmp) == -1)) {
+			free(tmp);
 			goto syserr;
+		}
+		if (renameat(dfd, tmp, dfd, leaf) == -1) {
+			int	saved = errno;
+
+			(void)unlinkat(dfd, tmp, 0);
+			free(tmp);
+			errno = saved;
+			goto syserr;
+		}
+		free(tmp);
 		afs_dirty(ap->fs, dfd);
 		ap->modified = 1;
 		/* Symbolic link owner and mode are not set on this system. */
@@ -632,6 +846,25 @@ do_line(struct apply *ap, struct apply_entry *e, int present,
 		return -1;
 	snprintf(msg, sizeof(msg), "%s: %s", t->path, newfile ?
 	    "created updating" : "updating");
+	if (!newfile && t->type != 'd' && !afs_names_inside(ap->fs, dfd,
+	    &now)) {
+		/*
+		 * A name of this object lies outside the root: changing it
+		 * in place would change what that name shows too.  A copy
+		 * with the declared metadata replaces it.
+		 */
+		apply_warn(ap, "line %u: %s: %lu links, not all inside the "
+		    "root: replacing it with a copy", t->lineno, t->path,
+		    (unsigned long)now.st_nlink);
+		meta_words(&now, t, msg, sizeof(msg));
+		if (replace_copy(ap, t, dfd, leaf, fd, &now) == -1) {
+			close(fd);
+			return -1;
+		}
+		close(fd);
+		apply_say(ap, "%s\n", msg);
+		goto done;
+	}
 	if (t->type == 'f' && t->mtime != (int64_t)now.st_mtime) {
 		if (fd_setmtime(fd, t->mtime) == -1)
 			goto syserr;

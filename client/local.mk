@@ -83,7 +83,8 @@ LAPPLY_TESTS = \
 	tests/integ/t-lapply-net.sh \
 	tests/integ/t-lapply-roundtrip.sh \
 	tests/integ/t-lapply-cairnd.sh \
-	tests/integ/t-lapply-batch.sh
+	tests/integ/t-lapply-batch.sh \
+	tests/integ/t-lapply-links.sh
 TESTS += $(LAPPLY_TESTS)
 EXTRA_DIST += $(LAPPLY_TESTS) tests/integ/lapply-lib.sh \
 	tests/integ/lapply-srv.py
