@@ -421,14 +421,20 @@ conn_produce(struct conn *c, void *p, size_t n, int64_t deadline,
 	}
 }
 
-/* Append more input to the line buffer.  Returns > 0, 0 at EOF, -1. */
+/*
+ * Append more input to the line buffer.  Returns > 0, 0 at EOF, -1.
+ * With compression, inflate at most lim bytes: a line reader asks for
+ * no more than could still belong to a line within its cap.
+ */
 static ssize_t
-conn_fill(struct conn *c, int64_t deadline, struct cerr *err)
+conn_fill(struct conn *c, int64_t deadline, size_t lim, struct cerr *err)
 {
 	size_t	 space;
 	ssize_t	 r;
 
 	space = conn_inspace(c);
+	if (c->z != NULL && space > lim)
+		space = lim;
 	r = conn_produce(c, c->in + c->ioff + c->ilen, space, deadline, err);
 	if (r > 0)
 		c->ilen += (size_t)r;
@@ -494,7 +500,7 @@ conn_getline_until(struct conn *c, char **line, int64_t deadline, size_t max,
 		c->iscan = c->ilen;
 		if (c->ilen > max)
 			goto toolong;
-		if ((r = conn_fill(c, deadline, err)) == -1)
+		if ((r = conn_fill(c, deadline, max + 1 - c->ilen, err)) == -1)
 			return -1;
 		if (r == 0) {
 			if (c->ilen > 0)
@@ -524,7 +530,7 @@ conn_read(struct conn *c, void *buf, size_t len, struct cerr *err)
 		return 0;
 	if (c->skiplf) {
 		if (c->ilen == 0) {
-			if ((r = conn_fill(c, deadline, err)) == -1)
+			if ((r = conn_fill(c, deadline, (size_t)-1, err)) == -1)
 				return -1;
 			if (r == 0)
 				goto eof;

@@ -70,7 +70,11 @@ int		 conn_fd(const struct conn *);
  * no deadline.  Default 60000.
  */
 void		 conn_set_timeout(struct conn *, int ms);
-/* Longest accepted input line, terminator excluded (default CONN_MAXLINE). */
+/*
+ * Longest accepted input line, terminator excluded (default CONN_MAXLINE).
+ * With compression, a line read inflates no more than the line may still
+ * hold, so a line that never ends costs no more than the cap.
+ */
 void		 conn_set_maxline(struct conn *, size_t);
 /* Trace lines sent (">>> ") and received ("<<< ") on stderr. */
 void		 conn_set_trace(struct conn *, int on);

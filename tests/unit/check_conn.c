@@ -117,6 +117,51 @@ START_TEST(test_eof_toolong_timeout)
 }
 END_TEST
 
+/* Queue a compressed stream of n copies of text after "COMP\n". */
+static void
+put_zstream(const char *text, size_t n)
+{
+	struct zstream	*z;
+	struct buf	*b;
+	struct cerr	 err;
+	size_t		 i, len = strlen(text);
+
+	z = zstream_new(9, &err);
+	b = buf_new(1 << 20);
+	ck_assert_int_eq(buf_add(b, "COMP\n", 5), 0);
+	for (i = 0; i < n; i++)
+		ck_assert_int_eq(zstream_deflate(z, text, len, ZS_NOFLUSH, b,
+		    &err), 0);
+	ck_assert_int_eq(zstream_deflate(z, NULL, 0, ZS_SYNC, b, &err), 0);
+	ck_assert_uint_lt(buf_len(b), 100000);
+	put(buf_data(b), buf_len(b));
+	buf_free(b);
+	zstream_free(z);
+}
+
+START_TEST(test_zlib_linecap)
+{
+	struct conn		*c;
+	struct connstats	 st;
+	struct cerr		 err;
+	char			*line;
+
+	/* 8 MiB without a newline: no more than the cap is inflated. */
+	pair();
+	c = conn_new(sv[0], "peer");
+	conn_set_maxline(c, 1000);
+	put_zstream("AAAAAAAAAAAAAAAA", 512 * 1024);
+	ck_assert_str_eq(getl(c), "COMP");
+	ck_assert_int_eq(conn_start_zlib(c, 6, &err), 0);
+	ck_assert_int_eq(conn_getline(c, &line, &err), -1);
+	ck_assert(conn_toolong(c));
+	conn_stats(c, &st);
+	ck_assert_uint_le(st.raw_in, 5 + 1001);
+	conn_free(c);
+	close(sv[1]);
+}
+END_TEST
+
 /* Child: write lines and a large block compressed, changing level. */
 static void
 zwriter(int fd)
@@ -373,6 +418,7 @@ conn_suite(void)
 	tc = tcase_create("zlib");
 	tcase_add_test(tc, test_zlib_roundtrip);
 	tcase_add_test(tc, test_zlib_readahead);
+	tcase_add_test(tc, test_zlib_linecap);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("proto");
