@@ -11,10 +11,11 @@ CAIRND_TESTS = \
 	tests/integ/t-cairnd-confine.sh \
 	tests/integ/t-cairnd-comp.sh \
 	tests/integ/t-cairnd-limits.sh \
-	tests/integ/t-cairnd-stor.sh
+	tests/integ/t-cairnd-stor.sh \
+	tests/integ/t-cairnd-inflate.sh
 TESTS += $(CAIRND_TESTS)
 EXTRA_DIST += $(CAIRND_TESTS) tests/integ/netlib.sh tests/integ/rap.py \
-	tests/integ/recproxy.py
+	tests/integ/recproxy.py tests/integ/limpeer.py
 
 # --- TLS (begin) ---
 TLS_TESTS = \

@@ -34,6 +34,9 @@ struct sopts {
 	char		 hostname[256];	/* for the banner */
 };
 
+/* Compressed command lines inflate at most this much (lines : wire). */
+#define SESS_ZRATIO	100
+
 /* Session states (protocol.md section 7). */
 #define SESS_PRETLS	0	/* -w >= 1, before STARTTLS */
 #define SESS_UNKNOWN	1	/* after STARTTLS, host not in config */

@@ -401,6 +401,7 @@ sess_serve(int fd, const struct sockaddr *sa, socklen_t salen,
 	s.conn = conn_new(fd, peer);
 	conn_set_maxline(s.conn, PROTO_REQMAX);
 	conn_set_timeout(s.conn, SESS_IOWAIT);
+	conn_set_zratio(s.conn, SESS_ZRATIO);
 	conn_set_trace(s.conn, o->debug);
 	log_info("%s: connect", peer);
 
