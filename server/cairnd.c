@@ -44,9 +44,11 @@ usage(void)
 {
 	fprintf(stderr, "usage: cairnd [-dfjrUV] [-a bind-address] "
 	    "[-b backlog] [-C crl] [-D path] [-F syslog-facility] "
-	    "[-g user] [-i pidfile] [-L syslog-level] [-m max-connections] "
+	    "[-g user] [-G grace-seconds] [-i pidfile] [-I idle-seconds] "
+	    "[-L syslog-level] [-m max-connections] "
 	    "[-M max-upload] [-N min-free-megabytes] "
-	    "[-p port] [-P ca-directory] [-u umask] [-w auth-level] "
+	    "[-p port] [-P ca-directory] "
+	    "[-t line-seconds] [-u umask] [-w auth-level] "
 	    "[-x ca-pem-file] [-y cert-pem-file] [-z key-pem-file] "
 	    "[-Z max-compression-level]\n");
 	exit(1);
@@ -343,10 +345,13 @@ main(int argc, char *argv[])
 	memset(&o, 0, sizeof(o));
 	memset(&tc, 0, sizeof(tc));
 	o.minfree = STOR_MINFREE;
+	o.grace = SESS_GRACE;
+	o.linetime = SESS_LINETIME;
+	o.idle = SESS_IDLE;
 	o.umask = umask(022);
 	umask(o.umask);
 	while ((ch = getopt(argc, argv,
-	    "a:b:BC:dD:fF:g:i:jL:m:M:N:p:P:rRu:UVw:x:y:z:Z:")) != -1) {
+	    "a:b:BC:dD:fF:g:G:i:I:jL:m:M:N:p:P:rRt:u:UVw:x:y:z:Z:")) != -1) {
 		switch (ch) {
 		case 'a':
 			addr = optarg;
@@ -378,8 +383,16 @@ main(int argc, char *argv[])
 		case 'g':
 			user = optarg;
 			break;
+		case 'G':
+			o.grace = parse_int(optarg, 1, 24 * 3600,
+			    "grace time") * 1000;
+			break;
 		case 'i':
 			pidfile = optarg;
+			break;
+		case 'I':
+			o.idle = parse_int(optarg, 1, 7 * 24 * 3600,
+			    "idle time") * 1000;
 			break;
 		case 'j':
 			jail = 1;
@@ -403,6 +416,10 @@ main(int argc, char *argv[])
 			break;
 		case 'P':
 			tc.cadir = optarg;
+			break;
+		case 't':
+			o.linetime = parse_int(optarg, 1, 24 * 3600,
+			    "line time") * 1000;
 			break;
 		case 'x':
 			tc.cafile = optarg;
@@ -560,6 +577,8 @@ main(int argc, char *argv[])
 	log_info("cairnd %s listening on port %s (zlib max %d, max "
 	    "connections %d, TLS level %d)", CAIRN_VERSION, port, o.zmax,
 	    maxconn, o.tls);
+	log_debug("deadlines: grace %d s, line %d s, idle %d s",
+	    o.grace / 1000, o.linetime / 1000, o.idle / 1000);
 	for (i = 0; i < nl; i++) {
 		pfd[i].fd = lfd[i];
 		pfd[i].events = POLLIN;
