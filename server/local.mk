@@ -13,7 +13,8 @@ CAIRND_TESTS = \
 	tests/integ/t-cairnd-limits.sh \
 	tests/integ/t-cairnd-stor.sh \
 	tests/integ/t-cairnd-inflate.sh \
-	tests/integ/t-cairnd-deadlines.sh
+	tests/integ/t-cairnd-deadlines.sh \
+	tests/integ/t-cairnd-conncap.sh
 TESTS += $(CAIRND_TESTS)
 EXTRA_DIST += $(CAIRND_TESTS) tests/integ/netlib.sh tests/integ/rap.py \
 	tests/integ/recproxy.py tests/integ/limpeer.py
