@@ -14,7 +14,9 @@ CAIRND_TESTS = \
 	tests/integ/t-cairnd-stor.sh \
 	tests/integ/t-cairnd-inflate.sh \
 	tests/integ/t-cairnd-deadlines.sh \
-	tests/integ/t-cairnd-conncap.sh
+	tests/integ/t-cairnd-conncap.sh \
+	tests/integ/t-cairnd-privdrop.sh \
+	tests/integ/t-cairnd-crash.sh
 TESTS += $(CAIRND_TESTS)
 EXTRA_DIST += $(CAIRND_TESTS) tests/integ/netlib.sh tests/integ/rap.py \
 	tests/integ/recproxy.py tests/integ/limpeer.py
