@@ -40,6 +40,9 @@ struct conn {
 	char		*peer;
 	int		 timeout;
 	size_t		 maxline;
+	int		 linewait;	/* ms to wait for a line to begin, -1 */
+	int		 linetime;	/* ms for a line once begun, -1 */
+	int		 zratio;	/* inflate bound for lines, 0 */
 	int		 trace;
 
 	/* Plain input not yet consumed: in[ioff .. ioff+ilen). */
@@ -52,6 +55,9 @@ struct conn {
 	unsigned char	*zin;
 	size_t		 zcap, zoff, zlen;
 	int		 zskiplf;	/* skiplf carried across the switch */
+	uint64_t	 zused;		/* compressed bytes inflated so far */
+	uint64_t	 zwline;	/* line bytes in the ratio window */
+	uint64_t	 zwmark;	/* zused when the window began */
 
 	struct buf	*out;		/* plain output queued */
 	struct buf	*zout;		/* compressed output not yet written */
@@ -61,6 +67,7 @@ struct conn {
 	struct tls	*tls;		/* after conn_starttls */
 
 	int		 eof, toolong;
+	int		 timedout;	/* the last wait ran out of time */
 	int		 wfail;		/* a write failed: drop later output */
 	struct connstats st;
 };
@@ -108,6 +115,7 @@ conn_wait(struct conn *c, short events, int64_t deadline, struct cerr *err)
 		if (r > 0)
 			return 0;
 		if (r == 0) {
+			c->timedout = 1;
 			cerr_set(err, "%s: timed out %s", c->peer,
 			    events == POLLIN ? "waiting for data" :
 			    "sending data");
@@ -229,6 +237,8 @@ conn_new(int fd, const char *peer)
 	c->peer = xstrdup(peer != NULL ? peer : "peer");
 	c->timeout = CONN_TIMEOUT;
 	c->maxline = CONN_MAXLINE;
+	c->linewait = -1;
+	c->linetime = -1;
 	c->out = buf_new(CONN_IOSIZE + CONN_MAXLINE + 4096);
 	c->zout = buf_new(8 * CONN_IOSIZE + 65536);
 	if ((fl = fcntl(fd, F_GETFL)) != -1)
@@ -302,6 +312,19 @@ void
 conn_set_maxline(struct conn *c, size_t max)
 {
 	c->maxline = max;
+}
+
+void
+conn_set_linetimes(struct conn *c, int wait, int line)
+{
+	c->linewait = wait;
+	c->linetime = line;
+}
+
+void
+conn_set_zratio(struct conn *c, int ratio)
+{
+	c->zratio = ratio;
 }
 
 void
@@ -397,6 +420,7 @@ conn_produce(struct conn *c, void *p, size_t n, int64_t deadline,
 {
 	const unsigned char	*zp;
 	struct cerr		 zerr;
+	size_t			 zlen;
 	ssize_t			 r;
 
 	if (c->z == NULL) {
@@ -406,7 +430,9 @@ conn_produce(struct conn *c, void *p, size_t n, int64_t deadline,
 	}
 	for (;;) {
 		zp = c->zin + c->zoff;
+		zlen = c->zlen;
 		r = zstream_inflate(c->z, &zp, &c->zlen, p, n, &zerr);
+		c->zused += zlen - c->zlen;
 		if (r == -1) {
 			cerr_set(err, "%s: %s", c->peer, zerr.msg);
 			return -1;
@@ -421,14 +447,20 @@ conn_produce(struct conn *c, void *p, size_t n, int64_t deadline,
 	}
 }
 
-/* Append more input to the line buffer.  Returns > 0, 0 at EOF, -1. */
+/*
+ * Append more input to the line buffer.  Returns > 0, 0 at EOF, -1.
+ * With compression, inflate at most lim bytes: a line reader asks for
+ * no more than could still belong to a line within its cap.
+ */
 static ssize_t
-conn_fill(struct conn *c, int64_t deadline, struct cerr *err)
+conn_fill(struct conn *c, int64_t deadline, size_t lim, struct cerr *err)
 {
 	size_t	 space;
 	ssize_t	 r;
 
 	space = conn_inspace(c);
+	if (c->z != NULL && space > lim)
+		space = lim;
 	r = conn_produce(c, c->in + c->ioff + c->ilen, space, deadline, err);
 	if (r > 0)
 		c->ilen += (size_t)r;
@@ -445,6 +477,33 @@ conn_consume(struct conn *c, size_t n)
 		c->ioff = 0;
 }
 
+/*
+ * Count n bytes of lines against the inflate bound: over each window of
+ * CONN_ZWINDOW line bytes, the lines may be at most zratio times the
+ * compressed bytes inflated meanwhile.
+ */
+static int
+conn_zcheck(struct conn *c, size_t n, struct cerr *err)
+{
+	uint64_t	 wire;
+
+	if (c->z == NULL || c->zratio <= 0)
+		return 0;
+	c->zwline += n;
+	if (c->zwline < CONN_ZWINDOW)
+		return 0;
+	wire = c->zused - c->zwmark;
+	if (c->zwline > (uint64_t)c->zratio * wire) {
+		cerr_set(err, "%s: compressed lines inflate more than %d:1 "
+		    "(%llu bytes from %llu)", c->peer, c->zratio,
+		    (unsigned long long)c->zwline, (unsigned long long)wire);
+		return -1;
+	}
+	c->zwline = 0;
+	c->zwmark = c->zused;
+	return 0;
+}
+
 ssize_t
 conn_getline(struct conn *c, char **line, struct cerr *err)
 {
@@ -458,9 +517,14 @@ conn_getline_until(struct conn *c, char **line, int64_t deadline, size_t max,
 	unsigned char	*p, ch = 0;
 	size_t		 i, len;
 	ssize_t		 r;
+	int64_t		 waitd = -1, lined = -1, d, phase;
+	int		 begun = 0;
 
 	if (max > c->maxline)
 		max = c->maxline;
+	if (c->linewait >= 0)
+		waitd = now_ms() + c->linewait;
+	c->timedout = 0;
 	for (;;) {
 		if (c->skiplf && c->ilen > 0) {
 			c->skiplf = 0;
@@ -485,6 +549,8 @@ conn_getline_until(struct conn *c, char **line, int64_t deadline, size_t max,
 				} else
 					c->skiplf = 1;
 			}
+			if (conn_zcheck(c, i + 1, err) == -1)
+				return -1;
 			conn_consume(c, i + 1);
 			*line = (char *)p;
 			if (c->trace)
@@ -494,8 +560,29 @@ conn_getline_until(struct conn *c, char **line, int64_t deadline, size_t max,
 		c->iscan = c->ilen;
 		if (c->ilen > max)
 			goto toolong;
-		if ((r = conn_fill(c, deadline, err)) == -1)
+		/*
+		 * Until the line begins, wait at most linewait; from its
+		 * first byte, the rest must follow within linetime.  The
+		 * caller's deadline holds throughout.
+		 */
+		if (!begun && c->ilen > 0) {
+			begun = 1;
+			if (c->linetime >= 0)
+				lined = now_ms() + c->linetime;
+		}
+		phase = begun ? lined : waitd;
+		d = deadline;
+		if (phase != -1 && (d < 0 || phase < d))
+			d = phase;
+		if ((r = conn_fill(c, d, max + 1 - c->ilen, err)) == -1) {
+			if (c->timedout && d == phase && d != deadline &&
+			    now_ms() >= phase)
+				cerr_set(err, begun ? "%s: line not complete "
+				    "%g s after it began" : "%s: no line in %g s",
+				    c->peer, (begun ? c->linetime :
+				    c->linewait) / 1000.0);
 			return -1;
+		}
 		if (r == 0) {
 			if (c->ilen > 0)
 				cerr_set(err, "%s: connection closed in the "
@@ -524,7 +611,7 @@ conn_read(struct conn *c, void *buf, size_t len, struct cerr *err)
 		return 0;
 	if (c->skiplf) {
 		if (c->ilen == 0) {
-			if ((r = conn_fill(c, deadline, err)) == -1)
+			if ((r = conn_fill(c, deadline, (size_t)-1, err)) == -1)
 				return -1;
 			if (r == 0)
 				goto eof;

@@ -37,6 +37,7 @@ struct tlsctx;
 
 #define CONN_MAXLINE	(1024 * 1024)	/* default line cap (libsnet) */
 #define CONN_IOSIZE	(256 * 1024)	/* read size and output push size */
+#define CONN_ZWINDOW	(64 * 1024)	/* line bytes per inflate-ratio check */
 
 /*
  * Byte counters: raw = application bytes, wire = bytes below compression
@@ -70,8 +71,26 @@ int		 conn_fd(const struct conn *);
  * no deadline.  Default 60000.
  */
 void		 conn_set_timeout(struct conn *, int ms);
-/* Longest accepted input line, terminator excluded (default CONN_MAXLINE). */
+/*
+ * Longest accepted input line, terminator excluded (default CONN_MAXLINE).
+ * With compression, a line read inflates no more than the line may still
+ * hold, so a line that never ends costs no more than the cap.
+ */
 void		 conn_set_maxline(struct conn *, size_t);
+/*
+ * Deadlines of a line read besides the call's own: it waits at most
+ * wait milliseconds for the first byte of the line, and from that byte
+ * on at most line milliseconds for the rest (the wait no longer counts
+ * then); -1 leaves out either.  Default: neither.
+ */
+void		 conn_set_linetimes(struct conn *, int wait, int line);
+/*
+ * While compression is on, a line read fails when, over a window of
+ * CONN_ZWINDOW bytes of lines, the lines are more than ratio times the
+ * compressed bytes inflated meanwhile (a decompression bomb).  0, the
+ * default: no bound.
+ */
+void		 conn_set_zratio(struct conn *, int ratio);
 /* Trace lines sent (">>> ") and received ("<<< ") on stderr. */
 void		 conn_set_trace(struct conn *, int on);
 

@@ -34,9 +34,23 @@
 #include "xmalloc.h"
 
 #define MAXLISTEN	8
+#define BACKLOG		1024	/* default -b */
+#define MAXPERSOURCE	32	/* default -s */
+
+/* A peer address without its port; IPv4-mapped IPv6 counts as IPv4. */
+struct srcaddr {
+	int		 family;
+	unsigned char	 addr[16];
+};
+
+/* A session child and the address it serves. */
+struct kid {
+	pid_t		 pid;
+	struct srcaddr	 src;
+};
 
 static volatile sig_atomic_t	got_term, got_chld, got_usr1;
-static pid_t			*kids;
+static struct kid		*kids;
 static size_t			 nkids, kidcap;
 
 static void
@@ -44,9 +58,11 @@ usage(void)
 {
 	fprintf(stderr, "usage: cairnd [-dfjrUV] [-a bind-address] "
 	    "[-b backlog] [-C crl] [-D path] [-F syslog-facility] "
-	    "[-g user] [-i pidfile] [-L syslog-level] [-m max-connections] "
+	    "[-g user] [-G grace-seconds] [-i pidfile] [-I idle-seconds] "
+	    "[-L syslog-level] [-m max-connections] "
 	    "[-M max-upload] [-N min-free-megabytes] "
-	    "[-p port] [-P ca-directory] [-u umask] [-w auth-level] "
+	    "[-p port] [-P ca-directory] [-s max-per-address] "
+	    "[-t line-seconds] [-u umask] [-w auth-level] "
 	    "[-x ca-pem-file] [-y cert-pem-file] [-z key-pem-file] "
 	    "[-Z max-compression-level]\n");
 	exit(1);
@@ -219,14 +235,64 @@ listen_all(const char *addr, const char *port, int backlog, int *fds)
 	return n;
 }
 
+/* The address of a peer, for counting connections per address. */
 static void
-kid_add(pid_t pid)
+src_of(const struct sockaddr_storage *ss, struct srcaddr *src)
+{
+	const struct sockaddr_in6	*sin6;
+	const struct sockaddr_in	*sin;
+
+	memset(src, 0, sizeof(*src));
+	src->family = ss->ss_family;
+	if (ss->ss_family == AF_INET6) {
+		sin6 = (const struct sockaddr_in6 *)(const void *)ss;
+		if (IN6_IS_ADDR_V4MAPPED(&sin6->sin6_addr)) {
+			src->family = AF_INET;
+			memcpy(src->addr, &sin6->sin6_addr.s6_addr[12], 4);
+		} else
+			memcpy(src->addr, &sin6->sin6_addr, 16);
+	} else if (ss->ss_family == AF_INET) {
+		sin = (const struct sockaddr_in *)(const void *)ss;
+		memcpy(src->addr, &sin->sin_addr, 4);
+	}
+}
+
+/* How many running sessions serve src. */
+static size_t
+src_count(const struct srcaddr *src)
+{
+	size_t	 i, n = 0;
+
+	for (i = 0; i < nkids; i++)
+		if (kids[i].src.family == src->family &&
+		    memcmp(kids[i].src.addr, src->addr, sizeof(src->addr)) == 0)
+			n++;
+	return n;
+}
+
+static void
+kid_add(pid_t pid, const struct srcaddr *src)
 {
 	if (nkids == kidcap) {
 		kidcap = kidcap ? kidcap * 2 : 16;
 		kids = xreallocarray(kids, kidcap, sizeof(*kids));
 	}
-	kids[nkids++] = pid;
+	kids[nkids].pid = pid;
+	kids[nkids].src = *src;
+	nkids++;
+}
+
+/*
+ * Refuse a connection the way -m does: "420 Server busy", without
+ * waiting for the peer, then close.
+ */
+static void
+refuse(int fd)
+{
+	static const char busy[] = "420 Server busy\r\n";
+
+	(void)send(fd, busy, sizeof(busy) - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+	close(fd);
 }
 
 /* Reap finished children; only our own children change the count. */
@@ -240,7 +306,7 @@ reap(void)
 	got_chld = 0;
 	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
 		for (i = 0; i < nkids; i++)
-			if (kids[i] == pid) {
+			if (kids[i].pid == pid) {
 				kids[i] = kids[--nkids];
 				break;
 			}
@@ -325,14 +391,17 @@ main(int argc, char *argv[])
 	sigset_t		 block, waitmask;
 	struct pollfd		 pfd[MAXLISTEN];
 	struct sockaddr_storage	 ss;
+	struct srcaddr		 src;
 	struct servent		*se;
 	socklen_t		 sslen;
 	const char		*addr = NULL, *dir = _RADMIND_PATH;
 	const char		*pidfile = NULL, *user = NULL;
 	struct tlsconf		 tc;
 	struct cerr		 cerr;
-	char			 portbuf[16], *port = NULL;
-	int			 ch, backlog = 5, maxconn = 0, fg = 0;
+	char			 portbuf[16], *port = NULL, ip[NI_MAXHOST];
+	int			 ch, backlog = BACKLOG, maxconn = 0, fg = 0;
+	int			 maxsrc = MAXPERSOURCE;
+	size_t			 nsrc;
 	int			 facility = LOG_LOCAL7, level = LOG_INFO;
 	int			 lfd[MAXLISTEN], nl, i, fd, pam = 0, jail = 0;
 	pid_t			 pid;
@@ -343,10 +412,13 @@ main(int argc, char *argv[])
 	memset(&o, 0, sizeof(o));
 	memset(&tc, 0, sizeof(tc));
 	o.minfree = STOR_MINFREE;
+	o.grace = SESS_GRACE;
+	o.linetime = SESS_LINETIME;
+	o.idle = SESS_IDLE;
 	o.umask = umask(022);
 	umask(o.umask);
 	while ((ch = getopt(argc, argv,
-	    "a:b:BC:dD:fF:g:i:jL:m:M:N:p:P:rRu:UVw:x:y:z:Z:")) != -1) {
+	    "a:b:BC:dD:fF:g:G:i:I:jL:m:M:N:p:P:rRs:t:u:UVw:x:y:z:Z:")) != -1) {
 		switch (ch) {
 		case 'a':
 			addr = optarg;
@@ -378,8 +450,16 @@ main(int argc, char *argv[])
 		case 'g':
 			user = optarg;
 			break;
+		case 'G':
+			o.grace = parse_int(optarg, 1, 24 * 3600,
+			    "grace time") * 1000;
+			break;
 		case 'i':
 			pidfile = optarg;
+			break;
+		case 'I':
+			o.idle = parse_int(optarg, 1, 7 * 24 * 3600,
+			    "idle time") * 1000;
 			break;
 		case 'j':
 			jail = 1;
@@ -403,6 +483,14 @@ main(int argc, char *argv[])
 			break;
 		case 'P':
 			tc.cadir = optarg;
+			break;
+		case 's':
+			maxsrc = parse_int(optarg, 0, INT_MAX,
+			    "max connections per address");
+			break;
+		case 't':
+			o.linetime = parse_int(optarg, 1, 24 * 3600,
+			    "line time") * 1000;
 			break;
 		case 'x':
 			tc.cafile = optarg;
@@ -560,6 +648,9 @@ main(int argc, char *argv[])
 	log_info("cairnd %s listening on port %s (zlib max %d, max "
 	    "connections %d, TLS level %d)", CAIRN_VERSION, port, o.zmax,
 	    maxconn, o.tls);
+	log_debug("limits: %d connections per address, backlog %d, grace "
+	    "%d s, line %d s, idle %d s", maxsrc, backlog, o.grace / 1000,
+	    o.linetime / 1000, o.idle / 1000);
 	for (i = 0; i < nl; i++) {
 		pfd[i].fd = lfd[i];
 		pfd[i].events = POLLIN;
@@ -601,13 +692,22 @@ main(int argc, char *argv[])
 			if (got_usr1)
 				tls_reload(&o, &tc);
 			if (maxconn > 0 && nkids >= (size_t)maxconn) {
-				static const char busy[] = "420 Server busy\r\n";
-
 				log_notice("connection refused: server busy "
 				    "(%zu connections)", nkids);
-				(void)send(fd, busy, sizeof(busy) - 1,
-				    MSG_NOSIGNAL | MSG_DONTWAIT);
-				close(fd);
+				refuse(fd);
+				continue;
+			}
+			src_of(&ss, &src);
+			if (maxsrc > 0 &&
+			    (nsrc = src_count(&src)) >= (size_t)maxsrc) {
+				if (getnameinfo((struct sockaddr *)&ss, sslen,
+				    ip, sizeof(ip), NULL, 0,
+				    NI_NUMERICHOST) != 0)
+					strlcpy(ip, "unknown", sizeof(ip));
+				log_notice("connection from %s refused: %zu "
+				    "connections from that address (-s %d)",
+				    ip, nsrc, maxsrc);
+				refuse(fd);
 				continue;
 			}
 			switch ((pid = fork())) {
@@ -629,7 +729,7 @@ main(int argc, char *argv[])
 				_exit(sess_serve(fd, (struct sockaddr *)&ss,
 				    sslen, &o));
 			default:
-				kid_add(pid);
+				kid_add(pid, &src);
 				close(fd);
 				break;
 			}

@@ -11,10 +11,15 @@ CAIRND_TESTS = \
 	tests/integ/t-cairnd-confine.sh \
 	tests/integ/t-cairnd-comp.sh \
 	tests/integ/t-cairnd-limits.sh \
-	tests/integ/t-cairnd-stor.sh
+	tests/integ/t-cairnd-stor.sh \
+	tests/integ/t-cairnd-inflate.sh \
+	tests/integ/t-cairnd-deadlines.sh \
+	tests/integ/t-cairnd-conncap.sh \
+	tests/integ/t-cairnd-privdrop.sh \
+	tests/integ/t-cairnd-crash.sh
 TESTS += $(CAIRND_TESTS)
 EXTRA_DIST += $(CAIRND_TESTS) tests/integ/netlib.sh tests/integ/rap.py \
-	tests/integ/recproxy.py
+	tests/integ/recproxy.py tests/integ/limpeer.py
 
 # --- TLS (begin) ---
 TLS_TESTS = \

@@ -30,9 +30,18 @@ struct sopts {
 	mode_t		 umask;		/* -u, for uploads */
 	int64_t		 maxupload;	/* -M: largest upload, 0 = any */
 	int64_t		 minfree;	/* -N: bytes left free by uploads */
+	int		 grace;		/* -G: ms from connect to authorized */
+	int		 linetime;	/* -t: ms for a line once begun */
+	int		 idle;		/* -I: ms to wait for a command */
 	int		 rootfd;	/* the repository (-D), O_DIRECTORY */
 	char		 hostname[256];	/* for the banner */
 };
+
+/* Defaults of the deadlines (ms) and the inflate bound. */
+#define SESS_GRACE	(30 * 1000)		/* -G */
+#define SESS_LINETIME	(60 * 1000)		/* -t */
+#define SESS_IDLE	(60 * 60 * 1000)	/* -I */
+#define SESS_ZRATIO	100			/* lines : compressed bytes */
 
 /* Session states (protocol.md section 7). */
 #define SESS_PRETLS	0	/* -w >= 1, before STARTTLS */
@@ -47,6 +56,7 @@ struct sess {
 	char			 host[1025];	/* reverse name or ip */
 	const char		*cn;		/* certificate CN, NULL */
 	int			 state;		/* SESS_PRETLS ... */
+	int64_t			 grace;		/* deadline to reach SESS_AUTH */
 	char			*cmdfile;	/* base command file (config) */
 	char			*key;		/* what matched in config */
 	char			*specialdir;	/* special/[kdir/]key */

@@ -31,7 +31,6 @@
 #include "version.h"
 #include "xmalloc.h"
 
-#define SESS_CMDWAIT	(60 * 60 * 1000)	/* idle wait for a command */
 #define SESS_IOWAIT	(60 * 1000)		/* each transfer step */
 #define SESS_MAXERRORS	10			/* then the server hangs up */
 #define SESS_MAXARGS	16
@@ -212,6 +211,7 @@ cmd_starttls(struct sess *s, int ac, char **av)
 {
 	struct cerr	 err;
 	char		 desc[128];
+	int64_t		 left;
 	int		 r;
 
 	if (conn_tls(s->conn) != NULL) {
@@ -229,8 +229,19 @@ cmd_starttls(struct sess *s, int ac, char **av)
 	}
 	if (sess_reply(s, RAP_TLS_READY, "Ready to start TLS") == SESS_CLOSE)
 		return SESS_CLOSE;
-	if (conn_starttls(s->conn, s->opts->tlsctx, NULL, &err) == -1) {
-		log_notice("%s", err.msg);
+	/* The handshake is part of the pre-authentication time (-G). */
+	left = s->grace - conn_now();
+	conn_set_timeout(s->conn, left <= 0 ? 0 : left > INT_MAX ? INT_MAX :
+	    (int)left);
+	r = conn_starttls(s->conn, s->opts->tlsctx, NULL, &err);
+	conn_set_timeout(s->conn, SESS_IOWAIT);
+	if (r == -1) {
+		if (conn_now() >= s->grace)
+			log_notice("%s[%s]: not authorized within %d s (TLS "
+			    "handshake)", s->host, s->ip,
+			    s->opts->grace / 1000);
+		else
+			log_notice("%s", err.msg);
 		s->status = 1;
 		return SESS_CLOSE;
 	}
@@ -390,17 +401,21 @@ sess_serve(int fd, const struct sockaddr *sa, socklen_t salen,
 	struct sess	 s;
 	struct cerr	 err;
 	char		*line, peer[1200];
+	int64_t		 deadline;
 	int		 one = 1, r;
 
 	memset(&s, 0, sizeof(s));
 	s.opts = o;
 	s.status = 1;
+	s.grace = conn_now() + o->grace;
 	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	sess_identify(&s, sa, salen);
 	snprintf(peer, sizeof(peer), "%s[%s]", s.host, s.ip);
 	s.conn = conn_new(fd, peer);
 	conn_set_maxline(s.conn, PROTO_REQMAX);
 	conn_set_timeout(s.conn, SESS_IOWAIT);
+	conn_set_linetimes(s.conn, o->idle, o->linetime);
+	conn_set_zratio(s.conn, SESS_ZRATIO);
 	conn_set_trace(s.conn, o->debug);
 	log_info("%s: connect", peer);
 
@@ -434,10 +449,15 @@ sess_serve(int fd, const struct sockaddr *sa, socklen_t salen,
 	    o->zmax > 0 ? "ZLIB " : "");
 
 	while (!s.close) {
-		/* Before TLS, no long idling (a pre-authentication deadline). */
-		conn_set_timeout(s.conn, s.state == SESS_PRETLS ?
-		    SESS_IOWAIT : SESS_CMDWAIT);
-		if (conn_getline(s.conn, &line, &err) == -1) {
+		/*
+		 * A command may be idle for up to -I, and a line that has
+		 * begun must be complete within -t; until it is authorized
+		 * (-w >= 1: TLS and a config match) a client also has no
+		 * more than what is left of the grace time (-G).
+		 */
+		deadline = s.state == SESS_AUTH ? -1 : s.grace;
+		if (conn_getline_until(s.conn, &line, deadline, PROTO_REQMAX,
+		    &err) == -1) {
 			if (conn_eof(s.conn)) {
 				log_info("%s: connection closed by peer", peer);
 				s.status = 1;
@@ -447,7 +467,12 @@ sess_serve(int fd, const struct sockaddr *sa, socklen_t salen,
 				sess_reply(&s, RAP_UNRECOGNIZED,
 				    "Line too long, closing connection");
 			} else {
-				log_notice("%s", err.msg);
+				if (s.state != SESS_AUTH &&
+				    conn_now() >= s.grace)
+					log_notice("%s: not authorized within "
+					    "%d s", peer, o->grace / 1000);
+				else
+					log_notice("%s", err.msg);
 				conn_set_timeout(s.conn, SESS_IOWAIT);
 				sess_reply(&s, RAP_CLOSING,
 				    "Server closing connection");

@@ -117,6 +117,130 @@ START_TEST(test_eof_toolong_timeout)
 }
 END_TEST
 
+START_TEST(test_linetimes)
+{
+	struct conn	*c;
+	struct cerr	 err;
+	char		*line;
+
+	/* Nothing comes: the wait for a line runs out. */
+	pair();
+	c = conn_new(sv[0], "peer");
+	conn_set_linetimes(c, 100, 5000);
+	ck_assert_int_eq(conn_getline(c, &line, &err), -1);
+	ck_assert(!conn_eof(c));
+	ck_assert_ptr_nonnull(strstr(err.msg, "no line in 0.1 s"));
+	conn_free(c);
+	close(sv[1]);
+
+	/* A line begins and stalls: the line time runs out. */
+	pair();
+	c = conn_new(sv[0], "peer");
+	conn_set_linetimes(c, 5000, 100);
+	put("NOOP", 4);
+	ck_assert_int_eq(conn_getline(c, &line, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err.msg,
+	    "line not complete 0.1 s after it began"));
+	conn_free(c);
+	close(sv[1]);
+
+	/* Whole lines pass, and each waits afresh. */
+	pair();
+	c = conn_new(sv[0], "peer");
+	conn_set_linetimes(c, 200, 100);
+	put("NOOP\nQUIT\n", 10);
+	ck_assert_str_eq(getl(c), "NOOP");
+	ck_assert_str_eq(getl(c), "QUIT");
+	conn_free(c);
+	close(sv[1]);
+}
+END_TEST
+
+/* Queue a compressed stream of n copies of text after "COMP\n". */
+static void
+put_zstream(const char *text, size_t n)
+{
+	struct zstream	*z;
+	struct buf	*b;
+	struct cerr	 err;
+	size_t		 i, len = strlen(text);
+
+	z = zstream_new(9, &err);
+	b = buf_new(1 << 20);
+	ck_assert_int_eq(buf_add(b, "COMP\n", 5), 0);
+	for (i = 0; i < n; i++)
+		ck_assert_int_eq(zstream_deflate(z, text, len, ZS_NOFLUSH, b,
+		    &err), 0);
+	ck_assert_int_eq(zstream_deflate(z, NULL, 0, ZS_SYNC, b, &err), 0);
+	ck_assert_uint_lt(buf_len(b), 100000);
+	put(buf_data(b), buf_len(b));
+	buf_free(b);
+	zstream_free(z);
+}
+
+START_TEST(test_zlib_linecap)
+{
+	struct conn		*c;
+	struct connstats	 st;
+	struct cerr		 err;
+	char			*line;
+
+	/* 8 MiB without a newline: no more than the cap is inflated. */
+	pair();
+	c = conn_new(sv[0], "peer");
+	conn_set_maxline(c, 1000);
+	put_zstream("AAAAAAAAAAAAAAAA", 512 * 1024);
+	ck_assert_str_eq(getl(c), "COMP");
+	ck_assert_int_eq(conn_start_zlib(c, 6, &err), 0);
+	ck_assert_int_eq(conn_getline(c, &line, &err), -1);
+	ck_assert(conn_toolong(c));
+	conn_stats(c, &st);
+	ck_assert_uint_le(st.raw_in, 5 + 1001);
+	conn_free(c);
+	close(sv[1]);
+}
+END_TEST
+
+START_TEST(test_zlib_ratio)
+{
+	struct conn	*c;
+	struct cerr	 err;
+	char		*line;
+	size_t		 n;
+	ssize_t		 r;
+
+	/*
+	 * 200000 NOOP lines, about 700:1: stopped within the first windows
+	 * (read-ahead inflated in one window is credited to that one).
+	 */
+	pair();
+	c = conn_new(sv[0], "peer");
+	conn_set_zratio(c, 100);
+	put_zstream("NOOP\r\n", 200000);
+	close(sv[1]);
+	ck_assert_str_eq(getl(c), "COMP");
+	ck_assert_int_eq(conn_start_zlib(c, 6, &err), 0);
+	for (n = 0; (r = conn_getline(c, &line, &err)) != -1; n++)
+		ck_assert_str_eq(line, "NOOP");
+	ck_assert_uint_lt(n, 3 * CONN_ZWINDOW / 6);
+	ck_assert_ptr_nonnull(strstr(err.msg, "inflate more than 100:1"));
+	conn_free(c);
+
+	/* Without the bound they are all read. */
+	pair();
+	c = conn_new(sv[0], "peer");
+	put_zstream("NOOP\r\n", 200000);
+	close(sv[1]);
+	ck_assert_str_eq(getl(c), "COMP");
+	ck_assert_int_eq(conn_start_zlib(c, 6, &err), 0);
+	for (n = 0; (r = conn_getline(c, &line, &err)) != -1; n++)
+		ck_assert_str_eq(line, "NOOP");
+	ck_assert_uint_eq(n, 200000);
+	ck_assert(conn_eof(c));
+	conn_free(c);
+}
+END_TEST
+
 /* Child: write lines and a large block compressed, changing level. */
 static void
 zwriter(int fd)
@@ -368,11 +492,14 @@ conn_suite(void)
 	tcase_add_test(tc, test_terminators);
 	tcase_add_test(tc, test_block_after_line);
 	tcase_add_test(tc, test_eof_toolong_timeout);
+	tcase_add_test(tc, test_linetimes);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("zlib");
 	tcase_add_test(tc, test_zlib_roundtrip);
 	tcase_add_test(tc, test_zlib_readahead);
+	tcase_add_test(tc, test_zlib_linecap);
+	tcase_add_test(tc, test_zlib_ratio);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("proto");

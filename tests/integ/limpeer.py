@@ -1,0 +1,473 @@
+#!/usr/bin/env python3
+# limpeer.py: misbehaving RAP clients for the cairnd limits tests.
+#
+#   limpeer.py PORT SCENARIO [ARG...] [+ SCENARIO [ARG...]]...
+#
+# Runs the scenarios side by side, each on its own connection(s), and
+# prints what each saw as "key=value" lines (replies as "reply=<line>"),
+# prefixed with "<scenario>." when there are several, so that a shell
+# test can check them with grep.  Every wait is bounded.
+#
+#   bomb CAIRNDPID MIB TEXT
+#       COMP ZLIB 9, then send a deflate stream of TEXT (Python escapes)
+#       repeated to about MIB MiB, sync-flushed every MiB (a whole number
+#       of TEXTs), without reading.  Samples the session child's
+#       anonymous memory (RssAnon: its heap and stacks, not the shared
+#       libraries) while feeding and prints anon0_kb (just after the
+#       banner), anonmax_kb, fed_mib (how much was sent before the server
+#       stopped reading or closed), closed_s (seconds from the first
+#       compressed byte until the server closed), noop_ok (how many
+#       "202 NOOP OK" came back) and every other reply after the 320.
+#   silent
+#       Read the banner and send nothing; print closed_s and the replies
+#       after the banner.
+#   halfhello
+#       STARTTLS, then the start of a TLS ClientHello and silence; print
+#       closed_s.
+#   tlsidle SECONDS
+#       STARTTLS and a TLS handshake (no verification), then wait SECONDS
+#       and send NOOP; print noop_ok (1 if it was answered).
+#   noops COUNT SECONDS
+#       One NOOP every SECONDS, COUNT times; print noop_ok (202 replies)
+#       and closed_s (or "open" if still open at the end).
+#   trickle SECONDS
+#       Send a command line one byte every SECONDS and never end it;
+#       print sent (bytes), closed_s (from the first byte) and replies.
+#   busy
+#       Once every other scenario has its banner, connect and print the
+#       first reply line.
+#   hold N [GOFILE]
+#       Open N connections one after the other, print the first line
+#       each gets, keep them open until GOFILE exists (10 s at most; no
+#       GOFILE: close at once).
+#   burst N
+#       Open N connections at once (non-blocking) and print how many
+#       complete the TCP handshake within 1 s (established=...).
+#   retr PATH LEVEL GOFILE
+#       With LEVEL > 0 COMP ZLIB LEVEL first; RETR FILE test.T PATH; read
+#       the first MiB, print size, then wait for GOFILE (10 s at most)
+#       and read the rest; print got (body bytes), sha1 and end (the
+#       terminator line).
+import hashlib
+import os
+import select
+import socket
+import ssl
+import sys
+import threading
+import time
+import zlib
+
+TIMEOUT = 10.0
+
+
+def unescape(s):
+    return s.encode('latin-1').decode('unicode_escape').encode('latin-1')
+
+
+def connect(port):
+    s = socket.create_connection(('127.0.0.1', port), TIMEOUT)
+    s.settimeout(TIMEOUT)
+    return s
+
+
+def recv_until(s, buf, marker):
+    """Read until marker is in buf; return buf (or what came before EOF)."""
+    while marker not in buf:
+        d = s.recv(4096)
+        if not d:
+            break
+        buf += d
+    return buf
+
+
+def banner(s):
+    return recv_until(s, b'', b'CAPA')
+
+
+def drain(s, limit):
+    """Read until EOF; return (bytes, True) or (bytes, False) if open."""
+    t0 = time.time()
+    got = b''
+    s.settimeout(0.5)
+    while time.time() - t0 < limit:
+        try:
+            d = s.recv(65536)
+        except socket.timeout:
+            continue
+        except OSError:
+            return got, True
+        if not d:
+            return got, True
+        got += d
+    return got, False
+
+
+class Out:
+    """The lines one scenario prints."""
+
+    def __init__(self, prefix):
+        self.prefix = prefix
+        self.lines = []
+
+    def put(self, key, value):
+        self.lines.append('%s%s=%s' % (self.prefix, key, value))
+
+    def now(self, key, value):
+        print('%s%s=%s' % (self.prefix, key, value))
+        sys.stdout.flush()
+
+    def closed(self, closed, t0):
+        self.put('closed_s', '%.0f' % (time.time() - t0) if closed
+                 else 'open')
+
+    def replies(self, data):
+        for line in data.split(b'\r\n'):
+            if line:
+                self.put('reply', line.decode('latin-1'))
+
+
+def children(pid):
+    try:
+        with open('/proc/%d/task/%d/children' % (pid, pid)) as f:
+            return [int(x) for x in f.read().split()]
+    except OSError:
+        return []
+
+
+def status(pid, key):
+    try:
+        with open('/proc/%d/status' % pid) as f:
+            for line in f:
+                if line.startswith(key + ':'):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def bomb(port, args, out, ready):
+    dpid, mib, text = int(args[0]), int(args[1]), unescape(args[2])
+    before = set(children(dpid))
+    s = connect(port)
+    banner(s)
+    ready()
+    kid = None
+    for _ in range(50):
+        new = [k for k in children(dpid) if k not in before]
+        if new:
+            kid = new[0]
+            break
+        time.sleep(0.1)
+    anon0 = status(kid, 'RssAnon') if kid else 0
+    s.sendall(b'COMP ZLIB 9\r\n')
+    # The 320 line comes in clear, everything after it compressed.
+    head = recv_until(s, b'', b'320 ')
+    while b'320 ' in head and b'\r\n' not in head[head.index(b'320 '):]:
+        d = s.recv(4096)
+        if not d:
+            break
+        head += d
+    if b'320 ' not in head:
+        out.put('error', 'no 320 reply')
+        return
+    rest = head[head.index(b'\r\n', head.index(b'320 ')) + 2:]
+    d = zlib.compressobj(9)
+    chunk = text * max(1, (1 << 20) // len(text))
+    anonmax = anon0
+    fed = 0
+    t0 = time.time()
+    s.setblocking(False)
+    try:
+        while fed < mib and time.time() - t0 < TIMEOUT:
+            z = d.compress(chunk) + d.flush(zlib.Z_SYNC_FLUSH)
+            off = 0
+            while off < len(z) and time.time() - t0 < TIMEOUT:
+                try:
+                    off += s.send(z[off:])
+                except BlockingIOError:
+                    select.select([], [s], [], 0.1)
+                if kid:
+                    anonmax = max(anonmax, status(kid, 'RssAnon'))
+            if off < len(z):
+                break
+            fed += 1
+    except OSError:
+        pass
+    anonmax = max(anonmax, status(kid, 'RssAnon') if kid else 0)
+    s.setblocking(True)
+    try:
+        s.shutdown(socket.SHUT_WR)
+    except OSError:
+        pass
+    data, closed = drain(s, 5)
+    plain = zlib.decompressobj().decompress(rest + data)
+    ok = plain.count(b'202 NOOP OK\r\n')
+    out.put('anon0_kb', anon0)
+    out.put('anonmax_kb', anonmax)
+    out.put('fed_mib', fed)
+    out.put('noop_ok', ok)
+    out.closed(closed, t0)
+    out.replies(plain.replace(b'202 NOOP OK\r\n', b''))
+
+
+def silent(port, args, out, ready):
+    s = connect(port)
+    banner(s)
+    ready()
+    t0 = time.time()
+    data, closed = drain(s, 20)
+    out.closed(closed, t0)
+    out.replies(data)
+
+
+def halfhello(port, args, out, ready):
+    s = connect(port)
+    banner(s)
+    ready()
+    t0 = time.time()
+    s.sendall(b'STARTTLS\r\n')
+    recv_until(s, b'', b'220 ')
+    # A TLS record header announcing 512 bytes of handshake, the start of
+    # a ClientHello, and then only part of the promised bytes.
+    s.sendall(bytes.fromhex('16030102000100') + b'\x01' * 33)
+    data, closed = drain(s, 20)
+    out.closed(closed, t0)
+
+
+def tlsidle(port, args, out, ready):
+    pause = float(args[0])
+    s = connect(port)
+    banner(s)
+    s.sendall(b'STARTTLS\r\n')
+    buf = recv_until(s, b'', b'220 ')
+    recv_until(s, buf[buf.index(b'220 '):], b'\r\n')
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE
+    t = ctx.wrap_socket(s)
+    ready()
+    time.sleep(pause)
+    ok = 0
+    try:
+        t.sendall(b'NOOP\r\n')
+        if recv_until(t, b'', b'\r\n').startswith(b'202 '):
+            ok = 1
+        t.sendall(b'QUIT\r\n')
+    except OSError:
+        pass
+    out.put('noop_ok', ok)
+
+
+def noops(port, args, out, ready):
+    count, pause = int(args[0]), float(args[1])
+    s = connect(port)
+    banner(s)
+    ready()
+    t0 = time.time()
+    ok = 0
+    closed = False
+    for _ in range(count):
+        try:
+            s.sendall(b'NOOP\r\n')
+            buf = recv_until(s, b'', b'\r\n')
+        except OSError:
+            closed = True
+            break
+        if not buf.startswith(b'202 '):
+            closed = True
+            break
+        ok += 1
+        time.sleep(pause)
+    out.put('noop_ok', ok)
+    out.closed(closed, t0)
+
+
+def trickle(port, args, out, ready):
+    pause = float(args[0])
+    s = connect(port)
+    banner(s)
+    ready()
+    line = b'NOOP' + b' x' * 200
+    sent = 0
+    t0 = time.time()
+    got = b''
+    closed = False
+    s.settimeout(pause)
+    while sent < len(line) and time.time() - t0 < 20 and not closed:
+        try:
+            s.send(line[sent:sent + 1])
+            sent += 1
+            d = s.recv(4096)
+            if not d:
+                closed = True
+            got += d
+        except socket.timeout:
+            pass
+        except OSError:
+            closed = True
+    out.put('sent', sent)
+    out.closed(closed, t0)
+    out.replies(got)
+
+
+def hold(port, args, out, ready):
+    n = int(args[0])
+    gofile = args[1] if len(args) > 1 else None
+    socks = []
+    for _ in range(n):
+        s = connect(port)
+        first = recv_until(s, b'', b'\r\n')
+        out.put('reply', first.split(b'\r\n')[0].decode('latin-1'))
+        socks.append(s)
+    ready()
+    t0 = time.time()
+    while gofile and not os.path.exists(gofile) and time.time() - t0 < TIMEOUT:
+        time.sleep(0.05)
+    for s in socks:
+        s.close()
+
+
+def burst(port, args, out, ready):
+    n = int(args[0])
+    socks = []
+    for _ in range(n):
+        s = socket.socket()
+        s.setblocking(False)
+        try:
+            s.connect(('127.0.0.1', port))
+        except BlockingIOError:
+            pass
+        socks.append(s)
+    done = set()
+    t0 = time.time()
+    while len(done) < n and time.time() - t0 < 1.0:
+        _, w, _ = select.select([], [s for s in socks if s not in done],
+                                [], 0.1)
+        for s in w:
+            if s.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR) == 0:
+                done.add(s)
+    ready()
+    out.put('established', len(done))
+    for s in socks:
+        s.close()
+
+
+class Reader:
+    """Plain bytes from the server, inflated once compression is on."""
+
+    def __init__(self, sock):
+        self.s = sock
+        self.inf = None
+        self.buf = bytearray()
+
+    def more(self):
+        d = self.s.recv(65536)
+        if not d:
+            return False
+        self.buf += self.inf.decompress(d) if self.inf else d
+        return True
+
+    def line(self):
+        while b'\r\n' not in self.buf:
+            if not self.more():
+                raise EOFError(bytes(self.buf))
+        i = self.buf.index(b'\r\n')
+        line = bytes(self.buf[:i])
+        del self.buf[:i + 2]
+        return line
+
+
+def retr(port, args, out, ready):
+    path, level, gofile = args[0].encode(), int(args[1]), args[2]
+    s = connect(port)
+    r = Reader(s)
+    while not r.line().startswith(b'200 '):
+        pass
+    req = b'RETR FILE test.T ' + path + b'\n'
+    if level > 0:
+        s.sendall(b'COMP ZLIB %d\r\n' % level)
+        if not r.line().startswith(b'320 '):
+            out.put('error', 'COMP refused')
+            return
+        r.inf = zlib.decompressobj()
+        r.buf = bytearray(r.inf.decompress(bytes(r.buf)))
+        r.line()
+        d = zlib.compressobj(level)
+        req = d.compress(req) + d.flush(zlib.Z_SYNC_FLUSH)
+    s.sendall(req)
+    if not r.line().startswith(b'240 '):
+        out.put('error', 'RETR refused')
+        return
+    n = int(r.line())
+    while len(r.buf) < min(n, 1 << 20) and r.more():
+        pass
+    # The shell waits for this line before it looks at the server.
+    out.now('size', n)
+    ready()
+    t0 = time.time()
+    while not os.path.exists(gofile) and time.time() - t0 < TIMEOUT:
+        time.sleep(0.05)
+    while len(r.buf) < n + 3 and r.more():
+        pass
+    body = bytes(r.buf[:n])
+    out.put('got', len(body))
+    out.put('sha1', hashlib.sha1(body).hexdigest())
+    out.put('end', bytes(r.buf[n:]).decode('latin-1').strip())
+    s.close()
+
+
+def busy(port, args, out, ready):
+    out.waitothers()
+    s = connect(port)
+    first = recv_until(s, b'', b'\r\n')
+    out.put('reply', first.split(b'\r\n')[0].decode('latin-1'))
+    s.close()
+
+
+SCENARIOS = {
+    'bomb': bomb, 'silent': silent, 'halfhello': halfhello,
+    'tlsidle': tlsidle, 'noops': noops, 'trickle': trickle, 'hold': hold,
+    'burst': burst, 'retr': retr, 'busy': busy,
+}
+
+
+def main():
+    port = int(sys.argv[1])
+    runs, cur = [], []
+    for a in sys.argv[2:] + ['+']:
+        if a == '+':
+            if cur:
+                runs.append(cur)
+            cur = []
+        else:
+            cur.append(a)
+    for run in runs:
+        if run[0] not in SCENARIOS:
+            sys.exit('limpeer.py: unknown scenario ' + run[0])
+    events = [threading.Event() for _ in runs]
+    others = [e for e, run in zip(events, runs) if run[0] != 'busy']
+    outs = [Out(run[0] + '.' if len(runs) > 1 else '') for run in runs]
+    threads = []
+    for run, out, ev in zip(runs, outs, events):
+        out.waitothers = lambda: [e.wait(TIMEOUT) for e in others]
+
+        def body(f=SCENARIOS[run[0]], a=run[1:], o=out, e=ev):
+            try:
+                f(port, a, o, e.set)
+            except (OSError, EOFError, ValueError) as x:
+                o.put('error', repr(x))
+            finally:
+                e.set()
+        t = threading.Thread(target=body)
+        t.start()
+        threads.append(t)
+    for t in threads:
+        t.join()
+    for out in outs:
+        for line in out.lines:
+            print(line)
+    return 0
+
+
+sys.exit(main())

@@ -1,0 +1,56 @@
+#!/bin/sh
+# cairnd -g: run as root with -g nobody, the session child serving a
+# client has dropped root: its real, effective, saved and file-system
+# user and group IDs are nobody's and root is not among its groups (read
+# from /proc while the client holds the connection open).  Root only.
+. "$top_srcdir/tests/integ/lib.sh"
+need_root
+need_tool cairnd
+id nobody >/dev/null 2>&1 || skip "no user nobody"
+mk_tmpdir
+. "$top_srcdir/tests/integ/netlib.sh"
+# The repository must be readable by nobody.
+chmod 755 "$T"
+make_repo "$T/repo"
+chmod -R a+rX "$T/repo"
+PEER="$top_srcdir/tests/integ/limpeer.py"
+nuid=$(id -u nobody)
+ngid=$(id -g nobody)
+[ "$nuid" -ne 0 ] && [ "$ngid" -ne 0 ] || skip "nobody is root"
+
+# ids PID: "uid uid uid uid gid gid gid gid" of PID.
+ids()
+{
+	awk '/^Uid:/ { u = $2 " " $3 " " $4 " " $5 }
+	    /^Gid:/ { g = $2 " " $3 " " $4 " " $5 }
+	    END { print u " " g }' "/proc/$1/status"
+}
+
+start_cairnd "$T/repo" -g nobody
+grep -q "running as nobody (uid $nuid, gid $ngid)" "$SLOG" ||
+    fail "no privilege drop logged: $(cat "$SLOG")"
+python3 "$PEER" "$PORT" hold 1 "$T/go" >"$T/out" &
+HPID=$!
+n=0
+kid=
+while [ "$n" -lt 100 ]; do
+	kid=$(cat "/proc/$SPID/task/$SPID/children" 2>/dev/null)
+	[ -n "$kid" ] && break
+	n=$((n + 1))
+	sleep 0.1
+done
+[ -n "$kid" ] || fail "no session child"
+set -- $kid
+kid=$1
+want="$nuid $nuid $nuid $nuid $ngid $ngid $ngid $ngid"
+assert_eq "$want" "$(ids "$kid")" "session child ids"
+assert_eq "$want" "$(ids "$SPID")" "daemon ids"
+groups=$(awk '/^Groups:/ { $1 = ""; print }' "/proc/$kid/status")
+for g in $groups; do
+	[ "$g" -ne 0 ] || fail "session child in group 0: $groups"
+done
+touch "$T/go"
+wait "$HPID"
+# The session was a real one: the banner came after the config was read.
+grep -q '^reply=200-RAP 1 ' "$T/out" || fail "no banner: $(cat "$T/out")"
+exit 0
