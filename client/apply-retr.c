@@ -158,24 +158,6 @@ retrq_drain(struct retrq *rq, int64_t max, struct cerr *err)
 	return 0;
 }
 
-/* write(2) all of buf. */
-int
-apply_write_all(int fd, const char *buf, size_t len)
-{
-	ssize_t	n;
-
-	while (len > 0) {
-		n = write(fd, buf, len);
-		if (n == -1) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
 
 /* The request as Radmind's messages show it: "FILE <t> <path>". */
 static void
@@ -290,7 +272,7 @@ apply_download(struct apply *ap, struct apply_entry *e, int dfd,
 	    &err)) > 0) {
 		got += n;
 		if (fd != -1 && werr == 0 &&
-		    apply_write_all(fd, ap->iobuf, (size_t)n) == -1)
+		    fs_write_all(fd, ap->iobuf, (size_t)n) == -1)
 			werr = errno;
 		if (ap->ck != NULL)
 			cksum_update(ap->ck, ap->iobuf, (size_t)n);

@@ -192,8 +192,6 @@ int	apply_download(struct apply *, struct apply_entry *e, int dfd,
  * creates one exclusively, mode 0600 (a stale one of ours is replaced)
  * and returns its descriptor, or -1 with errno (*tmp set all the same).
  */
-/* write(2) all of buf, through short writes and EINTR. */
-int	 apply_write_all(int fd, const char *buf, size_t len);
 char	*apply_tempname(const char *leaf, unsigned lineno);
 int	 apply_opentemp(int dfd, const char *leaf, unsigned lineno, char **tmp);
 

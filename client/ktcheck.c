@@ -23,6 +23,7 @@
 #include "cksum.h"
 #include "command.h"
 #include "compat.h"
+#include "confine.h"
 #include "copts.h"
 #include "fsutil.h"
 #include "net.h"
@@ -49,6 +50,7 @@ struct kt {
 	struct netopts	 no;
 	const char	*kfile;		/* -K */
 	char		*kdir;		/* command directory ("" or ".../") */
+	int		 kdirfd;	/* ... open: every name is below it */
 	const char	*digest;	/* -c */
 	const char	*event;		/* -e */
 	int		 nflag, qflag, clean, icase;
@@ -157,68 +159,98 @@ parse_stat(const char *line, struct statinfo *si, const char *peer,
 	return 0;
 }
 
-/* Digest of a local file with -c's algorithm. */
+/* Digest of an open local file with -c's algorithm. */
 static int
-local_digest(const char *digest, const char *path, char out[CKSUM_B64MAX])
+local_digest(const char *digest, int fd, char out[CKSUM_B64MAX])
 {
 	struct cksum	*ck;
 	int64_t		 size;
-	int		 fd, r;
+	int		 r;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+	if (lseek(fd, 0, SEEK_SET) == -1)
 		return -1;
 	ck = cksum_new(digest);
 	r = ck != NULL ? cksum_fd(ck, fd, out, &size) : -1;
 	cksum_free(ck);
-	close(fd);
 	return r;
 }
 
+/* Open rel below the command directory for reading, confined. */
+static int
+kt_open(const struct kt *kt, const char *rel)
+{
+	return confine_open(kt->kdirfd, rel, O_RDONLY | O_NONBLOCK | O_NOCTTY,
+	    0);
+}
+
+/* confine_parent's hook: missing directories of the command directory. */
+static int
+kt_mkdir(void *ctx, int pfd, const char *name, const char *rel, size_t len)
+{
+	(void)ctx;
+	(void)rel;
+	(void)len;
+	return mkdirat(pfd, name, 0777);
+}
+
 /*
- * Download kind/name into path: RETR into "<path>.radmind.<pid>"
- * (exclusive), check size (and digest with -c), set the server's mtime,
- * rename over path.
+ * Download kind/name into rel below the command directory (path is how
+ * messages show it): RETR into "<leaf>.radmind.<pid>" (exclusive, in
+ * the same directory, reached through common/confine), check size (and
+ * digest with -c), set the server's mtime, make it durable and rename it
+ * over the old one.
  */
 static int
-download(struct kt *kt, const char *kind, const char *name, const char *path,
-    const struct statinfo *si)
+download(struct kt *kt, const char *kind, const char *name, const char *rel,
+    const char *path, const struct statinfo *si)
 {
-	char		 tmp[PATH_MAX], got[CKSUM_B64MAX];
+	char		 got[CKSUM_B64MAX], *tmp = NULL;
 	struct cksum	*ck = NULL;
 	struct timespec	 ts[2];
 	struct stat	 st;
+	const char	*leaf;
 	unsigned char	*chunk = NULL;
-	int64_t		 size;
+	int64_t		 size, avail;
+	size_t		 bad;
 	ssize_t		 n;
-	int		 fd = -1, r;
+	int		 fd = -1, dfd, r;
 
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.radmind.%ld", path,
-	    (long)getpid()) >= sizeof(tmp)) {
-		cerr_set(&kt->err, "%s: path too long", path);
-		return -1;
-	}
-	if (fs_mkparents(path) == -1) {
+	if ((dfd = confine_parent(kt->kdirfd, rel, kt_mkdir, NULL, &leaf,
+	    &bad)) == -1) {
 		cerr_errno(&kt->err, "%s", path);
 		return -1;
 	}
-	if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode) &&
-	    fs_rmtreeat(AT_FDCWD, path) == -1) {
+	if (*leaf == '\0') {
+		cerr_set(&kt->err, "%s: not a file name", path);
+		goto fail;
+	}
+	if (fstatat(dfd, leaf, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISDIR(st.st_mode) && fs_rmtreeat(dfd, leaf) == -1) {
 		cerr_errno(&kt->err, "%s: remove directory", path);
-		return -1;
+		goto fail;
 	}
 	if (net_send_retr(kt->net, kind, name, NULL, &kt->err) == -1)
-		return -1;
+		goto fail;
 	if ((r = net_retr_begin(kt->net, &size, &kt->err)) != 0)
-		return -1;
+		goto fail;
 	if (size != si->size) {
 		cerr_set(&kt->err, "%s: size of download (%lld) does not match "
 		    "STAT (%lld)", path, (long long)size, (long long)si->size);
-		return -1;
+		goto fail;
 	}
-	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+	if (fs_room(dfd, size, &avail) == 1) {
+		cerr_set(&kt->err, "%s: %lld bytes do not fit: %lld bytes free, "
+		    "%lld kept free", path, (long long)size, (long long)avail,
+		    (long long)FS_KEEPFREE);
+		goto fail;
+	}
+	xasprintf(&tmp, "%s.radmind.%ld", leaf, (long)getpid());
+	if ((fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
 	    O_CLOEXEC, 0666)) == -1) {
-		cerr_errno(&kt->err, "%s", tmp);
-		return -1;
+		cerr_errno(&kt->err, "%s.radmind.%ld", path, (long)getpid());
+		free(tmp);
+		tmp = NULL;
+		goto fail;
 	}
 	if (kt->digest != NULL)
 		ck = cksum_new(kt->digest);
@@ -226,8 +258,8 @@ download(struct kt *kt, const char *kind, const char *name, const char *path,
 	while ((n = net_retr_read(kt->net, chunk, KT_CHUNK, &kt->err)) > 0) {
 		if (ck != NULL)
 			cksum_update(ck, chunk, (size_t)n);
-		if (write(fd, chunk, (size_t)n) != n) {
-			cerr_errno(&kt->err, "%s: write", tmp);
+		if (fs_write_all(fd, chunk, (size_t)n) == -1) {
+			cerr_errno(&kt->err, "%s: write", path);
 			goto fail;
 		}
 	}
@@ -245,26 +277,38 @@ download(struct kt *kt, const char *kind, const char *name, const char *path,
 	ts[1].tv_sec = (time_t)si->mtime;
 	ts[1].tv_nsec = 0;
 	if (futimens(fd, ts) == -1 || fsync(fd) == -1) {
-		cerr_errno(&kt->err, "%s", tmp);
+		cerr_errno(&kt->err, "%s", path);
 		goto fail;
 	}
 	if (close(fd) == -1) {
 		fd = -1;
-		cerr_errno(&kt->err, "%s", tmp);
+		cerr_errno(&kt->err, "%s", path);
 		goto fail;
 	}
 	fd = -1;
-	if (rename(tmp, path) == -1) {
+	if (renameat(dfd, tmp, dfd, leaf) == -1) {
 		cerr_errno(&kt->err, "rename %s", path);
 		goto fail;
 	}
+	if (fsync(dfd) == -1) {
+		cerr_errno(&kt->err, "%s: fsync of its directory", path);
+		free(tmp);
+		tmp = NULL;
+		goto fail;
+	}
+	free(tmp);
+	close(dfd);
 	cksum_free(ck);
 	free(chunk);
 	return 0;
 fail:
 	if (fd != -1)
 		close(fd);
-	unlink(tmp);
+	if (tmp != NULL) {
+		(void)unlinkat(dfd, tmp, 0);
+		free(tmp);
+	}
+	close(dfd);
 	cksum_free(ck);
 	free(chunk);
 	return -1;
@@ -275,13 +319,14 @@ fail:
  * differs.  Returns 0 same, 1 different (handled), -1 error.
  */
 static int
-check(struct kt *kt, const char *kind, const char *name, const char *path)
+check(struct kt *kt, const char *kind, const char *name, const char *rel,
+    const char *path)
 {
 	struct statinfo	 si;
 	struct stat	 st;
 	char		*line, sum[CKSUM_B64MAX];
 	const char	*why = NULL;
-	int		 r;
+	int		 r, fd;
 
 	if (net_send_stat(kt->net, kind, name, &kt->err) == -1 ||
 	    (r = net_stat_reply(kt->net, &line, &kt->err)) == -1)
@@ -297,23 +342,35 @@ check(struct kt *kt, const char *kind, const char *name, const char *path)
 		    (long long)si.size, (long long)KT_MAXSIZE);
 		return -1;
 	}
-	if (stat(path, &st) == -1) {
-		if (errno != ENOENT) {
+	if ((fd = kt_open(kt, rel)) == -1) {
+		if (errno == ENOENT)
+			why = "missing";
+		else if (errno == ELOOP || errno == EISDIR || errno == ENOTDIR)
+			why = "out of date";	/* replaced by the download */
+		else {
 			cerr_errno(&kt->err, "%s", path);
 			return -1;
 		}
-		why = "missing";
-	} else if (!S_ISREG(st.st_mode) || st.st_size != si.size)
-		why = "out of date";
-	else if (kt->digest != NULL) {
-		if (local_digest(kt->digest, path, sum) == -1) {
+	} else {
+		if (fstat(fd, &st) == -1) {
 			cerr_errno(&kt->err, "%s", path);
+			close(fd);
 			return -1;
 		}
-		if (strcmp(sum, si.cksum) != 0)
+		if (!S_ISREG(st.st_mode) || st.st_size != si.size)
 			why = "out of date";
-	} else if ((int64_t)st.st_mtime != si.mtime)
-		why = "out of date";
+		else if (kt->digest != NULL) {
+			if (local_digest(kt->digest, fd, sum) == -1) {
+				cerr_errno(&kt->err, "%s", path);
+				close(fd);
+				return -1;
+			}
+			if (strcmp(sum, si.cksum) != 0)
+				why = "out of date";
+		} else if ((int64_t)st.st_mtime != si.mtime)
+			why = "out of date";
+		close(fd);
+	}
 	if (why == NULL)
 		return 0;
 	kt->changed = 1;
@@ -323,7 +380,7 @@ check(struct kt *kt, const char *kind, const char *name, const char *path)
 		kt->stop = 1;
 		return 1;
 	}
-	if (download(kt, kind, name, path, &si) == -1)
+	if (download(kt, kind, name, rel, path, &si) == -1)
 		return -1;
 	if (!kt->qflag)
 		printf("%s: updated\n", path);
@@ -348,10 +405,11 @@ keep_name(struct kt *kt, const char *name)
 
 /* Read a command file: check what it names, collect specials. */
 static int
-read_kfile(struct kt *kt, const char *path, int depth)
+read_kfile(struct kt *kt, const char *rel, const char *path, int depth)
 {
 	struct cline	 c;
 	FILE		*fp;
+	int		 fd;
 	char		*line = NULL, *sub;
 	size_t		 cap = 0;
 	ssize_t		 len;
@@ -368,8 +426,10 @@ read_kfile(struct kt *kt, const char *path, int depth)
 		return -1;
 	}
 	sl_add(&kt->seen, path);
-	if ((fp = fopen(path, "r")) == NULL) {
+	if ((fd = kt_open(kt, rel)) == -1 || (fp = fdopen(fd, "r")) == NULL) {
 		cerr_errno(&kt->err, "%s", path);
+		if (fd != -1)
+			close(fd);
 		return -1;
 	}
 	while (!kt->stop && (len = getline(&line, &cap, fp)) != -1) {
@@ -405,9 +465,9 @@ read_kfile(struct kt *kt, const char *path, int depth)
 			keep_name(kt, c.name);
 			xasprintf(&sub, "%s%s", kt->kdir, c.name);
 			r = check(kt, c.type == 'k' ? "COMMAND" : "TRANSCRIPT",
-			    c.name, sub);
+			    c.name, c.name, sub);
 			if (r != -1 && c.type == 'k' && !kt->stop)
-				r = read_kfile(kt, sub, depth + 1);
+				r = read_kfile(kt, c.name, sub, depth + 1);
 			free(sub);
 			free(c.name);
 			if (r == -1)
@@ -449,13 +509,22 @@ files_differ(const struct kt *kt, const char *a, const char *b)
 	struct stat	 sa, sb;
 	char		 da[CKSUM_B64MAX], db[CKSUM_B64MAX];
 
-	if (stat(a, &sa) == -1 || stat(b, &sb) == -1 ||
-	    sa.st_size != sb.st_size)
+	int		 fa, fb, r = 1;
+
+	if ((fa = open(a, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) == -1)
 		return 1;
-	if (local_digest(kt->digest, a, da) == -1 ||
-	    local_digest(kt->digest, b, db) == -1)
+	if ((fb = open(b, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) == -1) {
+		close(fa);
 		return 1;
-	return strcmp(da, db) != 0;
+	}
+	if (fstat(fa, &sa) == 0 && fstat(fb, &sb) == 0 &&
+	    sa.st_size == sb.st_size &&
+	    local_digest(kt->digest, fa, da) == 0 &&
+	    local_digest(kt->digest, fb, db) == 0)
+		r = strcmp(da, db) != 0;
+	close(fa);
+	close(fb);
+	return r;
 }
 
 /* Build special.T from STAT SPECIAL replies (formats.md section 11). */
@@ -639,14 +708,22 @@ main(int argc, char *argv[])
 		kt.kdir = xstrdup("");
 	base = slash != NULL ? slash + 1 : kt.kfile;
 
+	if (kt.kdir[0] != '\0')
+		(void)fs_mkparents(kt.kfile);	/* the command directory */
+	if ((kt.kdirfd = open(kt.kdir[0] != '\0' ? kt.kdir : ".", O_RDONLY |
+	    O_DIRECTORY | O_CLOEXEC)) == -1) {
+		fprintf(stderr, "%s: %s\n", kt.kdir[0] != '\0' ? kt.kdir : ".",
+		    strerror(errno));
+		exit(KT_ERROR);
+	}
 	if ((kt.net = net_open(&kt.no, &kt.err)) == NULL) {
 		fprintf(stderr, "%s\n", kt.err.msg);
 		exit(KT_ERROR);
 	}
 	rc = KT_ERROR;
-	if (check(&kt, "COMMAND", NULL, kt.kfile) == -1)
+	if (check(&kt, "COMMAND", NULL, base, kt.kfile) == -1)
 		goto done;
-	if (!kt.stop && read_kfile(&kt, kt.kfile, 0) == -1)
+	if (!kt.stop && read_kfile(&kt, base, kt.kfile, 0) == -1)
 		goto done;
 	if (!kt.stop && do_specials(&kt) == -1)
 		goto done;
@@ -685,5 +762,6 @@ done:
 	sl_free(&kt.keep);
 	sl_free(&kt.special);
 	free(kt.kdir);
+	close(kt.kdirfd);
 	return rc;
 }

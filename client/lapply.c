@@ -32,6 +32,7 @@
 #include "cksum.h"
 #include "compat.h"
 #include "copts.h"
+#include "fsutil.h"
 #include "log.h"
 #include "net.h"
 #include "pathcmp.h"
@@ -450,7 +451,7 @@ replace_copy(struct apply *ap, const struct tline *t, int dfd,
 			}
 			if (verify)
 				cksum_update(ap->ck, ap->iobuf, (size_t)n);
-			if (apply_write_all(nfd, ap->iobuf, (size_t)n) == -1)
+			if (fs_write_all(nfd, ap->iobuf, (size_t)n) == -1)
 				goto syserr;
 			got += n;
 			if (got > t->size)

@@ -36,7 +36,8 @@ client_ktcheck_LDADD = client/libclient.a $(CAIRN_LIBS)
 KTCHECK_TESTS = \
 	tests/integ/t-ktcheck-basic.sh \
 	tests/integ/t-ktcheck-zlib.sh \
-	tests/integ/t-ktcheck-wire.sh
+	tests/integ/t-ktcheck-wire.sh \
+	tests/integ/t-ktcheck-hostile.sh
 TESTS += $(KTCHECK_TESTS)
 EXTRA_DIST += $(KTCHECK_TESTS)
 # --- network client (end) ---

@@ -1,0 +1,119 @@
+#!/bin/sh
+# t-ktcheck-hostile: a hostile server (tests/integ/peer.py) cannot hold
+# ktcheck or fill its disk.  Replies without end (continuation lines, a
+# banner of endless lines, one endless line) fail fast with a message
+# naming the server; a declared size over the 1 GiB limit for command
+# files and transcripts is refused before anything is written, and so is
+# a RETR size that differs from the STAT size; as root, a size that does
+# not fit the file system (with 16 MiB kept free) is refused up front.
+# Nothing is left in the command directory.
+. "$top_srcdir/tests/integ/lib.sh"
+need_tool ktcheck
+need_cmd python3
+mk_tmpdir
+KTCHECK=$(tool_path ktcheck)
+PEER="python3 $top_srcdir/tests/integ/peer.py"
+C=$T/client
+mkdir "$C"
+
+BANNER='send 200 RAP 1 evil peer.py radmind access protocol\r\n'
+STATHDR='send 230 Returning STAT information\r\n'
+
+# hostile SCRIPT-TEXT: run ktcheck against a peer running the script;
+# sets RC, output in $T/out and $T/err.  Bounded by timeout(1).
+hostile()
+{
+	printf '%s\n' "$1" >"$T/script"
+	rm -f "$T/port"
+	$PEER server "$T/port" "$T/script" "$T/peer.log" 2>"$T/peer.err" &
+	ppid=$!
+	n=0
+	while [ ! -s "$T/port" ] && [ $n -lt 100 ]; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+	[ -s "$T/port" ] || fail "peer did not start"
+	run_capture "$T/out" "$T/err" timeout 60 "$KTCHECK" -K "$C/command.K" \
+	    -h 127.0.0.1 -p "$(cat "$T/port")"
+	kill "$ppid" 2>/dev/null
+	wait "$ppid" 2>/dev/null
+	[ "$RC" != 124 ] || fail "ktcheck still waiting after 60 s"
+}
+
+clean()
+{
+	[ -z "$(ls -A "$C")" ] || fail "left in the command directory: $(ls -A "$C")"
+}
+
+# 1. Continuation lines without end.
+hostile "$BANNER
+recv
+repeat 100000 0 230-and more\\r\\n"
+assert_eq 2 "$RC" "endless reply exit"
+grep -q '127.0.0.1\[127.0.0.1\]: reply longer than 64 lines\|: reply longer than 64 lines' "$T/err" ||
+    fail "endless reply: $(cat "$T/err")"
+clean
+
+# 2. A banner without end.
+hostile "repeat 100000 0 200-welcome\\r\\n"
+assert_eq 2 "$RC" "endless banner exit"
+grep -q 'reply longer than 64 lines' "$T/err" || fail "endless banner: $(cat "$T/err")"
+
+# 3. One line without end.
+hostile "$BANNER
+recv
+send 230-
+body 2000000"
+assert_eq 2 "$RC" "endless line exit"
+grep -q 'reply longer than 65536 bytes\|line longer than' "$T/err" ||
+    fail "endless line: $(cat "$T/err")"
+clean
+
+# 4. A command file of 10 TiB.
+hostile "$BANNER
+recv
+$STATHDR
+send f command.K 0644 0 0 1700000000 10995116277760 -\\r\\n
+drain"
+assert_eq 2 "$RC" "huge STAT exit"
+grep -q "COMMAND $C/command.K is 10995116277760 bytes, more than the 1073741824 a command file or transcript may have" "$T/err" ||
+    fail "huge STAT: $(cat "$T/err")"
+grep -q '^<<< RETR' "$T/peer.log" && fail "asked for the huge file"
+clean
+
+# 5. A RETR size other than the STAT size.
+hostile "$BANNER
+recv
+$STATHDR
+send f command.K 0644 0 0 1700000000 10 -\\r\\n
+recv
+send 240 Retrieving file\\r\\n999999\\r\\n
+body 999999
+send .\\r\\n
+drain"
+assert_eq 2 "$RC" "lying RETR size exit"
+grep -q 'size of download (999999) does not match STAT (10)' "$T/err" ||
+    fail "lying size: $(cat "$T/err")"
+clean
+
+# 6. As root: a size that does not fit a small file system.
+if [ "$(id -u)" = 0 ] && mkdir "$T/small" &&
+    mount -t tmpfs -o size=32m tmpfs "$T/small" 2>/dev/null; then
+	at_exit "umount '$T/small'"
+	C=$T/small/client
+	mkdir "$C"
+	hostile "$BANNER
+recv
+$STATHDR
+send f command.K 0644 0 0 1700000000 20000000 -\\r\\n
+recv
+send 240 Retrieving file\\r\\n20000000\\r\\n
+drain"
+	assert_eq 2 "$RC" "no room exit"
+	grep -q "$C/command.K: 20000000 bytes do not fit: [0-9]* bytes free, 16777216 kept free" "$T/err" ||
+	    fail "no room: $(cat "$T/err")"
+	clean
+else
+	echo "not root or no tmpfs: the free-space case is not run"
+fi
+exit 0
