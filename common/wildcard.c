@@ -41,9 +41,54 @@ wc_range(const char *p, unsigned long long *min, unsigned long long *max,
 	return 1;
 }
 
+/*
+ * Patterns with several '*' or '{,}' can retry the same (pattern,
+ * string) positions exponentially often.  After WC_EASY steps a table
+ * remembers, per position pair, the smallest depth at which the match
+ * failed (a failure at depth d is a failure at any greater depth), so
+ * the work stays polynomial.  Plain patterns never get that far.
+ */
+#define WC_EASY		4096
+#define WC_MEMOMAX	(16 * 1024 * 1024)	/* table bytes at most */
+
+struct wc {
+	const char	*p0, *s0;
+	size_t		 plen, slen;
+	int		 icase;
+	unsigned long	 steps;
+	unsigned char	*memo;		/* failed depth + 1, 0: unknown */
+	int		 nomemo;	/* too large for a table */
+};
+
+static int	wc_match(struct wc *, const char *p, const char *s, int depth);
+
 static int
-wc_match(const char *p, const char *s, int icase, int depth)
+wc_try(struct wc *w, const char *p, const char *s, int depth)
 {
+	size_t	 i;
+	int	 r;
+
+	if (w->memo == NULL && !w->nomemo && ++w->steps > WC_EASY) {
+		if ((w->plen + 1) * (w->slen + 1) > WC_MEMOMAX ||
+		    (w->memo = calloc((w->plen + 1) * (w->slen + 1), 1)) ==
+		    NULL)
+			w->nomemo = 1;
+	}
+	if (w->memo == NULL)
+		return wc_match(w, p, s, depth);
+	i = (size_t)(p - w->p0) * (w->slen + 1) + (size_t)(s - w->s0);
+	if (w->memo[i] != 0 && depth >= w->memo[i] - 1)
+		return 0;
+	if ((r = wc_match(w, p, s, depth)) == 0 &&
+	    (w->memo[i] == 0 || depth < w->memo[i] - 1))
+		w->memo[i] = (unsigned char)(depth + 1);
+	return r;
+}
+
+static int
+wc_match(struct wc *w, const char *p, const char *s, int depth)
+{
+	int			 icase = w->icase;
 	unsigned long long	 min, max, v;
 	const char		*end, *alt, *q;
 	size_t			 n;
@@ -59,9 +104,9 @@ wc_match(const char *p, const char *s, int icase, int depth)
 			if (*p == '\0')
 				return 1;
 			for (; *s != '\0'; s++)
-				if (wc_match(p, s, icase, depth + 1))
+				if (wc_try(w, p, s, depth + 1))
 					return 1;
-			return wc_match(p, s, icase, depth + 1);
+			return wc_try(w, p, s, depth + 1);
 		case '?':
 			if (*s == '\0')
 				return 0;
@@ -94,7 +139,7 @@ wc_match(const char *p, const char *s, int icase, int depth)
 				n = (size_t)(q - alt);
 				found = icase ? strncasecmp(s, alt, n) == 0 :
 				    strncmp(s, alt, n) == 0;
-				if (found && wc_match(end + 1, s + n, icase,
+				if (found && wc_try(w, end + 1, s + n,
 				    depth + 1))
 					return 1;
 			}
@@ -134,5 +179,16 @@ wc_match(const char *p, const char *s, int icase, int depth)
 int
 wildcard(const char *pattern, const char *string, int icase)
 {
-	return wc_match(pattern, string, icase, 0);
+	struct wc	 w;
+	int		 r;
+
+	memset(&w, 0, sizeof(w));
+	w.p0 = pattern;
+	w.s0 = string;
+	w.plen = strlen(pattern);
+	w.slen = strlen(string);
+	w.icase = icase;
+	r = wc_match(&w, pattern, string, 0);
+	free(w.memo);
+	return r;
 }

@@ -149,6 +149,35 @@ START_TEST(test_escape)
 }
 END_TEST
 
+/*
+ * Many '*' and empty '{,}' alternatives: the same positions are tried
+ * again and again; the answer must come at once and be right.
+ */
+START_TEST(test_backtracking)
+{
+	char	pat[512], str[128];
+	int	i;
+
+	pat[0] = '\0';
+	for (i = 0; i < 24; i++)
+		strcat(pat, "{,}*");
+	strcat(pat, "x");
+	memset(str, 'a', 100);
+	str[100] = '\0';
+	ck_assert_int_eq(wildcard(pat, str, 0), 0);
+	str[99] = 'x';
+	ck_assert_int_eq(wildcard(pat, str, 0), 1);
+	str[99] = 'X';
+	ck_assert_int_eq(wildcard(pat, str, 1), 1);
+	ck_assert_int_eq(wildcard(pat, str, 0), 0);
+	/* a match that needs every group */
+	ck_assert_int_eq(wildcard("{a,}*{b,}*{c,}*d", "abcd", 0), 1);
+	ck_assert_int_eq(wildcard("*a*a*a*a*a*a*a*a*a*a*a*b",
+	    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+	    0), 0);
+}
+END_TEST
+
 START_TEST(test_icase)
 {
 	NO("./Etc/*", "./etc/motd", 0);
@@ -174,6 +203,7 @@ wildcard_suite(void)
 	tc = tcase_create("syntax");
 	tcase_add_test(tc, test_literal_anchored);
 	tcase_add_test(tc, test_star);
+	tcase_add_test(tc, test_backtracking);
 	tcase_add_test(tc, test_question);
 	tcase_add_test(tc, test_range);
 	tcase_add_test(tc, test_braces);
