@@ -16,3 +16,7 @@ TESTS += tests/integ/t-fsdiff-progress.sh
 EXTRA_DIST += tests/integ/t-fsdiff-progress.sh
 TESTS += tests/integ/t-tools-version.sh
 EXTRA_DIST += tests/integ/t-tools-version.sh
+
+# Radmind's observed outputs for our inputs, and wire traces: the
+# conformance vectors (tests/vectors/README.md).
+EXTRA_DIST += tests/vectors

@@ -9,7 +9,7 @@
 need_tool cairnd ktcheck
 mk_tmpdir
 . "$top_srcdir/tests/integ/netlib.sh"
-V=${CAIRN_VECTORS:-$top_srcdir/../shared/vectors}
+V=${CAIRN_VECTORS:-$top_srcdir/tests/vectors}
 [ -f "$V/wire/ktcheck.txt" ] || skip "no wire vectors (set CAIRN_VECTORS)"
 KTCHECK=$(tool_path ktcheck)
 make_repo "$T/repo"

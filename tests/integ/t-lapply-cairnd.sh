@@ -10,7 +10,7 @@ need_root
 mk_tmpdir
 . "$top_srcdir/tests/integ/netlib.sh"
 LAPPLY=$(tool_path lapply)
-V=${CAIRN_VECTORS:-$top_srcdir/../shared/vectors}
+V=${CAIRN_VECTORS:-$top_srcdir/tests/vectors}
 WIRE=$V/wire/fsdiff-lapply.txt
 [ -f "$WIRE" ] || skip "wire vectors not found at $V (set CAIRN_VECTORS)"
 make_repo "$T/repo"

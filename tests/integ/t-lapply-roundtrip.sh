@@ -8,7 +8,7 @@
 . "${top_srcdir:-.}/tests/integ/lapply-lib.sh"
 need_root
 command -v python3 > /dev/null || { echo "skip: needs python3"; exit 77; }
-V=${CAIRN_VECTORS:-$top_srcdir/../shared/vectors}
+V=${CAIRN_VECTORS:-$top_srcdir/tests/vectors}
 [ -x "$V/make-trees" ] || { echo "skip: vectors not found (set CAIRN_VECTORS)"; exit 77; }
 FSDIFF=$(dirname "$LAPPLY")/fsdiff
 [ -x "$FSDIFF" ] || { echo "skip: fsdiff not built"; exit 77; }

@@ -6,7 +6,7 @@
 # object by object instead.
 . "${top_srcdir:-.}/tests/integ/lapply-lib.sh"
 need_root
-V=${CAIRN_VECTORS:-$top_srcdir/../shared/vectors}
+V=${CAIRN_VECTORS:-$top_srcdir/tests/vectors}
 if [ ! -x "$V/make-trees" ] || [ ! -d "$V/lapply-n" ]; then
 	echo "skip: conformance vectors not found (set CAIRN_VECTORS)"
 	exit 77

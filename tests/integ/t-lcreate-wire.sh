@@ -9,7 +9,7 @@
 need_tool cairnd lcreate
 mk_tmpdir
 . "$top_srcdir/tests/integ/netlib.sh"
-V=${CAIRN_VECTORS:-$top_srcdir/../shared/vectors}
+V=${CAIRN_VECTORS:-$top_srcdir/tests/vectors}
 [ -f "$V/wire/lcreate.txt" ] || skip "no wire vectors (set CAIRN_VECTORS)"
 LCREATE=$(tool_path lcreate)
 make_repo "$T/repo"

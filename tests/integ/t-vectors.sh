@@ -3,7 +3,7 @@
 #
 # The vectors (one directory per case holding `cmd`, inputs and the expected
 # `stdout`, `stderr` and `rc`) are looked up in $CAIRN_VECTORS, else in
-# $top_srcdir/../shared/vectors; without them the test is skipped.  Their
+# $top_srcdir/tests/vectors; without them the test is skipped.  Their
 # `make-trees` builds the fixture trees once per run (needs root: skipped
 # otherwise).  Every case then runs as the vectors' README prescribes, with
 # the built client and server directories first in PATH, and its stdout,
@@ -39,7 +39,7 @@ TOOLS="fsdiff lsort lmerge twhich lcksum ktcheck lapply lcreate lfdiff repo"
 # Upper bound for one case (seconds): a hung tool fails its case, not the run.
 CASE_TIMEOUT=${CAIRN_CASE_TIMEOUT:-20}
 
-V=${CAIRN_VECTORS:-$top_srcdir/../shared/vectors}
+V=${CAIRN_VECTORS:-$top_srcdir/tests/vectors}
 [ -f "$V/make-trees" ] ||
     skip "conformance vectors not found at $V (set CAIRN_VECTORS)"
 V=$(cd "$V" && pwd) || fail "cannot enter $V"
