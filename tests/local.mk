@@ -20,3 +20,4 @@ EXTRA_DIST += tests/integ/t-tools-version.sh
 # Radmind's observed outputs for our inputs, and wire traces: the
 # conformance vectors (tests/vectors/README.md).
 EXTRA_DIST += tests/vectors
+EXTRA_DIST += tests/valgrind-check
