@@ -21,3 +21,4 @@ EXTRA_DIST += tests/integ/t-tools-version.sh
 # conformance vectors (tests/vectors/README.md).
 EXTRA_DIST += tests/vectors
 EXTRA_DIST += tests/valgrind-check
+EXTRA_DIST += tests/integ/peer.py
