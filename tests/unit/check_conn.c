@@ -489,6 +489,8 @@ conn_suite(void)
 
 	signal(SIGPIPE, SIG_IGN);
 	tc = tcase_create("lines");
+	/* bounded work, but a loaded machine or a sanitizer build is slow */
+	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_terminators);
 	tcase_add_test(tc, test_block_after_line);
 	tcase_add_test(tc, test_eof_toolong_timeout);
@@ -496,6 +498,8 @@ conn_suite(void)
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("zlib");
+	/* bounded work, but a loaded machine or a sanitizer build is slow */
+	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_zlib_roundtrip);
 	tcase_add_test(tc, test_zlib_readahead);
 	tcase_add_test(tc, test_zlib_linecap);
@@ -503,6 +507,8 @@ conn_suite(void)
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("proto");
+	/* bounded work, but a loaded machine or a sanitizer build is slow */
+	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_proto);
 	tcase_add_test(tc, test_reply_budget);
 	suite_add_tcase(s, tc);
