@@ -79,6 +79,7 @@ LAPPLY_TESTS = \
 	tests/integ/t-lapply-local.sh \
 	tests/integ/t-lapply-types.sh \
 	tests/integ/t-lapply-hostile.sh \
+	tests/integ/t-catalogue-apply.sh \
 	tests/integ/t-lapply-errors.sh \
 	tests/integ/t-lapply-vectors.sh \
 	tests/integ/t-lapply-net.sh \

@@ -380,6 +380,16 @@ cmd_retr(struct sess *s, int ac, char **av)
 		close(fd);
 		return SESS_CLOSE;
 	}
+	/*
+	 * Under compression, no file's bytes may be compressed against
+	 * another's (security.md D5): forget the history before and after
+	 * the body.
+	 */
+	if (conn_compressing(s->conn) && conn_flush_full(s->conn, &err) == -1) {
+		log_warnx("%s", err.msg);
+		close(fd);
+		return SESS_CLOSE;
+	}
 	chunk = xmalloc(FETCH_CHUNK);
 	for (left = st.st_size; left > 0; left -= n) {
 		n = read(fd, chunk, left > FETCH_CHUNK ? FETCH_CHUNK :
@@ -404,6 +414,10 @@ cmd_retr(struct sess *s, int ac, char **av)
 	}
 	free(chunk);
 	close(fd);
+	if (conn_compressing(s->conn) && conn_flush_full(s->conn, &err) == -1) {
+		log_warnx("%s", err.msg);
+		return SESS_CLOSE;
+	}
 	if (conn_printf(s->conn, &err, ".\r\n") == -1) {
 		log_warnx("%s", err.msg);
 		return SESS_CLOSE;

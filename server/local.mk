@@ -16,7 +16,9 @@ CAIRND_TESTS = \
 	tests/integ/t-cairnd-deadlines.sh \
 	tests/integ/t-cairnd-conncap.sh \
 	tests/integ/t-cairnd-privdrop.sh \
-	tests/integ/t-cairnd-crash.sh
+	tests/integ/t-cairnd-crash.sh \
+	tests/integ/t-catalogue-wire.sh \
+	tests/integ/t-catalogue-zlib.sh
 TESTS += $(CAIRND_TESTS)
 EXTRA_DIST += $(CAIRND_TESTS) tests/integ/netlib.sh tests/integ/rap.py \
 	tests/integ/recproxy.py tests/integ/limpeer.py

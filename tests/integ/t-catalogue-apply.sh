@@ -1,0 +1,116 @@
+#!/bin/sh
+# t-catalogue-apply: lapply against hostile file-system states
+# (security.md C5, C9, C10).  As root: a character device line where a
+# symbolic link to a file outside the root stands replaces the link and
+# never touches what it points to (C5); run as nobody, a device line
+# fails with "Operation not permitted" and exit 2, never success (C5),
+# and a directory under a parent without write permission fails with
+# "Permission denied" naming the line, exit 2, nothing left behind (C9).
+# The apply root is a symbolic link that is pointed elsewhere while a
+# download is in progress: the file still lands in the directory the
+# root was at the start, and nothing in the new one (C10).  Root only
+# (device numbers, and running as another user).
+. "${top_srcdir:-.}/tests/integ/lapply-lib.sh"
+need_root
+command -v setpriv > /dev/null || { echo "skip: needs setpriv"; exit 77; }
+command -v python3 > /dev/null || { echo "skip: needs python3"; exit 77; }
+NOBODY=65534
+
+# --- C5: mknod over a symbolic link never follows it.
+plant
+ln -s "$OUT/victim" "$R/null"
+printf 'c ./null\t0666 0 0 1 3\n' > "$T/c5.T"
+apply "$T/c5.T"
+expect_rc 0
+[ -c "$R/null" ] || fail "C5: ./null is not a character device"
+[ "$(stat -c '%t %T %a' "$R/null")" = "1 3 666" ] ||
+    fail "C5: ./null is $(stat -c '%t %T %a' "$R/null")"
+check_sentinel C5
+rm -f "$R/null"
+
+# nobody LAPPLY-ARGS...: run lapply -n in $R as nobody.
+nobody() {
+	(cd "$R" && setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups \
+	    "$LAPPLY" -n "$@") > "$T/out" 2> "$T/err"
+	rc=$?
+}
+
+# --- C5: devices as an unprivileged user are an error.
+chown $NOBODY "$R"
+printf 'c ./null\t0666 %s %s 1 3\n' $NOBODY $NOBODY > "$T/c5u.T"
+chmod 0644 "$T/c5u.T"
+chmod 0755 "$T"
+nobody "$T/c5u.T"
+expect_rc 2
+expect_err "line 1: ./null: Operation not permitted"
+[ -e "$R/null" ] && fail "C5: ./null created as nobody"
+printf 'b ./sda\t0660 %s %s 8 0\n' $NOBODY $NOBODY > "$T/c5b.T"
+chmod 0644 "$T/c5b.T"
+nobody "$T/c5b.T"
+expect_rc 2
+expect_err "line 1: ./sda: Operation not permitted"
+
+# --- C9: EACCES on a parent.
+mkdir "$R/ro"
+chown $NOBODY "$R/ro"
+chmod 0555 "$R/ro"
+printf 'd ./ro\t0555 %s 0\nd ./ro/new\t0755 %s 0\n' $NOBODY $NOBODY \
+    > "$T/c9.T"
+chmod 0644 "$T/c9.T"
+nobody "$T/c9.T"
+expect_rc 2
+expect_err "line 2: ./ro/new: Permission denied"
+[ -z "$(ls -A "$R/ro")" ] || fail "C9: left in ./ro: $(ls -A "$R/ro")"
+[ "$(ls -A "$R")" = ro ] || fail "C9: left in the root: $(ls -A "$R")"
+rm -rf "$R/ro"
+
+# --- C10: the root swapped during a download.
+PEER="${top_srcdir:-.}/tests/integ/peer.py"
+mkdir "$T/real1" "$T/real2"
+ln -s "$T/real1" "$T/link"
+SUM=$(printf 'hello world\n' | python3 -c 'import base64, hashlib, sys
+print(base64.b64encode(hashlib.sha1(sys.stdin.buffer.read()).digest()).decode())')
+{
+	echo 'test.T:'
+	printf '+ f ./a\t0644 0 0 1700000000 12 %s\n' "$SUM"
+} > "$T/c10.T"
+{
+	printf '%s\n' 'send 200-RAP 1 peer 1.0 radmind access protocol\r\n200 CAPA REPO\r\n'
+	printf '%s\n' 'skip RETR'
+	printf '%s\n' 'send 240 Retrieving file\r\n12\r\nhello'
+	printf '%s\n' 'sleep 2'
+	printf '%s\n' 'send  world\n.\r\n'
+	printf '%s\n' 'skip REPO' 'send 215 Report successful\r\n'
+	printf '%s\n' 'skip QUIT' 'send 201 QUIT OK, closing connection\r\n'
+	printf '%s\n' 'drain'
+} > "$T/script"
+python3 "$PEER" server "$T/port" "$T/script" "$T/peer.log" &
+PPID_=$!
+i=0
+while [ ! -s "$T/port" ] && [ $i -lt 100 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+[ -s "$T/port" ] || fail "C10: peer did not start"
+(cd "$T/link" && exec "$LAPPLY" -h 127.0.0.1 -p "$(cat "$T/port")" \
+    "$T/c10.T") > "$T/out" 2> "$T/err" &
+LPID=$!
+# Wait (at most 10 s) for the request, then point the root elsewhere.
+i=0
+while ! grep -q '^<<< RETR' "$T/peer.log" 2>/dev/null && [ $i -lt 100 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+grep -q '^<<< RETR' "$T/peer.log" || fail "C10: no request"
+ln -s "$T/real2" "$T/link2"
+mv -T "$T/link2" "$T/link"
+[ "$(readlink "$T/link")" = "$T/real2" ] || fail "C10: swap failed"
+wait $LPID
+rc=$?
+wait $PPID_
+expect_rc 0
+[ "$(cat "$T/real1/a" 2>/dev/null)" = "hello world" ] ||
+    fail "C10: ./a not in the original root"
+[ -z "$(ls -A "$T/real2")" ] ||
+    fail "C10: written to the new root: $(ls -A "$T/real2")"
+exit 0
