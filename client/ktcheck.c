@@ -226,7 +226,7 @@ download(struct kt *kt, const char *kind, const char *name, const char *path,
 	while ((n = net_retr_read(kt->net, chunk, KT_CHUNK, &kt->err)) > 0) {
 		if (ck != NULL)
 			cksum_update(ck, chunk, (size_t)n);
-		if (write(fd, chunk, (size_t)n) != n) {
+		if (fs_write_all(fd, chunk, (size_t)n) == -1) {
 			cerr_errno(&kt->err, "%s: write", tmp);
 			goto fail;
 		}

@@ -92,3 +92,21 @@ fs_room(int dfd, int64_t size, int64_t *avail)
 		return 1;
 	return 0;
 }
+
+int
+fs_write_all(int fd, const void *buf, size_t len)
+{
+	const char	*p = buf;
+	ssize_t		 n;
+
+	while (len > 0) {
+		if ((n = write(fd, p, len)) == -1) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}

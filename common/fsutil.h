@@ -4,6 +4,7 @@
 #ifndef CAIRN_FSUTIL_H
 #define CAIRN_FSUTIL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /*
@@ -34,5 +35,11 @@ int	fs_mkparents(const char *path);
  * errno if the file system cannot tell.
  */
 int	fs_room(int dfd, int64_t size, int64_t *avail);
+
+/*
+ * write(2) all len bytes of buf to fd, resuming after a short write or
+ * an interrupted one (EINTR).  Returns 0, or -1 with errno set.
+ */
+int	fs_write_all(int fd, const void *buf, size_t len);
 
 #endif
