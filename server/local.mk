@@ -11,7 +11,8 @@ CAIRND_TESTS = \
 	tests/integ/t-cairnd-confine.sh \
 	tests/integ/t-cairnd-comp.sh \
 	tests/integ/t-cairnd-limits.sh \
-	tests/integ/t-cairnd-stor.sh
+	tests/integ/t-cairnd-stor.sh \
+	tests/integ/t-cairnd-crash.sh
 TESTS += $(CAIRND_TESTS)
 EXTRA_DIST += $(CAIRND_TESTS) tests/integ/netlib.sh tests/integ/rap.py \
 	tests/integ/recproxy.py
