@@ -285,7 +285,7 @@ apply_download(struct apply *ap, struct apply_entry *e, int dfd,
 		goto fail;
 	}
 	if (werr != 0) {
-		apply_warn(ap, "line %u: %s: %s", t->lineno, tmp ? tmp : leaf,
+		apply_warn(ap, "line %u: %s: %s", t->lineno, t->path,
 		    strerror(werr));
 		goto fail;
 	}

@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -1089,6 +1090,8 @@ main(int argc, char **argv)
 	int		 first, percent, bad = 0, ok;
 
 	log_init("lapply", LOG_TO_STDERR, 0);
+	/* Past a file size limit, write fails with EFBIG: no signal. */
+	signal(SIGXFSZ, SIG_IGN);
 	memset(ap, 0, sizeof(*ap));
 	copts_init(&no);
 	ap->network = 1;

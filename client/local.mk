@@ -86,8 +86,10 @@ LAPPLY_TESTS = \
 	tests/integ/t-lapply-roundtrip.sh \
 	tests/integ/t-lapply-cairnd.sh \
 	tests/integ/t-lapply-batch.sh \
-	tests/integ/t-lapply-links.sh
+	tests/integ/t-lapply-links.sh \
+	tests/integ/t-lapply-crash.sh \
+	tests/integ/t-lapply-faults.sh
 TESTS += $(LAPPLY_TESTS)
 EXTRA_DIST += $(LAPPLY_TESTS) tests/integ/lapply-lib.sh \
-	tests/integ/lapply-srv.py
+	tests/integ/lapply-srv.py tests/integ/crashcheck.py
 # --- lapply (end) ---

@@ -52,6 +52,7 @@ struct kid {
 static volatile sig_atomic_t	got_term, got_chld, got_usr1;
 static struct kid		*kids;
 static size_t			 nkids, kidcap;
+static int			 reap_rootfd = -1;	/* for stor_reap */
 
 static void
 usage(void)
@@ -310,6 +311,8 @@ reap(void)
 				kids[i] = kids[--nkids];
 				break;
 			}
+		if (reap_rootfd != -1)
+			stor_reap(reap_rootfd, pid);
 		if (WIFEXITED(status))
 			log_debug("child %ld exited %d", (long)pid,
 			    WEXITSTATUS(status));
@@ -587,6 +590,7 @@ main(int argc, char *argv[])
 		fprintf(stderr, "cairnd: %s: %s\n", dir, strerror(errno));
 		exit(1);
 	}
+	reap_rootfd = o.rootfd;
 	if (o.tls > 0) {
 		/* TLS file names are relative to the repository. */
 		tc.level = o.tls;

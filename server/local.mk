@@ -18,7 +18,8 @@ CAIRND_TESTS = \
 	tests/integ/t-cairnd-privdrop.sh \
 	tests/integ/t-cairnd-crash.sh \
 	tests/integ/t-catalogue-wire.sh \
-	tests/integ/t-catalogue-zlib.sh
+	tests/integ/t-catalogue-zlib.sh \
+	tests/integ/t-cairnd-upload-crash.sh
 TESTS += $(CAIRND_TESTS)
 EXTRA_DIST += $(CAIRND_TESTS) tests/integ/netlib.sh tests/integ/rap.py \
 	tests/integ/recproxy.py tests/integ/limpeer.py

@@ -114,5 +114,10 @@ int	 cmd_stor(struct sess *, int ac, char **av);
  * current transcript (tmp/transcript/<t>, tmp/file/<t>) is removed.
  */
 void	 stor_finish(struct sess *);
+/*
+ * After session pid ended: if it was killed while making an upload (its
+ * marker tmp/.stor.<pid> is left), remove that upload and the marker.
+ */
+void	 stor_reap(int rootfd, pid_t pid);
 
 #endif

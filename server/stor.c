@@ -70,6 +70,30 @@ stor_parent(int rootfd, const char *rel, int mkparents, mode_t mode,
 }
 
 /*
+ * Set (name) or clear (NULL) the marker tmp/.stor.<pid>, a symbolic link
+ * to the name of the upload session pid is making.  Should the session
+ * be killed before it can remove an incomplete upload, the daemon does
+ * when it reaps the session (stor_reap).
+ */
+static void
+stor_mark(int rootfd, pid_t pid, const char *name)
+{
+	char		 rel[64];
+	const char	*leaf;
+	int		 dfd;
+
+	snprintf(rel, sizeof(rel), "tmp/.stor.%ld", (long)pid);
+	if ((dfd = stor_parent(rootfd, rel, 0, 0, &leaf)) == -1) {
+		log_warn("%s", rel);
+		return;
+	}
+	if ((unlinkat(dfd, leaf, 0) == -1 && errno != ENOENT) ||
+	    (name != NULL && symlinkat(name, dfd, leaf) == -1))
+		log_warn("%s", rel);
+	close(dfd);
+}
+
+/*
  * Reply and end the session.  The session's upload is removed first, so
  * a client that sees the refusal finds nothing of it left.
  */
@@ -208,6 +232,7 @@ cmd_stor(struct sess *s, int ac, char **av)
 		free(s->storname);
 		s->storname = NULL;
 		s->stormade = 0;
+		stor_mark(s->opts->rootfd, getpid(), NULL);
 		n = snprintf(rel, sizeof(rel), "tmp/file/%s", name);
 		if (n < 0 || (size_t)n >= sizeof(rel))
 			goto syntax;
@@ -227,6 +252,7 @@ cmd_stor(struct sess *s, int ac, char **av)
 			goto out;
 		}
 		close(dfd);
+		stor_mark(s->opts->rootfd, getpid(), name);
 		s->storname = xstrdup(name);
 		s->stormade = STOR_MADE_DIR;
 		free(s->stortran);
@@ -288,12 +314,12 @@ out:
 
 /* Remove relpath (below the repository), a tree if rmtree is set. */
 static int
-stor_remove(struct sess *s, const char *rel, int rmtree)
+stor_remove(int rootfd, const char *rel, int rmtree)
 {
 	const char	*leaf;
 	int		 dfd, r;
 
-	if ((dfd = stor_parent(s->opts->rootfd, rel, 0, 0, &leaf)) == -1)
+	if ((dfd = stor_parent(rootfd, rel, 0, 0, &leaf)) == -1)
 		return errno == ENOENT ? 0 : -1;
 	if (rmtree)
 		r = fs_rmtreeat(dfd, leaf);
@@ -316,21 +342,54 @@ stor_finish(struct sess *s)
 		n = snprintf(rel, sizeof(rel), "tmp/transcript/%s",
 		    s->storname);
 		if (n > 0 && (size_t)n < sizeof(rel) &&
-		    stor_remove(s, rel, 0) == -1)
+		    stor_remove(s->opts->rootfd, rel, 0) == -1)
 			log_warn("tmp/transcript/%s: removing incomplete upload",
 			    safe);
 	}
 	if (s->stormade & STOR_MADE_DIR) {
 		n = snprintf(rel, sizeof(rel), "tmp/file/%s", s->storname);
 		if (n > 0 && (size_t)n < sizeof(rel) &&
-		    stor_remove(s, rel, 1) == -1)
+		    stor_remove(s->opts->rootfd, rel, 1) == -1)
 			log_warn("tmp/file/%s: removing incomplete upload",
 			    safe);
 	}
 	log_notice("%s[%s]: upload of %s did not end with QUIT: removed",
 	    s->host, s->ip, safe);
 out:
+	if (s->storname != NULL)
+		stor_mark(s->opts->rootfd, getpid(), NULL);
 	free(s->storname);
 	s->storname = NULL;
 	s->stormade = 0;
+}
+
+void
+stor_reap(int rootfd, pid_t pid)
+{
+	char		 rel[PATH_MAX], name[PATH_MAX], safe[PATH_MAX];
+	const char	*leaf;
+	ssize_t		 len;
+	int		 dfd, n;
+
+	snprintf(rel, sizeof(rel), "tmp/.stor.%ld", (long)pid);
+	if ((dfd = stor_parent(rootfd, rel, 0, 0, &leaf)) == -1)
+		return;
+	len = readlinkat(dfd, leaf, name, sizeof(name) - 1);
+	close(dfd);
+	if (len <= 0)
+		return;
+	name[len] = '\0';
+	/* The session checked the name before it made the upload. */
+	sess_logsafe(safe, sizeof(safe), name);
+	n = snprintf(rel, sizeof(rel), "tmp/transcript/%s", name);
+	if (n > 0 && (size_t)n < sizeof(rel) &&
+	    stor_remove(rootfd, rel, 0) == -1)
+		log_warn("tmp/transcript/%s: removing incomplete upload", safe);
+	n = snprintf(rel, sizeof(rel), "tmp/file/%s", name);
+	if (n > 0 && (size_t)n < sizeof(rel) &&
+	    stor_remove(rootfd, rel, 1) == -1)
+		log_warn("tmp/file/%s: removing incomplete upload", safe);
+	stor_mark(rootfd, pid, NULL);
+	log_notice("upload of %s by session %ld, which did not finish: "
+	    "removed", safe, (long)pid);
 }

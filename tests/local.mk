@@ -22,3 +22,12 @@ EXTRA_DIST += tests/integ/t-tools-version.sh
 EXTRA_DIST += tests/vectors
 EXTRA_DIST += tests/valgrind-check
 EXTRA_DIST += tests/integ/peer.py
+
+# The LD_PRELOAD fault injector of the fault and crash tests.  Built
+# plainly, without sanitizer flags, even in a sanitizer build.
+check_DATA = tests/integ/shim.so
+tests/integ/shim.so: $(srcdir)/tests/integ/shim.c
+	@mkdir -p tests/integ
+	$(CC) -shared -fPIC -O2 $(WARN_CFLAGS) -o $@ $(srcdir)/tests/integ/shim.c -ldl
+CLEANFILES += tests/integ/shim.so
+EXTRA_DIST += tests/integ/shim.c
