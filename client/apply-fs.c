@@ -28,6 +28,7 @@
 #include "apply.h"
 #include "cerr.h"
 #include "confine.h"
+#include "fsutil.h"
 #include "xmalloc.h"
 
 /* The directory of the last path resolved. */
@@ -484,60 +485,5 @@ afs_names_inside(struct afs *fs, int dfd, const struct stat *st)
 	fs->inside[fs->ninside].dev = st->st_dev;
 	fs->inside[fs->ninside++].ino = st->st_ino;
 	return 1;
-}
-
-/*
- * Descriptor-based metadata changes.  Objects that cannot be opened for
- * reading without side effects (devices, sockets, FIFOs) are held as
- * O_PATH descriptors, on which fchmod/futimens fail with EBADF: those go
- * through the descriptor's /proc/self/fd entry, which names the very
- * inode that was opened (never a path that could be swapped).
- */
-static int
-fd_procpath(int fd, char *buf, size_t len)
-{
-	int	n;
-
-	n = snprintf(buf, len, "/proc/self/fd/%d", fd);
-	return n < 0 || (size_t)n >= len ? -1 : 0;
-}
-
-int
-fd_chown(int fd, uid_t uid, gid_t gid)
-{
-	if (fchown(fd, uid, gid) == 0)
-		return 0;
-	if (errno != EBADF)
-		return -1;
-	return fchownat(fd, "", uid, gid, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW);
-}
-
-int
-fd_chmod(int fd, mode_t mode)
-{
-	char	p[64];
-
-	if (fchmod(fd, mode) == 0)
-		return 0;
-	if (errno != EBADF || fd_procpath(fd, p, sizeof(p)) == -1)
-		return -1;
-	return chmod(p, mode);
-}
-
-int
-fd_setmtime(int fd, int64_t mtime)
-{
-	struct timespec	 ts[2];
-	char		 p[64];
-
-	ts[0].tv_sec = 0;
-	ts[0].tv_nsec = UTIME_OMIT;	/* atime unchanged */
-	ts[1].tv_sec = (time_t)mtime;
-	ts[1].tv_nsec = 0;
-	if (futimens(fd, ts) == 0)
-		return 0;
-	if (errno != EBADF || fd_procpath(fd, p, sizeof(p)) == -1)
-		return -1;
-	return utimensat(AT_FDCWD, p, ts, 0);
 }
 

@@ -32,6 +32,7 @@
 #include "apply.h"
 #include "cerr.h"
 #include "cksum.h"
+#include "download.h"
 #include "compat.h"
 #include "fsutil.h"
 #include "net.h"
@@ -39,7 +40,6 @@
 
 #define RQ_MAXREQ	128		/* requests in flight */
 #define RQ_MAXBYTES	16384		/* request text in flight */
-#define RQ_DRAINMAX	(64LL << 20)	/* body bytes we read to resync */
 
 struct retrq {
 	struct net		*net;
@@ -119,20 +119,6 @@ retrq_pop(struct retrq *rq)
 		rq->outbytes -= rq->reqlen[rq->recv++];
 }
 
-/* Read and discard the rest of the current body and its terminator. */
-static int
-retr_skipbody(struct net *net, struct cerr *err)
-{
-	char	buf[65536];
-	ssize_t	n;
-
-	while ((n = net_retr_read(net, buf, sizeof(buf), err)) > 0)
-		;
-	if (n == -1)
-		return -1;
-	return net_retr_end(net, err);
-}
-
 int
 retrq_drain(struct retrq *rq, int64_t max, struct cerr *err)
 {
@@ -152,7 +138,7 @@ retrq_drain(struct retrq *rq, int64_t max, struct cerr *err)
 			return -1;
 		}
 		max -= size;
-		if (retr_skipbody(rq->net, err) == -1)
+		if (dl_skipbody(rq->net, err) == -1)
 			return -1;
 	}
 	return 0;
@@ -169,37 +155,18 @@ retr_desc(const struct apply_entry *e, char *buf, size_t len)
 		snprintf(buf, len, "FILE %s %s", e->tname, e->t.epath);
 }
 
-char *
-apply_tempname(const char *leaf, unsigned lineno)
+/* dl_file's progress hook: bytes received for one path. */
+struct retr_prog {
+	struct progress	*prog;
+	const char	*path;
+};
+
+static void
+retr_progress(void *arg, int64_t n)
 {
-	static long	 pid;
-	char		*tmp;
+	struct retr_prog	*rp = arg;
 
-	if (pid == 0)
-		pid = (long)getpid();
-	if (strlen(leaf) + 32 <= NAME_MAX)
-		xasprintf(&tmp, "%s.radmind.%ld", leaf, pid);
-	else
-		xasprintf(&tmp, ".radmind.%ld.%u", pid, lineno);
-	return tmp;
-}
-
-int
-apply_opentemp(int dfd, const char *leaf, unsigned lineno, char **tmp)
-{
-	int	fd, tries;
-
-	*tmp = apply_tempname(leaf, lineno);
-	for (tries = 0; tries < 2; tries++) {
-		fd = openat(dfd, *tmp, O_WRONLY | O_CREAT | O_EXCL |
-		    O_NOFOLLOW | O_CLOEXEC, 0600);
-		if (fd != -1 || errno != EEXIST)
-			break;
-		/* A stale temp of ours (same name pattern): remove it. */
-		if (unlinkat(dfd, *tmp, 0) == -1)
-			break;
-	}
-	return fd;
+	progress_add(rp->prog, n, rp->path);
 }
 
 int
@@ -207,14 +174,14 @@ apply_download(struct apply *ap, struct apply_entry *e, int dfd,
     const char *leaf)
 {
 	const struct tline	*t = &e->t;
+	struct dl_want		 w;
+	struct retr_prog	 rp;
 	struct cerr		 err;
 	struct stat		 st;
-	char			 desc[2 * PATH_MAX + 64], sum[CKSUM_B64MAX];
+	char			 desc[2 * PATH_MAX + 64], where[32];
 	char			 msg[PATH_MAX + 128];
-	char			*tmp = NULL;
-	int64_t			 size, got = 0, avail;
-	ssize_t			 n;
-	int			 fd = -1, rc, werr = 0, changed = 0;
+	char			*tmp;
+	int			 fd, rc, changed = 0;
 
 	retr_desc(e, desc, sizeof(desc));
 	if (t->type == 'a') {
@@ -235,73 +202,32 @@ apply_download(struct apply *ap, struct apply_entry *e, int dfd,
 		ap->net_dead = 1;
 		return -1;
 	}
-	rc = net_retr_begin(ap->net, &size, &err);
-	if (rc == -1)
-		goto dead;
 	retrq_pop(ap->rq);
-	if (rc == 1) {
-		apply_warn(ap, "%s", err.msg);
-		apply_warn(ap, "%s", desc);
-		return -1;
-	}
-	if (size != t->size) {
-		apply_warn(ap, "line %u: size in transcript does not match "
-		    "size from server", t->lineno);
-		apply_warn(ap, "%s", desc);
-		if (size > RQ_DRAINMAX || retr_skipbody(ap->net, &err) == -1)
-			ap->net_dead = 1;
-		return -1;
-	}
 
-	/* The declared size must fit, with the floor kept free. */
-	if (fs_room(dfd, size, &avail) == 1) {
-		apply_warn(ap, "line %u: %s: %lld bytes do not fit: %lld "
-		    "bytes free, %lld kept free", t->lineno, t->path,
-		    (long long)size, (long long)avail,
-		    (long long)FS_KEEPFREE);
-		if (size > RQ_DRAINMAX || retr_skipbody(ap->net, &err) == -1)
+	snprintf(where, sizeof(where), "line %u", t->lineno);
+	memset(&w, 0, sizeof(w));
+	w.path = t->path;
+	w.where = where;
+	w.source = "transcript";
+	w.size = t->size;
+	w.cksum = t->cksum;
+	w.ck = ap->ck;
+	w.lineno = t->lineno;
+	w.mode = 0600;
+	w.buf = (unsigned char *)ap->iobuf;
+	w.bufsz = ap->iobufsz;
+	w.progress = retr_progress;
+	w.arg = &rp;
+	rp.prog = &ap->prog;
+	rp.path = t->path;
+	if ((rc = dl_file(ap->net, &w, dfd, leaf, &fd, &tmp, &err)) != DL_OK) {
+		apply_warn(ap, "%s", err.msg);
+		/* Radmind names the request after what the server said. */
+		if (rc != DL_LOCAL)
+			apply_warn(ap, "%s", desc);
+		if (rc == DL_DEAD)
 			ap->net_dead = 1;
 		return -1;
-	}
-	fd = apply_opentemp(dfd, leaf, t->lineno, &tmp);
-	if (fd == -1)
-		werr = errno;
-	if (ap->ck != NULL)
-		cksum_reset(ap->ck);
-	while ((n = net_retr_read(ap->net, ap->iobuf, ap->iobufsz,
-	    &err)) > 0) {
-		got += n;
-		if (fd != -1 && werr == 0 &&
-		    fs_write_all(fd, ap->iobuf, (size_t)n) == -1)
-			werr = errno;
-		if (ap->ck != NULL)
-			cksum_update(ap->ck, ap->iobuf, (size_t)n);
-		progress_add(&ap->prog, n, t->path);
-	}
-	if (n == -1 || net_retr_end(ap->net, &err) == -1) {
-		apply_warn(ap, "%s", err.msg);
-		apply_warn(ap, "%s", desc);
-		ap->net_dead = 1;
-		goto fail;
-	}
-	if (werr != 0) {
-		apply_warn(ap, "line %u: %s: %s", t->lineno, t->path,
-		    strerror(werr));
-		goto fail;
-	}
-	if (got != size) {
-		apply_warn(ap, "line %u: %s: received %lld of %lld bytes",
-		    t->lineno, t->path, (long long)got, (long long)size);
-		goto fail;
-	}
-	if (ap->ck != NULL) {
-		cksum_final(ap->ck, sum);
-		if (strcmp(sum, t->cksum) != 0) {
-			apply_warn(ap, "line %u: checksum in transcript does "
-			    "not match checksum from server", t->lineno);
-			apply_warn(ap, "%s", desc);
-			goto fail;
-		}
 	}
 
 	/* Metadata on the open temp file, then make it durable. */
@@ -329,13 +255,8 @@ dead:
 syserr:
 	apply_warn(ap, "line %u: %s: %s", t->lineno, t->path,
 	    strerror(errno));
-fail:
-	if (fd != -1)
-		close(fd);
-	if (tmp != NULL) {
-		if (fd != -1 || werr == 0)
-			(void)unlinkat(dfd, tmp, 0);
-		free(tmp);
-	}
+	close(fd);
+	(void)unlinkat(dfd, tmp, 0);
+	free(tmp);
 	return -1;
 }

@@ -1,7 +1,11 @@
 /*
- * apply.h: internals of lapply, shared by client/lapply.c and the
- * client/apply-*.c modules (confined filesystem access, the download
- * pipeline, progress output).  Not a public API.
+ * apply.h: the receive side of the clients, a library in libclient.a:
+ * apply.c (load and check an applicable transcript, apply it), and its
+ * modules apply-fs.c (confined file-system access below the apply
+ * root), apply-retr.c (the window of pipelined RETR requests),
+ * apply-sync.c (deferred durability of downloads) and apply-progress.c
+ * (progress output).  Downloads land through download.h.  lapply(1) is
+ * this library plus its options; nothing here calls back into a main.
  */
 #ifndef CAIRN_APPLY_H
 #define CAIRN_APPLY_H
@@ -9,6 +13,7 @@
 #include <sys/types.h>
 #include <sys/stat.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "transcript.h"
 
@@ -16,6 +21,7 @@ struct cerr;
 struct net;
 struct cksum;
 struct apply;
+struct apply_pending;
 
 /* Exit status of lapply (tools.md). */
 enum {
@@ -94,10 +100,6 @@ void		 afs_dirty(struct afs *, int dfd);
 void		 afs_forget(struct afs *, const char *path);
 int		 afs_rootfd(const struct afs *);
 
-/* Owner / mode / time changes on an open object, by descriptor. */
-int		 fd_chown(int fd, uid_t, gid_t);
-int		 fd_chmod(int fd, mode_t);
-int		 fd_setmtime(int fd, int64_t mtime);
 
 /* Type letter of a stat mode as transcripts write it; 0 if unknown. */
 
@@ -168,7 +170,23 @@ struct apply {
 	int		 style;
 	char		*iobuf;
 	size_t		 iobufsz;
+	struct apply_pending *pend;		/* directories to remove */
+	size_t		 npend, pendcap;
 };
+
+/*
+ * A run: fill the options of a zeroed struct apply (and net, ck if
+ * wanted), then apply_load reads and checks the whole transcript from
+ * fp (ap->name names it in messages) and sets *total, the progress
+ * weight; apply_run applies it with progress mode progmode (PROG_*);
+ * apply_finish reports the outcome to the server, closes the session,
+ * frees what the run holds and returns lapply's exit status.  ok is
+ * nonzero if everything before it succeeded.  apply_load and apply_run
+ * return 0, or -1 after printing the error.
+ */
+int	apply_load(struct apply *, FILE *fp, int64_t *total);
+int	apply_run(struct apply *, int progmode, int64_t total);
+int	apply_finish(struct apply *, int ok);
 
 /* stdout message for one object (suppressed by -q and -%). */
 void	apply_say(struct apply *, const char *, ...)
@@ -178,22 +196,12 @@ void	apply_warn(struct apply *, const char *, ...)
 	    __attribute__((format(printf, 2, 3)));
 
 /*
- * Download the "+" line e into a temp file in dfd, verify it, set its
- * metadata and queue it to be made durable and renamed over leaf
- * (syncq_add).  present/st describe what is
- * at leaf now (for messages only).  Returns 0 or -1 (message printed).
+ * Download the "+" line e into a temp file in dfd (download.h), verify
+ * it, set its metadata and queue it to be made durable and renamed over
+ * leaf (syncq_add).  Returns 0 or -1 (message printed).
  */
 int	apply_download(struct apply *, struct apply_entry *e, int dfd,
 	    const char *leaf);
-
-/*
- * Temp names in the destination directory: "<leaf>.radmind.<pid>" (or
- * ".radmind.<pid>.<line>" for long names), malloc'd.  apply_opentemp
- * creates one exclusively, mode 0600 (a stale one of ours is replaced)
- * and returns its descriptor, or -1 with errno (*tmp set all the same).
- */
-char	*apply_tempname(const char *leaf, unsigned lineno);
-int	 apply_opentemp(int dfd, const char *leaf, unsigned lineno, char **tmp);
 
 /*
  * Nonzero if every name of the non-directory st is an entry of the
@@ -208,7 +216,12 @@ int	 afs_names_here(int dfd, const struct stat *st);
  */
 int	 afs_names_inside(struct afs *, int dfd, const struct stat *st);
 
-/* Shared helper of lapply.c and apply-retr.c: " uid gid mode" changes. */
+/*
+ * Owner and mode of the open object fd (now st) as t declares, in an
+ * order never more permissive than both the old and the new state;
+ * appends " uid", " gid", " mode" to msg for what changed.  Used by
+ * apply.c and apply-retr.c.  Returns 0 or -1 with errno.
+ */
 int	apply_owner_mode(struct apply *, int fd, const struct stat *st,
 	    const struct tline *t, char *msg, size_t msglen, int *changed);
 

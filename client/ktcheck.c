@@ -25,6 +25,7 @@
 #include "compat.h"
 #include "confine.h"
 #include "copts.h"
+#include "download.h"
 #include "fsutil.h"
 #include "net.h"
 #include "pathcmp.h"
@@ -36,7 +37,6 @@
 #define KT_CHANGED	1	/* differences (downloaded, or -n) */
 #define KT_ERROR	2
 
-#define KT_CHUNK	(256 * 1024)
 #define KT_MAXDEPTH	64
 #define KT_MAXSIZE	(1LL << 30)	/* largest command file or transcript */
 
@@ -52,6 +52,7 @@ struct kt {
 	char		*kdir;		/* command directory ("" or ".../") */
 	int		 kdirfd;	/* ... open: every name is below it */
 	const char	*digest;	/* -c */
+	struct cksum	*ck;		/* ... its state, or NULL */
 	const char	*event;		/* -e */
 	int		 nflag, qflag, clean, icase;
 	int		 changed;
@@ -161,18 +162,11 @@ parse_stat(const char *line, struct statinfo *si, const char *peer,
 
 /* Digest of an open local file with -c's algorithm. */
 static int
-local_digest(const char *digest, int fd, char out[CKSUM_B64MAX])
+local_digest(const struct kt *kt, int fd, char out[CKSUM_B64MAX])
 {
-	struct cksum	*ck;
-	int64_t		 size;
-	int		 r;
-
 	if (lseek(fd, 0, SEEK_SET) == -1)
 		return -1;
-	ck = cksum_new(digest);
-	r = ck != NULL ? cksum_fd(ck, fd, out, &size) : -1;
-	cksum_free(ck);
-	return r;
+	return cksum_fd(kt->ck, fd, out, NULL);
 }
 
 /* Open rel below the command directory for reading, confined. */
@@ -195,25 +189,21 @@ kt_mkdir(void *ctx, int pfd, const char *name, const char *rel, size_t len)
 
 /*
  * Download kind/name into rel below the command directory (path is how
- * messages show it): RETR into "<leaf>.radmind.<pid>" (exclusive, in
- * the same directory, reached through common/confine), check size (and
- * digest with -c), set the server's mtime, make it durable and rename it
- * over the old one.
+ * messages show it): the one download routine receives it into a temp
+ * file in its directory (reached through common/confine) and checks
+ * size and, with -c, digest; then the server's mtime is set and the
+ * file made durable and renamed over the old one.
  */
 static int
 download(struct kt *kt, const char *kind, const char *name, const char *rel,
     const char *path, const struct statinfo *si)
 {
-	char		 got[CKSUM_B64MAX], *tmp = NULL;
-	struct cksum	*ck = NULL;
-	struct timespec	 ts[2];
+	struct dl_want	 w;
 	struct stat	 st;
 	const char	*leaf;
-	unsigned char	*chunk = NULL;
-	int64_t		 size, avail;
+	char		*tmp;
 	size_t		 bad;
-	ssize_t		 n;
-	int		 fd = -1, dfd, r;
+	int		 fd, dfd, rc = -1;
 
 	if ((dfd = confine_parent(kt->kdirfd, rel, kt_mkdir, NULL, &leaf,
 	    &bad)) == -1) {
@@ -222,96 +212,34 @@ download(struct kt *kt, const char *kind, const char *name, const char *rel,
 	}
 	if (*leaf == '\0') {
 		cerr_set(&kt->err, "%s: not a file name", path);
-		goto fail;
+		goto out;
 	}
 	if (fstatat(dfd, leaf, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 	    S_ISDIR(st.st_mode) && fs_rmtreeat(dfd, leaf) == -1) {
 		cerr_errno(&kt->err, "%s: remove directory", path);
-		goto fail;
+		goto out;
 	}
 	if (net_send_retr(kt->net, kind, name, NULL, &kt->err) == -1)
-		goto fail;
-	if ((r = net_retr_begin(kt->net, &size, &kt->err)) != 0)
-		goto fail;
-	if (size != si->size) {
-		cerr_set(&kt->err, "%s: size of download (%lld) does not match "
-		    "STAT (%lld)", path, (long long)size, (long long)si->size);
-		goto fail;
-	}
-	if (fs_room(dfd, size, &avail) == 1) {
-		cerr_set(&kt->err, "%s: %lld bytes do not fit: %lld bytes free, "
-		    "%lld kept free", path, (long long)size, (long long)avail,
-		    (long long)FS_KEEPFREE);
-		goto fail;
-	}
-	xasprintf(&tmp, "%s.radmind.%ld", leaf, (long)getpid());
-	if ((fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-	    O_CLOEXEC, 0666)) == -1) {
-		cerr_errno(&kt->err, "%s.radmind.%ld", path, (long)getpid());
-		free(tmp);
-		tmp = NULL;
-		goto fail;
-	}
-	if (kt->digest != NULL)
-		ck = cksum_new(kt->digest);
-	chunk = xmalloc(KT_CHUNK);
-	while ((n = net_retr_read(kt->net, chunk, KT_CHUNK, &kt->err)) > 0) {
-		if (ck != NULL)
-			cksum_update(ck, chunk, (size_t)n);
-		if (fs_write_all(fd, chunk, (size_t)n) == -1) {
-			cerr_errno(&kt->err, "%s: write", path);
-			goto fail;
-		}
-	}
-	if (n == -1 || net_retr_end(kt->net, &kt->err) == -1)
-		goto fail;
-	if (ck != NULL) {
-		cksum_final(ck, got);
-		if (strcmp(got, si->cksum) != 0) {
-			cerr_set(&kt->err, "%s: checksum mismatch", path);
-			goto fail;
-		}
-	}
-	ts[0].tv_sec = 0;
-	ts[0].tv_nsec = UTIME_NOW;
-	ts[1].tv_sec = (time_t)si->mtime;
-	ts[1].tv_nsec = 0;
-	if (futimens(fd, ts) == -1 || fsync(fd) == -1) {
+		goto out;
+	memset(&w, 0, sizeof(w));
+	w.path = path;
+	w.source = "STAT reply";
+	w.size = si->size;
+	w.cksum = si->cksum;
+	w.ck = kt->ck;
+	w.mode = 0666;
+	if (dl_file(kt->net, &w, dfd, leaf, &fd, &tmp, &kt->err) != DL_OK)
+		goto out;
+	if (fd_setmtime(fd, si->mtime) == -1) {
 		cerr_errno(&kt->err, "%s", path);
-		goto fail;
-	}
-	if (close(fd) == -1) {
-		fd = -1;
-		cerr_errno(&kt->err, "%s", path);
-		goto fail;
-	}
-	fd = -1;
-	if (renameat(dfd, tmp, dfd, leaf) == -1) {
-		cerr_errno(&kt->err, "rename %s", path);
-		goto fail;
-	}
-	if (fsync(dfd) == -1) {
-		cerr_errno(&kt->err, "%s: fsync of its directory", path);
-		free(tmp);
-		tmp = NULL;
-		goto fail;
-	}
-	free(tmp);
-	close(dfd);
-	cksum_free(ck);
-	free(chunk);
-	return 0;
-fail:
-	if (fd != -1)
 		close(fd);
-	if (tmp != NULL) {
 		(void)unlinkat(dfd, tmp, 0);
-		free(tmp);
-	}
+	} else
+		rc = dl_commit(fd, dfd, tmp, leaf, path, &kt->err);
+	free(tmp);
+out:
 	close(dfd);
-	cksum_free(ck);
-	free(chunk);
-	return -1;
+	return rc;
 }
 
 /*
@@ -360,7 +288,7 @@ check(struct kt *kt, const char *kind, const char *name, const char *rel,
 		if (!S_ISREG(st.st_mode) || st.st_size != si.size)
 			why = "out of date";
 		else if (kt->digest != NULL) {
-			if (local_digest(kt->digest, fd, sum) == -1) {
+			if (local_digest(kt, fd, sum) == -1) {
 				cerr_errno(&kt->err, "%s", path);
 				close(fd);
 				return -1;
@@ -519,8 +447,8 @@ files_differ(const struct kt *kt, const char *a, const char *b)
 	}
 	if (fstat(fa, &sa) == 0 && fstat(fb, &sb) == 0 &&
 	    sa.st_size == sb.st_size &&
-	    local_digest(kt->digest, fa, da) == 0 &&
-	    local_digest(kt->digest, fb, db) == 0)
+	    local_digest(kt, fa, da) == 0 &&
+	    local_digest(kt, fb, db) == 0)
 		r = strcmp(da, db) != 0;
 	close(fa);
 	close(fb);
@@ -702,6 +630,8 @@ main(int argc, char *argv[])
 		usage();
 	if (kt.qflag && kt.no.verbose)
 		usage();
+	if (kt.digest != NULL)
+		kt.ck = cksum_new(kt.digest);
 	if ((slash = strrchr(kt.kfile, '/')) != NULL)
 		kt.kdir = xstrndup(kt.kfile, (size_t)(slash - kt.kfile) + 1);
 	else
@@ -762,6 +692,7 @@ done:
 	sl_free(&kt.keep);
 	sl_free(&kt.special);
 	free(kt.kdir);
+	cksum_free(kt.ck);
 	close(kt.kdirfd);
 	return rc;
 }

@@ -24,9 +24,16 @@ EXTRA_DIST += tests/integ/t-lsort.sh tests/integ/t-lmerge.sh \
 # --- network client: libclient.a, ktcheck (begin) ---
 # libclient.a: the network client library shared by the network tools.
 noinst_LIBRARIES += client/libclient.a
+# It holds the receive side too: the one download routine (download.c)
+# and the apply library (apply*.c) that lapply is made of.
 client_libclient_a_SOURCES = \
 	client/net.c client/net.h \
-	client/copts.c client/copts.h
+	client/copts.c client/copts.h \
+	client/download.c client/download.h \
+	client/apply.c client/apply.h \
+	client/apply-fs.c client/apply-retr.c client/apply-progress.c \
+	client/apply-sync.c
+client_libclient_a_CFLAGS = $(AM_CFLAGS) $(PTHREAD_CFLAGS)
 
 # ktcheck
 bin_PROGRAMS += client/ktcheck
@@ -68,11 +75,7 @@ EXTRA_DIST += $(UPLOAD_TESTS) tests/integ/slowproxy.py
 # --- lapply (begin) ---
 # lapply: apply an applicable transcript.
 bin_PROGRAMS += client/lapply
-client_lapply_SOURCES = \
-	client/lapply.c client/apply.h \
-	client/apply-fs.c client/apply-retr.c client/apply-progress.c \
-	client/apply-sync.c
-client_lapply_CFLAGS = $(AM_CFLAGS) $(PTHREAD_CFLAGS)
+client_lapply_SOURCES = client/lapply.c
 client_lapply_LDADD = client/libclient.a $(CAIRN_LIBS) $(PTHREAD_LIBS)
 
 LAPPLY_TESTS = \

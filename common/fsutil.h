@@ -4,6 +4,7 @@
 #ifndef CAIRN_FSUTIL_H
 #define CAIRN_FSUTIL_H
 
+#include <sys/types.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -41,5 +42,14 @@ int	fs_room(int dfd, int64_t size, int64_t *avail);
  * with errno.
  */
 int	fs_write_all(int fd, const void *buf, size_t len);
+
+/*
+ * Owner, mode and mtime changes on an open object, by descriptor (an
+ * O_PATH descriptor goes through its /proc/self/fd entry, which names
+ * the very inode that was opened).  Return 0 or -1 with errno.
+ */
+int	fd_chown(int fd, uid_t, gid_t);
+int	fd_chmod(int fd, mode_t);
+int	fd_setmtime(int fd, int64_t mtime);
 
 #endif

@@ -92,7 +92,7 @@ body 999999
 send .\\r\\n
 drain"
 assert_eq 2 "$RC" "lying RETR size exit"
-grep -q 'size of download (999999) does not match STAT (10)' "$T/err" ||
+grep -q 'command.K: size in STAT reply does not match size from server' "$T/err" ||
     fail "lying size: $(cat "$T/err")"
 clean
 

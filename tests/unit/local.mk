@@ -52,3 +52,14 @@ tests_unit_check_conn_SOURCES = tests/unit/check_conn.c
 tests_unit_check_conn_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_check_conn_LDADD = $(UNIT_LDADD)
 endif
+
+# The receive side of the clients (libclient.a: download.c, apply*.c).
+if HAVE_CHECK
+check_PROGRAMS += tests/unit/check_download
+TESTS += tests/unit/check_download
+tests_unit_check_download_SOURCES = tests/unit/check_download.c
+tests_unit_check_download_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/client
+tests_unit_check_download_CFLAGS = $(UNIT_CFLAGS) $(PTHREAD_CFLAGS)
+tests_unit_check_download_LDADD = client/libclient.a $(UNIT_LDADD) \
+	$(PTHREAD_LIBS)
+endif

@@ -1,0 +1,1068 @@
+/*
+ * apply.c: the receive side, applying an applicable transcript (fsdiff
+ * -A output) to the file system and downloading its "+" files (lapply(1)
+ * is this plus its options).
+ *
+ * The whole transcript is read and checked first (syntax, sort order,
+ * headers, confinement of every path), so a bad transcript changes
+ * nothing.  Then lines are applied in file order: removals and type
+ * changes first for each path (directories are removed deepest first,
+ * never recursively), then creation, download or metadata repair.
+ * Every file-system access goes through apply-fs.c, relative to held
+ * directory descriptors below the apply root; downloads go through
+ * apply-retr.c (the request window) and download.c, durability through
+ * apply-sync.c.
+ */
+#include "config.h"
+
+#include <sys/types.h>
+#include <sys/stat.h>
+#ifdef HAVE_SYS_SYSMACROS_H
+#include <sys/sysmacros.h>
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "apply.h"
+#include "cerr.h"
+#include "cksum.h"
+#include "compat.h"
+#include "download.h"
+#include "fsutil.h"
+#include "log.h"
+#include "net.h"
+#include "pathcmp.h"
+#include "transcript.h"
+#include "xmalloc.h"
+
+#define IOBUFSZ		(256 * 1024)
+#define NOLINE		((size_t)-1)
+
+/* A directory waiting to be removed once the input leaves it. */
+struct apply_pending {
+	char	*path;
+	unsigned lineno;
+	size_t	 doline;	/* entry to apply after the rmdir, or NOLINE */
+};
+
+static void	 apply_free(struct apply *);
+
+void
+apply_say(struct apply *ap, const char *fmt, ...)
+{
+	va_list	 ap2;
+	char	*msg;
+
+	if (ap->quiet || ap->prog.mode == PROG_PERCENT)
+		return;
+	if (syncq_pending(ap)) {
+		/* After the messages of the downloads still in the batch. */
+		va_start(ap2, fmt);
+		if (vasprintf(&msg, fmt, ap2) == -1)
+			fatal("vasprintf");
+		va_end(ap2);
+		(void)syncq_msg(ap, msg);	/* failure sticks */
+		return;
+	}
+	progress_hide(&ap->prog);
+	va_start(ap2, fmt);
+	vprintf(fmt, ap2);
+	va_end(ap2);
+	if (ap->prog.mode == PROG_BAR) {
+		fflush(stdout);
+		progress_show(&ap->prog);
+	}
+}
+
+void
+apply_warn(struct apply *ap, const char *fmt, ...)
+{
+	va_list	ap2;
+
+	/* Pending downloads come first, with their messages. */
+	if (syncq_pending(ap))
+		(void)syncq_flush(ap);
+	progress_hide(&ap->prog);
+	fflush(stdout);
+	va_start(ap2, fmt);
+	vfprintf(stderr, fmt, ap2);
+	va_end(ap2);
+	fputc('\n', stderr);
+	fflush(stderr);
+	progress_show(&ap->prog);
+}
+
+/* Number of whitespace-separated tokens in s. */
+static int
+ntokens(const char *s)
+{
+	int	n = 0;
+
+	for (;;) {
+		while (*s == ' ' || *s == '\t')
+			s++;
+		if (*s == '\0' || *s == '\n')
+			return n;
+		n++;
+		while (*s != '\0' && *s != '\n' && *s != ' ' && *s != '\t')
+			s++;
+	}
+}
+
+/*
+ * Read and check the whole applicable transcript.  Fills ap->ent and
+ * *total (progress weight).  Returns 0, or -1 after printing the error.
+ */
+int
+apply_load(struct apply *ap, FILE *fp, int64_t *total)
+{
+	struct apply_entry	*e;
+	struct tline		 t;
+	struct cerr		 err;
+	const char		*tname = NULL, *prev = NULL, *why;
+	const char		**anc = NULL;	/* ancestor paths */
+	int			*ancdir = NULL;	/* ... that are directories */
+	size_t			 nanc = 0, cap = 0, lcap = 0;
+	char			*line = NULL;
+	ssize_t			 len;
+	unsigned		 lineno = 0;
+	int			 special = 0, rc, styled = 0;
+
+	memset(&t, 0, sizeof(t));
+	*total = 0;
+	ap->style = PATH_RELATIVE;
+	while ((len = getline(&line, &lcap, fp)) != -1) {
+		lineno++;
+		if (line[len - 1] != '\n') {
+			apply_warn(ap, "line %u: incomplete last line", lineno);
+			goto fail;
+		}
+		line[--len] = '\0';
+		if ((size_t)len != strlen(line)) {
+			apply_warn(ap, "line %u: NUL byte in line", lineno);
+			goto fail;
+		}
+		if (strchr(line, '\r') != NULL) {
+			apply_warn(ap, "line %u: carriage return in line",
+			    lineno);
+			goto fail;
+		}
+		rc = tline_parse(&t, line, ap->name, lineno, 1, &err);
+		if (rc == -1) {
+			apply_warn(ap, "%s", err.msg);
+			goto fail;
+		}
+		if (rc == 0) {
+			if (ntokens(line) > 1)		/* as Radmind counts */
+				*total += PROGRESSUNIT;
+			continue;
+		}
+		if (ap->nent == cap) {
+			cap = cap ? cap * 2 : 256;
+			ap->ent = xreallocarray(ap->ent, cap, sizeof(*ap->ent));
+			anc = xreallocarray(anc, cap, sizeof(*anc));
+			ancdir = xreallocarray(ancdir, cap, sizeof(*ancdir));
+		}
+		e = &ap->ent[ap->nent];
+		memset(e, 0, sizeof(*e));
+		if (rc == 2) {			/* "name:" header */
+			e->t = t;
+			memset(&t, 0, sizeof(t));
+			e->t.type = 0;
+			e->t.lineno = lineno;
+			tname = e->t.path;
+			special = strcmp(tname, "special.T") == 0;
+			ap->nent++;
+			continue;
+		}
+
+		*total += PROGRESSUNIT;
+		if (t.plus && tname == NULL) {
+			apply_warn(ap, "line %u: no transcript indicated",
+			    lineno);
+			goto fail;
+		}
+		if (t.plus && ap->network) {
+			if (t.type != 'f' && t.type != 'a') {
+				apply_warn(ap, "line %u: \"%c\" invalid "
+				    "download type", lineno, t.type);
+				goto fail;
+			}
+			*total += t.size;
+			if (ap->digest != NULL && strcmp(t.cksum, "-") == 0) {
+				apply_warn(ap, "line %u: No checksum", lineno);
+				if (special)
+					apply_warn(ap, "SPECIAL %s", t.epath);
+				else
+					apply_warn(ap, "FILE %s %s", tname,
+					    t.epath);
+				goto fail;
+			}
+		} else if (t.plus)
+			*total += t.size;
+		if (t.type == 'a' && !t.minus) {
+			apply_warn(ap, "line %u: %s: applefiles are not "
+			    "supported on this system", lineno, t.path);
+			goto fail;
+		}
+
+		/* Confinement: one path style, no way out of the root. */
+		if (!styled) {
+			ap->style = t.path[0] == '/' ? PATH_ABSOLUTE :
+			    PATH_RELATIVE;
+			styled = 1;
+		}
+		if ((why = afs_checkpath(t.path, ap->style)) != NULL) {
+			apply_warn(ap, "line %u: %s: %s", lineno, t.path, why);
+			goto fail;
+		}
+		if (t.type == 'h' &&
+		    ((why = afs_checkpath(t.target, ap->style)) != NULL ||
+		    (why = afs_isroot(t.target) ?
+		    "link to the apply root" : NULL) != NULL)) {
+			apply_warn(ap, "line %u: %s: hard link target %s: %s",
+			    lineno, t.path, t.target, why);
+			goto fail;
+		}
+		if (afs_isroot(t.path) && (t.type != 'd' || t.minus)) {
+			apply_warn(ap, "line %u: %s: the apply root can only "
+			    "be a directory", lineno, t.path);
+			goto fail;
+		}
+		if (t.type != 'h' && (t.uid == UINT32_MAX ||
+		    t.gid == UINT32_MAX)) {
+			apply_warn(ap, "line %u: %s: invalid owner %s",
+			    lineno, t.path, t.uid == UINT32_MAX ? "uid" :
+			    "gid");
+			goto fail;
+		}
+
+		/* Order, and what may appear below a non-directory. */
+		if (prev != NULL && pathcmp(t.path, prev, ap->icase) <= 0) {
+			apply_warn(ap, "line %u: bad sort order", lineno);
+			goto fail;
+		}
+		while (nanc > 0 && !ischildcase(t.path, anc[nanc - 1],
+		    ap->icase))
+			nanc--;
+		if (nanc > 0 && !ancdir[nanc - 1] && !t.minus) {
+			apply_warn(ap, "line %u: %s: %s is not a directory in "
+			    "this transcript", lineno, t.path, anc[nanc - 1]);
+			goto fail;
+		}
+
+		e->t = t;
+		memset(&t, 0, sizeof(t));
+		e->tname = tname;
+		e->special = special;
+		prev = e->t.path;
+		anc[nanc] = e->t.path;
+		ancdir[nanc++] = e->t.type == 'd' && !e->t.minus;
+		ap->nent++;
+	}
+	if (ferror(fp)) {
+		apply_warn(ap, "%s: %s", ap->name, strerror(errno));
+		goto fail;
+	}
+	free(line);
+	free(anc);
+	free(ancdir);
+	return 0;
+fail:
+	tline_clear(&t);
+	free(line);
+	free(anc);
+	free(ancdir);
+	return -1;
+}
+
+/*
+ * Owner and mode, Radmind's rules: chown only if uid or gid differ;
+ * chmod if the mode differs, or after a chown of a set-id object (chown
+ * clears those bits), and always for FIFOs (Radmind compares a mode with
+ * the FIFO type bit against the permission bits: kept for identical
+ * output).  Appends " uid", " gid", " mode" to msg.
+ *
+ * The steps are ordered so that no state between them grants more than
+ * both the old and the new one: when the owner changes, the mode is
+ * first narrowed to the permissions both share, without set-id bits;
+ * then the owner changes; then the new mode is set.  A crash between
+ * them leaves the object with the old or new owner and at most the
+ * shared permissions (never set-id with the old owner), which the next
+ * run repairs.
+ */
+int
+apply_owner_mode(struct apply *ap, int fd, const struct stat *st,
+    const struct tline *t, char *msg, size_t msglen, int *changed)
+{
+	uid_t	uid = (uid_t)t->uid;
+	gid_t	gid = (gid_t)t->gid;
+	mode_t	old = st->st_mode & 07777, narrow;
+	int	owner, mode;
+
+	(void)ap;
+	owner = uid != st->st_uid || gid != st->st_gid;
+	mode = t->mode != old ||
+	    (owner && (t->mode & (S_ISUID | S_ISGID)) != 0) ||
+	    t->type == 'p';
+	if (owner) {
+		narrow = old & (mode_t)t->mode & ~(mode_t)(S_ISUID | S_ISGID);
+		if (narrow != old && fd_chmod(fd, narrow) == -1)
+			return -1;
+		if (fd_chown(fd, uid, gid) == -1)
+			return -1;
+		if (uid != st->st_uid)
+			strlcat(msg, " uid", msglen);
+		if (gid != st->st_gid)
+			strlcat(msg, " gid", msglen);
+		if (narrow != (mode_t)t->mode && !mode) {
+			/* Only narrowed: put the declared mode back. */
+			if (fd_chmod(fd, (mode_t)t->mode) == -1)
+				return -1;
+		}
+	}
+	if (mode) {
+		if (fd_chmod(fd, (mode_t)t->mode) == -1)
+			return -1;
+		strlcat(msg, " mode", msglen);
+	}
+	if (changed != NULL && (owner || mode))
+		*changed = 1;
+	return 0;
+}
+
+/*
+ * Replace the object open as fd at (dfd, leaf) by a copy of it that has
+ * the declared metadata: t's owner, mode and (regular files) mtime; the
+ * content is copied from fd and must have t's size (and, with -c and a
+ * checksum, t's checksum).  The copy is made under a temp name, made
+ * durable and renamed over leaf, so the old inode, and every other name
+ * it has, is left as it was.  Used when the object has names outside
+ * its directory: changing it in place would change them too.  Returns 0
+ * or -1 (message printed).
+ */
+static int
+replace_copy(struct apply *ap, const struct tline *t, int dfd,
+    const char *leaf, int fd, const struct stat *now)
+{
+	char		*tmp = NULL, sum[CKSUM_B64MAX];
+	int64_t		 got = 0;
+	ssize_t		 n;
+	int		 nfd = -1, verify;
+	mode_t		 ftype;
+
+	switch (t->type) {
+	case 'f':
+		verify = ap->ck != NULL && strcmp(t->cksum, "-") != 0;
+		if ((nfd = dl_opentemp(dfd, leaf, t->lineno, 0600,
+		    &tmp)) == -1)
+			goto syserr;
+		if (verify)
+			cksum_reset(ap->ck);
+		while ((n = pread(fd, ap->iobuf, ap->iobufsz, got)) != 0) {
+			if (n == -1) {
+				if (errno == EINTR)
+					continue;
+				goto syserr;
+			}
+			if (verify)
+				cksum_update(ap->ck, ap->iobuf, (size_t)n);
+			if (fs_write_all(nfd, ap->iobuf, (size_t)n) == -1)
+				goto syserr;
+			got += n;
+			if (got > t->size)
+				break;
+		}
+		if (got != t->size) {
+			apply_warn(ap, "line %u: %s: size is not %lld: not "
+			    "replacing it", t->lineno, t->path,
+			    (long long)t->size);
+			goto fail;
+		}
+		if (verify) {
+			cksum_final(ap->ck, sum);
+			if (strcmp(sum, t->cksum) != 0) {
+				apply_warn(ap, "line %u: %s: checksum does not "
+				    "match the transcript: not replacing it",
+				    t->lineno, t->path);
+				goto fail;
+			}
+		}
+		if (fd_setmtime(nfd, t->mtime) == -1)
+			goto syserr;
+		break;
+	case 'p':
+	case 'b':
+	case 'c':
+		ftype = t->type == 'p' ? S_IFIFO : t->type == 'b' ? S_IFBLK :
+		    S_IFCHR;
+		tmp = dl_tempname(leaf, t->lineno);
+		(void)unlinkat(dfd, tmp, 0);
+		if (mknodat(dfd, tmp, ftype | 0600, now->st_rdev) == -1) {
+			free(tmp);
+			tmp = NULL;
+			goto syserr;
+		}
+		if ((nfd = openat(dfd, tmp, O_PATH | O_NOFOLLOW |
+		    O_CLOEXEC)) == -1)
+			goto syserr;
+		break;
+	default:
+		apply_warn(ap, "line %u: %s: cannot be replaced by a copy on "
+		    "this system", t->lineno, t->path);
+		return -1;
+	}
+	if (fd_chown(nfd, (uid_t)t->uid, (gid_t)t->gid) == -1 ||
+	    fd_chmod(nfd, (mode_t)t->mode) == -1)
+		goto syserr;
+	if (t->type == 'f' && fsync(nfd) == -1)
+		goto syserr;
+	close(nfd);
+	nfd = -1;
+	if (renameat(dfd, tmp, dfd, leaf) == -1)
+		goto syserr;
+	free(tmp);
+	afs_dirty(ap->fs, dfd);
+	ap->modified = 1;
+	return 0;
+syserr:
+	apply_warn(ap, "line %u: %s: %s", t->lineno, t->path, strerror(errno));
+fail:
+	if (nfd != -1)
+		close(nfd);
+	if (tmp != NULL) {
+		(void)unlinkat(dfd, tmp, 0);
+		free(tmp);
+	}
+	return -1;
+}
+
+/*
+ * The words of an "updating" message for the differences between now
+ * and t, as apply_owner_mode and the mtime step would print them.
+ */
+static void
+meta_words(const struct stat *now, const struct tline *t, char *msg,
+    size_t len)
+{
+	int	owner;
+
+	owner = (uid_t)t->uid != now->st_uid || (gid_t)t->gid != now->st_gid;
+	if ((uid_t)t->uid != now->st_uid)
+		strlcat(msg, " uid", len);
+	if ((gid_t)t->gid != now->st_gid)
+		strlcat(msg, " gid", len);
+	if (t->mode != (now->st_mode & 07777) ||
+	    (owner && (t->mode & (S_ISUID | S_ISGID)) != 0) || t->type == 'p')
+		strlcat(msg, " mode", len);
+	if (t->type == 'f' && t->mtime != (int64_t)now->st_mtime)
+		strlcat(msg, " time", len);
+}
+
+/*
+ * Open the object at (dfd, leaf) for metadata changes without following
+ * a symbolic link, and check it is of type `type` (and, if expect is
+ * given, the very object lstat saw).  Regular files and directories are
+ * opened for reading; other types only as O_PATH references.
+ */
+static int
+meta_open(struct apply *ap, const struct tline *t, int dfd, const char *leaf,
+    const struct stat *expect, struct stat *now)
+{
+	int	fd, flags;
+
+	if (*leaf == '\0')
+		fd = fcntl(dfd, F_DUPFD_CLOEXEC, 0);
+	else {
+		flags = O_NOFOLLOW | O_CLOEXEC;
+		if (t->type == 'f' || t->type == 'd') {
+			fd = openat(dfd, leaf, flags | O_RDONLY | O_NONBLOCK |
+			    O_NOCTTY | (t->type == 'd' ? O_DIRECTORY : 0));
+			if (fd == -1 && errno == EACCES)
+				fd = openat(dfd, leaf, flags | O_PATH);
+		} else
+			fd = openat(dfd, leaf, flags | O_PATH);
+	}
+	if (fd == -1) {
+		apply_warn(ap, "line %u: %s: %s", t->lineno, t->path,
+		    strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, now) == -1) {
+		apply_warn(ap, "line %u: %s: %s", t->lineno, t->path,
+		    strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (tline_typeof(now->st_mode) != t->type || (expect != NULL &&
+	    (now->st_dev != expect->st_dev || now->st_ino !=
+	    expect->st_ino))) {
+		apply_warn(ap, "line %u: %s: changed while being updated",
+		    t->lineno, t->path);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Resolve the parent of t's path for creating or changing it. */
+static int
+parent_of(struct apply *ap, const struct tline *t, const char *path,
+    int create, int *dfd, const char **leaf)
+{
+	struct cerr	err;
+	int		rc;
+
+	rc = afs_parent(ap->fs, path, create, dfd, leaf, &err);
+	if (rc == 1) {
+		apply_warn(ap, "line %u: %s: %s", t->lineno, path,
+		    strerror(ENOENT));
+		return -1;
+	}
+	if (rc == -1) {
+		apply_warn(ap, "line %u: %s", t->lineno, err.msg);
+		return -1;
+	}
+	return 0;
+}
+
+/* lstat the path of t, confined.  Returns 0 (see *present) or -1. */
+static int
+lookup(struct apply *ap, const struct tline *t, int *present,
+    struct stat *st)
+{
+	struct cerr	 err;
+	const char	*leaf;
+	int		 dfd, rc;
+
+	*present = 0;
+	rc = afs_parent(ap->fs, t->path, 0, &dfd, &leaf, &err);
+	if (rc == -1) {
+		apply_warn(ap, "line %u: %s", t->lineno, err.msg);
+		return -1;
+	}
+	if (rc == 1)
+		return 0;
+	if (*leaf == '\0')
+		rc = fstat(dfd, st);
+	else
+		rc = fstatat(dfd, leaf, st, AT_SYMLINK_NOFOLLOW);
+	if (rc == -1) {
+		if (errno == ENOENT)
+			return 0;
+		apply_warn(ap, "line %u: %s: %s", t->lineno, t->path,
+		    strerror(errno));
+		return -1;
+	}
+	if (tline_typeof(st->st_mode) == 0) {
+		apply_warn(ap, "%s is of an unknown type", t->path);
+		return -1;
+	}
+	*present = 1;
+	return 0;
+}
+
+/*
+ * Before an "h" line links a new name to the target (tdfd, tleaf): if the
+ * target has names outside the apply root, it
+ * is first replaced by a copy of itself, same content and metadata, so
+ * that the new name never joins an inode with names no transcript
+ * declares.  Returns 0 or -1 (message printed).
+ */
+static int
+link_target_own(struct apply *ap, const struct tline *t, int tdfd,
+    const char *tleaf)
+{
+	struct tline	 tt;
+	struct stat	 st;
+	int		 fd, rc;
+
+	if (fstatat(tdfd, tleaf, &st, AT_SYMLINK_NOFOLLOW) == -1) {
+		apply_warn(ap, "line %u: %s: %s: %s", t->lineno, t->path,
+		    t->target, strerror(errno));
+		return -1;
+	}
+	if (S_ISDIR(st.st_mode) || S_ISLNK(st.st_mode) ||
+	    afs_names_inside(ap->fs, tdfd, &st))
+		return 0;
+	memset(&tt, 0, sizeof(tt));
+	tt.type = tline_typeof(st.st_mode);
+	tt.path = t->target;
+	tt.lineno = t->lineno;
+	tt.uid = st.st_uid;
+	tt.gid = st.st_gid;
+	tt.mode = st.st_mode & 07777;
+	tt.mtime = st.st_mtime;
+	tt.size = st.st_size;
+	strlcpy(tt.cksum, "-", sizeof(tt.cksum));
+	apply_warn(ap, "line %u: %s: %s has %lu links, not all inside the "
+	    "root: replacing it with a copy before linking", t->lineno,
+	    t->path, t->target, (unsigned long)st.st_nlink);
+	fd = openat(tdfd, tleaf, (S_ISREG(st.st_mode) ? O_RDONLY | O_NONBLOCK |
+	    O_NOCTTY : O_PATH) | O_NOFOLLOW | O_CLOEXEC);
+	if (fd == -1) {
+		apply_warn(ap, "line %u: %s: %s", t->lineno, t->target,
+		    strerror(errno));
+		return -1;
+	}
+	rc = replace_copy(ap, &tt, tdfd, tleaf, fd, &st);
+	close(fd);
+	if (rc == 0 && fsync(tdfd) == -1) {
+		apply_warn(ap, "line %u: %s: fsync of its directory: %s",
+		    t->lineno, t->target, strerror(errno));
+		return -1;
+	}
+	return rc;
+}
+
+/* Create or repair the object of one (non-removal) line. */
+static int
+do_line(struct apply *ap, struct apply_entry *e, int present,
+    const struct stat *st)
+{
+	const struct tline	*t = &e->t;
+	const char		*leaf, *tleaf;
+	struct stat		 now;
+	char			 msg[PATH_MAX + 128], *tmp;
+	int			 dfd, tdfd, fd = -1, newfile = 0, timeupd = 0;
+	mode_t			 ftype;
+
+	if (t->plus) {
+		/* Creating a missing prefix is not a plain download. */
+		if (ap->create_prefix && syncq_pending(ap) &&
+		    afs_parent(ap->fs, t->path, 0, &dfd, &leaf, NULL) == 1 &&
+		    syncq_flush(ap) == -1)
+			return -1;
+		return parent_of(ap, t, t->path, ap->create_prefix, &dfd,
+		    &leaf) == -1 ? -1 : apply_download(ap, e, dfd, leaf);
+	}
+
+	if (t->type == 'h') {
+		/* Hold the target's directory while resolving the link's. */
+		if (parent_of(ap, t, t->target, 0, &tdfd, &tleaf) == -1)
+			return -1;
+		if ((tdfd = fcntl(tdfd, F_DUPFD_CLOEXEC, 0)) == -1) {
+			apply_warn(ap, "line %u: %s: %s", t->lineno, t->path,
+			    strerror(errno));
+			return -1;
+		}
+		if (link_target_own(ap, t, tdfd, tleaf) == -1) {
+			close(tdfd);
+			return -1;
+		}
+		if (parent_of(ap, t, t->path, ap->create_prefix, &dfd,
+		    &leaf) == -1) {
+			close(tdfd);
+			return -1;
+		}
+		if (linkat(tdfd, tleaf, dfd, leaf, 0) == -1) {
+			apply_warn(ap, "line %u: %s: %s", t->lineno, t->path,
+			    strerror(errno));
+			close(tdfd);
+			return -1;
+		}
+		close(tdfd);
+		afs_dirty(ap->fs, dfd);
+		ap->modified = 1;
+		apply_say(ap, "%s: hard linked to %s\n", t->path, t->target);
+		goto done;
+	}
+
+	if (parent_of(ap, t, t->path, ap->create_prefix && !present, &dfd,
+	    &leaf) == -1)
+		return -1;
+
+	switch (t->type) {
+	case 'f':
+		if (!present) {
+			apply_warn(ap, "line %u: %s: %s", t->lineno, t->path,
+			    strerror(ENOENT));
+			return -1;
+		}
+		break;
+	case 'd':
+		if (!present) {
+			if (mkdirat(dfd, leaf, (mode_t)t->mode) == -1)
+				goto syserr;
+			afs_dirty(ap->fs, dfd);
+			ap->modified = 1;
+			newfile = 1;
+		}
+		break;
+	case 'l':
+		/*
+		 * Made under a temp name and renamed over the old link, so
+		 * the path is never missing.
+		 */
+		tmp = dl_tempname(leaf, t->lineno);
+		if (symlinkat(t->target, dfd, tmp) == -1 && (errno != EEXIST ||
+		    unlinkat(dfd, tmp, 0) == -1 ||
+		    symlinkat(t->target, dfd, tmp) == -1)) {
+			free(tmp);
+			goto syserr;
+		}
+		if (renameat(dfd, tmp, dfd, leaf) == -1) {
+			int	saved = errno;
+
+			(void)unlinkat(dfd, tmp, 0);
+			free(tmp);
+			errno = saved;
+			goto syserr;
+		}
+		free(tmp);
+		afs_dirty(ap->fs, dfd);
+		ap->modified = 1;
+		/* Symbolic link owner and mode are not set on this system. */
+		apply_say(ap, "%s: symbolic linked to %s\n", t->path,
+		    t->target);
+		goto done;
+	case 'p':
+		if (!present) {
+			if (mkfifoat(dfd, leaf, (mode_t)t->mode) == -1)
+				goto syserr;
+			afs_dirty(ap->fs, dfd);
+			ap->modified = 1;
+			newfile = 1;
+		}
+		break;
+	case 'b':
+	case 'c':
+		if (present && (major(st->st_rdev) != t->major ||
+		    minor(st->st_rdev) != t->minor)) {
+			if (unlinkat(dfd, leaf, 0) == -1)
+				goto syserr;
+			ap->modified = 1;
+			present = 0;
+		}
+		if (!present) {
+			ftype = t->type == 'b' ? S_IFBLK : S_IFCHR;
+			if (mknodat(dfd, leaf, ftype | (mode_t)t->mode,
+			    makedev(t->major, t->minor)) == -1)
+				goto syserr;
+			afs_dirty(ap->fs, dfd);
+			ap->modified = 1;
+			newfile = 1;
+		}
+		break;
+	case 's':
+	case 'D':
+		if (!present) {
+			apply_warn(ap, "%u: Warning: %c %s not "
+			    "created...continuing", t->lineno, t->type,
+			    t->path);
+			return 0;
+		}
+		break;
+	default:
+		apply_warn(ap, "%u: Unknown type %c", t->lineno, t->type);
+		return -1;
+	}
+
+	if ((fd = meta_open(ap, t, dfd, leaf, newfile ? NULL : st,
+	    &now)) == -1)
+		return -1;
+	snprintf(msg, sizeof(msg), "%s: %s", t->path, newfile ?
+	    "created updating" : "updating");
+	if (!newfile && t->type != 'd' && !afs_names_inside(ap->fs, dfd,
+	    &now)) {
+		/*
+		 * A name of this object lies outside the root: changing it
+		 * in place would change what that name shows too.  A copy
+		 * with the declared metadata replaces it.
+		 */
+		apply_warn(ap, "line %u: %s: %lu links, not all inside the "
+		    "root: replacing it with a copy", t->lineno, t->path,
+		    (unsigned long)now.st_nlink);
+		meta_words(&now, t, msg, sizeof(msg));
+		if (replace_copy(ap, t, dfd, leaf, fd, &now) == -1) {
+			close(fd);
+			return -1;
+		}
+		close(fd);
+		apply_say(ap, "%s\n", msg);
+		goto done;
+	}
+	if (t->type == 'f' && t->mtime != (int64_t)now.st_mtime) {
+		if (fd_setmtime(fd, t->mtime) == -1)
+			goto syserr;
+		ap->modified = 1;
+		timeupd = 1;
+	}
+	if (apply_owner_mode(ap, fd, &now, t, msg, sizeof(msg),
+	    &ap->modified) == -1)
+		goto syserr;
+	if (timeupd)
+		strlcat(msg, " time", sizeof(msg));
+	close(fd);
+	apply_say(ap, "%s\n", msg);
+done:
+	progress_add(&ap->prog, PROGRESSUNIT, t->path);
+	return 0;
+
+syserr:
+	apply_warn(ap, "line %u: %s: %s", t->lineno, t->path, strerror(errno));
+	if (fd != -1)
+		close(fd);
+	return -1;
+}
+
+/* Remove the non-directory of line t (present on disk). */
+static int
+remove_object(struct apply *ap, const struct tline *t)
+{
+	const char	*leaf;
+	int		 dfd;
+
+	if (parent_of(ap, t, t->path, 0, &dfd, &leaf) == -1)
+		return -1;
+	if (unlinkat(dfd, leaf, 0) == -1) {
+		if (errno == ENOENT && ap->force) {
+			apply_warn(ap, "line %u: Warning: %s already "
+			    "removed...continuing", t->lineno, t->path);
+			return 0;
+		}
+		apply_warn(ap, "line %u: %s: %s", t->lineno, t->path,
+		    strerror(errno));
+		return -1;
+	}
+	afs_dirty(ap->fs, dfd);
+	ap->modified = 1;
+	apply_say(ap, "%s: deleted\n", t->path);
+	progress_add(&ap->prog, PROGRESSUNIT, t->path);
+	return 0;
+}
+
+/* A directory to remove once the input leaves it (then doline). */
+static void
+pend_push(struct apply *ap, const char *path, unsigned lineno, size_t doline)
+{
+	struct apply_pending	*p;
+
+	if (ap->npend == ap->pendcap) {
+		ap->pendcap = ap->pendcap ? ap->pendcap * 2 : 16;
+		ap->pend = xreallocarray(ap->pend, ap->pendcap,
+		    sizeof(*ap->pend));
+	}
+	p = &ap->pend[ap->npend++];
+	p->path = xstrdup(path);
+	p->lineno = lineno;
+	p->doline = doline;
+}
+
+/*
+ * rmdir every pending directory that does not contain path (all of them
+ * when path is NULL), deepest first, applying a replacement line right
+ * after its directory is gone.
+ */
+static int
+pend_flush(struct apply *ap, const char *path)
+{
+	struct apply_pending p;
+	struct tline	 t;
+	const char	*leaf;
+	int		 dfd;
+
+	while (ap->npend > 0 && (path == NULL ||
+	    !ischildcase(path, ap->pend[ap->npend - 1].path, ap->icase))) {
+		if (syncq_flush(ap) == -1)
+			return -1;
+		p = ap->pend[--ap->npend];
+		memset(&t, 0, sizeof(t));
+		t.path = p.path;
+		t.lineno = p.lineno;
+		if (parent_of(ap, &t, p.path, 0, &dfd, &leaf) == -1)
+			goto fail;
+		if (unlinkat(dfd, leaf, AT_REMOVEDIR) == -1) {
+			apply_warn(ap, "line %u: %s: %s", p.lineno, p.path,
+			    strerror(errno));
+			goto fail;
+		}
+		afs_dirty(ap->fs, dfd);
+		afs_forget(ap->fs, p.path);
+		ap->modified = 1;
+		apply_say(ap, "%s: deleted\n", p.path);
+		progress_add(&ap->prog, PROGRESSUNIT, p.path);
+		free(p.path);
+		if (p.doline != NOLINE &&
+		    do_line(ap, &ap->ent[p.doline], 0, NULL) == -1)
+			return -1;
+	}
+	return 0;
+fail:
+	free(p.path);
+	return -1;
+}
+
+static int
+run(struct apply *ap)
+{
+	struct apply_entry	*e;
+	const struct tline	*t;
+	struct stat		 st;
+	size_t			 i;
+	int			 present, disktype;
+
+	for (i = 0; i < ap->nent; i++) {
+		e = &ap->ent[i];
+		t = &e->t;
+		if (t->type == 0) {
+			if (ap->verbose && syncq_flush(ap) == -1)
+				return -1;
+			if (ap->verbose)
+				printf("Transcript: %s\n", t->path);
+			continue;
+		}
+		if (t->plus && !ap->network)
+			continue;
+		/*
+		 * Downloads are renamed into place in batches.  A line that
+		 * could see a pending one waits until every earlier
+		 * download is in place: removals, hard links (their target
+		 * is an earlier path), and names that look like our temp
+		 * files.  Other lines create or repair their own, later
+		 * path, which no earlier download can be in or above.
+		 */
+		if ((t->minus || t->type == 'h' ||
+		    strstr(t->path, ".radmind.") != NULL) &&
+		    syncq_flush(ap) == -1)
+			return -1;
+		if (pend_flush(ap, t->path) == -1)
+			return -1;
+		if (lookup(ap, t, &present, &st) == -1)
+			return -1;
+		disktype = present ? tline_typeof(st.st_mode) : 0;
+		if (t->minus || (present && disktype != t->type)) {
+			if (!present) {
+				if (ap->force) {
+					apply_warn(ap, "line %u: Warning: %s "
+					    "already removed...continuing",
+					    t->lineno, t->path);
+					continue;
+				}
+				apply_warn(ap, "line %u: %s: %s", t->lineno,
+				    t->path, strerror(ENOENT));
+				return -1;
+			}
+			if (disktype == 'd') {
+				pend_push(ap, t->path, t->lineno,
+				    t->minus ? NOLINE : i);
+				continue;
+			}
+			if (syncq_flush(ap) == -1 || remove_object(ap, t) == -1)
+				return -1;
+			if (t->minus)
+				continue;
+			present = 0;
+		}
+		if (do_line(ap, e, present, &st) == -1)
+			return -1;
+	}
+	return pend_flush(ap, NULL);
+}
+
+int
+apply_run(struct apply *ap, int progmode, int64_t total)
+{
+	struct cerr	 err;
+	int		 ok;
+
+	progress_init(&ap->prog, progmode, total);
+	ap->iobufsz = IOBUFSZ;
+	ap->iobuf = xmalloc(ap->iobufsz);
+	ap->sq = syncq_new();
+	if ((ap->fs = afs_open(ap, ap->style, &err)) == NULL) {
+		apply_warn(ap, "%s", err.msg);
+		return -1;
+	}
+	if (ap->net != NULL) {
+		ap->rq = retrq_new(ap->net, ap->ent, ap->nent);
+		if (retrq_fill(ap->rq, &err) == -1) {
+			apply_warn(ap, "%s", err.msg);
+			ap->net_dead = 1;
+			(void)afs_close(ap->fs, NULL);
+			ap->fs = NULL;
+			return -1;
+		}
+	}
+
+	ok = run(ap) == 0;
+	/* Verified downloads before a failure go in place all the same. */
+	if (syncq_flush(ap) == -1)
+		ok = 0;
+	syncq_free(ap->sq);
+	ap->sq = NULL;
+	if (afs_close(ap->fs, &err) == -1) {
+		apply_warn(ap, "%s", err.msg);
+		ok = 0;
+	}
+	ap->fs = NULL;
+	return ok ? 0 : -1;
+}
+
+int
+apply_finish(struct apply *ap, int ok)
+{
+	struct cerr	 err;
+	const char	*msg;
+
+	if (ap->net != NULL) {
+		if (!ok && !ap->net_dead && ap->rq != NULL &&
+		    retrq_drain(ap->rq, DL_DRAINMAX, &err) == -1)
+			ap->net_dead = 1;
+		if (!ap->net_dead && net_has_cap(ap->net, "REPO")) {
+			if (ok)
+				msg = "Changes applied successfully";
+			else if (ap->modified)
+				msg = "Error, changes made";
+			else
+				msg = "Error, no changes made";
+			if (net_report(ap->net, ap->event, msg, &err) == -1)
+				apply_warn(ap, "warning: could not report "
+				    "event");
+		}
+		if (ap->verbose)
+			net_print_stats(ap->net, stdout);
+		if (net_close(ap->net, &err) == -1 && ok && !ap->net_dead)
+			apply_warn(ap, "%s", err.msg);
+		ap->net = NULL;
+	}
+	retrq_free(ap->rq);
+	ap->rq = NULL;
+	syncq_free(ap->sq);
+	ap->sq = NULL;
+	progress_end(&ap->prog);
+	fflush(stdout);
+	apply_free(ap);
+	if (ok)
+		return APPLY_OK;
+	return ap->modified ? APPLY_PARTIAL : APPLY_FAIL;
+}
+
+/* What a run holds, beyond the session: entries, pending, buffers. */
+static void
+apply_free(struct apply *ap)
+{
+	size_t	i;
+
+	for (i = 0; i < ap->nent; i++)
+		tline_clear(&ap->ent[i].t);
+	free(ap->ent);
+	ap->ent = NULL;
+	ap->nent = 0;
+	for (i = 0; i < ap->npend; i++)
+		free(ap->pend[i].path);
+	free(ap->pend);
+	ap->pend = NULL;
+	ap->npend = ap->pendcap = 0;
+	free(ap->iobuf);
+	ap->iobuf = NULL;
+	cksum_free(ap->ck);
+	ap->ck = NULL;
+}

@@ -1,0 +1,207 @@
+/*
+ * download.c: receive one RETR body into a verified temp file under a
+ * directory descriptor (download.h), and make it durable.
+ *
+ * Nothing here trusts the server: the announced size must be the one
+ * the caller expects before anything is created, the bytes must fit
+ * with the floor kept free, the count received must be the count
+ * announced and, with a digest, the digest must match.  A file that
+ * fails any check is removed; the old object at leaf is never touched.
+ */
+#include "config.h"
+
+#include <sys/types.h>
+#include <sys/stat.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cerr.h"
+#include "cksum.h"
+#include "compat.h"
+#include "download.h"
+#include "fsutil.h"
+#include "net.h"
+#include "xmalloc.h"
+
+#define DL_BUFSZ	(256 * 1024)
+
+char *
+dl_tempname(const char *leaf, unsigned lineno)
+{
+	static long	 pid;
+	char		*tmp;
+
+	if (pid == 0)
+		pid = (long)getpid();
+	if (strlen(leaf) + 32 <= NAME_MAX)
+		xasprintf(&tmp, "%s.radmind.%ld", leaf, pid);
+	else
+		xasprintf(&tmp, ".radmind.%ld.%u", pid, lineno);
+	return tmp;
+}
+
+int
+dl_opentemp(int dfd, const char *leaf, unsigned lineno, mode_t mode,
+    char **tmp)
+{
+	int	fd, tries;
+
+	*tmp = dl_tempname(leaf, lineno);
+	for (tries = 0; tries < 2; tries++) {
+		fd = openat(dfd, *tmp, O_WRONLY | O_CREAT | O_EXCL |
+		    O_NOFOLLOW | O_CLOEXEC, mode);
+		if (fd != -1 || errno != EEXIST)
+			break;
+		/* A stale temp of ours (same name pattern): remove it. */
+		if (unlinkat(dfd, *tmp, 0) == -1)
+			break;
+	}
+	return fd;
+}
+
+int
+dl_skipbody(struct net *net, struct cerr *err)
+{
+	char	buf[65536];
+	ssize_t	n;
+
+	while ((n = net_retr_read(net, buf, sizeof(buf), err)) > 0)
+		;
+	if (n == -1)
+		return -1;
+	return net_retr_end(net, err);
+}
+
+/*
+ * A body of size bytes is not wanted: read it and its terminator so the
+ * session can go on (returning rc), unless it is too large to be worth
+ * it (DL_DEAD).
+ */
+static int
+dl_skip(struct net *net, int64_t size, int rc)
+{
+	struct cerr	 err;
+
+	if (size > DL_DRAINMAX || dl_skipbody(net, &err) == -1)
+		return DL_DEAD;
+	return rc;
+}
+
+int
+dl_file(struct net *net, const struct dl_want *w, int dfd, const char *leaf,
+    int *fdp, char **tmpp, struct cerr *err)
+{
+	const char	*who = w->where != NULL ? w->where : w->path;
+	char		 full[PATH_MAX + 64], sum[CKSUM_B64MAX];
+	unsigned char	*buf = w->buf, *own = NULL;
+	size_t		 bufsz = w->bufsz;
+	char		*tmp = NULL;
+	int64_t		 size, got = 0, avail;
+	ssize_t		 n;
+	int		 fd = -1, rc, werr = 0;
+
+	*fdp = -1;
+	*tmpp = NULL;
+	if (w->where != NULL)
+		snprintf(full, sizeof(full), "%s: %s", w->where, w->path);
+	else
+		strlcpy(full, w->path, sizeof(full));
+
+	if ((rc = net_retr_begin(net, &size, err)) != 0)
+		return rc == 1 ? DL_SERVER : DL_DEAD;
+	if (size != w->size) {
+		cerr_set(err, "%s: size in %s does not match size from server",
+		    who, w->source);
+		return dl_skip(net, size, DL_SERVER);
+	}
+	if (fs_room(dfd, size, &avail) == 1) {
+		cerr_set(err, "%s: %lld bytes do not fit: %lld bytes free, "
+		    "%lld kept free", full, (long long)size, (long long)avail,
+		    (long long)FS_KEEPFREE);
+		return dl_skip(net, size, DL_LOCAL);
+	}
+
+	if ((fd = dl_opentemp(dfd, leaf, w->lineno, w->mode, &tmp)) == -1)
+		werr = errno;
+	if (buf == NULL)
+		buf = own = xmalloc(bufsz = DL_BUFSZ);
+	if (w->ck != NULL)
+		cksum_reset(w->ck);
+	while ((n = net_retr_read(net, buf, bufsz, err)) > 0) {
+		got += n;
+		if (fd != -1 && werr == 0 &&
+		    fs_write_all(fd, buf, (size_t)n) == -1)
+			werr = errno;
+		if (w->ck != NULL)
+			cksum_update(w->ck, buf, (size_t)n);
+		if (w->progress != NULL)
+			w->progress(w->arg, n);
+	}
+	free(own);
+	if (n == -1 || net_retr_end(net, err) == -1) {
+		rc = DL_DEAD;
+		goto fail;
+	}
+	rc = DL_LOCAL;
+	if (werr != 0) {
+		cerr_set(err, "%s: %s", full, strerror(werr));
+		goto fail;
+	}
+	if (got != size) {
+		cerr_set(err, "%s: received %lld of %lld bytes", full,
+		    (long long)got, (long long)size);
+		goto fail;
+	}
+	if (w->ck != NULL && w->cksum != NULL) {
+		cksum_final(w->ck, sum);
+		if (strcmp(sum, w->cksum) != 0) {
+			rc = DL_SERVER;
+			cerr_set(err, "%s: checksum in %s does not match "
+			    "checksum from server", who, w->source);
+			goto fail;
+		}
+	}
+	*fdp = fd;
+	*tmpp = tmp;
+	return DL_OK;
+
+fail:
+	if (fd != -1) {
+		close(fd);
+		(void)unlinkat(dfd, tmp, 0);
+	}
+	free(tmp);
+	return rc;
+}
+
+int
+dl_commit(int fd, int dfd, const char *tmp, const char *leaf,
+    const char *path, struct cerr *err)
+{
+	if (fsync(fd) == -1) {
+		cerr_errno(err, "%s", path);
+		close(fd);
+		goto fail;
+	}
+	if (close(fd) == -1) {
+		cerr_errno(err, "%s", path);
+		goto fail;
+	}
+	if (renameat(dfd, tmp, dfd, leaf) == -1) {
+		cerr_errno(err, "%s: rename", path);
+		goto fail;
+	}
+	if (fsync(dfd) == -1) {
+		cerr_errno(err, "%s: fsync of its directory", path);
+		return -1;
+	}
+	return 0;
+fail:
+	(void)unlinkat(dfd, tmp, 0);
+	return -1;
+}

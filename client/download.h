@@ -1,0 +1,80 @@
+/*
+ * download.h: the one download routine of the clients (lapply, ktcheck).
+ *
+ * A file arrives under a directory descriptor, never by path string:
+ * the body of a RETR is received into a new temp file created
+ * exclusively in that directory, its size is checked against what the
+ * caller expects before a byte is written (and against the free space,
+ * keeping FS_KEEPFREE), the digest is computed while bytes arrive, and
+ * the verified temp file is handed back open, for the caller to set
+ * metadata on the descriptor and make it durable: dl_commit at once, or
+ * a batch (lapply's apply-sync.c).
+ */
+#ifndef CAIRN_DOWNLOAD_H
+#define CAIRN_DOWNLOAD_H
+
+#include <sys/types.h>
+#include <stdint.h>
+
+struct cerr;
+struct cksum;
+struct net;
+
+/* What the caller expects of one download. */
+struct dl_want {
+	const char	*path;		/* how messages name the object */
+	const char	*where;		/* "line 12", or NULL */
+	const char	*source;	/* of size and cksum: "transcript" */
+	int64_t		 size;		/* the size it must have */
+	const char	*cksum;		/* base64 digest it must have */
+	struct cksum	*ck;		/* ... computed with this, or NULL */
+	unsigned	 lineno;	/* for the temp name of a long leaf */
+	mode_t		 mode;		/* of the new temp file */
+	unsigned char	*buf;		/* receive buffer, or NULL */
+	size_t		 bufsz;
+	/* Called with each received count (progress), or NULL. */
+	void		(*progress)(void *, int64_t);
+	void		*arg;
+};
+
+/* Outcome of dl_file. */
+#define DL_OK		0	/* verified: *fd and *tmp are set */
+#define DL_LOCAL	(-1)	/* failed here (room, write); session goes on */
+#define DL_SERVER	(-2)	/* refused, or size or digest differ; same */
+#define DL_DEAD		(-3)	/* the session is unusable */
+
+/* Body bytes read and thrown away to keep a session after a refusal. */
+#define DL_DRAINMAX	(64LL << 20)
+
+/*
+ * Read the reply to the oldest outstanding RETR and receive its body
+ * into a new temp file next to leaf in dfd.  On DL_OK, *fd is the open
+ * temp file (written, verified, its offset at the end) and *tmp its
+ * malloc'd name in dfd.  Otherwise nothing is left in dfd and err names
+ * the object (w->where or w->path) and the cause.
+ */
+int	 dl_file(struct net *, const struct dl_want *w, int dfd,
+	    const char *leaf, int *fd, char **tmp, struct cerr *err);
+
+/* Read and throw away the rest of the current RETR body and its ".". */
+int	 dl_skipbody(struct net *, struct cerr *err);
+
+/*
+ * Make the temp file fd (named tmp in dfd) durable and rename it over
+ * leaf: fsync, close, rename, fsync of the directory.  fd is closed
+ * and, on failure, tmp removed.  Returns 0 or -1 with err naming path.
+ */
+int	 dl_commit(int fd, int dfd, const char *tmp, const char *leaf,
+	    const char *path, struct cerr *err);
+
+/*
+ * Temp names in the destination directory: "<leaf>.radmind.<pid>" (or
+ * ".radmind.<pid>.<line>" for long names), malloc'd.  dl_opentemp
+ * creates one exclusively with mode (a stale one of ours is replaced)
+ * and returns its descriptor, or -1 with errno (*tmp set all the same).
+ */
+char	*dl_tempname(const char *leaf, unsigned lineno);
+int	 dl_opentemp(int dfd, const char *leaf, unsigned lineno, mode_t mode,
+	    char **tmp);
+
+#endif

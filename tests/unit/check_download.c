@@ -1,0 +1,662 @@
+/*
+ * check_download.c: the receive side of the clients as a library
+ * (libclient.a): the one download routine (client/download.c) against
+ * a scripted server on 127.0.0.1, and the apply library (client/apply.c)
+ * on local transcripts.  Every case keeps "old", the file a download
+ * would replace, and checks it is untouched when the download fails,
+ * and that no temp file is left.
+ */
+#include "config.h"
+
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "apply.h"
+#include "cerr.h"
+#include "cksum.h"
+#include "compat.h"
+#include "confine.h"
+#include "copts.h"
+#include "download.h"
+#include "net.h"
+#include "unit.h"
+
+/* One scripted answer to a request of the client. */
+struct reply {
+	const char	*bytes;
+	size_t		 len;
+	int		 trickle;	/* one byte per write */
+	int		 close;		/* close the connection after it */
+};
+
+static char	*top;		/* scratch directory */
+static int	 dirfd_;	/* ... open */
+static pid_t	 srv = -1;
+static char	 port[16];
+
+static void
+setup(void)
+{
+	top = unit_mkdtemp();
+	unit_write(top, "old", "old bytes\n");
+	dirfd_ = open(top, O_RDONLY | O_DIRECTORY);
+	ck_assert_int_ne(dirfd_, -1);
+}
+
+static void
+teardown(void)
+{
+	int	st;
+
+	if (srv > 0) {
+		kill(srv, SIGTERM);
+		(void)waitpid(srv, &st, 0);
+		srv = -1;
+	}
+	close(dirfd_);
+	unit_rmtree(top);
+	free(top);
+}
+
+/* Send n bytes, one at a time if trickle. */
+static void
+srv_send(int fd, const char *p, size_t n, int trickle)
+{
+	size_t	step;
+
+	while (n > 0) {
+		step = trickle ? 1 : n;
+		if (write(fd, p, step) != (ssize_t)step)
+			_exit(1);
+		p += step;
+		n -= step;
+	}
+}
+
+static void
+srv_puts(int fd, const char *s)
+{
+	srv_send(fd, s, strlen(s), 0);
+}
+
+/*
+ * A server for one connection: the banner, then for each request line
+ * the next reply (QUIT and REPO get their usual answers).  Bounded by
+ * alarm(): a test that goes wrong cannot hang.
+ */
+static void
+srv_start(const struct reply *r, size_t n)
+{
+	struct sockaddr_in	 sin;
+	socklen_t		 sl = sizeof(sin);
+	char			 line[4096];
+	size_t			 k = 0, len = 0;
+	ssize_t			 got;
+	int			 ls, fd, one = 1;
+
+	ls = socket(AF_INET, SOCK_STREAM, 0);
+	ck_assert_int_ne(ls, -1);
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ck_assert_int_eq(bind(ls, (struct sockaddr *)&sin, sizeof(sin)), 0);
+	ck_assert_int_eq(listen(ls, 1), 0);
+	ck_assert_int_eq(getsockname(ls, (struct sockaddr *)&sin, &sl), 0);
+	snprintf(port, sizeof(port), "%u", (unsigned)ntohs(sin.sin_port));
+	if ((srv = fork()) != 0) {
+		ck_assert_int_ne(srv, -1);
+		close(ls);
+		return;
+	}
+	alarm(20);
+	if ((fd = accept(ls, NULL, NULL)) == -1)
+		_exit(1);
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	srv_puts(fd, "200-RAP 1 unit radmind access protocol\r\n"
+	    "200 CAPA REPO\r\n");
+	for (;;) {
+		char *nl;
+
+		while ((nl = memchr(line, '\n', len)) == NULL) {
+			if (len == sizeof(line) ||
+			    (got = read(fd, line + len, sizeof(line) - len)) <= 0)
+				_exit(0);
+			len += (size_t)got;
+		}
+		*nl = '\0';
+		if (strncmp(line, "QUIT", 4) == 0) {
+			srv_puts(fd, "201 QUIT OK\r\n");
+			_exit(0);
+		} else if (strncmp(line, "REPO", 4) == 0)
+			srv_puts(fd, "215 Report successful\r\n");
+		else if (k < n) {
+			srv_send(fd, r[k].bytes, r[k].len, r[k].trickle);
+			if (r[k++].close) {
+				shutdown(fd, SHUT_RDWR);
+				_exit(0);
+			}
+		} else
+			srv_puts(fd, "500 Command unrecognized\r\n");
+		len -= (size_t)(nl + 1 - line);
+		memmove(line, nl + 1, len);
+	}
+}
+
+static struct net *
+connect_srv(void)
+{
+	struct netopts	 no;
+	struct cerr	 err;
+	struct net	*net;
+
+	copts_init(&no);
+	no.host = "127.0.0.1";
+	no.port = port;
+	no.zlevel = 0;
+	no.tls = 0;
+	net = net_open(&no, &err);
+	ck_assert_msg(net != NULL, "net_open: %s", err.msg);
+	return net;
+}
+
+/* A RETR reply carrying body, whose size line says size. */
+static char *
+retr_reply(const char *body, size_t bodylen, long long size, size_t *len)
+{
+	char	*s;
+	int	 n;
+
+	n = asprintf(&s, "240 Retrieving file\r\n%lld\r\n%.*s.\r\n", size,
+	    (int)bodylen, body);
+	ck_assert_int_ne(n, -1);
+	*len = (size_t)n;
+	return s;
+}
+
+/* The sha1 of s as transcripts write it. */
+static void
+sha1_of(const char *s, char out[CKSUM_B64MAX])
+{
+	struct cksum	*ck = cksum_new("sha1");
+
+	ck_assert_ptr_nonnull(ck);
+	cksum_update(ck, s, strlen(s));
+	cksum_final(ck, out);
+	cksum_free(ck);
+}
+
+static void
+want_init(struct dl_want *w, const char *body, struct cksum *ck, char *sum)
+{
+	memset(w, 0, sizeof(*w));
+	w->path = "./old";
+	w->where = "line 7";
+	w->source = "transcript";
+	w->size = (int64_t)strlen(body);
+	sha1_of(body, sum);
+	w->cksum = sum;
+	w->ck = ck;
+	w->lineno = 7;
+	w->mode = 0600;
+}
+
+/* The scratch directory holds exactly "old" with its first bytes. */
+static void
+assert_old_only(void)
+{
+	struct dirent	*d;
+	DIR		*dp;
+	char		 p[PATH_MAX], buf[64];
+	FILE		*fp;
+	int		 n = 0;
+
+	ck_assert_ptr_nonnull(dp = opendir(top));
+	while ((d = readdir(dp)) != NULL) {
+		if (strcmp(d->d_name, ".") == 0 || strcmp(d->d_name, "..") == 0)
+			continue;
+		ck_assert_msg(strcmp(d->d_name, "old") == 0,
+		    "left behind: %s", d->d_name);
+		n++;
+	}
+	closedir(dp);
+	ck_assert_int_eq(n, 1);
+	snprintf(p, sizeof(p), "%s/old", top);
+	ck_assert_ptr_nonnull(fp = fopen(p, "r"));
+	ck_assert_ptr_nonnull(fgets(buf, sizeof(buf), fp));
+	fclose(fp);
+	ck_assert_str_eq(buf, "old bytes\n");
+}
+
+/* Read the whole of dirfd_/name into buf. */
+static void
+read_back(const char *name, char *buf, size_t len)
+{
+	ssize_t	n;
+	int	fd;
+
+	ck_assert_int_ne(fd = openat(dirfd_, name, O_RDONLY), -1);
+	ck_assert_int_ge(n = read(fd, buf, len - 1), 0);
+	buf[n] = '\0';
+	close(fd);
+}
+
+/* Receive a good file, then make it durable over the old one. */
+static void
+receive(int trickle)
+{
+	const char	*body = "new content\nof the file\n";
+	struct dl_want	 w;
+	struct reply	 r;
+	struct cksum	*ck = cksum_new("sha1");
+	struct cerr	 err;
+	struct net	*net;
+	char		 sum[CKSUM_B64MAX], buf[256], *tmp;
+	int		 fd;
+
+	r.bytes = retr_reply(body, strlen(body), (long long)strlen(body),
+	    &r.len);
+	r.trickle = trickle;
+	r.close = 0;
+	srv_start(&r, 1);
+	net = connect_srv();
+	want_init(&w, body, ck, sum);
+	ck_assert_int_eq(net_send_retr(net, "FILE", "t.T", "./old", &err), 0);
+	ck_assert_int_eq(dl_file(net, &w, dirfd_, "old", &fd, &tmp, &err),
+	    DL_OK);
+	ck_assert_int_eq(strncmp(tmp, "old.radmind.", 12), 0);
+	read_back(tmp, buf, sizeof(buf));
+	ck_assert_str_eq(buf, body);
+	read_back("old", buf, sizeof(buf));
+	ck_assert_str_eq(buf, "old bytes\n");	/* untouched until commit */
+	ck_assert_int_eq(dl_commit(fd, dirfd_, tmp, "old", "./old", &err), 0);
+	read_back("old", buf, sizeof(buf));
+	ck_assert_str_eq(buf, body);
+	ck_assert_int_eq(faccessat(dirfd_, tmp, F_OK, 0), -1);
+	free(tmp);
+	ck_assert_int_eq(net_close(net, &err), 0);
+	cksum_free(ck);
+	free((char *)r.bytes);
+}
+
+START_TEST(test_receive)
+{
+	receive(0);
+}
+END_TEST
+
+/* Short reads: the reply arrives one byte per segment. */
+START_TEST(test_short_reads)
+{
+	receive(1);
+}
+END_TEST
+
+/* Fails the download of body under reply r as rc with msg in err. */
+static struct net *
+fail_with(const char *body, struct reply *r, size_t nr, int rc,
+    const char *msg)
+{
+	struct dl_want	 w;
+	struct cksum	*ck = cksum_new("sha1");
+	struct cerr	 err;
+	struct net	*net;
+	char		 sum[CKSUM_B64MAX], *tmp = NULL;
+	int		 fd = 123;
+
+	srv_start(r, nr);
+	net = connect_srv();
+	want_init(&w, body, ck, sum);
+	ck_assert_int_eq(net_send_retr(net, "FILE", "t.T", "./old", &err), 0);
+	ck_assert_int_eq(dl_file(net, &w, dirfd_, "old", &fd, &tmp, &err), rc);
+	ck_assert_msg(strstr(err.msg, msg) != NULL, "message: %s", err.msg);
+	ck_assert_int_eq(fd, -1);
+	ck_assert_ptr_null(tmp);
+	assert_old_only();
+	cksum_free(ck);
+	return net;
+}
+
+/* The next download on the same session still works. */
+static void
+session_goes_on(struct net *net)
+{
+	const char	*body = "second\n";
+	struct dl_want	 w;
+	struct cksum	*ck = cksum_new("sha1");
+	struct cerr	 err;
+	char		 sum[CKSUM_B64MAX], *tmp;
+	int		 fd;
+
+	want_init(&w, body, ck, sum);
+	ck_assert_int_eq(net_send_retr(net, "FILE", "t.T", "./old", &err), 0);
+	ck_assert_int_eq(dl_file(net, &w, dirfd_, "old", &fd, &tmp, &err),
+	    DL_OK);
+	close(fd);
+	(void)unlinkat(dirfd_, tmp, 0);
+	free(tmp);
+	ck_assert_int_eq(net_close(net, &err), 0);
+	cksum_free(ck);
+}
+
+/* The server announces a size other than the transcript's. */
+START_TEST(test_lying_size)
+{
+	struct reply	 r[2];
+	struct net	*net;
+
+	r[0].bytes = retr_reply("twenty bytes of data", 20, 20, &r[0].len);
+	r[1].bytes = retr_reply("second\n", 7, 7, &r[1].len);
+	r[0].trickle = r[1].trickle = r[0].close = r[1].close = 0;
+	net = fail_with("eleven byte", r, 2, DL_SERVER,
+	    "line 7: size in transcript does not match size from server");
+	session_goes_on(net);
+	free((char *)r[0].bytes);
+	free((char *)r[1].bytes);
+}
+END_TEST
+
+/* The same size, other bytes: the digest catches it. */
+START_TEST(test_bad_digest)
+{
+	struct reply	 r[2];
+	struct net	*net;
+
+	r[0].bytes = retr_reply("hello worle", 11, 11, &r[0].len);
+	r[1].bytes = retr_reply("second\n", 7, 7, &r[1].len);
+	r[0].trickle = r[1].trickle = r[0].close = r[1].close = 0;
+	net = fail_with("hello world", r, 2, DL_SERVER,
+	    "line 7: checksum in transcript does not match checksum from "
+	    "server");
+	session_goes_on(net);
+	free((char *)r[0].bytes);
+	free((char *)r[1].bytes);
+}
+END_TEST
+
+/* A refusal is per request. */
+START_TEST(test_refused)
+{
+	struct reply	 r[2];
+	struct net	*net;
+
+	r[0].bytes = "540 File not found\r\n";
+	r[0].len = strlen(r[0].bytes);
+	r[1].bytes = retr_reply("second\n", 7, 7, &r[1].len);
+	r[0].trickle = r[1].trickle = r[0].close = r[1].close = 0;
+	net = fail_with("hello world", r, 2, DL_SERVER, "File not found");
+	session_goes_on(net);
+	free((char *)r[1].bytes);
+}
+END_TEST
+
+/* The body ends early and the server closes: the session is gone. */
+START_TEST(test_cut_body)
+{
+	struct reply	 r;
+	struct net	*net;
+	char		 s[] = "240 Retrieving file\r\n11\r\nhello";
+
+	r.bytes = s;
+	r.len = strlen(s);
+	r.trickle = 0;
+	r.close = 1;
+	net = fail_with("hello world", &r, 1, DL_DEAD, "");
+	net_abort(net);
+}
+END_TEST
+
+/* A declared size that cannot fit is refused before any byte lands. */
+START_TEST(test_no_room)
+{
+	struct dl_want	 w;
+	struct reply	 r;
+	struct cerr	 err;
+	struct net	*net;
+	char		 sum[CKSUM_B64MAX], *tmp = NULL;
+	int		 fd = 123;
+
+	r.bytes = "240 Retrieving file\r\n1125899906842624\r\nxxxx";
+	r.len = strlen(r.bytes);
+	r.trickle = 0;
+	r.close = 0;
+	srv_start(&r, 1);
+	net = connect_srv();
+	want_init(&w, "x", NULL, sum);
+	w.size = 1LL << 50;		/* the transcript agrees: 1 PiB */
+	ck_assert_int_eq(net_send_retr(net, "FILE", "t.T", "./old", &err), 0);
+	/* Too large to drain: the session cannot go on. */
+	ck_assert_int_eq(dl_file(net, &w, dirfd_, "old", &fd, &tmp, &err),
+	    DL_DEAD);
+	ck_assert_msg(strstr(err.msg, "line 7: ./old: 1125899906842624 "
+	    "bytes do not fit") != NULL, "message: %s", err.msg);
+	ck_assert_ptr_null(tmp);
+	assert_old_only();
+	net_abort(net);
+}
+END_TEST
+
+/* A failed rename leaves the destination and removes the temp file. */
+START_TEST(test_failed_rename)
+{
+	const char	*body = "data\n";
+	struct dl_want	 w;
+	struct reply	 r;
+	struct cksum	*ck = cksum_new("sha1");
+	struct cerr	 err;
+	struct net	*net;
+	char		 sum[CKSUM_B64MAX], *tmp;
+	int		 fd;
+
+	r.bytes = retr_reply(body, strlen(body), 5, &r.len);
+	r.trickle = 0;
+	r.close = 0;
+	srv_start(&r, 1);
+	net = connect_srv();
+	want_init(&w, body, ck, sum);
+	ck_assert_int_eq(mkdirat(dirfd_, "full", 0755), 0);
+	ck_assert_int_eq(mkdirat(dirfd_, "full/keep", 0755), 0);
+	ck_assert_int_eq(net_send_retr(net, "FILE", "t.T", "./full", &err),
+	    0);
+	ck_assert_int_eq(dl_file(net, &w, dirfd_, "full", &fd, &tmp, &err),
+	    DL_OK);
+	/* A file cannot replace a directory that holds something. */
+	ck_assert_int_eq(dl_commit(fd, dirfd_, tmp, "full", "./full", &err),
+	    -1);
+	ck_assert_msg(strstr(err.msg, "./full: rename") != NULL, "message: %s",
+	    err.msg);
+	ck_assert_int_eq(faccessat(dirfd_, tmp, F_OK, 0), -1);
+	ck_assert_int_eq(faccessat(dirfd_, "full/keep", F_OK, 0), 0);
+	free(tmp);
+	ck_assert_int_eq(net_close(net, &err), 0);
+	cksum_free(ck);
+	free((char *)r.bytes);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* The apply library on local transcripts (no network). */
+
+static char	 outp[PATH_MAX / 2];
+
+/* Directory levels of the depth case: past what the walker holds. */
+#define CONFINE_DEPTH_TEST	(CONFINE_MAXDEPTH + 4)
+
+/* Load and run text as an applicable transcript with root "top/root". */
+static int
+apply_text(const char *text, int *loaded)
+{
+	struct apply	 a;
+	char		 rootp[PATH_MAX];
+	int64_t		 total;
+	FILE		*fp;
+	int		 rc;
+
+	snprintf(rootp, sizeof(rootp), "%s/root", top);
+	ck_assert_int_eq(chdir(rootp), 0);
+	ck_assert_ptr_nonnull(fp = fmemopen((void *)text, strlen(text), "r"));
+	memset(&a, 0, sizeof(a));
+	a.quiet = 1;
+	a.name = "unit.T";
+	a.event = "lapply";
+	*loaded = apply_load(&a, fp, &total) == 0;
+	fclose(fp);
+	rc = *loaded ? apply_run(&a, PROG_NONE, total) : -1;
+	return apply_finish(&a, rc == 0);
+}
+
+static void
+setup_apply(void)
+{
+	char	p[PATH_MAX];
+
+	setup();
+	snprintf(p, sizeof(p), "%s/root", top);
+	ck_assert_int_eq(mkdir(p, 0755), 0);
+	snprintf(outp, sizeof(outp), "%s/outside", top);
+	ck_assert_int_eq(mkdir(outp, 0755), 0);
+	unit_write(outp, "secret", "outside bytes\n");
+}
+
+/* The outside directory still holds only its secret. */
+static void
+assert_outside_intact(void)
+{
+	struct dirent	*d;
+	DIR		*dp;
+	int		 n = 0;
+
+	ck_assert_ptr_nonnull(dp = opendir(outp));
+	while ((d = readdir(dp)) != NULL)
+		if (d->d_name[0] != '.') {
+			ck_assert_str_eq(d->d_name, "secret");
+			n++;
+		}
+	closedir(dp);
+	ck_assert_int_eq(n, 1);
+}
+
+static char *
+dirline(const char *path)
+{
+	char	*s;
+
+	ck_assert_int_ne(asprintf(&s, "d %s 0755 %u %u\n", path,
+	    (unsigned)getuid(), (unsigned)getgid()), -1);
+	return s;
+}
+
+/* ".." in a path is refused at load: nothing is made. */
+START_TEST(test_apply_dotdot)
+{
+	char	*l1 = dirline("./a"), *l2 = dirline("./a/../b"), *t;
+	int	 loaded;
+
+	ck_assert_int_ne(asprintf(&t, "%s%s", l1, l2), -1);
+	ck_assert_int_eq(apply_text(t, &loaded), APPLY_FAIL);
+	ck_assert_int_eq(loaded, 0);
+	ck_assert_int_eq(access("a", F_OK), -1);
+	ck_assert_int_eq(access("b", F_OK), -1);
+	assert_outside_intact();
+	free(l1);
+	free(l2);
+	free(t);
+}
+END_TEST
+
+/*
+ * A symbolic link where the transcript has a directory is replaced by
+ * the directory; what is below is made there, never through the link.
+ */
+START_TEST(test_apply_symlink_parent)
+{
+	char		*l1 = dirline("./a"), *l2 = dirline("./a/b"), *t;
+	char		 p[PATH_MAX];
+	struct stat	 st;
+	int		 loaded;
+
+	snprintf(p, sizeof(p), "%s/root/a", top);
+	ck_assert_int_eq(symlink(outp, p), 0);
+	ck_assert_int_ne(asprintf(&t, "%s%s", l1, l2), -1);
+	ck_assert_int_eq(apply_text(t, &loaded), APPLY_OK);
+	ck_assert_int_eq(lstat("a", &st), 0);
+	ck_assert(S_ISDIR(st.st_mode));
+	ck_assert_int_eq(lstat("a/b", &st), 0);
+	ck_assert(S_ISDIR(st.st_mode));
+	assert_outside_intact();
+	free(l1);
+	free(l2);
+	free(t);
+}
+END_TEST
+
+/* Deeper than the walker goes: an error naming the limit, no escape. */
+START_TEST(test_apply_depth)
+{
+	char	 path[2 * CONFINE_DEPTH_TEST + 8], *t = NULL, *l;
+	size_t	 n = 0, len = 0;
+	int	 i, loaded;
+	FILE	*fp;
+
+	ck_assert_ptr_nonnull(fp = open_memstream(&t, &len));
+	strlcpy(path, ".", sizeof(path));
+	for (i = 0; i < CONFINE_DEPTH_TEST; i++) {
+		n = strlen(path);
+		snprintf(path + n, sizeof(path) - n, "/d");
+		l = dirline(path);
+		fputs(l, fp);
+		free(l);
+	}
+	fclose(fp);
+	ck_assert_int_eq(apply_text(t, &loaded), APPLY_PARTIAL);
+	ck_assert_int_eq(loaded, 1);
+	assert_outside_intact();
+	free(t);
+}
+END_TEST
+
+static Suite *
+download_suite(void)
+{
+	Suite	*s = suite_create("download");
+	TCase	*tc = tcase_create("dl");
+	TCase	*ta = tcase_create("apply");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_receive);
+	tcase_add_test(tc, test_short_reads);
+	tcase_add_test(tc, test_lying_size);
+	tcase_add_test(tc, test_bad_digest);
+	tcase_add_test(tc, test_refused);
+	tcase_add_test(tc, test_cut_body);
+	tcase_add_test(tc, test_no_room);
+	tcase_add_test(tc, test_failed_rename);
+	suite_add_tcase(s, tc);
+
+	tcase_add_checked_fixture(ta, setup_apply, teardown);
+	tcase_set_timeout(ta, 60);
+	tcase_add_test(ta, test_apply_dotdot);
+	tcase_add_test(ta, test_apply_symlink_parent);
+	tcase_add_test(ta, test_apply_depth);
+	suite_add_tcase(s, ta);
+	return s;
+}
+
+int
+main(void)
+{
+	return unit_run(download_suite());
+}
