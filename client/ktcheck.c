@@ -37,7 +37,6 @@
 #define KT_CHANGED	1	/* differences (downloaded, or -n) */
 #define KT_ERROR	2
 
-#define KT_MAXDEPTH	64
 #define KT_MAXSIZE	(1LL << 30)	/* largest command file or transcript */
 
 struct strlist {
@@ -49,6 +48,7 @@ struct kt {
 	struct net	*net;
 	struct netopts	 no;
 	const char	*kfile;		/* -K */
+	const char	*base;		/* ... its name in the directory */
 	char		*kdir;		/* command directory ("" or ".../") */
 	int		 kdirfd;	/* ... open: every name is below it */
 	const char	*digest;	/* -c */
@@ -57,7 +57,6 @@ struct kt {
 	int		 nflag, qflag, clean, icase;
 	int		 changed;
 	int		 stop;		/* -n: first difference seen */
-	struct strlist	 seen;		/* command files read */
 	struct strlist	 keep;		/* names to keep for -C */
 	struct strlist	 special;	/* s paths (encoded) */
 	struct cerr	 err;
@@ -87,20 +86,6 @@ sl_has(const struct strlist *l, const char *s, int icase)
 		if ((icase ? strcasecmp(l->v[i], s) : strcmp(l->v[i], s)) == 0)
 			return 1;
 	return 0;
-}
-
-static void
-sl_del(struct strlist *l, const char *s, int icase)
-{
-	size_t	 i, j;
-
-	for (i = j = 0; i < l->n; i++) {
-		if ((icase ? strcasecmp(l->v[i], s) : strcmp(l->v[i], s)) == 0)
-			free(l->v[i]);
-		else
-			l->v[j++] = l->v[i];
-	}
-	l->n = j;
 }
 
 static void
@@ -331,95 +316,75 @@ keep_name(struct kt *kt, const char *name)
 	free(s);
 }
 
-/* Read a command file: check what it names, collect specials. */
+/* cmdset_walk's open hook: command files only below the directory. */
 static int
-read_kfile(struct kt *kt, const char *rel, const char *path, int depth)
+kt_kopen(void *arg, const char *kpath, const char *name)
 {
-	struct cline	 c;
-	FILE		*fp;
-	int		 fd;
-	char		*line = NULL, *sub;
-	size_t		 cap = 0;
-	ssize_t		 len;
-	unsigned	 lineno = 0;
-	int		 r, rc = -1;
+	struct kt	*kt = arg;
 
-	if (sl_has(&kt->seen, path, 0)) {
-		cerr_set(&kt->err, "%s: included twice (command file loop)",
-		    path);
+	(void)kpath;
+	return kt_open(kt, name != NULL ? name : kt->base);
+}
+
+/*
+ * cmdset_walk's entry hook: every k, p and n name is fetched or checked
+ * as it comes, an included command file before it is read.
+ */
+static int
+kt_entry(void *arg, const struct cline *c, const char *kpath,
+    struct cerr *err)
+{
+	struct kt	*kt = arg;
+	char		*sub;
+	int		 r;
+
+	(void)err;
+	if (c->type != 'k' && c->type != 'p' && c->type != 'n')
+		return 0;
+	if (!name_ok(c->name)) {
+		cerr_set(&kt->err, "command file %s: line %u: %s: name "
+		    "outside the command directory", kpath, c->lineno,
+		    c->name);
 		return -1;
 	}
-	if (depth > KT_MAXDEPTH) {
-		cerr_set(&kt->err, "%s: command files nested too deep", path);
+	keep_name(kt, c->name);
+	xasprintf(&sub, "%s%s", kt->kdir, c->name);
+	r = check(kt, c->type == 'k' ? "COMMAND" : "TRANSCRIPT", c->name,
+	    c->name, sub);
+	free(sub);
+	if (r == -1)
+		return -1;
+	return kt->stop ? 1 : 0;
+}
+
+/*
+ * Walk the command file and what it includes (common/command.c, the
+ * one loader), checking what they name; collect the specials.
+ */
+static int
+read_kfile(struct kt *kt)
+{
+	struct cmdwalk	 w;
+	struct cmdset	*cs;
+	struct cerr	 err;
+	size_t		 i;
+
+	w.open = kt_kopen;
+	w.entry = kt_entry;
+	w.arg = kt;
+	kt->err.msg[0] = '\0';
+	if (cmdset_walk(kt->kfile, kt->kdir[0] != '\0' ? kt->kdir : "",
+	    CMD_MINUS_S | (kt->icase ? CMD_ICASE : 0), &w, &cs, &err) == -1) {
+		/* A hook's own message, else the loader's. */
+		if (kt->err.msg[0] == '\0')
+			kt->err = err;
 		return -1;
 	}
-	sl_add(&kt->seen, path);
-	if ((fd = kt_open(kt, rel)) == -1 || (fp = fdopen(fd, "r")) == NULL) {
-		cerr_errno(&kt->err, "%s", path);
-		if (fd != -1)
-			close(fd);
-		return -1;
-	}
-	while (!kt->stop && (len = getline(&line, &cap, fp)) != -1) {
-		lineno++;
-		if (len > 0 && line[len - 1] == '\n')
-			line[--len] = '\0';
-		if ((size_t)len != strlen(line)) {
-			cerr_set(&kt->err, "%s: line %u: NUL byte", path,
-			    lineno);
-			goto out;
-		}
-		if ((r = cline_parse(&c, line, path, lineno, &kt->err)) == -1)
-			goto out;
-		if (r == 0)
-			continue;
-		if (c.minus) {
-			if (c.type == 's')
-				sl_del(&kt->special, c.name, kt->icase);
-			free(c.name);
-			continue;
-		}
-		switch (c.type) {
-		case 'k':
-		case 'p':
-		case 'n':
-			if (!name_ok(c.name)) {
-				cerr_set(&kt->err, "%s: line %u: %s: name "
-				    "outside the command directory", path,
-				    lineno, c.name);
-				free(c.name);
-				goto out;
-			}
-			keep_name(kt, c.name);
-			xasprintf(&sub, "%s%s", kt->kdir, c.name);
-			r = check(kt, c.type == 'k' ? "COMMAND" : "TRANSCRIPT",
-			    c.name, c.name, sub);
-			if (r != -1 && c.type == 'k' && !kt->stop)
-				r = read_kfile(kt, c.name, sub, depth + 1);
-			free(sub);
-			free(c.name);
-			if (r == -1)
-				goto out;
-			break;
-		case 's':
-			if (!sl_has(&kt->special, c.name, kt->icase))
-				sl_add(&kt->special, c.name);
-			free(c.name);
-			break;
-		default:
-			free(c.name);
-			break;
-		}
-	}
-	if (ferror(fp)) {
-		cerr_errno(&kt->err, "%s", path);
-		goto out;
-	}
-	rc = 0;
-out:
-	free(line);
-	fclose(fp);
-	return rc;
+	for (i = 0; i < cs->nspecial; i++)
+		if (!sl_has(&kt->special, cs->special[i], kt->icase))
+			sl_add(&kt->special, cs->special[i]);
+	cmdset_free(cs);
+	return 0;
 }
 
 static int	 sort_icase;
@@ -653,7 +618,8 @@ main(int argc, char *argv[])
 	rc = KT_ERROR;
 	if (check(&kt, "COMMAND", NULL, base, kt.kfile) == -1)
 		goto done;
-	if (!kt.stop && read_kfile(&kt, base, kt.kfile, 0) == -1)
+	kt.base = base;
+	if (!kt.stop && read_kfile(&kt) == -1)
 		goto done;
 	if (!kt.stop && do_specials(&kt) == -1)
 		goto done;
@@ -688,7 +654,6 @@ done:
 	}
 	if (rc == KT_OK && !kt.qflag)
 		printf("No updates needed\n");
-	sl_free(&kt.seen);
 	sl_free(&kt.keep);
 	sl_free(&kt.special);
 	free(kt.kdir);

@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <unistd.h>
 
 #include "cerr.h"
 #include "command.h"
@@ -84,14 +86,14 @@ push(char ***arr, size_t *n, char *s)
 	(*arr)[(*n)++] = s;
 }
 
-/* Remove every element equal to s. */
+/* Remove every element equal to s (ignoring case with icase). */
 static void
-drop(char **arr, size_t *n, const char *s)
+drop(char **arr, size_t *n, const char *s, int icase)
 {
 	size_t	i, j;
 
 	for (i = j = 0; i < *n; i++) {
-		if (strcmp(arr[i], s) == 0)
+		if ((icase ? strcasecmp(arr[i], s) : strcmp(arr[i], s)) == 0)
 			free(arr[i]);
 		else
 			arr[j++] = arr[i];
@@ -106,9 +108,11 @@ struct kseen {
 };
 
 struct kctx {
-	struct cmdset	*cs;
-	struct kseen	*seen;
-	size_t		 nseen;
+	struct cmdset		*cs;
+	struct kseen		*seen;
+	size_t			 nseen;
+	const struct cmdwalk	*w;
+	int			 stop;		/* the entry hook said so */
 };
 
 static int
@@ -123,9 +127,28 @@ seen(const struct kctx *kc, const struct stat *st)
 	return 0;
 }
 
+/*
+ * Open the command file kpath (name: as its k line wrote it, NULL for
+ * the base file) through the walk's hook, or by path.
+ */
+static FILE *
+cmd_open(struct kctx *kc, const char *kpath, const char *name)
+{
+	FILE	*fp;
+	int	 fd;
+
+	if (kc->w == NULL || kc->w->open == NULL)
+		return fopen(kpath, "r");
+	if ((fd = kc->w->open(kc->w->arg, kpath, name)) == -1)
+		return NULL;
+	if ((fp = fdopen(fd, "r")) == NULL)
+		close(fd);
+	return fp;
+}
+
 static int
-cmd_read(struct kctx *kc, const char *kpath, int flags, int depth,
-    struct cerr *err)
+cmd_read(struct kctx *kc, const char *kpath, const char *name, int flags,
+    int depth, struct cerr *err)
 {
 	struct cmdset	*cs = kc->cs;
 	FILE		*fp;
@@ -135,9 +158,9 @@ cmd_read(struct kctx *kc, const char *kpath, int flags, int depth,
 	unsigned	 lineno = 0;
 	struct cline	 c;
 	struct stat	 st;
-	int		 rc = -1, r;
+	int		 rc = -1, r, icase = (flags & CMD_ICASE) != 0;
 
-	if ((fp = fopen(kpath, "r")) == NULL) {
+	if ((fp = cmd_open(kc, kpath, name)) == NULL) {
 		cerr_errno(err, "%s", kpath);
 		return -1;
 	}
@@ -146,12 +169,18 @@ cmd_read(struct kctx *kc, const char *kpath, int flags, int depth,
 		fclose(fp);
 		return -1;
 	}
+	/* The same file under another name: a loop all the same. */
+	if (seen(kc, &st)) {
+		cerr_set(err, "command file %s: included twice (loop)", kpath);
+		fclose(fp);
+		return -1;
+	}
 	kc->seen = xreallocarray(kc->seen, kc->nseen + 1, sizeof(*kc->seen));
 	kc->seen[kc->nseen].dev = st.st_dev;
 	kc->seen[kc->nseen].ino = st.st_ino;
 	kc->nseen++;
 	push(&cs->kfiles, &cs->nkfiles, xstrdup(kpath));
-	while ((len = getline(&line, &cap, fp)) != -1) {
+	while (!kc->stop && (len = getline(&line, &cap, fp)) != -1) {
 		lineno++;
 		if (len > 0 && line[len - 1] == '\n')
 			line[--len] = '\0';
@@ -190,12 +219,12 @@ cmd_read(struct kctx *kc, const char *kpath, int flags, int depth,
 					break;
 				case 's':
 					drop(cs->special, &cs->nspecial,
-					    c.name);
+					    c.name, icase);
 					break;
 				case 'x':
 					if (decode_path(c.name, &dec) == 0) {
 						drop(cs->exclude,
-						    &cs->nexclude, dec);
+						    &cs->nexclude, dec, 0);
 						free(dec);
 					}
 					break;
@@ -203,6 +232,18 @@ cmd_read(struct kctx *kc, const char *kpath, int flags, int depth,
 			}
 			free(c.name);
 			continue;
+		}
+		if (kc->w != NULL && kc->w->entry != NULL) {
+			if ((r = kc->w->entry(kc->w->arg, &c, kpath, err)) ==
+			    -1) {
+				free(c.name);
+				goto out;
+			}
+			if (r == 1) {
+				free(c.name);
+				kc->stop = 1;
+				break;
+			}
 		}
 		switch (c.type) {
 		case 'k':
@@ -218,8 +259,8 @@ cmd_read(struct kctx *kc, const char *kpath, int flags, int depth,
 				if (strcmp(cs->kfiles[i], path) == 0)
 					break;
 			/* the same file under another name is caught too */
-			if (i < cs->nkfiles ||
-			    (stat(path, &st) == 0 && seen(kc, &st))) {
+			if (i < cs->nkfiles || (kc->w == NULL &&
+			    stat(path, &st) == 0 && seen(kc, &st))) {
 				cerr_set(err, "command file %s: line %u: %s: "
 				    "included twice (loop)", kpath, lineno,
 				    c.name);
@@ -227,8 +268,8 @@ cmd_read(struct kctx *kc, const char *kpath, int flags, int depth,
 				free(c.name);
 				goto out;
 			}
+			r = cmd_read(kc, path, c.name, flags, depth + 1, err);
 			free(c.name);
-			r = cmd_read(kc, path, flags, depth + 1, err);
 			free(path);
 			if (r == -1)
 				goto out;
@@ -272,6 +313,13 @@ int
 cmdset_load(const char *kfile, const char *kdir, int flags,
     struct cmdset **out, struct cerr *err)
 {
+	return cmdset_walk(kfile, kdir, flags, NULL, out, err);
+}
+
+int
+cmdset_walk(const char *kfile, const char *kdir, int flags,
+    const struct cmdwalk *w, struct cmdset **out, struct cerr *err)
+{
 	struct cmdset	*cs;
 	struct kctx	 kc;
 	int		 rc;
@@ -280,7 +328,8 @@ cmdset_load(const char *kfile, const char *kdir, int flags,
 	cs->kdir = kdir != NULL ? xstrdup(kdir) : command_dir(kfile);
 	memset(&kc, 0, sizeof(kc));
 	kc.cs = cs;
-	rc = cmd_read(&kc, kfile, flags, 0, err);
+	kc.w = w;
+	rc = cmd_read(&kc, kfile, NULL, flags, 0, err);
 	free(kc.seen);
 	if (rc == -1) {
 		cmdset_free(cs);

@@ -46,6 +46,7 @@ struct cmdset {
 #define CMD_MINUS	0x01	/* apply "- type name" lines (fsdiff) */
 #define CMD_MINUS_S	0x02	/* apply only "- s" (ktcheck) */
 #define CMD_NOMINUSK	0x04	/* "- k" is an error (fsdiff) */
+#define CMD_ICASE	0x08	/* "- s" matches ignoring case (-I) */
 
 /*
  * Read base command file kfile and everything it includes (k lines,
@@ -55,6 +56,26 @@ struct cmdset {
 int	cmdset_load(const char *kfile, const char *kdir, int flags,
 	    struct cmdset **out, struct cerr *err);
 void	cmdset_free(struct cmdset *);
+
+/*
+ * The same walk with hooks, for a reader that must act on each entry
+ * as it comes (ktcheck fetches an included command file before it is
+ * read).  open (NULL: by path) opens the command file kpath, name as
+ * its k line wrote it (NULL for the base file), and returns a
+ * descriptor or -1 with errno.  entry (may be NULL) sees every entry
+ * line that is not a "-" line, in file order, before a k line is
+ * followed; it returns 0 to go on, 1 to end the walk there (the walk
+ * then succeeds with what was read), -1 to fail it (message in err).
+ */
+struct cmdwalk {
+	int	(*open)(void *arg, const char *kpath, const char *name);
+	int	(*entry)(void *arg, const struct cline *c, const char *kpath,
+		    struct cerr *err);
+	void	*arg;
+};
+
+int	cmdset_walk(const char *kfile, const char *kdir, int flags,
+	    const struct cmdwalk *w, struct cmdset **out, struct cerr *err);
 
 /* Command directory of kfile: its directory with '/', or "./". */
 char	*command_dir(const char *kfile);

@@ -3,10 +3,12 @@
  */
 #include "config.h"
 
+#include <fcntl.h>
 #include <string.h>
 
 #include "cerr.h"
 #include "command.h"
+#include "compat.h"
 #include "unit.h"
 
 static char	*kd;		/* scratch command directory, ends in '/' */
@@ -544,6 +546,95 @@ START_TEST(test_minus_modes)
 }
 END_TEST
 
+/* What the walk's hooks saw: "open:<name> entry:<type><name> ...". */
+static char	walklog[1024];
+static int	walkstop;	/* entry hook returns 1 at this entry */
+
+static int
+walk_open(void *arg, const char *kpath, const char *name)
+{
+	(void)arg;
+	strlcat(walklog, "open:", sizeof(walklog));
+	strlcat(walklog, name != NULL ? name : "-", sizeof(walklog));
+	strlcat(walklog, " ", sizeof(walklog));
+	return open(kpath, O_RDONLY);
+}
+
+static int
+walk_entry(void *arg, const struct cline *c, const char *kpath,
+    struct cerr *err)
+{
+	char	buf[256];
+
+	(void)kpath;
+	(void)err;
+	snprintf(buf, sizeof(buf), "entry:%c%s ", c->type, c->name);
+	strlcat(walklog, buf, sizeof(walklog));
+	return --(*(int *)arg) == 0 ? 1 : 0;
+}
+
+/* Hooks see each entry before an include is read, in file order. */
+START_TEST(test_walk_hooks)
+{
+	struct cmdwalk	 w = { walk_open, walk_entry, &walkstop };
+	struct cmdset	*cs = NULL;
+	struct cerr	 err = { "" };
+	char		*path = strdup(kp("command.K"));
+
+	unit_write(kd, "command.K", "p 1.T\nk a.K\n- s ./x\np 3.T\n");
+	unit_write(kd, "a.K", "s ./x\np 2.T\n");
+	walklog[0] = '\0';
+	walkstop = -1;
+	ck_assert_msg(cmdset_walk(path, NULL, CMD_MINUS_S, &w, &cs, &err) ==
+	    0, "%s", err.msg);
+	ck_assert_str_eq(walklog, "open:- entry:p1.T entry:ka.K open:a.K "
+	    "entry:s./x entry:p2.T entry:p3.T ");
+	ck_assert_str_eq(trans(cs), "p:1.T p:2.T p:3.T");
+	ck_assert_int_eq((int)cs->nspecial, 0);
+	cmdset_free(cs);
+
+	/* The entry hook ends the walk: nothing after is read. */
+	walklog[0] = '\0';
+	walkstop = 2;
+	ck_assert(cmdset_walk(path, NULL, 0, &w, &cs, &err) == 0);
+	ck_assert_str_eq(walklog, "open:- entry:p1.T entry:ka.K ");
+	cmdset_free(cs);
+	free(path);
+}
+END_TEST
+
+/* Through the open hook, a loop by another name is still a loop. */
+START_TEST(test_walk_loop_other_name)
+{
+	struct cmdwalk	 w = { walk_open, NULL, NULL };
+	struct cmdset	*cs = NULL;
+	struct cerr	 err = { "" };
+	char		*path = strdup(kp("command.K"));
+
+	unit_write(kd, "command.K", "k ./command.K\n");
+	ck_assert_int_eq(cmdset_walk(path, NULL, 0, &w, &cs, &err), -1);
+	ck_assert_ptr_null(cs);
+	ck_assert_msg(strstr(err.msg, "included twice (loop)") != NULL, "%s",
+	    err.msg);
+	free(path);
+}
+END_TEST
+
+/* "- s" ignores case with CMD_ICASE. */
+START_TEST(test_minus_s_icase)
+{
+	struct cmdset	*cs;
+
+	unit_write(kd, "command.K", "s ./Dev/X\n- s ./dev/x\n");
+	cs = load_ok("command.K", CMD_MINUS_S);
+	ck_assert_int_eq((int)cs->nspecial, 1);
+	cmdset_free(cs);
+	cs = load_ok("command.K", CMD_MINUS_S | CMD_ICASE);
+	ck_assert_int_eq((int)cs->nspecial, 0);
+	cmdset_free(cs);
+}
+END_TEST
+
 static Suite *
 command_suite(void)
 {
@@ -573,6 +664,9 @@ command_suite(void)
 	tcase_add_test(tc, test_missing_files);
 	tcase_add_test(tc, test_errors_name_included_file);
 	tcase_add_test(tc, test_nul_byte);
+	tcase_add_test(tc, test_walk_hooks);
+	tcase_add_test(tc, test_walk_loop_other_name);
+	tcase_add_test(tc, test_minus_s_icase);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("minus");
