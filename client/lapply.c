@@ -1,6 +1,6 @@
 /*
  * lapply: apply an applicable transcript (fsdiff -A output) to the
- * filesystem, downloading "+" files from the server (tools.md, lapply).
+ * filesystem, downloading "+" files from the server (lapply(1)).
  *
  * The whole transcript is read and checked first (syntax, sort order,
  * headers, confinement of every path), so a bad transcript changes
