@@ -23,7 +23,7 @@ struct cksum;
 struct apply;
 struct apply_pending;
 
-/* Exit status of lapply (tools.md). */
+/* Exit status of lapply (lapply(1), EXIT STATUS). */
 enum {
 	APPLY_OK = 0,		/* everything applied */
 	APPLY_PARTIAL = 1,	/* error after the system was modified */
@@ -39,7 +39,7 @@ struct apply_entry {
 	int		 special;	/* tname is special.T */
 };
 
-/* Progress output (tools.md "Progress output"). */
+/* Progress output (lapply(1), -%). */
 #define PROG_NONE	0
 #define PROG_PERCENT	1	/* -%: "%NN path" lines on stdout */
 #define PROG_BAR	2	/* bar on stderr (stdout is a tty) */

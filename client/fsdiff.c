@@ -683,7 +683,7 @@ visit(struct fsd *f, const char *path, const struct stat *st, int deleting,
 	fsobj_clear(&o);
 }
 
-/* Canonical root per formats.md section 3. */
+/* Canonical root per docs/formats.md section 3. */
 static char *
 canon_root(const char *arg)
 {

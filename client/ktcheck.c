@@ -1,6 +1,6 @@
 /*
  * ktcheck: make the local command directory match the server for this
- * host (tools.md, ktcheck).
+ * host (ktcheck(1)).
  */
 #include "config.h"
 
@@ -420,7 +420,7 @@ files_differ(const struct kt *kt, const char *a, const char *b)
 	return r;
 }
 
-/* Build special.T from STAT SPECIAL replies (formats.md section 11). */
+/* Build special.T from STAT SPECIAL replies (docs/formats.md section 11). */
 static int
 do_specials(struct kt *kt)
 {

@@ -1,6 +1,6 @@
 /*
  * lapply: apply an applicable transcript (fsdiff -A output) to the
- * file system, downloading "+" files from the server (tools.md, lapply).
+ * file system, downloading "+" files from the server (lapply(1)).
  * The options and the session are here; the work is the receive side
  * library of libclient.a (apply.h, apply.c).
  */

@@ -1,6 +1,6 @@
 /*
  * lcksum: verify, and by default correct, the sizes and checksums that
- * server-side transcripts record for their stored files (tools.md).
+ * server-side transcripts record for their stored files (lcksum(1)).
  */
 #include "config.h"
 
@@ -28,7 +28,7 @@
 #define LCK_ERROR	2
 
 #define PROGRESSUNIT	1024	/* progress weight of one transcript line */
-#define AS_HEADERLEN	26	/* AppleSingle header (formats.md 8) */
+#define AS_HEADERLEN	26	/* AppleSingle header (docs/formats.md 8) */
 #define AS_ENTRYLEN	12
 
 struct lck {
@@ -157,7 +157,7 @@ get32(const unsigned char *p, uint32_t *v)
 }
 
 /*
- * Check the AppleSingle structure of fd (formats.md 8); returns the size
+ * Check the AppleSingle structure of fd (docs/formats.md 8); returns the size
  * its header describes, or -1 (message printed) if it is malformed.
  */
 static int64_t
@@ -372,7 +372,7 @@ do_lcksum(struct lck *l, const char *tpath)
 		progress(l, size + PROGRESSUNIT, t.path);
 
 		if (updateline && l->update) {
-			/* Rewritten in lcksum's own layout (formats.md 1.2). */
+			/* lcksum's own layout (docs/formats.md 1.2). */
 			copy = xstrdup(line);
 			split(copy, tok, 8);
 			if (strcmp(tok[7], "-") != 0)

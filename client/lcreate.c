@@ -1,6 +1,6 @@
 /*
  * lcreate: upload a transcript and the files it lists to the server's
- * tmp/ area (tools.md, lcreate; protocol.md section 5.6).
+ * tmp/ area (lcreate(1); docs/protocol.md section 5.6).
  *
  * The transcript is read and every f/a line checked (type, size) before
  * anything is sent, so a bad loadset uploads nothing.  Uploads are then
@@ -196,7 +196,7 @@ mismatch(struct lc *lc, unsigned lineno, const char *what)
 
 /*
  * Read the transcript and check every f/a line against the file system
- * (tools.md: type, size; with -n also readability or, with -c, the
+ * (lcreate(1): type, size; with -n also readability or, with -c, the
  * digest).  Returns 0 or -1 after printing why.
  */
 static int

@@ -1,6 +1,6 @@
 /*
- * lfdiff: compare a local file with the server's copy (tools.md,
- * lfdiff).  The server copy is fetched into a private temporary file,
+ * lfdiff: compare a local file with the server's copy (lfdiff(1)).
+ * The server copy is fetched into a private temporary file,
  * unlinked at once, and given to diff(1) on its standard input:
  * "diff [options] -- - file", so the server copy is the left side.
  */

@@ -1,5 +1,5 @@
 /*
- * lmerge: merge server-side transcripts and their file trees (tools.md).
+ * lmerge: merge server-side transcripts and their file trees (lmerge(1)).
  *
  * The first transcript argument has the highest precedence.  For each
  * path the line of the highest input listing it is written verbatim;

@@ -1,5 +1,5 @@
 /*
- * lsort: sort transcript lines by path (formats.md section 4).
+ * lsort: sort transcript lines by path (docs/formats.md section 4).
  *
  * All inputs are read into memory once; each kept line is recorded as a
  * pointer into its input plus its decoded path, the array is sorted

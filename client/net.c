@@ -91,7 +91,7 @@ fail:
 
 /*
  * Connect to host: every address on port; when no port was given, each
- * address is also tried on the legacy port (protocol.md section 1).
+ * address is also tried on the legacy port (docs/protocol.md section 1).
  */
 static int
 net_connect(const struct netopts *o, const char *host, struct cerr *err)

@@ -86,7 +86,7 @@ ssize_t	 net_retr_read(struct net *, void *buf, size_t len, struct cerr *err);
 int	 net_retr_end(struct net *, struct cerr *err);
 
 /*
- * Uploads (STOR, protocol.md section 5.6), pipelined as Radmind's
+ * Uploads (STOR, docs/protocol.md section 5.6), pipelined as Radmind's
  * lcreate does: net_stor_begin queues "STOR <kind> <tname> [<epath>]"
  * and "<size>" (kind TRANSCRIPT with tname, or FILE with tname and the
  * encoded path), net_stor_data queues body bytes, net_stor_end queues

@@ -1,6 +1,6 @@
 /*
- * repo: send an event report to the server's log (tools.md, repo;
- * protocol.md section 5.9).
+ * repo: send an event report to the server's log (repo(1);
+ * docs/protocol.md section 5.9).
  */
 #include "config.h"
 

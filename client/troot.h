@@ -1,6 +1,6 @@
 /*
  * troot.h: where a server-side transcript keeps its file tree
- * (tools.md, lcksum): inside <D>/tmp/transcript/... the files are under
+ * (lcksum(1)): inside <D>/tmp/transcript/... the files are under
  * <D>/tmp/file/..., inside <D>/transcript/... under <D>/file/..., and
  * anywhere else under <transcript dir>/../file.
  */

@@ -1,6 +1,6 @@
 /*
  * twhich: report which transcript of a command file provides a path
- * (tools.md).  Transcripts are searched from the highest precedence
+ * (twhich(1)).  Transcripts are searched from the highest precedence
  * (special.T, then the last listed) to the lowest.
  */
 #include "config.h"
@@ -77,7 +77,7 @@ tw_add(struct twhich *tw, char type, const char *name, const char *kfile,
 	}
 }
 
-/* Convert a decoded path to the run's style (formats.md 3). */
+/* Convert a decoded path to the run's style (docs/formats.md 3). */
 static char *
 restyle(const struct twhich *tw, const char *p)
 {

@@ -1,6 +1,6 @@
 /*
  * cksum.h: content digests through OpenSSL EVP, printed in base64 as
- * Radmind writes them (formats.md section 1.1).
+ * Radmind writes them (docs/formats.md section 1.1).
  */
 #ifndef CAIRN_CKSUM_H
 #define CAIRN_CKSUM_H

@@ -1,5 +1,5 @@
 /*
- * command.h: Radmind command files (formats.md section 5).
+ * command.h: Radmind command files (docs/formats.md section 5).
  */
 #ifndef CAIRN_COMMAND_H
 #define CAIRN_COMMAND_H

@@ -5,7 +5,7 @@
  * deadlines, byte counters and an optional line trace.
  *
  * Only conn.c (and zstream.c under it) touch the fd, the TLS session or
- * zlib.  Line rules follow protocol.md section 2: a line ends at CRLF, LF,
+ * zlib.  Line rules follow docs/protocol.md section 2: a line ends at CRLF, LF,
  * CR or NUL; the terminator is stripped; a line longer than the cap is an
  * error.
  *
@@ -147,7 +147,7 @@ int		 conn_compressing(const struct conn *);
 void		 conn_stats(const struct conn *, struct connstats *);
 
 /*
- * STARTTLS (protocol.md 5.7): push what is queued (the server's "220"),
+ * STARTTLS (docs/protocol.md 5.7): push what is queued (the server's "220"),
  * then run the TLS handshake on the socket; all later I/O goes through
  * TLS, and compression started later is applied before encryption.
  * ctx is a server context (host NULL) or a client context (host: the

@@ -1,5 +1,5 @@
 /*
- * encode.h: token encoding of paths (protocol.md section 8):
+ * encode.h: token encoding of paths (docs/protocol.md section 8):
  * space -> \b, tab -> \t, LF -> \n, CR -> \r, backslash -> \\.
  */
 #ifndef CAIRN_ENCODE_H

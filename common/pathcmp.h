@@ -1,5 +1,5 @@
 /*
- * pathcmp.h: Radmind's path ordering (formats.md section 4): '/' sorts
+ * pathcmp.h: Radmind's path ordering (docs/formats.md section 4): '/' sorts
  * before every other byte so a directory's subtree precedes its siblings.
  */
 #ifndef CAIRN_PATHCMP_H

@@ -1,7 +1,7 @@
 /*
  * proto.h: the Radmind access protocol (RAP 1) on top of a conn:
  * reply codes, reply reading, banner/CAPA parsing, verb matching and
- * request tokenizing (protocol.md sections 2-5, 12).
+ * request tokenizing (docs/protocol.md sections 2-5, 12).
  */
 #ifndef CAIRN_PROTO_H
 #define CAIRN_PROTO_H
@@ -18,7 +18,7 @@ struct conn;
 #define PROTO_REQMAX		(16 * 1024)	/* server: longest request */
 #define PROTO_MAXARGS		8	/* more tokens than this: error */
 
-/* Reply codes (protocol.md section 12). */
+/* Reply codes (docs/protocol.md section 12). */
 #define RAP_BANNER		200
 #define RAP_QUIT_OK		201
 #define RAP_NOOP_OK		202
@@ -102,7 +102,7 @@ int	proto_reply_in(struct conn *, struct proto_budget *b, int *code,
 	    char **text, struct cerr *err);
 
 /*
- * Read the server banner (protocol.md section 3).  Every line must start
+ * Read the server banner (docs/protocol.md section 3).  Every line must start
  * with '2'; the CAPA list is parsed as Radmind clients do.  *caps gets
  * PROTO_CAP_* bits.  Returns 0, or -1 with the offending line in err.
  * The banner is one reply: it has the budget of one.

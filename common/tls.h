@@ -1,8 +1,8 @@
 /*
- * tls.h: TLS contexts and sessions (protocol.md section 7, security.md
- * section 3).  tls.c is the only file that calls OpenSSL's SSL layer;
- * conn.c drives a session through the non-blocking calls below and does
- * all waiting itself.
+ * tls.h: TLS contexts and sessions (docs/protocol.md section 7,
+ * docs/security.md section 3).  tls.c is the only file that calls
+ * OpenSSL's SSL layer; conn.c drives a session through the non-blocking
+ * calls below and does all waiting itself.
  *
  * Server authorization levels (-w): 1 server certificate only, 2 client
  * certificate required and verified, 3 and the leaf checked against CRLs,

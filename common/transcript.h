@@ -1,5 +1,5 @@
 /*
- * transcript.h: Radmind transcript lines (formats.md section 1): parsing,
+ * transcript.h: Radmind transcript lines (docs/formats.md section 1): parsing,
  * canonical formatting, a sorted reader and a precedence merge.
  */
 #ifndef CAIRN_TRANSCRIPT_H
@@ -58,7 +58,7 @@ int	tline_getline(FILE *fp, char **line, size_t *cap, const char *name,
 	    unsigned lineno, struct cerr *err);
 
 /*
- * Append the canonical fsdiff form of t (formats.md 1.2) plus LF to b.
+ * Append the canonical fsdiff form of t (docs/formats.md 1.2) plus LF to b.
  * prefixes: honour t->minus / t->plus.
  */
 int	tline_format(struct buf *b, const struct tline *t, int prefixes);
@@ -90,7 +90,7 @@ const char	*treader_name(const struct treader *);
 unsigned	 treader_lineno(const struct treader *);
 void		 treader_close(struct treader *);
 
-/* Path style (formats.md 3): convert between "./a" and "/a" forms. */
+/* Path style (docs/formats.md 3): convert between "./a" and "/a" forms. */
 #define PATH_RELATIVE	0
 #define PATH_ABSOLUTE	1
 /* Return a malloc'd copy of decoded path p in the given style. */

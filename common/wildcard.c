@@ -1,5 +1,5 @@
 /*
- * wildcard.c: Radmind wildcard matching (protocol.md section 10).
+ * wildcard.c: Radmind wildcard matching (docs/protocol.md section 10).
  *
  * '*' matches any run of bytes including '/', '?' one byte, '<a-b>' a run
  * of decimal digits whose value lies in [a, b], '{x,y}' one of the

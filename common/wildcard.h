@@ -1,5 +1,5 @@
 /*
- * wildcard.h: Radmind's wildcard patterns (protocol.md section 10):
+ * wildcard.h: Radmind's wildcard patterns (docs/protocol.md section 10):
  * '*' (crosses '/'), '?', '<min-max>', '{a,b}', '[set]', '\c'.
  * Whole-string match.
  */

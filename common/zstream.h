@@ -1,5 +1,5 @@
 /*
- * zstream.h: the zlib layer of a connection (protocol.md section 9).
+ * zstream.h: the zlib layer of a connection (docs/protocol.md section 9).
  *
  * One continuous zlib stream (RFC 1950, windowBits 15) per direction:
  * deflate on the way out, inflate on the way in.  The stream is never

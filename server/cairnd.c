@@ -161,7 +161,7 @@ lookup_name(const char *s, int which, const char *what)
 	exit(1);
 }
 
-/* Create the repository directories that are missing (formats.md 9). */
+/* Create the repository directories that are missing (docs/formats.md 9). */
 static void
 make_layout(void)
 {

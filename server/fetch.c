@@ -1,5 +1,5 @@
 /*
- * fetch.c: STAT and RETR (protocol.md sections 5.4, 5.5).
+ * fetch.c: STAT and RETR (docs/protocol.md sections 5.4, 5.5).
  *
  * Every name and path from the client is decoded, checked component by
  * component ("..", empty decode, bad escapes refused) and then opened
@@ -382,7 +382,7 @@ cmd_retr(struct sess *s, int ac, char **av)
 	}
 	/*
 	 * Under compression, no file's bytes may be compressed against
-	 * another's (security.md D5): forget the history before and after
+	 * another's (docs/security.md D5): forget the history before and after
 	 * the body.
 	 */
 	if (conn_compressing(s->conn) && conn_flush_full(s->conn, &err) == -1) {

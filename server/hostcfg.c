@@ -1,5 +1,5 @@
 /*
- * hostcfg.c: which command file a client gets (protocol.md section 6)
+ * hostcfg.c: which command file a client gets (docs/protocol.md section 6)
  * and which names it may fetch (section 5, "authorized names").
  */
 #include "config.h"

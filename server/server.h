@@ -43,7 +43,7 @@ struct sopts {
 #define SESS_IDLE	(60 * 60 * 1000)	/* -I */
 #define SESS_ZRATIO	100			/* lines : compressed bytes */
 
-/* Session states (protocol.md section 7). */
+/* Session states (docs/protocol.md section 7). */
 #define SESS_PRETLS	0	/* -w >= 1, before STARTTLS */
 #define SESS_UNKNOWN	1	/* after STARTTLS, host not in config */
 #define SESS_AUTH	2	/* host in config */
@@ -83,7 +83,7 @@ void	 sess_logsafe(char *dst, size_t len, const char *src);
 
 /* hostcfg.c */
 /*
- * Find the host in "config" (protocol.md 6.1): on a match set s->cmdfile
+ * Find the host in "config" (docs/protocol.md 6.1): on a match set s->cmdfile
  * and s->key and return 1; return 0 if not found, -1 if config cannot be
  * read (err).
  */

@@ -1,5 +1,5 @@
 /*
- * session.c: one client connection of cairnd (protocol.md sections 3-5).
+ * session.c: one client connection of cairnd (docs/protocol.md sections 3-5).
  */
 #include "config.h"
 
@@ -55,7 +55,7 @@ static int	cmd_starttls(struct sess *, int, char **);
 
 /*
  * The verbs.  STARTTLS exists only when the server has TLS (-w >= 1;
- * at -w 0 it is "unrecognized", protocol.md 5.7).  LOGIN is absent: this
+ * at -w 0 it is "unrecognized", docs/protocol.md 5.7).  LOGIN is absent: this
  * build has no PAM, so it is always "unrecognized" (5.10).
  */
 static const struct verb verbs[] = {
@@ -132,7 +132,7 @@ cmd_help(struct sess *s, int ac, char **av)
 	return sess_reply(s, RAP_HELP, "What is this, SMTP?");
 }
 
-/* COMP ZLIB [level] (protocol.md section 9). */
+/* COMP ZLIB [level] (docs/protocol.md section 9). */
 static int
 cmd_comp(struct sess *s, int ac, char **av)
 {
@@ -203,7 +203,7 @@ cmd_repo(struct sess *s, int ac, char **av)
 }
 
 /*
- * STARTTLS (protocol.md 5.7): handshake, then match the host again, now
+ * STARTTLS (docs/protocol.md 5.7): handshake, then match the host again, now
  * with the certificate's name at -w >= 2.
  */
 static int

@@ -1,5 +1,5 @@
 /*
- * stor.c: STOR uploads (protocol.md section 5.6).  Everything lands
+ * stor.c: STOR uploads (docs/protocol.md section 5.6).  Everything lands
  * below tmp/, created exclusively, reached one component at a time
  * without following symlinks.  An upload larger than -M, or one that
  * would leave less than -N free on the file system, is refused before

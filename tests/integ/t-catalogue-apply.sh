@@ -1,6 +1,6 @@
 #!/bin/sh
 # t-catalogue-apply: lapply against hostile file-system states
-# (security.md C5, C9, C10).  As root: a character device line where a
+# (docs/security.md C5, C9, C10).  As root: a character device line where a
 # symbolic link to a file outside the root stands replaces the link and
 # never touches what it points to (C5); run as nobody, a device line
 # fails with "Operation not permitted" and exit 2, never success (C5),

@@ -1,6 +1,6 @@
 #!/bin/sh
-# Hostile bytes on the wire (security.md A2, A3, A5, A6, A8, D1).
-# Against cairnd: a NUL inside a command ends that line (protocol.md 2),
+# Hostile bytes on the wire (docs/security.md A2, A3, A5, A6, A8, D1).
+# Against cairnd: a NUL inside a command ends that line (docs/protocol.md 2),
 # so each part gets its own error reply and none runs as another valid
 # command (A2); an unknown verb, wrong argument counts, 1000 arguments,
 # a lone CR, a lone LF and a bare CRLF each get a 5xx reply and the

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Compression side channel (security.md D5): under cairnd -Z, a client
+# Compression side channel (docs/security.md D5): under cairnd -Z, a client
 # fetches a secret file and then a file whose content is a guess of the
 # secret, 50 guesses, the right one among them.  The compressed bytes of
 # the guess file's reply must not depend on what was sent before it: for

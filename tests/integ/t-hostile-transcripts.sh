@@ -1,5 +1,5 @@
 #!/bin/sh
-# Hostile transcripts and command files (security.md 6.B, B5/B7/B8): a
+# Hostile transcripts and command files (docs/security.md 6.B, B5/B7/B8): a
 # last line cut short, CRLF line endings, NUL bytes, a 10,000-component
 # path, paths and link targets longer than PATH_MAX, a component longer
 # than NAME_MAX, include loops (also through another name of the same

@@ -1,5 +1,5 @@
 #!/bin/sh
-# t-lapply-crash: crash consistency of lapply (security.md G1, I2, C8).
+# t-lapply-crash: crash consistency of lapply (docs/security.md G1, I2, C8).
 #
 # cairnd serves a loadset that, applied to an "old" tree, downloads new
 # files over old ones, installs a new set-uid file, changes the owner of

@@ -1,5 +1,5 @@
 #!/bin/sh
-# t-lapply-faults: a pull under injected faults (security.md G3, G4).
+# t-lapply-faults: a pull under injected faults (docs/security.md G3, G4).
 #
 # (a) G4: with tests/integ/shim.so making every read, write, recv, send,
 #     readv and writev transfer one byte (CAIRN_SHIM_SHORT=1), then with

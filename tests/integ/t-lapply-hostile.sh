@@ -5,7 +5,7 @@
 # refused before anything changes; symbolic links on disk, as a parent
 # directory or as the object itself, are never followed.  A sentinel
 # outside the root must stay byte-, mode-, owner-, mtime- and
-# link-count-identical (security.md B1, C1-C4, C7).
+# link-count-identical (docs/security.md B1, C1-C4, C7).
 . "${top_srcdir:-.}/tests/integ/lapply-lib.sh"
 plant
 mkdir "$R/keep"

@@ -2,7 +2,7 @@
 # t-lapply-roundtrip: fsdiff -A then lapply (downloading from
 # tests/integ/lapply-srv.py serving the reference tree) turns the
 # modified fixture tree into the reference one, awkward names included
-# (space, tab, LF, CR, backslash, UTF-8, 255-byte names: security.md B4);
+# (space, tab, LF, CR, backslash, UTF-8, 255-byte names: docs/security.md B4);
 # a second fsdiff -A finds nothing left but the socket lapply cannot
 # create, and a second lapply run changes nothing.
 . "${top_srcdir:-.}/tests/integ/lapply-lib.sh"

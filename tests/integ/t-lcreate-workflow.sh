@@ -1,6 +1,6 @@
 #!/bin/sh
 # The administrator's workflow end to end against cairnd at -w 0
-# (tools.md, workflows B and C): capture a reference tree with fsdiff -C,
+# (README.md, "Walkthrough"): capture a reference tree with fsdiff -C,
 # upload it with lcreate, verify the upload on the server with lcksum,
 # move it into transcript/ and file/ and name it in the host's command
 # file; then, on an empty client root: ktcheck, fsdiff -A, lapply.  The

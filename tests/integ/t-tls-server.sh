@@ -1,5 +1,6 @@
 #!/bin/sh
-# cairnd's STARTTLS state machine (protocol.md 5.7, 7; security.md 3, 6.E):
+# cairnd's STARTTLS state machine (docs/protocol.md 5.7, 7;
+# docs/security.md 3, 6.E):
 # what is allowed before TLS, 530 and close for the rest, no parameters,
 # clear text pipelined behind STARTTLS refused (never obeyed), a second
 # STARTTLS refused, a host not in config after TLS, a TLS 1.1 client

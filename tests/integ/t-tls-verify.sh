@@ -1,5 +1,5 @@
 #!/bin/sh
-# The client verifies the server (security.md 6.E1-E4, E6): a certificate
+# The client verifies the server (docs/security.md 6.E1-E4, E6): a certificate
 # from an untrusted CA, a name or IP the certificate does not carry, an
 # expired or not yet valid certificate, a TLS 1.1-only server, a server
 # that refuses STARTTLS (no fallback to clear text) and one that sends

@@ -1,7 +1,7 @@
 #!/bin/sh
 # -V on the local transcript tools: exit 0 and the package version as the
 # first line; fsdiff and lcksum then list the digests they support, sha1
-# first (tools.md).
+# first (fsdiff(1), lcksum(1): -V).
 . "$top_srcdir/tests/integ/lib.sh"
 need_tool fsdiff lsort lmerge twhich lcksum
 mk_tmpdir

@@ -22,7 +22,8 @@ set -u
 # err-bad-mode, err-bad-mode-9: Radmind reads a mode with strtol(3) and stops
 # at the first non-octal byte, so "0x44" loads as mode 0000 and "0789" as
 # 0007: a typo silently strips permissions.  cairn rejects the line, naming
-# file and line (formats.md 1.1 allows it; security.md B3 asks for it).
+# file and line (docs/formats.md 1.1 allows it; docs/security.md B3 asks
+# for it).
 declare -A KNOWN_RC=(
 	[err-bad-mode]=2
 	[err-bad-mode-9]=2

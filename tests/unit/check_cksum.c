@@ -1,5 +1,5 @@
 /*
- * check_cksum.c: EVP digests printed in base64 (formats.md section 1.1).
+ * check_cksum.c: EVP digests printed in base64 (docs/formats.md section 1.1).
  */
 #include "config.h"
 

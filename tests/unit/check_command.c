@@ -1,5 +1,5 @@
 /*
- * check_command.c: command files (formats.md section 5).
+ * check_command.c: command files (docs/formats.md section 5).
  */
 #include "config.h"
 

@@ -1,5 +1,5 @@
 /*
- * check_encode.c: token encoding of paths (protocol.md section 8).
+ * check_encode.c: token encoding of paths (docs/protocol.md section 8).
  */
 #include "config.h"
 

@@ -1,5 +1,5 @@
 /*
- * check_pathcmp.c: transcript path order (formats.md section 4).
+ * check_pathcmp.c: transcript path order (docs/formats.md section 4).
  */
 #include "config.h"
 

@@ -1,5 +1,5 @@
 /*
- * check_transcript.c: transcript lines (formats.md section 1): parsing,
+ * check_transcript.c: transcript lines (docs/formats.md section 1): parsing,
  * canonical formatting, the sorted reader and the precedence merge.
  */
 #include "config.h"
@@ -415,7 +415,8 @@ START_TEST(test_mode_digits)
 	tline_clear(&t);
 	/*
 	 * Radmind reads "0x44" as 0 and "0789" as 07 (strtol stops at the
-	 * first non-octal byte); formats.md allows rejecting them, and we do.
+	 * first non-octal byte); docs/formats.md allows rejecting them, and
+	 * we do.
 	 */
 	parse_err("f ./etc 0x44 0 0 1 1 -", "bad.T: line 2: bad mode 0x44");
 	parse_err("d ./etc 0789 0 0", "bad.T: line 2: bad mode 0789");

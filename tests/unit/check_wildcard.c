@@ -1,5 +1,5 @@
 /*
- * check_wildcard.c: wildcard patterns (protocol.md section 10).
+ * check_wildcard.c: wildcard patterns (docs/protocol.md section 10).
  */
 #include "config.h"
 
