@@ -3,7 +3,7 @@
  *
  * usage: relay-probe rate-bit/s rtt-us bytes
  *
- * Starts a peer on 127.0.0.1 and a relay (client/relay.c) in front of it,
+ * Starts a peer on 127.0.0.1 and a relay (bench/relay.c) in front of it,
  * then through the relay:
  *  1. 5 one-byte round trips: the shortest must take at least rtt;
  *  2. bytes sent to the peer: the rate seen by the peer (first to last

@@ -65,7 +65,7 @@ need_cmd()
 
 tool_path()
 {
-	for _d in client server; do
+	for _d in client server bench; do
 		if [ -x "$top_builddir/$_d/$1" ]; then
 			echo "$top_builddir/$_d/$1"
 			return 0

@@ -5,7 +5,7 @@
  * For every link and level it runs the pull path an administrator runs
  * (ktcheck, fsdiff -A, lapply, all with -c sha1) into an empty root,
  * against a cairnd started for the run, through a relay that emulates
- * the link (client/relay.c) and counts the bytes on the wire.  Server
+ * the link (bench/relay.c) and counts the bytes on the wire.  Server
  * CPU comes from wait4 on cairnd (its reaped session children included),
  * client CPU from wait4 on the tools.
  */
