@@ -8,7 +8,11 @@ bench_librelay_a_SOURCES = bench/relay.c bench/relay.h
 bench_librelay_a_CFLAGS = $(AM_CFLAGS) -pthread
 
 bin_PROGRAMS += bench/cairn-bench
-bench_cairn_bench_SOURCES = bench/cairn-bench.c
+bench_cairn_bench_SOURCES = bench/bench.h \
+	bench/cairn-bench.c bench/bench-util.c bench/bench-spawn.c \
+	bench/bench-tc.c bench/bench-corpus.c bench/bench-repo.c \
+	bench/bench-sweep.c bench/bench-model.c bench/bench-report.c \
+	bench/bench-svg.c
 bench_cairn_bench_CFLAGS = $(AM_CFLAGS) -pthread
 bench_cairn_bench_LDFLAGS = -pthread
 bench_cairn_bench_LDADD = bench/librelay.a $(CAIRN_LIBS) -lm
