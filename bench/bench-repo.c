@@ -112,7 +112,8 @@ repo_make(struct bench *b, const char *repo)
 	} else {
 		xasprintf(&data, "%s/corpus", b->work);
 		if (access(data, F_OK) != 0)
-			corpus_make(b, data);
+			corpus_make(data, &b->corpus, NULL);
+		b->corpus_desc = "generated corpus";
 	}
 	util_rmtree(repo);
 	util_mkdir(repo);

@@ -69,6 +69,13 @@ struct link {
 	struct cell	 cells[MAXLEVEL + 1];
 };
 
+/* What the corpus generator makes (bench-corpus.c). */
+struct corpus_spec {
+	uint64_t	 size;		/* bytes, in corpus mode */
+	uint64_t	 files;		/* files mode when nonzero */
+	uint64_t	 seed;
+};
+
 struct bench {
 	/* Options. */
 	int		 levels[MAXLEVEL + 1];
@@ -77,11 +84,12 @@ struct bench {
 	int		 nlinks;
 	int		 reps;
 	const char	*data;
-	uint64_t	 corpus_size;
+	struct corpus_spec corpus;	/* without --data */
 	const char	*csv, *svg, *runs_csv;
 	const char	*bindir;
 	const char	*server;	/* host:port of a remote cairnd */
 	const char	*make_repo;
+	const char	*make_corpus;
 	char		*work;
 	int		 keep, quiet;
 	/* Tools. */
@@ -137,7 +145,7 @@ int	 tc_ns_prefix(const struct bench *, char *[]);
 void	 tc_teardown(void);
 
 /* bench-corpus.c */
-void	 corpus_make(struct bench *, const char *);
+void	 corpus_make(const char *, const struct corpus_spec *, FILE *);
 
 /* bench-repo.c */
 void	 repo_make(struct bench *, const char *);

@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <netdb.h>
 #include <signal.h>
@@ -242,6 +243,16 @@ bad:
 	return -1;
 }
 
+/* -s and the size operand of --make-corpus. */
+static void
+opt_size(struct bench *b, const char *arg)
+{
+	if (parse_unit(arg, size_units, 1024, 64.0 * 1073741824,
+	    &b->corpus.size) == -1 || b->corpus.size == 0)
+		baduse("--corpus %s: expected a size from 1K to 64G, such as "
+		    "16M", arg);
+}
+
 /* --server host:port: its IPv4 address. */
 static void
 resolve_remote(struct bench *b)
@@ -264,6 +275,7 @@ resolve_remote(struct bench *b)
 	free(host);
 }
 
+/* Free what b holds and close the namespace it keeps open. */
 static void
 bench_free(struct bench *b)
 {
@@ -286,8 +298,9 @@ bench_free(struct bench *b)
 		close(b->netns_fd);
 }
 
-int
-main(int argc, char *argv[])
+/* The options, into b; exits on a usage error. */
+static void
+opts_parse(struct bench *b, int argc, char *argv[])
 {
 	static const struct option longopts[] = {
 		{ "bindir",	required_argument,	NULL, 'B' },
@@ -303,85 +316,90 @@ main(int argc, char *argv[])
 		{ "svg",	required_argument,	NULL, 'S' },
 		{ "server",	required_argument,	NULL, 'R' },
 		{ "make-repo",	required_argument,	NULL, 'M' },
+		{ "make-corpus", required_argument,	NULL, 'G' },
+		{ "files",	required_argument,	NULL, 'F' },
+		{ "seed",	required_argument,	NULL, 'E' },
 		{ "shaper",	required_argument,	NULL, 'T' },
 		{ "runs-csv",	required_argument,	NULL, 'U' },
 		{ "help",	no_argument,		NULL, 'h' },
 		{ NULL,		0,			NULL, 0 }
 	};
-	struct bench	 b;
-	struct levelfit	 fit[MAXLEVEL + 1];
-	double		 cross[MAXLEVEL + 1];
 	const char	*es;
-	char		*tmpl, *links, *tok, *save = NULL;
-	int		 ch, k, own_work = 0;
+	int		 ch;
 
-	memset(&b, 0, sizeof(b));
-	b.netns_fd = -1;
-	b.reps = 3;
-	b.corpus_size = 16 * 1024 * 1024;
-	parse_levels(&b, "0-9");
 	while ((ch = getopt_long(argc, argv, "B:d:s:l:L:n:w:kqh", longopts,
 	    NULL)) != -1) {
 		switch (ch) {
 		case 'B':
-			b.bindir = optarg;
+			b->bindir = optarg;
 			break;
 		case 'd':
-			b.data = optarg;
+			b->data = optarg;
 			break;
 		case 's':
-			if (parse_unit(optarg, size_units, 1024,
-			    64.0 * 1073741824, &b.corpus_size) == -1 ||
-			    b.corpus_size == 0)
-				baduse("--corpus %s: expected a size from 1K to "
-				    "64G, such as 16M", optarg);
+			opt_size(b, optarg);
 			break;
 		case 'l':
-			if (parse_levels(&b, optarg) == -1)
+			if (parse_levels(b, optarg) == -1)
 				baduse("--levels %s: expected levels 0-9 such "
 				    "as 0-9 or 0,1,6", optarg);
 			break;
 		case 'L':
-			if (parse_link(&b, optarg) == -1)
+			if (parse_link(b, optarg) == -1)
 				baduse("--link %s: expected a profile (loopback "
 				    "10gbit gigabit fast-ethernet 802.11g dsl "
 				    "3g modem) or rate=R[,rtt=T][,name=N]",
 				    optarg);
 			break;
 		case 'n':
-			b.reps = (int)strtonum(optarg, 1, MAXREPS, &es);
+			b->reps = (int)strtonum(optarg, 1, MAXREPS, &es);
 			if (es != NULL)
 				baduse("--reps %s: %s", optarg, es);
 			break;
 		case 'w':
-			b.work = xstrdup(optarg);
+			b->work = xstrdup(optarg);
 			break;
 		case 'k':
-			b.keep = 1;
+			b->keep = 1;
 			break;
 		case 'q':
-			b.quiet = 1;
+			b->quiet = 1;
 			break;
 		case 'C':
-			b.csv = optarg;
+			b->csv = optarg;
 			break;
 		case 'S':
-			b.svg = optarg;
+			b->svg = optarg;
 			break;
 		case 'R':
-			b.server = optarg;
+			b->server = optarg;
 			break;
 		case 'M':
-			b.make_repo = optarg;
+			b->make_repo = optarg;
+			break;
+		case 'G':
+			b->make_corpus = optarg;
+			break;
+		case 'F':
+			b->corpus.files = (uint64_t)strtonum(optarg, 1,
+			    100000000, &es);
+			if (es != NULL)
+				baduse("--files %s: %s", optarg, es);
+			break;
+		case 'E':
+			b->corpus.seed = (uint64_t)strtonum(optarg, 0,
+			    LLONG_MAX, &es);
+			if (es != NULL)
+				baduse("--seed %s: %s", optarg, es);
 			break;
 		case 'U':
-			b.runs_csv = optarg;
+			b->runs_csv = optarg;
 			break;
 		case 'T':
 			if (strcmp(optarg, "tc") == 0)
-				b.tc = 1;
+				b->tc = 1;
 			else if (strcmp(optarg, "relay") == 0)
-				b.tc = 0;
+				b->tc = 0;
 			else
 				baduse("--shaper %s: expected relay or tc",
 				    optarg);
@@ -391,61 +409,168 @@ main(int argc, char *argv[])
 			usage();
 		}
 	}
+	/* --make-corpus dir takes its size as an operand as well as -s. */
+	if (b->make_corpus != NULL && optind == argc - 1 &&
+	    b->corpus.files == 0)
+		opt_size(b, argv[optind++]);
 	if (optind != argc)
 		usage();
-	if (b.data != NULL && access(b.data, R_OK | X_OK) != 0)
-		baduse("--data %s: %s", b.data, strerror(errno));
-	if (b.nlinks == 0) {
-		if (b.server != NULL)
-			parse_link(&b, "loopback");
+	if (b->corpus.files > 0 && b->make_corpus == NULL)
+		baduse("--files makes a corpus of small files: it goes with "
+		    "--make-corpus");
+	if (b->data != NULL && access(b->data, R_OK | X_OK) != 0)
+		baduse("--data %s: %s", b->data, strerror(errno));
+}
+
+/* The links to measure: the default set, or the real link of --server. */
+static void
+opts_links(struct bench *b)
+{
+	char	*links, *tok, *save = NULL;
+	int	 k;
+
+	if (b->nlinks == 0) {
+		if (b->server != NULL)
+			parse_link(b, "loopback");
 		else {
 			links = xstrdup(DEFAULT_LINKS);
 			for (tok = strtok_r(links, " ", &save); tok != NULL;
 			    tok = strtok_r(NULL, " ", &save))
-				parse_link(&b, tok);
+				parse_link(b, tok);
 			free(links);
 		}
 	}
-	if (b.server != NULL) {
+	if (b->server != NULL) {
 		/* A real link: no emulation, the one link is the network. */
-		for (k = 0; k < b.nlinks; k++)
-			if (b.links[k].rate != 0 || b.links[k].rtt_us != 0)
+		for (k = 0; k < b->nlinks; k++)
+			if (b->links[k].rate != 0 || b->links[k].rtt_us != 0)
 				baduse("--server measures the real link: "
 				    "--link does not apply");
-		free(b.links[0].name);
-		b.links[0].name = xstrdup(b.server);
-		b.nlinks = 1;
-		resolve_remote(&b);
+		if (b->tc)
+			baduse("--shaper tc and --server exclude each other");
+		free(b->links[0].name);
+		b->links[0].name = xstrdup(b->server);
+		b->nlinks = 1;
+		resolve_remote(b);
 	}
+}
 
-	b.fsdiff = spawn_find(&b, "fsdiff");
-	b.ktcheck = spawn_find(&b, "ktcheck");
-	b.lapply = spawn_find(&b, "lapply");
-	b.cairnd = spawn_find(&b, "cairnd");
-	if (b.fsdiff == NULL)
+/* The tools of the pull path and the server. */
+static void
+find_tools(struct bench *b)
+{
+	b->fsdiff = spawn_find(b, "fsdiff");
+	b->ktcheck = spawn_find(b, "ktcheck");
+	b->lapply = spawn_find(b, "lapply");
+	b->cairnd = spawn_find(b, "cairnd");
+	if (b->fsdiff == NULL)
 		die("fsdiff not found next to cairn-bench, in --bindir or in "
 		    "PATH");
-	if (b.make_repo == NULL) {
-		if (b.ktcheck == NULL || b.lapply == NULL)
-			die("ktcheck and lapply are needed: not found next "
-			    "to cairn-bench, in --bindir or in PATH");
-		if (b.server == NULL && b.cairnd == NULL)
-			die("cairnd not found next to cairn-bench, in "
-			    "--bindir or in PATH (or give --server)");
+	if (b->make_repo != NULL)
+		return;
+	if (b->ktcheck == NULL || b->lapply == NULL)
+		die("ktcheck and lapply are needed: not found next to "
+		    "cairn-bench, in --bindir or in PATH");
+	if (b->server == NULL && b->cairnd == NULL)
+		die("cairnd not found next to cairn-bench, in --bindir or in "
+		    "PATH (or give --server)");
+}
+
+/*
+ * The work directory: -w (made if missing), else a temporary one.
+ * Returns whether it is temporary.
+ */
+static int
+make_work(struct bench *b)
+{
+	char	*path;
+	int	 own = 0;
+
+	if (b->work == NULL) {
+		xasprintf(&path, "%s/cairn-bench.XXXXXX", getenv("TMPDIR") ?
+		    getenv("TMPDIR") : "/tmp");
+		if ((b->work = mkdtemp(path)) == NULL)
+			die("mkdtemp %s: %s", path, strerror(errno));
+		own = 1;
+	} else
+		util_mkdir_p(b->work);
+	if ((path = realpath(b->work, NULL)) == NULL)
+		die("%s: %s", b->work, strerror(errno));
+	free(b->work);
+	b->work = path;
+	return own;
+}
+
+/* The sweep: every link, every level, then the report. */
+static void
+sweep(struct bench *b)
+{
+	struct levelfit	 fit[MAXLEVEL + 1];
+	double		 cross[MAXLEVEL + 1];
+	int		 k;
+
+	if (b->tc)
+		tc_setup(b);
+	if (b->server == NULL) {
+		xasprintf(&b->repo, "%s/repo", b->work);
+		repo_make(b, b->repo);
+	} else {
+		/* The remote serves its own data; count what arrives. */
+		b->corpus_desc = "remote server's data";
+	}
+	printf("cairn-bench: %s", b->corpus_desc);
+	if (b->server == NULL)
+		printf(", %" PRIu64 " files, %.1f MB", b->nfiles,
+		    b->raw_bytes / 1e6);
+	printf("; levels");
+	for (k = 0; k < b->nlevels; k++)
+		printf("%s%d", k ? "," : " ", b->levels[k]);
+	printf("; %d run%s each\n", b->reps, b->reps > 1 ? "s" : "");
+	fflush(stdout);
+
+	b->total = b->nlinks * (1 + b->reps * b->nlevels);
+	for (k = 0; k < b->nlinks; k++)
+		sweep_link(b, &b->links[k]);
+	if (b->server != NULL) {
+		/* Raw bytes: what lapply wrote, i.e. the root's files. */
+		b->raw_bytes = b->links[0].cells[0].raw_med ?
+		    b->links[0].cells[0].raw_med :
+		    b->links[0].cells[0].down_med;
 	}
 
-	if (b.work == NULL) {
-		xasprintf(&tmpl, "%s/cairn-bench.XXXXXX", getenv("TMPDIR") ?
-		    getenv("TMPDIR") : "/tmp");
-		if ((b.work = mkdtemp(tmpl)) == NULL)
-			die("mkdtemp %s: %s", tmpl, strerror(errno));
-		own_work = 1;
-	} else
-		util_mkdir_p(b.work);
-	if ((tmpl = realpath(b.work, NULL)) == NULL)
-		die("%s: %s", b.work, strerror(errno));
-	free(b.work);
-	b.work = tmpl;
+	model_fit(b, fit);
+	report_text(b, fit, cross);
+	if (b->csv != NULL) {
+		report_csv(b, cross);
+		printf("CSV: %s\n", b->csv);
+	}
+	if (b->runs_csv != NULL)
+		report_runs_csv(b);
+	if (b->svg != NULL)
+		svg_write(b, fit);
+	tc_teardown();
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct bench	 b;
+	int		 own_work;
+
+	memset(&b, 0, sizeof(b));
+	b.netns_fd = -1;
+	b.reps = 3;
+	b.corpus.size = 16 * 1024 * 1024;
+	b.corpus.seed = 1;
+	parse_levels(&b, "0-9");
+	opts_parse(&b, argc, argv);
+	if (b.make_corpus != NULL) {
+		corpus_make(b.make_corpus, &b.corpus, stdout);
+		return BENCH_EXIT_OK;
+	}
+	opts_links(&b);
+	find_tools(&b);
+	own_work = make_work(&b);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	signal(SIGPIPE, SIG_IGN);
@@ -456,56 +581,11 @@ main(int argc, char *argv[])
 		printf("repository in %s: %" PRIu64 " files, %.1f MB; serve "
 		    "it with cairnd -Z 9 -D %s\n", b.make_repo, b.nfiles,
 		    b.raw_bytes / 1e6, b.make_repo);
-		if (own_work && !b.keep)
-			util_rmtree(b.work);
-		bench_free(&b);
-		return BENCH_EXIT_OK;
-	}
-	if (b.tc && b.server != NULL)
-		baduse("--shaper tc and --server exclude each other");
-	if (b.tc)
-		tc_setup(&b);
-	if (b.server == NULL) {
-		xasprintf(&b.repo, "%s/repo", b.work);
-		repo_make(&b, b.repo);
-	} else {
-		/* The remote serves its own data; count what arrives. */
-		b.corpus_desc = "remote server's data";
-	}
-	printf("cairn-bench: %s", b.corpus_desc);
-	if (b.server == NULL)
-		printf(", %" PRIu64 " files, %.1f MB", b.nfiles,
-		    b.raw_bytes / 1e6);
-	printf("; levels");
-	for (k = 0; k < b.nlevels; k++)
-		printf("%s%d", k ? "," : " ", b.levels[k]);
-	printf("; %d run%s each\n", b.reps, b.reps > 1 ? "s" : "");
-	fflush(stdout);
-
-	b.total = b.nlinks * (1 + b.reps * b.nlevels);
-	for (k = 0; k < b.nlinks; k++)
-		sweep_link(&b, &b.links[k]);
-	if (b.server != NULL) {
-		/* Raw bytes: what lapply wrote, i.e. the root's files. */
-		b.raw_bytes = b.links[0].cells[0].raw_med ?
-		    b.links[0].cells[0].raw_med :
-		    b.links[0].cells[0].down_med;
-	}
-
-	model_fit(&b, fit);
-	report_text(&b, fit, cross);
-	if (b.csv != NULL) {
-		report_csv(&b, cross);
-		printf("CSV: %s\n", b.csv);
-	}
-	if (b.runs_csv != NULL)
-		report_runs_csv(&b);
-	if (b.svg != NULL)
-		svg_write(&b, fit);
-	tc_teardown();
+	} else
+		sweep(&b);
 	if (own_work && !b.keep)
 		util_rmtree(b.work);
-	else
+	else if (b.make_repo == NULL)
 		printf("work directory kept: %s\n", b.work);
 	bench_free(&b);
 	return BENCH_EXIT_OK;
