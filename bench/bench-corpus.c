@@ -1010,7 +1010,8 @@ corpus_make(const char *dir, const struct corpus_spec *spec, FILE *out)
 	if (spec->files > 0)
 		corpus_files(&w, &r, spec);
 	else {
-		corpus_text(&w, &r, C_CONFIG, class_bytes(spec, 15), KB, 20 * KB);
+		corpus_text(&w, &r, C_CONFIG, class_bytes(spec, 15), KB,
+		    20 * KB);
 		corpus_text(&w, &r, C_SOURCE, class_bytes(spec, 20), 2 * KB,
 		    40 * KB);
 		corpus_logs(&w, &r, class_bytes(spec, 20));

@@ -128,8 +128,9 @@ svg_axes(const struct svg *g)
 	    (Y0 + Y1) / 2, (Y0 + Y1) / 2);
 	for (li = 0; li < b->nlevels; li++) {
 		x = svg_x(g, li);
-		fprintf(fp, "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">"
-		    "%d</text>\n<text x=\"%.1f\" y=\"%.0f\" "
+		fprintf(fp, "<text x=\"%.1f\" y=\"%.0f\" "
+		    "text-anchor=\"middle\">%d</text>\n"
+		    "<text x=\"%.1f\" y=\"%.0f\" "
 		    "text-anchor=\"middle\">%d</text>\n", x, Y1 + 16,
 		    b->levels[li], x, Z1 + 16, b->levels[li]);
 	}

@@ -32,8 +32,8 @@
 
 enum {
 	BENCH_EXIT_OK = 0,
-	BENCH_EXIT_USAGE = 1,
-	BENCH_EXIT_FAIL = 2
+	BENCH_EXIT_FAIL = 1,		/* a tool, a file, the server */
+	BENCH_EXIT_USAGE = 2
 };
 
 /* One measured run of the pull path. */
@@ -44,7 +44,7 @@ struct run {
 	double		 cli_cpu;	/* s, the three tools */
 	uint64_t	 wire_down, wire_up;
 	uint64_t	 tool_raw_in;	/* from a tool's byte summary, 0 none */
-	uint64_t	 srv_raw_out;	/* from cairnd's session lines, 0 none */
+	uint64_t	 srv_raw_out;	/* from cairnd's log, 0 none */
 	uint64_t	 srv_wire_out;
 };
 

@@ -30,6 +30,7 @@
 
 #include "bench.h"
 #include "compat.h"
+#include "version.h"
 #include "xmalloc.h"
 
 struct profile {
@@ -51,19 +52,94 @@ static const struct profile profiles[] = {
 #define NPROFILES	(sizeof(profiles) / sizeof(profiles[0]))
 #define DEFAULT_LINKS	"loopback gigabit fast-ethernet 802.11g dsl"
 
-static void	 usage(void) __attribute__((noreturn));
+static const char usage_text[] =
+    "usage: cairn-bench [-kq] [-B bindir] [-d dir | -s size] [-l levels]\n"
+    "\t[-L link]... [-n reps] [-w workdir] [--csv file] [--svg file]\n"
+    "\t[--runs-csv file] [--shaper relay | tc] [--server host:port]\n"
+    "       cairn-bench [-B bindir] [-d dir | -s size] [--seed n] "
+    "--make-repo dir\n"
+    "       cairn-bench [--seed n] --make-corpus dir [size | --files n]\n"
+    "       cairn-bench -V\n";
 
+/* The options for --help. */
+static const struct {
+	const char	*flags, *what;
+} options_help[] = {
+	{ "-B, --bindir=dir",
+	    "look for ktcheck, fsdiff, lapply, cairnd in dir" },
+	{ "-d, --data=dir", "serve the tree dir" },
+	{ "-s, --corpus=size", "else a generated corpus of size (16M)" },
+	{ "-l, --levels=levels",
+	    "levels to measure: 0-9 (default), 0,1,6 ..." },
+	{ "-L, --link=link", "a profile below, or rate=R[,rtt=T][,name=N]" },
+	{ "-n, --reps=n", "runs of every level on every link, 1-99 (3)" },
+	{ "-w, --work=dir", "work in dir (kept), not in a temporary one" },
+	{ "-k, --keep", "keep the temporary work directory" },
+	{ "-q, --quiet", "no progress bar" },
+	{ "    --csv=file", "write a line per link and level" },
+	{ "    --runs-csv=file", "write a line per run" },
+	{ "    --svg=file", "draw the time and the bytes saved per level" },
+	{ "    --shaper=relay|tc",
+	    "impose the rate with the relay or with tc" },
+	{ "    --server=host:port",
+	    "measure the real link to a remote cairnd" },
+	{ "    --make-repo=dir", "only build the repository in dir" },
+	{ "    --make-corpus=dir", "only generate the corpus in dir" },
+	{ "    --files=n", "with --make-corpus: n small files" },
+	{ "    --seed=n", "seed of the corpus generator (1)" },
+	{ "-V", "print the version" },
+	{ "-h, --help", "print this help" },
+};
+
+static void	 usage(void) __attribute__((noreturn));
+static void	 help(void) __attribute__((noreturn));
+
+/* A usage error: the synopsis on stderr, exit BENCH_EXIT_USAGE. */
 static void
 usage(void)
 {
-	fprintf(stderr,
-	    "usage: cairn-bench [-kq] [-B bindir] [-d dir | -s size] "
-	    "[-l levels]\n"
-	    "\t[-L link]... [-n reps] [-w workdir] [--csv file] "
-	    "[--svg file]\n"
-	    "\t[--runs-csv file] [--shaper relay | tc] [--server host:port] "
-	    "[--make-repo dir]\n");
+	fputs(usage_text, stderr);
 	exit(BENCH_EXIT_USAGE);
+}
+
+/*
+ * A rate as -L takes it and names a custom link: "20mbit", "1gbit",
+ * "56kbit", or "unshaped" for 0.
+ */
+static const char *
+rate_name(char *buf, size_t len, uint64_t rate)
+{
+	if (rate == 0)
+		snprintf(buf, len, "unshaped");
+	else if (rate >= 1000000000)
+		snprintf(buf, len, "%.4ggbit", rate / 1e9);
+	else if (rate >= 1000000)
+		snprintf(buf, len, "%.4gmbit", rate / 1e6);
+	else
+		snprintf(buf, len, "%.4gkbit", rate / 1e3);
+	return buf;
+}
+
+/* --help: the synopsis, the options and the link profiles; exit 0. */
+static void
+help(void)
+{
+	char	rate[32];
+	size_t	i;
+
+	fputs(usage_text, stdout);
+	printf("\noptions:\n");
+	for (i = 0; i < sizeof(options_help) / sizeof(options_help[0]); i++)
+		printf("  %-24s %s\n", options_help[i].flags,
+		    options_help[i].what);
+	printf("\nlink profiles (-L):\n  %-14s %-10s %s\n", "name", "rate",
+	    "rtt");
+	for (i = 0; i < NPROFILES; i++)
+		printf("  %-14s %-10s %gms\n", profiles[i].name,
+		    rate_name(rate, sizeof(rate), profiles[i].rate),
+		    profiles[i].rtt_us / 1e3);
+	printf("default: %s\n", DEFAULT_LINKS);
+	exit(BENCH_EXIT_OK);
 }
 
 /* SIGINT, SIGTERM: tear down, then die of the signal. */
@@ -217,14 +293,7 @@ parse_link(struct bench *b, const char *spec)
 		return -1;
 	if (named != 2 && custom) {
 		/* A custom link is named by its setting. */
-		if (l->rate == 0)
-			snprintf(rt, sizeof(rt), "unshaped");
-		else
-			snprintf(rt, sizeof(rt), "%.4g%s",
-			    l->rate >= 1000000000 ? l->rate / 1e9 :
-			    l->rate >= 1000000 ? l->rate / 1e6 :
-			    l->rate / 1e3, l->rate >= 1000000000 ? "gbit" :
-			    l->rate >= 1000000 ? "mbit" : "kbit");
+		rate_name(rt, sizeof(rt), l->rate);
 		if (l->rtt_us)
 			snprintf(rtt, sizeof(rtt), "/%.4gms", l->rtt_us / 1e3);
 		else
@@ -327,7 +396,7 @@ opts_parse(struct bench *b, int argc, char *argv[])
 	const char	*es;
 	int		 ch;
 
-	while ((ch = getopt_long(argc, argv, "B:d:s:l:L:n:w:kqh", longopts,
+	while ((ch = getopt_long(argc, argv, "B:d:s:l:L:n:w:kqhV", longopts,
 	    NULL)) != -1) {
 		switch (ch) {
 		case 'B':
@@ -346,10 +415,9 @@ opts_parse(struct bench *b, int argc, char *argv[])
 			break;
 		case 'L':
 			if (parse_link(b, optarg) == -1)
-				baduse("--link %s: expected a profile (loopback "
-				    "10gbit gigabit fast-ethernet 802.11g dsl "
-				    "3g modem) or rate=R[,rtt=T][,name=N]",
-				    optarg);
+				baduse("--link %s: expected a profile "
+				    "(cairn-bench --help lists them) or "
+				    "rate=R[,rtt=T][,name=N]", optarg);
 			break;
 		case 'n':
 			b->reps = (int)strtonum(optarg, 1, MAXREPS, &es);
@@ -405,6 +473,10 @@ opts_parse(struct bench *b, int argc, char *argv[])
 				    optarg);
 			break;
 		case 'h':
+			help();
+		case 'V':
+			version_print(0);
+			exit(BENCH_EXIT_OK);
 		default:
 			usage();
 		}

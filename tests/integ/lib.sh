@@ -33,7 +33,7 @@
 
 LC_ALL=C
 export LC_ALL
-PATH="$top_builddir/client:$top_builddir/server:$PATH"
+PATH="$top_builddir/client:$top_builddir/server:$top_builddir/bench:$PATH"
 export PATH
 
 # Name of the running test, for messages.

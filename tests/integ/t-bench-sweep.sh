@@ -102,11 +102,29 @@ n=$(grep -c '^f ' "$T/repo/transcript/bench.T")
 m=$(find "$T/repo/file/bench.T" -type f | wc -l)
 [ "$n" -eq "$m" ] || fail "--make-repo: $n files listed, $m stored"
 
-# Usage errors exit 1 and name the option.
+# Usage errors exit 2 and name the option.
 run_capture "$T/out3" "$T/err3" "$bench" -L rate=fast
-[ "$RC" -eq 1 ] || fail "bad --link: exit $RC"
+[ "$RC" -eq 2 ] || fail "bad --link: exit $RC"
 grep -q -- '--link rate=fast' "$T/err3" || fail "bad --link: no message"
 run_capture "$T/out3" "$T/err3" "$bench" -l 3-12
-[ "$RC" -eq 1 ] || fail "bad --levels: exit $RC"
+[ "$RC" -eq 2 ] || fail "bad --levels: exit $RC"
 grep -q -- '--levels 3-12' "$T/err3" || fail "bad --levels: no message"
+run_capture "$T/out3" "$T/err3" "$bench" --no-such-option
+[ "$RC" -eq 2 ] || fail "unknown option: exit $RC"
+grep -q '^usage: cairn-bench ' "$T/err3" || fail "unknown option: no usage"
+
+# --help: the synopsis, every option and every link profile, on stdout.
+run_capture "$T/out3" "$T/err3" "$bench" --help
+[ "$RC" -eq 0 ] || fail "--help: exit $RC"
+[ -s "$T/err3" ] && fail "--help: unexpected stderr"
+grep -q '^usage: cairn-bench ' "$T/out3" || fail "--help: no synopsis"
+for o in --bindir --data --corpus --levels --link --reps --work --keep \
+    --quiet --csv --runs-csv --svg --shaper --server --make-repo \
+    --make-corpus --files --seed --help; do
+	grep -q -- "$o" "$T/out3" || fail "--help does not list $o"
+done
+for p in loopback 10gbit gigabit fast-ethernet 802.11g dsl 3g modem; do
+	grep -q "^  $p  *[0-9a-z]*  *[0-9]*ms\$" "$T/out3" ||
+	    fail "--help does not list the profile $p"
+done
 exit 0
