@@ -25,6 +25,7 @@ tests_bench_relay_probe_LDFLAGS = -pthread
 tests_bench_relay_probe_LDADD = bench/librelay.a $(CAIRN_LIBS)
 
 BENCH_TESTS = \
+	tests/integ/t-bench-corpus.sh \
 	tests/integ/t-bench-relay.sh \
 	tests/integ/t-bench-sweep.sh \
 	tests/integ/t-bench-tc.sh
