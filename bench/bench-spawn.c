@@ -116,6 +116,7 @@ spawn_find(const struct bench *b, const char *name)
 	return p;
 }
 
+/* A timeval in seconds. */
 static double
 tv_s(const struct timeval *tv)
 {
@@ -194,6 +195,7 @@ spawn_show_log(const char *log)
 	    n > 0 && buf[n - 1] != '\n' ? "\n" : "");
 }
 
+/* A TCP port free on 127.0.0.1 now. */
 static uint16_t
 free_port(void)
 {
@@ -239,6 +241,7 @@ proc_listening(pid_t pid, struct in_addr addr, uint16_t port)
 	return found;
 }
 
+/* Sleep ms milliseconds, through signals. */
 static void
 sleep_ms(int ms)
 {

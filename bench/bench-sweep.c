@@ -27,12 +27,14 @@
 #include "relay.h"
 #include "xmalloc.h"
 
+/* The monotonic clock in seconds. */
 static double
 now_s(void)
 {
 	return relay_now_ns() / 1e9;
 }
 
+/* The progress bar on a terminal, unless -q. */
 static void
 progress(struct bench *b, const struct link *l, int level, int rep)
 {

@@ -87,6 +87,7 @@ util_rmtree(const char *path)
 		die("rm %s: %s", path, strerror(errno));
 }
 
+/* mkdir; a directory already there is fine. */
 void
 util_mkdir(const char *p)
 {
@@ -111,6 +112,7 @@ util_mkdir_p(const char *path)
 	free(p);
 }
 
+/* A file at path holding text (replaced if it was there). */
 void
 util_write_file(const char *path, const char *text)
 {
