@@ -3,8 +3,9 @@
 #
 # Run through `make bench`, or by hand with top_builddir, top_srcdir and
 # BENCH_DATA set.  Generates (once, cached in $BENCH_DATA) a tree of
-# $BENCH_FILES small files with bench/gen-corpus --files, warms the page
-# cache, then times, alternately (A B A B ...), $BENCH_ROUNDS rounds of
+# $BENCH_FILES small files with cairn-bench --make-corpus --files, warms
+# the page cache, then times, alternately (A B A B ...), $BENCH_ROUNDS
+# rounds of
 #   A: fsdiff -C -c sha1 -K <empty command file> .
 #   B: find . -type f -print0 | xargs -0 sha1sum
 # and prints the medians: files/s, MB/s, the wall time ratio A/B and the
@@ -21,32 +22,18 @@ BENCH_FILES_BIG=${BENCH_FILES_BIG:-400000}
 BENCH_ROUNDS=${BENCH_ROUNDS:-3}
 BENCH_SEED=${BENCH_SEED:-1}
 
-GEN=$top_srcdir/bench/gen-corpus
-FSDIFF=$top_builddir/client/fsdiff
-[ -x "$FSDIFF" ] || { echo "bench: $FSDIFF not built (run make first)" >&2; exit 1; }
-command -v python3 >/dev/null || { echo "bench: python3 is required" >&2; exit 1; }
+B=$top_builddir
+BENCH_NAME=bench
+. "$top_srcdir/bench/benchlib.sh"
+FSDIFF=$B/client/fsdiff
+for t in "$FSDIFF" "$B/bench/cairn-bench"; do
+	[ -x "$t" ] || { echo "bench: $t not built (run make first)" >&2; exit 1; }
+done
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/cairn-bench.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 trap 'exit 130' HUP INT TERM
 : >"$tmp/empty.K"
-
-# ensure_tree N: print the path of the cached N-file tree, generating it if
-# it is missing or was made by another version of the generator.
-ensure_tree()
-{
-	local n=$1 dir=$BENCH_DATA/files-$1 key
-	key="$(sha1sum <"$GEN" | cut -c1-40) seed $BENCH_SEED files $n"
-	if [ ! -d "$dir" ] || [ "$(cat "$dir.stamp" 2>/dev/null)" != "$key" ]; then
-		echo "bench: generating $n files in $dir (cached for later runs)" >&2
-		rm -rf "$dir" "$dir.tmp" "$dir.stamp"
-		mkdir -p "$BENCH_DATA"
-		python3 "$GEN" --seed "$BENCH_SEED" --files "$n" "$dir.tmp" >&2
-		mv "$dir.tmp" "$dir"
-		echo "$key" >"$dir.stamp"
-	fi
-	echo "$dir"
-}
 
 # warm DIR: read every file once so all timed runs start from a warm cache.
 warm()
@@ -109,7 +96,7 @@ check_transcript()
 	fi
 }
 
-dir=$(ensure_tree "$BENCH_FILES")
+dir=$(bench_files "$BENCH_FILES")
 bytes=$(find "$dir" -type f -printf '%s\n' | awk '{ s += $1 } END { printf "%d", s }')
 warm "$dir"
 check_transcript "$dir" "$BENCH_FILES"
@@ -142,7 +129,7 @@ awk -v ta="$ta" -v tb="$tb" -v n="$BENCH_FILES" -v b="$bytes" -v rss="$rss" 'BEG
 	printf "  wall time ratio fsdiff/sha1sum: %.2f\n", sa / sb
 }'
 
-big=$(ensure_tree "$BENCH_FILES_BIG")
+big=$(bench_files "$BENCH_FILES_BIG")
 warm "$big"
 t0=$(now_ns)
 run_fsdiff "$big" || { echo "bench: fsdiff failed in $big" >&2; exit 1; }

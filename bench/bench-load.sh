@@ -4,8 +4,8 @@
 #
 # Run through `make bench` or `make bench-load`, or by hand with
 # top_builddir, top_srcdir and BENCH_DATA set.  A small corpus (the
-# loadset, $BENCH_LOAD_SIZE, default 8M: about 200 files; made by
-# bench/gen-corpus and cached in $BENCH_DATA) is published in a scratch
+# loadset, $BENCH_LOAD_SIZE, default 8M: about 200 files; generated
+# and cached in $BENCH_DATA) is published in a scratch
 # repository served by one cairnd (-Z 9 -m $BENCH_LOAD_MAX -s
 # $BENCH_LOAD_PERADDR -t $BENCH_LOAD_LINETIME, default 20) on 127.0.0.1.
 # Then, all started at once:
@@ -66,7 +66,8 @@ LEVELS=(0 1 6 9)
 B=$top_builddir
 BENCH_NAME=bench-load
 . "$top_srcdir/bench/benchlib.sh"
-bench_need server/cairnd client/ktcheck client/fsdiff client/lapply
+bench_need bench/cairn-bench server/cairnd client/ktcheck client/fsdiff \
+    client/lapply
 command -v timeout >/dev/null || {
 	echo "$BENCH_NAME: timeout(1) is required (coreutils)" >&2
 	exit 1

@@ -4,8 +4,8 @@
 # in-process deflate of the corpus at the same levels.
 #
 # Run through `make bench`, or by hand with top_builddir, top_srcdir and
-# BENCH_DATA set.  The corpus ($BENCH_PULL_SIZE, default 250M, made by
-# bench/gen-corpus and cached in $BENCH_DATA) is published in a scratch
+# BENCH_DATA set.  The corpus ($BENCH_PULL_SIZE, default 250M, generated
+# and cached in $BENCH_DATA) is published in a scratch
 # repository; for each level a fresh cairnd (-Z 9) serves one
 #   lapply -Z LEVEL -c sha1
 # into an empty root (after ktcheck and fsdiff -A), so that the daemon's
@@ -24,7 +24,8 @@ LEVELS=${BENCH_PULL_LEVELS:-0 1 6 9}
 B=$top_builddir
 BENCH_NAME=bench-pull
 . "$top_srcdir/bench/benchlib.sh"
-bench_need server/cairnd client/ktcheck client/fsdiff client/lapply bench/zbench
+bench_need bench/cairn-bench server/cairnd client/ktcheck client/fsdiff \
+    client/lapply bench/zbench
 corpus=$(bench_corpus "$SIZE")
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/cairn-pull.XXXXXX")

@@ -3,8 +3,8 @@
 # on loopback, at zlib levels 0 and 1.
 #
 # Run through `make bench`, or by hand with top_builddir, top_srcdir and
-# BENCH_DATA set.  The corpus ($BENCH_UPLOAD_SIZE, default 250M, made by
-# bench/gen-corpus and cached in $BENCH_DATA, shared with bench-pull.sh) is
+# BENCH_DATA set.  The corpus ($BENCH_UPLOAD_SIZE, default 250M, generated
+# and cached in $BENCH_DATA, shared with bench-pull.sh) is
 # captured once with fsdiff -C -c sha1; for each level a fresh cairnd
 # (-Z 9) over an empty repository takes one
 #   lcreate -v -Z LEVEL
@@ -24,7 +24,7 @@ LEVELS=${BENCH_UPLOAD_LEVELS:-0 1}
 B=$top_builddir
 BENCH_NAME=bench-upload
 . "$top_srcdir/bench/benchlib.sh"
-bench_need server/cairnd client/fsdiff client/lcreate
+bench_need bench/cairn-bench server/cairnd client/fsdiff client/lcreate
 corpus=$(bench_corpus "$SIZE")
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/cairn-upload.XXXXXX")

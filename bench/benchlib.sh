@@ -1,10 +1,12 @@
-# bench/benchlib.sh: shell helpers shared by the network benchmarks.
-# Sourced by bench-pull.sh and bench-upload.sh after they set B (the build
-# directory), BENCH_DATA, tmp (a scratch directory) and BENCH_NAME.
+# bench/benchlib.sh: shell helpers shared by the benchmarks.  Sourced by
+# bench-*.sh after they set B (the build directory), BENCH_DATA, tmp (a
+# scratch directory) and BENCH_NAME.
 #
 #	bench_need TOOL...	exit unless every built TOOL (relative to $B)
 #				and /usr/bin/time exist
 #	bench_corpus SIZE	print the cached corpus of SIZE, making it first
+#	bench_files N		print the cached tree of N small files (seed
+#				$BENCH_SEED, default 1), making it first
 #	bench_port		print a TCP port free on 127.0.0.1
 #	start_server [opt...]	cairnd -f -Z 9 on 127.0.0.1:$PORT under time(1),
 #				serving $R (extra cairnd options appended);
@@ -24,20 +26,36 @@ bench_need()
 	}
 }
 
+# bench_tree NAME ARG...: print $BENCH_DATA/NAME, made first by
+# cairn-bench --make-corpus NAME ARG... unless it is there already, made
+# by the same generator (the same bench/bench-corpus.c) with the same ARGs.
+bench_tree()
+{
+	local name=$1 dir key
+	shift
+	dir=$BENCH_DATA/$name
+	key="$(sha1sum <"$top_srcdir/bench/bench-corpus.c" | cut -c1-40) $*"
+	if [ ! -d "$dir" ] ||
+	    [ "$(cat "$dir.stamp" 2>/dev/null)" != "$key" ]; then
+		echo "$BENCH_NAME: generating $dir (cached for later runs) ..." >&2
+		rm -rf "$dir" "$dir.tmp" "$dir.stamp"
+		mkdir -p "$BENCH_DATA"
+		"$B/bench/cairn-bench" --make-corpus "$dir.tmp" "$@" >&2 ||
+		    exit 1
+		mv "$dir.tmp" "$dir"
+		echo "$key" >"$dir.stamp"
+	fi
+	echo "$dir"
+}
+
 bench_corpus()
 {
-	local size=$1 corpus key
-	corpus=$BENCH_DATA/corpus-$size
-	key="$(sha1sum <"$top_srcdir/bench/gen-corpus" | cut -c1-40) $size"
-	if [ ! -d "$corpus" ] ||
-	    [ "$(cat "$corpus.stamp" 2>/dev/null)" != "$key" ]; then
-		echo "$BENCH_NAME: generating the $size corpus in $corpus ..." >&2
-		rm -rf "$corpus"
-		mkdir -p "$BENCH_DATA"
-		python3 "$top_srcdir/bench/gen-corpus" "$corpus" "$size" >/dev/null
-		echo "$key" >"$corpus.stamp"
-	fi
-	echo "$corpus"
+	bench_tree "corpus-$1" "$1"
+}
+
+bench_files()
+{
+	bench_tree "files-$1" --seed "${BENCH_SEED:-1}" --files "$1"
 }
 
 bench_port()

@@ -1,13 +1,42 @@
-# bench/: benchmark corpus generator and `make bench`; also registers the
-# conformance runner and the shared integration-test helpers.
+# bench/: cairn-bench (the compression level sweep over emulated links),
+# its link relay, the corpus generator front end, and `make bench`.
 
-dist_noinst_SCRIPTS += bench/gen-corpus bench/bench-fsdiff.sh bench/bench-pull.sh bench/bench-upload.sh \
-	bench/bench-load.sh quickstart
-EXTRA_DIST += .ci/run tests/integ/lib.sh tests/integ/t-vectors.sh bench/benchlib.sh \
-	bench/load-flood.py bench/load-trickle.py
+# --- cairn-bench (begin) ---
+# librelay.a: the link emulator, shared by cairn-bench and relay-probe.
+noinst_LIBRARIES += bench/librelay.a
+bench_librelay_a_SOURCES = bench/relay.c bench/relay.h
+bench_librelay_a_CFLAGS = $(AM_CFLAGS) -pthread
 
-# Conformance vectors (skipped when the vectors or root are not available).
-TESTS += tests/integ/t-vectors.sh
+bin_PROGRAMS += bench/cairn-bench
+bench_cairn_bench_SOURCES = bench/bench.h \
+	bench/cairn-bench.c bench/bench-util.c bench/bench-spawn.c \
+	bench/bench-tc.c bench/bench-corpus.c bench/bench-repo.c \
+	bench/bench-sweep.c bench/bench-model.c bench/bench-report.c \
+	bench/bench-svg.c
+bench_cairn_bench_CFLAGS = $(AM_CFLAGS) -pthread
+bench_cairn_bench_LDFLAGS = -pthread
+bench_cairn_bench_LDADD = bench/librelay.a $(CAIRN_LIBS) -lm
+
+check_PROGRAMS += tests/bench/relay-probe
+tests_bench_relay_probe_SOURCES = tests/bench/relay-probe.c
+tests_bench_relay_probe_CFLAGS = $(AM_CFLAGS) -pthread
+tests_bench_relay_probe_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/bench
+tests_bench_relay_probe_LDFLAGS = -pthread
+tests_bench_relay_probe_LDADD = bench/librelay.a $(CAIRN_LIBS)
+
+BENCH_TESTS = \
+	tests/integ/t-bench-corpus.sh \
+	tests/integ/t-bench-relay.sh \
+	tests/integ/t-bench-sweep.sh \
+	tests/integ/t-bench-tc.sh
+TESTS += $(BENCH_TESTS)
+EXTRA_DIST += $(BENCH_TESTS)
+# --- cairn-bench (end) ---
+
+# --- make bench (begin) ---
+dist_noinst_SCRIPTS += bench/gen-corpus bench/bench-fsdiff.sh \
+	bench/bench-pull.sh bench/bench-upload.sh bench/bench-load.sh
+EXTRA_DIST += bench/benchlib.sh bench/load-flood.py bench/load-trickle.py
 
 # Generated benchmark trees are cached here between runs.
 CAIRN_BENCH_DIR = $(abs_top_builddir)/bench-data
@@ -40,3 +69,4 @@ bench-clean:
 noinst_PROGRAMS += bench/zbench
 bench_zbench_SOURCES = bench/zbench.c
 bench_zbench_LDADD = $(ZLIB_LIBS)
+# --- make bench (end) ---

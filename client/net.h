@@ -1,6 +1,6 @@
 /*
  * net.h: the client side of the pull path, shared by ktcheck, lapply,
- * lfdiff, lcreate, repo and cairn-bench.  Tools never touch fds, SSL or
+ * lfdiff, lcreate and repo.  Tools never touch fds, SSL or
  * zlib: they hold a struct net and use these calls.
  *
  * Requests may be pipelined: net_send_* queue a request line without

@@ -5,6 +5,14 @@ AM_TESTS_ENVIRONMENT = \
 	top_builddir='$(abs_top_builddir)'; top_srcdir='$(abs_top_srcdir)'; \
 	export top_builddir top_srcdir;
 
+# The shared helpers of the integration tests, the conformance runner
+# (skipped when the vectors or root are not available), the CI driver and
+# the quickstart.
+EXTRA_DIST += tests/integ/lib.sh .ci/run
+dist_noinst_SCRIPTS += quickstart
+TESTS += tests/integ/t-vectors.sh
+EXTRA_DIST += tests/integ/t-vectors.sh
+
 TESTS += tests/integ/t-fsdiff-tree.sh
 EXTRA_DIST += tests/integ/t-fsdiff-tree.sh
 

@@ -33,7 +33,7 @@
 
 LC_ALL=C
 export LC_ALL
-PATH="$top_builddir/client:$top_builddir/server:$PATH"
+PATH="$top_builddir/client:$top_builddir/server:$top_builddir/bench:$PATH"
 export PATH
 
 # Name of the running test, for messages.
@@ -65,7 +65,7 @@ need_cmd()
 
 tool_path()
 {
-	for _d in client server; do
+	for _d in client server bench; do
 		if [ -x "$top_builddir/$_d/$1" ]; then
 			echo "$top_builddir/$_d/$1"
 			return 0

@@ -1,13 +1,13 @@
 #!/bin/sh
-# -V on the local transcript tools: exit 0 and the package version as the
-# first line; fsdiff and lcksum then list the digests they support, sha1
-# first (fsdiff(1), lcksum(1): -V).
+# -V on the local transcript tools and cairn-bench: exit 0 and the package
+# version as the first line; fsdiff and lcksum then list the digests they
+# support, sha1 first (fsdiff(1), lcksum(1): -V).
 . "$top_srcdir/tests/integ/lib.sh"
-need_tool fsdiff lsort lmerge twhich lcksum
+need_tool fsdiff lsort lmerge twhich lcksum cairn-bench
 mk_tmpdir
 V=$(sed -n 's/^#define PACKAGE_VERSION "\(.*\)"$/\1/p' "$top_builddir/config.h")
 [ -n "$V" ] || fail "no PACKAGE_VERSION in $top_builddir/config.h"
-for t in fsdiff lsort lmerge twhich lcksum; do
+for t in fsdiff lsort lmerge twhich lcksum cairn-bench; do
 	run_capture "$T/$t.out" "$T/$t.err" "$t" -V
 	assert_eq 0 "$RC" "$t -V exit status"
 	[ -s "$T/$t.err" ] && fail "$t -V: unexpected stderr"

@@ -1,0 +1,110 @@
+/*
+ * bench-model.c: the model of a sweep.  Per level, the medians of the
+ * server CPU, client CPU and wire bytes over every run; from them the
+ * modelled time of a level at a link rate,
+ *
+ *	time(level, rate) = max(server cpu, client cpu, wire bytes / rate)
+ *
+ * (a per-link rtt term, the same for every level, is left out), and the
+ * crossover rate above which a level stops paying off against the lowest.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "bench.h"
+#include "xmalloc.h"
+
+#define GRID_LO		1e4	/* 10 kbit/s */
+#define GRID_HI		1e11	/* 100 Gbit/s */
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double	x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The median of the n values of v (which are sorted). */
+double
+model_median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+
+/* Fill fit[li] for every level index li. */
+void
+model_fit(const struct bench *b, struct levelfit *fit)
+{
+	double	 *sv, *cv, *wv;
+	int	  li, k, i, ns, nc;
+	const struct cell *c;
+
+	sv = xcalloc((size_t)(b->nlinks * b->reps), sizeof(double));
+	cv = xcalloc((size_t)(b->nlinks * b->reps), sizeof(double));
+	wv = xcalloc((size_t)(b->nlinks * b->reps), sizeof(double));
+	for (li = 0; li < b->nlevels; li++) {
+		ns = nc = 0;
+		for (k = 0; k < b->nlinks; k++) {
+			c = &b->links[k].cells[li];
+			for (i = 0; i < c->nruns; i++) {
+				if (c->runs[i].srv_cpu >= 0)
+					sv[ns++] = c->runs[i].srv_cpu;
+				cv[nc] = c->runs[i].cli_cpu;
+				wv[nc++] = (double)(c->runs[i].wire_down +
+				    c->runs[i].wire_up);
+			}
+		}
+		fit[li].srv = ns ? model_median(sv, ns) : -1;
+		fit[li].cli = nc ? model_median(cv, nc) : 0;
+		fit[li].wire = nc ? model_median(wv, nc) : 0;
+	}
+	free(sv);
+	free(cv);
+	free(wv);
+}
+
+/* Modelled time of a level (f) at rate (bit/s), without the rtt term. */
+double
+model_time(const struct levelfit *f, double rate)
+{
+	double	t = f->wire * 8 / rate;
+
+	if (f->srv > t)
+		t = f->srv;
+	if (f->cli > t)
+		t = f->cli;
+	return t;
+}
+
+/* Point i of the grid of rates: MODEL_GRID_N from GRID_LO to GRID_HI. */
+double
+model_grid_rate(int i)
+{
+	return GRID_LO * pow(GRID_HI / GRID_LO,
+	    (double)i / (MODEL_GRID_N - 1));
+}
+
+/*
+ * The rate above which level index li stops paying off against the
+ * lowest level (index 0): 0 if it never pays off, INFINITY if it still
+ * does at GRID_HI.
+ */
+double
+model_crossover(const struct levelfit *fit, int li)
+{
+	double	last = 0;
+	int	i;
+
+	for (i = 0; i < MODEL_GRID_N; i++)
+		if (model_time(&fit[li], model_grid_rate(i)) <
+		    model_time(&fit[0], model_grid_rate(i)))
+			last = model_grid_rate(i);
+	if (last == model_grid_rate(MODEL_GRID_N - 1))
+		return INFINITY;
+	return last;
+}

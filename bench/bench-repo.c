@@ -1,0 +1,153 @@
+/*
+ * bench-repo.c: the repository a sweep serves, built in the work
+ * directory from --data or the generated corpus: transcript/bench.T made
+ * by fsdiff -C -c sha1 of the data, its files hard-linked (or copied)
+ * under file/bench.T/, command/bench.K reading "p bench.T" and a config
+ * giving bench.K to every host.  --make-repo builds only this.
+ */
+#include "config.h"
+
+#include <sys/types.h>
+#include <sys/stat.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench.h"
+#include "xmalloc.h"
+
+#define TNAME		"bench.T"
+#define KNAME		"bench.K"
+
+/*
+ * Mirror the regular files and directories of src under dst: hard links
+ * where possible, copies otherwise.  Counts bytes of distinct files.
+ */
+static void
+repo_mirror(struct bench *b, const char *src, const char *dst)
+{
+	struct stat	 st;
+	struct dirent	*de;
+	DIR		*d;
+	char		*s, *t, buf[65536];
+	ssize_t		 n;
+	int		 in, out;
+
+	if ((d = opendir(src)) == NULL)
+		die("%s: %s", src, strerror(errno));
+	util_mkdir(dst);
+	while ((de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
+			continue;
+		xasprintf(&s, "%s/%s", src, de->d_name);
+		xasprintf(&t, "%s/%s", dst, de->d_name);
+		if (lstat(s, &st) == -1)
+			die("%s: %s", s, strerror(errno));
+		if (S_ISDIR(st.st_mode))
+			repo_mirror(b, s, t);
+		else if (S_ISREG(st.st_mode)) {
+			if (st.st_nlink == 1 || access(t, F_OK) != 0) {
+				b->raw_bytes += (uint64_t)st.st_size;
+				b->nfiles++;
+			}
+			if (link(s, t) == -1 && errno != EEXIST) {
+				if ((in = open(s, O_RDONLY)) == -1)
+					die("%s: %s", s, strerror(errno));
+				if ((out = open(t, O_WRONLY | O_CREAT |
+				    O_TRUNC, 0644)) == -1)
+					die("%s: %s", t, strerror(errno));
+				while ((n = read(in, buf, sizeof(buf))) > 0)
+					if (write(out, buf, (size_t)n) != n)
+						die("%s: write: %s", t,
+						    strerror(errno));
+				if (n == -1)
+					die("%s: read: %s", s,
+					    strerror(errno));
+				close(in);
+				if (close(out) == -1)
+					die("%s: %s", t, strerror(errno));
+			}
+		}
+		free(s);
+		free(t);
+	}
+	closedir(d);
+}
+
+/*
+ * Make dir/name: a file holding text, or a directory when text is NULL.
+ */
+static void
+repo_put(const char *dir, const char *name, const char *text)
+{
+	char	*p;
+
+	xasprintf(&p, "%s/%s", dir, name);
+	if (text != NULL)
+		util_write_file(p, text);
+	else
+		util_mkdir(p);
+	free(p);
+}
+
+/* Build the repository in repo (emptied first). */
+void
+repo_make(struct bench *b, const char *repo)
+{
+	char	*data, *p, *k, *argv[10], *log;
+	int	 st;
+
+	if (b->data != NULL) {
+		if ((data = realpath(b->data, NULL)) == NULL)
+			die("%s: %s", b->data, strerror(errno));
+		b->corpus_desc = "data";
+	} else {
+		xasprintf(&data, "%s/corpus", b->work);
+		if (access(data, F_OK) != 0)
+			corpus_make(data, &b->corpus, NULL);
+		b->corpus_desc = "generated corpus";
+	}
+	util_rmtree(repo);
+	util_mkdir(repo);
+	repo_put(repo, "transcript", NULL);
+	repo_put(repo, "command", NULL);
+	repo_put(repo, "file", NULL);
+	repo_put(repo, "command/" KNAME, "p " TNAME "\n");
+	repo_put(repo, "config", "* " KNAME "\n");
+
+	repo_put(b->work, "empty.K", "");
+	xasprintf(&k, "%s/empty.K", b->work);
+	xasprintf(&p, "%s/transcript/" TNAME, repo);
+	xasprintf(&log, "%s/fsdiff-C.log", b->work);
+	argv[0] = b->fsdiff;
+	argv[1] = "-C";
+	argv[2] = "-c";
+	argv[3] = "sha1";
+	argv[4] = "-K";
+	argv[5] = k;
+	argv[6] = "-o";
+	argv[7] = p;
+	argv[8] = ".";
+	argv[9] = NULL;
+	unlink(log);
+	if ((st = spawn_run(argv, data, log, NULL)) != 0) {
+		spawn_show_log(log);
+		die("fsdiff -C of %s exited with status %d", data, st);
+	}
+	free(p);
+	free(k);
+	free(log);
+	xasprintf(&p, "%s/file/" TNAME, repo);
+	b->raw_bytes = b->nfiles = 0;
+	repo_mirror(b, data, p);
+	free(p);
+	free(data);
+}

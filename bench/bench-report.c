@@ -1,0 +1,385 @@
+/*
+ * bench-report.c: the report of a sweep on standard output: per link a
+ * table of the levels, the best level and how it compares with no
+ * compression; the fitted model, its crossovers and what it says of each
+ * link; a recommendation to paste.  Also the CSV files (--csv,
+ * --runs-csv).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+
+/* A rate in kbit/s, Mbit/s or Gbit/s ("any rate" if infinite). */
+static const char *
+fmt_rate(char *buf, size_t len, double bps)
+{
+	if (isinf(bps))
+		snprintf(buf, len, "any rate");
+	else if (bps >= 1e9)
+		snprintf(buf, len, "%.3g Gbit/s", bps / 1e9);
+	else if (bps >= 1e6)
+		snprintf(buf, len, "%.3g Mbit/s", bps / 1e6);
+	else
+		snprintf(buf, len, "%.3g kbit/s", bps / 1e3);
+	return buf;
+}
+
+/*
+ * How well the model fits this link: its rtt term (the median of measured
+ * minus modelled time over the levels) and the largest error left.
+ */
+static void
+report_fit(const struct bench *b, const struct link *l,
+    const struct levelfit *fit)
+{
+	double	d[MAXLEVEL + 1], rate, k, e, worst = 0;
+	int	li;
+
+	rate = l->rate ? (double)l->rate : l->delivered;
+	if (!(rate > 0))
+		return;
+	for (li = 0; li < b->nlevels; li++)
+		d[li] = l->cells[li].t_med - model_time(&fit[li], rate);
+	k = model_median(d, b->nlevels);
+	for (li = 0; li < b->nlevels; li++) {
+		e = fabs(model_time(&fit[li], rate) + k - l->cells[li].t_med) /
+		    l->cells[li].t_med;
+		if (e > worst)
+			worst = e;
+	}
+	printf("  model: rtt and per-file term %.3f s; with it the model is "
+	    "within %.0f%% of every median here\n", k, 100 * worst);
+}
+
+/*
+ * The table of link l, its best level (kept in l->best) and how that
+ * compares with no compression; then how well the model fits it.
+ */
+static void
+report_link(const struct bench *b, struct link *l, const struct levelfit *fit)
+{
+	const struct cell	*c, *c0 = &l->cells[0];
+	double			 w0, ratio;
+	int			 li, best, fastest = 0, bestc = -1, tie;
+
+	printf("\n%s (", l->name);
+	if (l->rate)
+		printf("%.4g Mbit/s", l->rate / 1e6);
+	else
+		printf("unshaped");
+	printf(", rtt %.4g ms; level 0 delivered %.4g Mbit/s%s)\n",
+	    l->rtt_us / 1e3, l->delivered / 1e6,
+	    l->flagged ? ", off by more than 5%" : "");
+	printf("  %-5s %9s %19s %9s %9s %11s %9s %7s %10s\n", "level",
+	    "time s", "min-max s", "srv cpu", "cli cpu", "wire MB", "raw MB",
+	    "saved", "srv MB/s");
+	w0 = (double)(c0->down_med + c0->up_med);
+	for (li = 0; li < b->nlevels; li++) {
+		c = &l->cells[li];
+		printf("  %-5d %9.3f %9.3f-%-9.3f ", b->levels[li], c->t_med,
+		    c->t_min, c->t_max);
+		if (c->srv_med >= 0)
+			printf("%9.3f ", c->srv_med);
+		else
+			printf("%9s ", "-");
+		printf("%9.3f %11.3f %9.3f %6.1f%% ", c->cli_med,
+		    (c->down_med + c->up_med) / 1e6,
+		    (c->raw_med ? c->raw_med : b->raw_bytes) / 1e6,
+		    w0 > 0 ? 100 * (w0 - (double)(c->down_med + c->up_med)) /
+		    w0 : 0.0);
+		if (c->srv_med > 0)
+			printf("%10.1f\n", b->raw_bytes / 1e6 / c->srv_med);
+		else
+			printf("%10s\n", "-");
+		if (c->t_med < l->cells[fastest].t_med)
+			fastest = li;
+		if (b->levels[li] > 0 && (bestc == -1 ||
+		    c->t_med < l->cells[bestc].t_med))
+			bestc = li;
+	}
+	/*
+	 * The best level: the lowest (cheapest in server CPU) within 3% of
+	 * the fastest; and no compression unless it wins by more than 5%
+	 * and, with several runs, by more than the spread of the runs.
+	 */
+	for (best = 0; best < fastest; best++)
+		if (l->cells[best].t_med <= l->cells[fastest].t_med * 1.03)
+			break;
+	tie = 0;
+	if (b->levels[0] == 0 && best != 0 &&
+	    (l->cells[best].t_med > 0.95 * c0->t_med ||
+	    (b->reps > 1 && l->cells[best].t_max >= c0->t_min))) {
+		tie = best;
+		best = 0;
+	}
+	l->best = best;
+	printf("  best: -Z %d. ", b->levels[best]);
+	if (b->levels[0] != 0 || bestc == -1)
+		printf("On %s, level %d is the fastest of those measured.\n",
+		    l->name, b->levels[best]);
+	else if (tie || (b->levels[best] == 0 &&
+	    l->cells[bestc].t_med < 1.05 * c0->t_med)) {
+		li = tie ? tie : bestc;
+		ratio = l->cells[li].t_med / c0->t_med;
+		printf("On %s, level %d takes %.2fx the time of off, within "
+		    "the noise: leave it off (it only costs server CPU).\n",
+		    l->name, b->levels[li], ratio);
+	} else if (b->levels[best] == 0) {
+		ratio = l->cells[bestc].t_med / c0->t_med;
+		printf("On %s, compression costs %.1fx (level %d, the "
+		    "fastest compressed one, takes %.1fx as long as off): "
+		    "leave it off.\n", l->name, ratio, b->levels[bestc], ratio);
+	} else {
+		ratio = c0->t_med / l->cells[best].t_med;
+		printf("On %s, level %d is %.1fx faster than off", l->name,
+		    b->levels[best], ratio);
+		if (best != fastest)
+			printf(" (level %d is %.1f%% faster still, for %.1fx "
+			    "the server CPU)", b->levels[fastest],
+			    100 * (l->cells[best].t_med /
+			    l->cells[fastest].t_med - 1),
+			    l->cells[best].srv_med > 0 ?
+			    l->cells[fastest].srv_med /
+			    l->cells[best].srv_med : 0.0);
+		printf(".\n");
+	}
+	report_fit(b, l, fit);
+}
+
+/*
+ * The model per level, with the crossover of every level (filled in
+ * cross), and the best level for each band of link rates.
+ */
+static void
+report_model(const struct bench *b, const struct levelfit *fit,
+    double *cross)
+{
+	char	r1[32], r2[32];
+	int	li, i, lo, cur, prev;
+
+	printf("\nModel: time(level, rate) = max(server cpu, client cpu, "
+	    "wire bytes / rate) + a per-link rtt term,\nfitted per level "
+	    "to the medians of every run on this data (%.1f MB of files).\n",
+	    b->raw_bytes / 1e6);
+	printf("  %-5s %12s %12s %11s %10s  pays off (vs -Z %d) below\n",
+	    "level", "srv MB/s", "cli cpu s", "wire MB", "ratio",
+	    b->levels[0]);
+	for (li = 0; li < b->nlevels; li++) {
+		cross[li] = li == 0 ? 0 : model_crossover(fit, li);
+		printf("  %-5d ", b->levels[li]);
+		if (fit[li].srv > 0)
+			printf("%12.1f ", b->raw_bytes / 1e6 / fit[li].srv);
+		else
+			printf("%12s ", "-");
+		printf("%12.3f %11.3f %10.3f  ", fit[li].cli,
+		    fit[li].wire / 1e6, fit[0].wire > 0 ?
+		    fit[li].wire / fit[0].wire : 0.0);
+		if (li == 0)
+			printf("-\n");
+		else if (cross[li] == 0)
+			printf("never\n");
+		else
+			printf("%s\n", fmt_rate(r1, sizeof(r1), cross[li]));
+	}
+	/* Bands of rate where each level is the model's best. */
+	printf("  best level by link rate:");
+	prev = -1;
+	lo = 0;
+	for (i = 0; i <= MODEL_GRID_N; i++) {
+		cur = -1;
+		if (i < MODEL_GRID_N)
+			for (li = 0; li < b->nlevels; li++)
+				if (cur == -1 || model_time(&fit[li],
+				    model_grid_rate(i)) < model_time(&fit[cur],
+				    model_grid_rate(i)) * 0.999)
+					cur = li;
+		if (i == MODEL_GRID_N || (prev != -1 && cur != prev)) {
+			printf(" %s-%s: -Z %d;",
+			    lo == 0 ? "0" : fmt_rate(r1, sizeof(r1),
+			    model_grid_rate(lo)), i == MODEL_GRID_N ? "up" :
+			    fmt_rate(r2, sizeof(r2), model_grid_rate(i)),
+			    b->levels[prev]);
+			lo = i;
+		}
+		prev = cur;
+	}
+	printf("\n");
+}
+
+/* The -Z for cairnd and for the clients on each class of link. */
+static void
+report_recommend(const struct bench *b)
+{
+	int	k, j, z, maxz = 0, done[MAXLINKS] = { 0 };
+
+	for (k = 0; k < b->nlinks; k++)
+		if (b->levels[b->links[k].best] > maxz)
+			maxz = b->levels[b->links[k].best];
+	printf("\nRecommendation (from the measured medians on this data):\n");
+	printf("  # server: offer up to the highest level any link class "
+	    "below wants\n");
+	printf("  cairnd -Z %d\n", maxz > 0 ? maxz : 0);
+	for (k = 0; k < b->nlinks; k++) {
+		if (done[k])
+			continue;
+		z = b->levels[b->links[k].best];
+		printf("  # clients on ");
+		for (j = k; j < b->nlinks; j++)
+			if (!done[j] && b->levels[b->links[j].best] == z) {
+				printf("%s%s", j == k ? "" : ", ",
+				    b->links[j].name);
+				done[j] = 1;
+			}
+		printf("%s\n", z == 0 ? " (compression off)" : "");
+		printf("  ktcheck -Z %d -c sha1 ...; lapply -Z %d -c sha1 "
+		    "...\n", z, z);
+	}
+}
+
+/* What the model says of each link's rate. */
+static void
+report_verdicts(const struct bench *b, const double *cross)
+{
+	const struct link	*l;
+	char			 r1[32];
+	int			 k, li, n;
+
+	for (k = 0; k < b->nlinks; k++) {
+		l = &b->links[k];
+		printf("  %s: ", l->name);
+		for (li = 1, n = 0; li < b->nlevels; li++) {
+			if (cross[li] == 0 || (!isinf(cross[li]) &&
+			    l->rate > 0 && cross[li] < (double)l->rate))
+				continue;
+			if (l->rate == 0 && !isinf(cross[li]))
+				continue;
+			printf("%s-Z %d", n == 0 ? "the model says " : ", ",
+			    b->levels[li]);
+			n++;
+		}
+		if (n == 0)
+			printf("the model says no level pays off");
+		else
+			printf(" pay%s off", n == 1 ? "s" : "");
+		printf(" at %s\n", l->rate ? fmt_rate(r1, sizeof(r1),
+		    (double)l->rate) : "loopback speed");
+	}
+}
+
+/*
+ * The text report: every link (which sets its best level), the model
+ * (which fills cross, the crossover rate of every level), the verdicts
+ * and the recommendation.
+ */
+void
+report_text(struct bench *b, const struct levelfit *fit, double *cross)
+{
+	int	k;
+
+	for (k = 0; k < b->nlinks; k++)
+		report_link(b, &b->links[k], fit);
+	report_model(b, fit, cross);
+	report_verdicts(b, cross);
+	report_recommend(b);
+}
+
+/* --csv: one line per link and level. */
+void
+report_csv(const struct bench *b, const double *cross)
+{
+	const struct link	*l;
+	const struct cell	*c;
+	FILE			*fp;
+	int			 k, li;
+
+	if ((fp = fopen(b->csv, "w")) == NULL)
+		die("%s: %s", b->csv, strerror(errno));
+	fprintf(fp, "link,rate_bit_s,rtt_ms,level,runs,time_median_s,"
+	    "time_min_s,time_max_s,lapply_median_s,server_cpu_s,"
+	    "client_cpu_s,raw_bytes,wire_down_bytes,wire_up_bytes,"
+	    "wire_ratio,server_MB_s,delivered_bit_s,link_flagged,best_level,"
+	    "crossover_bit_s\n");
+	for (k = 0; k < b->nlinks; k++) {
+		l = &b->links[k];
+		for (li = 0; li < b->nlevels; li++) {
+			c = &l->cells[li];
+			fprintf(fp, "%s,%" PRIu64 ",%.3f,%d,%d,%.6f,%.6f,%.6f,"
+			    "%.6f,", l->name, l->rate, l->rtt_us / 1e3,
+			    b->levels[li], c->nruns, c->t_med, c->t_min,
+			    c->t_max, c->lapply_med);
+			if (c->srv_med >= 0)
+				fprintf(fp, "%.6f,", c->srv_med);
+			else
+				fprintf(fp, ",");
+			fprintf(fp, "%.6f,%" PRIu64 ",%" PRIu64 ",%" PRIu64
+			    ",%.6f,", c->cli_med,
+			    c->raw_med ? c->raw_med : b->raw_bytes,
+			    c->down_med, c->up_med,
+			    l->cells[0].down_med + l->cells[0].up_med ?
+			    (double)(c->down_med + c->up_med) /
+			    (double)(l->cells[0].down_med +
+			    l->cells[0].up_med) : 0.0);
+			if (c->srv_med > 0)
+				fprintf(fp, "%.3f,", b->raw_bytes / 1e6 /
+				    c->srv_med);
+			else
+				fprintf(fp, ",");
+			fprintf(fp, "%.0f,%d,%d,", l->delivered, l->flagged,
+			    b->levels[l->best]);
+			if (li == 0)
+				fprintf(fp, "-\n");
+			else if (isinf(cross[li]))
+				fprintf(fp, "inf\n");
+			else
+				fprintf(fp, "%.0f\n", cross[li]);
+		}
+	}
+	if (fclose(fp) == EOF)
+		die("%s: %s", b->csv, strerror(errno));
+}
+
+/* One line per run, in the order they ran within each link. */
+void
+report_runs_csv(const struct bench *b)
+{
+	const struct run	*r;
+	FILE			*fp;
+	int			 k, li, i;
+
+	if ((fp = fopen(b->runs_csv, "w")) == NULL)
+		die("%s: %s", b->runs_csv, strerror(errno));
+	fprintf(fp, "link,rate_bit_s,rtt_ms,level,run,time_s,lapply_s,"
+	    "server_cpu_s,client_cpu_s,raw_bytes,wire_down_bytes,"
+	    "wire_up_bytes\n");
+	for (k = 0; k < b->nlinks; k++)
+		for (i = 0; i < b->reps; i++)
+			for (li = 0; li < b->nlevels; li++) {
+				if (i >= b->links[k].cells[li].nruns)
+					continue;
+				r = &b->links[k].cells[li].runs[i];
+				fprintf(fp, "%s,%" PRIu64 ",%.3f,%d,%d,%.6f,"
+				    "%.6f,", b->links[k].name,
+				    b->links[k].rate,
+				    b->links[k].rtt_us / 1e3, b->levels[li],
+				    i + 1, r->wall, r->lapply);
+				if (r->srv_cpu >= 0)
+					fprintf(fp, "%.6f,", r->srv_cpu);
+				else
+					fprintf(fp, ",");
+				fprintf(fp, "%.6f,%" PRIu64 ",%" PRIu64 ",%"
+				    PRIu64 "\n", r->cli_cpu, r->srv_raw_out ?
+				    r->srv_raw_out : r->tool_raw_in ?
+				    r->tool_raw_in : b->raw_bytes,
+				    r->wire_down, r->wire_up);
+			}
+	if (fclose(fp) == EOF)
+		die("%s: %s", b->runs_csv, strerror(errno));
+	printf("CSV of every run: %s\n", b->runs_csv);
+}

@@ -1,0 +1,388 @@
+/*
+ * bench-spawn.c: the processes of a sweep.  Finds the tools (--bindir,
+ * next to cairn-bench, PATH), runs them to completion with their output
+ * in a log and adds up their CPU time from wait4, and starts and stops
+ * the cairnd of each run: on a free port, ready once it listens, stopped
+ * once its session children are gone so that their CPU time is its own.
+ */
+#include "config.h"
+
+#include <sys/types.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench.h"
+#include "xmalloc.h"
+
+/* The cairnd running now, for die() and the signal handlers; 0 none. */
+volatile sig_atomic_t	 spawn_cairnd_pid;
+
+/* Whether p is an executable regular file. */
+static int
+exists_x(const char *p)
+{
+	struct stat	st;
+
+	return stat(p, &st) == 0 && S_ISREG(st.st_mode) &&
+	    access(p, X_OK) == 0;
+}
+
+/* The directory holding this executable, or NULL. */
+static char *
+self_dir(void)
+{
+	char	buf[PATH_MAX], *s;
+	ssize_t	n;
+
+	if ((n = readlink("/proc/self/exe", buf, sizeof(buf) - 1)) <= 0)
+		return NULL;
+	buf[n] = '\0';
+	if ((s = strrchr(buf, '/')) == NULL)
+		return NULL;
+	*s = '\0';
+	return xstrdup(buf);
+}
+
+/* Where tools live below a build tree or an installation prefix. */
+static const char *const tool_dirs[] = { "server", "sbin", "client", "bin" };
+
+/*
+ * dir/name, else dir/<up><tool_dir>/name for the first of tool_dirs that
+ * holds an executable name; NULL if none does.
+ */
+static char *
+find_near(const char *dir, const char *up, const char *name)
+{
+	char	*p;
+	size_t	 i;
+
+	xasprintf(&p, "%s/%s", dir, name);
+	for (i = 0; !exists_x(p); i++) {
+		free(p);
+		if (i == sizeof(tool_dirs) / sizeof(tool_dirs[0]))
+			return NULL;
+		xasprintf(&p, "%s/%s%s/%s", dir, up, tool_dirs[i], name);
+	}
+	return p;
+}
+
+/*
+ * Find a tool: in --bindir (or its server, sbin, client, bin), next to
+ * cairn-bench (or in ../server, ../sbin, ... from there, for a build tree
+ * or an installed prefix), then in PATH.  NULL if none.
+ */
+char *
+spawn_find(const struct bench *b, const char *name)
+{
+	char	*dir, *p = NULL, *path, *tok, *save = NULL;
+
+	if (b->bindir != NULL && (p = find_near(b->bindir, "", name)) != NULL)
+		return p;
+	if ((dir = self_dir()) != NULL) {
+		p = find_near(dir, "../", name);
+		free(dir);
+		if (p != NULL)
+			return p;
+	}
+	if ((path = getenv("PATH")) == NULL)
+		return NULL;
+	path = xstrdup(path);
+	for (tok = strtok_r(path, ":", &save); tok != NULL;
+	    tok = strtok_r(NULL, ":", &save)) {
+		xasprintf(&p, "%s/%s", *tok ? tok : ".", name);
+		if (exists_x(p))
+			break;
+		free(p);
+		p = NULL;
+	}
+	free(path);
+	return p;
+}
+
+/* A timeval in seconds. */
+static double
+tv_s(const struct timeval *tv)
+{
+	return tv->tv_sec + tv->tv_usec / 1e6;
+}
+
+/* Start argv in cwd with stdout and stderr to log.  Returns the pid. */
+static pid_t
+spawn_start(char *const argv[], const char *cwd, const char *log)
+{
+	pid_t	pid;
+	int	fd;
+
+	if ((pid = fork()) == -1)
+		die("fork: %s", strerror(errno));
+	if (pid == 0) {
+		if (cwd != NULL && chdir(cwd) == -1)
+			_exit(126);
+		if ((fd = open("/dev/null", O_RDONLY)) != -1) {
+			dup2(fd, 0);
+			close(fd);
+		}
+		if ((fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644)) !=
+		    -1) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+			close(fd);
+		}
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	return pid;
+}
+
+/*
+ * Run a tool to completion.  Returns its exit status (or 128 + signal);
+ * its user + system time is added to *cpu unless cpu is NULL.
+ */
+int
+spawn_run(char *const argv[], const char *cwd, const char *log, double *cpu)
+{
+	struct rusage	ru;
+	pid_t		pid;
+	int		st;
+
+	pid = spawn_start(argv, cwd, log);
+	while (wait4(pid, &st, 0, &ru) == -1)
+		if (errno != EINTR)
+			die("wait4: %s", strerror(errno));
+	if (cpu != NULL)
+		*cpu += tv_s(&ru.ru_utime) + tv_s(&ru.ru_stime);
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	return 128 + WTERMSIG(st);
+}
+
+/* Print the last lines of a log to stderr. */
+void
+spawn_show_log(const char *log)
+{
+	char	buf[4096];
+	FILE	*fp;
+	long	len;
+	size_t	n;
+
+	if ((fp = fopen(log, "r")) == NULL)
+		return;
+	fseek(fp, 0, SEEK_END);
+	len = ftell(fp);
+	fseek(fp, len > (long)sizeof(buf) - 1 ? len - (long)sizeof(buf) + 1 :
+	    0, SEEK_SET);
+	n = fread(buf, 1, sizeof(buf) - 1, fp);
+	buf[n] = '\0';
+	fclose(fp);
+	fprintf(stderr, "--- end of %s ---\n%s%s---\n", log, buf,
+	    n > 0 && buf[n - 1] != '\n' ? "\n" : "");
+}
+
+/* A TCP port free on 127.0.0.1 now. */
+static uint16_t
+free_port(void)
+{
+	struct sockaddr_in	sin;
+	socklen_t		len = sizeof(sin);
+	int			fd;
+
+	if ((fd = socket(AF_INET, SOCK_STREAM, 0)) == -1)
+		die("socket: %s", strerror(errno));
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (bind(fd, (struct sockaddr *)&sin, sizeof(sin)) == -1 ||
+	    getsockname(fd, (struct sockaddr *)&sin, &len) == -1)
+		die("bind 127.0.0.1: %s", strerror(errno));
+	close(fd);
+	return ntohs(sin.sin_port);
+}
+
+/*
+ * Whether something in the network namespace of pid listens on
+ * addr:port, from /proc/pid/net/tcp (so that no probe connection costs
+ * the server a session).  -1 if the file cannot be read.
+ */
+static int
+proc_listening(pid_t pid, struct in_addr addr, uint16_t port)
+{
+	char		 line[512];
+	FILE		*fp;
+	unsigned	 a, p, st;
+	int		 found = 0;
+
+	/* The table of pid's network namespace. */
+	snprintf(line, sizeof(line), "/proc/%ld/net/tcp", (long)pid);
+	if ((fp = fopen(line, "r")) == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), fp) != NULL)
+		if (sscanf(line, " %*u: %8X:%4X %*8X:%*4X %2X", &a, &p,
+		    &st) == 3 && p == port && st == 0x0A &&
+		    a == addr.s_addr)
+			found = 1;
+	fclose(fp);
+	return found;
+}
+
+/* Sleep ms milliseconds, through signals. */
+static void
+sleep_ms(int ms)
+{
+	struct timespec	ts;
+
+	ts.tv_sec = ms / 1000;
+	ts.tv_nsec = (long)(ms % 1000) * 1000000L;
+	while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
+		;
+}
+
+/* Start cairnd on a free port; returns its pid, or -1 if it exited. */
+pid_t
+spawn_cairnd(struct bench *b, uint16_t *portp)
+{
+	char		*argv[16], pbuf[16], abuf[INET_ADDRSTRLEN], *log;
+	struct in_addr	 addr;
+	uint16_t	 port;
+	pid_t		 pid;
+	int		 i, st, r;
+
+	port = free_port();
+	snprintf(pbuf, sizeof(pbuf), "%u", port);
+	addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (b->tc)
+		addr = b->addr_srv;
+	inet_ntop(AF_INET, &addr, abuf, sizeof(abuf));
+	xasprintf(&log, "%s/cairnd.log", b->work);
+	i = 0;
+	if (b->tc) {
+		/* ip netns exec runs the command in place: pid is cairnd. */
+		argv[i++] = b->ip;
+		argv[i++] = "netns";
+		argv[i++] = "exec";
+		argv[i++] = b->ns_srv;
+	}
+	argv[i++] = b->cairnd;
+	argv[i++] = "-f";
+	argv[i++] = "-Z";
+	argv[i++] = "9";
+	argv[i++] = "-D";
+	argv[i++] = b->repo;
+	argv[i++] = "-a";
+	argv[i++] = abuf;
+	argv[i++] = "-p";
+	argv[i++] = pbuf;
+	argv[i] = NULL;
+	pid = spawn_start(argv, b->repo, log);
+	spawn_cairnd_pid = pid;
+	/* Bounded: 1000 x 5 ms. */
+	for (i = 0; i < 1000; i++) {
+		if (waitpid(pid, &st, WNOHANG) == pid) {
+			spawn_cairnd_pid = 0;
+			free(log);
+			return -1;
+		}
+		r = proc_listening(pid, addr, port);
+		if (r == 1)
+			break;
+		if (r == -1 && !b->tc) {
+			struct sockaddr_in	sin;
+			int			fd;
+
+			memset(&sin, 0, sizeof(sin));
+			sin.sin_family = AF_INET;
+			sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+			sin.sin_port = htons(port);
+			fd = socket(AF_INET, SOCK_STREAM, 0);
+			if (fd != -1 && connect(fd, (struct sockaddr *)&sin,
+			    sizeof(sin)) == 0) {
+				close(fd);
+				break;
+			}
+			if (fd != -1)
+				close(fd);
+		}
+		sleep_ms(5);
+	}
+	if (i == 1000) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &st, 0);
+		spawn_cairnd_pid = 0;
+		spawn_show_log(log);
+		die("cairnd did not listen on %s:%u within 5 s", abuf, port);
+	}
+	free(log);
+	*portp = port;
+	return pid;
+}
+
+/* Number of live or unreaped children of pid (from /proc). */
+static int
+count_children(pid_t pid)
+{
+	struct dirent	*de;
+	char		 path[300], buf[512], *p;
+	DIR		*d;
+	FILE		*fp;
+	long		 ppid;
+	int		 n = 0;
+
+	if ((d = opendir("/proc")) == NULL)
+		return 0;
+	while ((de = readdir(d)) != NULL) {
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
+		if ((fp = fopen(path, "r")) == NULL)
+			continue;
+		if (fgets(buf, sizeof(buf), fp) != NULL &&
+		    (p = strrchr(buf, ')')) != NULL &&
+		    sscanf(p + 1, " %*c %ld", &ppid) == 1 && ppid == pid)
+			n++;
+		fclose(fp);
+	}
+	closedir(d);
+	return n;
+}
+
+/*
+ * Stop cairnd once its session children are gone (so their CPU time has
+ * been added to its own) and return its CPU seconds, -1 if some child
+ * was still there after 5 s.
+ */
+double
+spawn_cairnd_stop(pid_t pid)
+{
+	struct rusage	ru;
+	int		i, st, left = 0;
+
+	for (i = 0; i < 1000; i++) {
+		if ((left = count_children(pid)) == 0)
+			break;
+		sleep_ms(5);
+	}
+	kill(pid, SIGTERM);
+	while (wait4(pid, &st, 0, &ru) == -1)
+		if (errno != EINTR)
+			die("wait4 cairnd: %s", strerror(errno));
+	spawn_cairnd_pid = 0;
+	if (left > 0)
+		return -1;
+	return tv_s(&ru.ru_utime) + tv_s(&ru.ru_stime);
+}

@@ -1,0 +1,312 @@
+/*
+ * bench-svg.c: the figure of a sweep (--svg).  The upper panel draws the
+ * pull time per level, one line per link on a logarithmic scale, with
+ * the range of the runs and the best level ringed; the lower one the
+ * wire bytes each level saves against the lowest.  A PNG is written
+ * beside it when rsvg-convert or ImageMagick's convert is installed.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench.h"
+#include "xmalloc.h"
+
+/* Page width; the plot area runs from X0 to X1. */
+#define W	960.0
+#define X0	80.0
+#define X1	640.0
+/* Top and bottom of the time panel and of the savings panel. */
+#define Y0	50.0
+#define Y1	330.0
+#define Z0	410.0
+#define Z1	600.0
+
+static const char *colors[] = { "#1f77b4", "#d62728", "#2ca02c", "#9467bd",
+    "#ff7f0e", "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22" };
+#define NCOLORS	(sizeof(colors) / sizeof(colors[0]))
+
+/* The scales of the figure. */
+struct svg {
+	FILE		*fp;
+	const struct bench *b;
+	double		 d;		/* width of one level step */
+	double		 lo, hi;	/* decades of the time axis */
+};
+
+/* x of level index li. */
+static double
+svg_x(const struct svg *g, int li)
+{
+	return X0 + 20 + (g->b->levels[li] - g->b->levels[0]) * g->d;
+}
+
+/* y of t seconds on the time panel. */
+static double
+svg_ty(const struct svg *g, double t)
+{
+	return Y1 - (log10(t) - g->lo) / (g->hi - g->lo) * (Y1 - Y0);
+}
+
+static void
+svg_text_escaped(FILE *fp, const char *s)
+{
+	for (; *s; s++)
+		switch (*s) {
+		case '<':
+			fputs("&lt;", fp);
+			break;
+		case '>':
+			fputs("&gt;", fp);
+			break;
+		case '&':
+			fputs("&amp;", fp);
+			break;
+		default:
+			fputc(*s, fp);
+		}
+}
+
+/* The decades of the time axis: they hold every run of every cell. */
+static void
+svg_time_scale(struct svg *g)
+{
+	const struct bench	*b = g->b;
+	double			 tmin = INFINITY, tmax = 0;
+	int			 k, li;
+
+	for (k = 0; k < b->nlinks; k++)
+		for (li = 0; li < b->nlevels; li++) {
+			if (b->links[k].cells[li].t_min < tmin)
+				tmin = b->links[k].cells[li].t_min;
+			if (b->links[k].cells[li].t_max > tmax)
+				tmax = b->links[k].cells[li].t_max;
+		}
+	if (!(tmin > 0))
+		tmin = 1e-3;
+	if (tmax <= tmin)
+		tmax = tmin * 10;
+	g->lo = floor(log10(tmin));
+	g->hi = ceil(log10(tmax));
+	if (g->hi <= g->lo)
+		g->hi = g->lo + 1;
+}
+
+/* The axes of the time panel and the level labels of both panels. */
+static void
+svg_axes(const struct svg *g)
+{
+	const struct bench	*b = g->b;
+	FILE			*fp = g->fp;
+	double			 v, x, y;
+	int			 e, m, li;
+
+	fprintf(fp, "<g stroke=\"black\" fill=\"none\"><rect x=\"%.0f\" "
+	    "y=\"%.0f\" width=\"%.0f\" height=\"%.0f\"/></g>\n", X0, Y0,
+	    X1 - X0, Y1 - Y0);
+	for (e = (int)g->lo; e <= (int)g->hi; e++)
+		for (m = 1; m < 10; m++) {
+			v = log10(m * pow(10, e));
+			if (v > g->hi + 1e-9)
+				break;
+			y = Y1 - (v - g->lo) / (g->hi - g->lo) * (Y1 - Y0);
+			fprintf(fp, "<line x1=\"%.0f\" x2=\"%.0f\" y1=\"%.1f\" "
+			    "y2=\"%.1f\" stroke=\"%s\"/>\n", X0, X1, y, y,
+			    m == 1 ? "#bbb" : "#eee");
+			if (m == 1 || m == 2 || m == 5)
+				fprintf(fp, "<text x=\"%.0f\" y=\"%.1f\" "
+				    "text-anchor=\"end\">%g s</text>\n",
+				    X0 - 6, y + 4, m * pow(10, e));
+		}
+	fprintf(fp, "<text x=\"20\" y=\"%.0f\" transform=\"rotate(-90 20 "
+	    "%.0f)\" text-anchor=\"middle\">time (s, log scale)</text>\n",
+	    (Y0 + Y1) / 2, (Y0 + Y1) / 2);
+	for (li = 0; li < b->nlevels; li++) {
+		x = svg_x(g, li);
+		fprintf(fp, "<text x=\"%.1f\" y=\"%.0f\" "
+		    "text-anchor=\"middle\">%d</text>\n"
+		    "<text x=\"%.1f\" y=\"%.0f\" "
+		    "text-anchor=\"middle\">%d</text>\n", x, Y1 + 16,
+		    b->levels[li], x, Z1 + 16, b->levels[li]);
+	}
+	fprintf(fp, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">"
+	    "compression level (-Z)</text>\n", (X0 + X1) / 2, Y1 + 34);
+}
+
+/*
+ * Link k on the time panel: a line through its medians, min-max bars,
+ * the best level ringed, and its line of the legend.
+ */
+static void
+svg_link(const struct svg *g, int k)
+{
+	const struct link	*l = &g->b->links[k];
+	const struct cell	*c;
+	const char		*color = colors[k % NCOLORS];
+	FILE			*fp = g->fp;
+	double			 x, y;
+	int			 li;
+
+	fprintf(fp, "<polyline fill=\"none\" stroke-width=\"2\" "
+	    "stroke=\"%s\" points=\"", color);
+	for (li = 0; li < g->b->nlevels; li++)
+		fprintf(fp, "%s%.1f,%.1f", li ? " " : "", svg_x(g, li),
+		    svg_ty(g, l->cells[li].t_med));
+	fprintf(fp, "\"/>\n");
+	for (li = 0; li < g->b->nlevels; li++) {
+		c = &l->cells[li];
+		x = svg_x(g, li);
+		fprintf(fp, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" "
+		    "y2=\"%.1f\" stroke=\"%s\"/>\n<circle cx=\"%.1f\" "
+		    "cy=\"%.1f\" r=\"%d\" fill=\"%s\"/>\n", x, x,
+		    svg_ty(g, c->t_min), svg_ty(g, c->t_max), color, x,
+		    svg_ty(g, c->t_med), li == l->best ? 5 : 3,
+		    li == l->best ? "white\" stroke-width=\"2\" "
+		    "stroke=\"black" : color);
+	}
+	y = Y0 + 10 + k * 18;
+	fprintf(fp, "<line x1=\"%.0f\" x2=\"%.0f\" y1=\"%.0f\" "
+	    "y2=\"%.0f\" stroke=\"%s\" stroke-width=\"3\"/>\n"
+	    "<text x=\"%.0f\" y=\"%.0f\">", X1 + 14, X1 + 34, y, y, color,
+	    X1 + 40, y + 4);
+	svg_text_escaped(fp, l->name);
+	fprintf(fp, " (best -Z %d)%s</text>\n", g->b->levels[l->best],
+	    l->flagged ? " *" : "");
+}
+
+/* The lower panel: wire bytes saved per level against the lowest. */
+static void
+svg_saved(const struct svg *g, const struct levelfit *fit)
+{
+	const struct bench	*b = g->b;
+	FILE			*fp = g->fp;
+	double			 smax = 1, v, x, y;
+	int			 li, m, pass;
+
+	for (li = 0; li < b->nlevels; li++)
+		if ((fit[0].wire - fit[li].wire) / 1e6 > smax)
+			smax = (fit[0].wire - fit[li].wire) / 1e6;
+	smax = ceil(smax * 1.15);	/* room for the labels */
+	fprintf(fp, "<text x=\"%.0f\" y=\"%.0f\" font-size=\"14\" "
+	    "font-weight=\"bold\">bytes saved on the wire vs level %d "
+	    "(of %.1f MB)</text>\n", X0, Z0 - 14, b->levels[0],
+	    fit[0].wire / 1e6);
+	fprintf(fp, "<g stroke=\"black\" fill=\"none\"><rect x=\"%.0f\" "
+	    "y=\"%.0f\" width=\"%.0f\" height=\"%.0f\"/></g>\n", X0, Z0,
+	    X1 - X0, Z1 - Z0);
+	for (m = 0; m <= 4; m++) {
+		y = Z1 - m * (Z1 - Z0) / 4;
+		fprintf(fp, "<line x1=\"%.0f\" x2=\"%.0f\" y1=\"%.1f\" "
+		    "y2=\"%.1f\" stroke=\"#ddd\"/>\n<text x=\"%.0f\" "
+		    "y=\"%.1f\" text-anchor=\"end\">%.3g MB</text>\n", X0, X1,
+		    y, y, X0 - 6, y + 4, smax * m / 4);
+	}
+	/* First the line through the points, then the points. */
+	fprintf(fp, "<polyline fill=\"none\" stroke=\"#333\" "
+	    "stroke-width=\"2\" points=\"");
+	for (pass = 0; pass < 2; pass++) {
+		for (li = 0; li < b->nlevels; li++) {
+			x = svg_x(g, li);
+			v = (fit[0].wire - fit[li].wire) / 1e6;
+			y = Z1 - (v < 0 ? 0 : v) / smax * (Z1 - Z0);
+			if (pass == 0) {
+				fprintf(fp, "%s%.1f,%.1f", li ? " " : "", x,
+				    y);
+				continue;
+			}
+			fprintf(fp, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" "
+			    "fill=\"#333\"/>\n<text x=\"%.1f\" y=\"%.1f\" "
+			    "text-anchor=\"middle\" font-size=\"10\">%.0f%%"
+			    "</text>\n", x, y, x, y - 8, fit[0].wire > 0 ?
+			    100 * (fit[0].wire - fit[li].wire) / fit[0].wire :
+			    0.0);
+		}
+		if (pass == 0)
+			fprintf(fp, "\"/>\n");
+	}
+	fprintf(fp, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">"
+	    "compression level (-Z)</text>\n", (X0 + X1) / 2, Z1 + 34);
+}
+
+/* A PNG beside the SVG (its .svg suffix replaced) if a converter is there. */
+static void
+svg_png(const struct bench *b)
+{
+	char	*png, *log, *conv, *argv[5];
+	size_t	 n = strlen(b->svg);
+
+	if (n > 4 && strcmp(b->svg + n - 4, ".svg") == 0)
+		n -= 4;
+	xasprintf(&png, "%.*s.png", (int)n, b->svg);
+	if ((conv = spawn_find(b, "rsvg-convert")) != NULL) {
+		argv[0] = conv;
+		argv[1] = "-o";
+		argv[2] = png;
+		argv[3] = (char *)b->svg;
+		argv[4] = NULL;
+	} else if ((conv = spawn_find(b, "convert")) != NULL) {
+		argv[0] = conv;
+		argv[1] = (char *)b->svg;
+		argv[2] = png;
+		argv[3] = NULL;
+	}
+	if (conv != NULL) {
+		xasprintf(&log, "%s/convert.log", b->work);
+		if (spawn_run(argv, NULL, log, NULL) == 0 &&
+		    access(png, F_OK) == 0)
+			printf("PNG: %s\n", png);
+		free(log);
+		free(conv);
+	}
+	free(png);
+}
+
+/* Write the figure to b->svg (and the PNG). */
+void
+svg_write(const struct bench *b, const struct levelfit *fit)
+{
+	struct svg	g;
+	int		k;
+
+	memset(&g, 0, sizeof(g));
+	g.b = b;
+	svg_time_scale(&g);
+	if (b->nlevels > 1)
+		g.d = (X1 - X0 - 40) / (b->levels[b->nlevels - 1] -
+		    b->levels[0]);
+	if ((g.fp = fopen(b->svg, "w")) == NULL)
+		die("%s: %s", b->svg, strerror(errno));
+	fprintf(g.fp, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+	    "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
+	    "height=\"660\" viewBox=\"0 0 %.0f 660\" "
+	    "font-family=\"sans-serif\" font-size=\"12\">\n"
+	    "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n",
+	    W, W);
+	fprintf(g.fp, "<text x=\"%.0f\" y=\"24\" font-size=\"15\" "
+	    "font-weight=\"bold\">cairn-bench: pull time per compression "
+	    "level (%.1f MB, median of %d)</text>\n", X0,
+	    b->raw_bytes / 1e6, b->reps);
+	svg_axes(&g);
+	for (k = 0; k < b->nlinks; k++)
+		svg_link(&g, k);
+	fprintf(g.fp, "<text x=\"%.0f\" y=\"%.0f\" font-size=\"10\">"
+	    "ringed: best level; bars: min-max</text>\n", X1 + 14,
+	    Y0 + 20 + b->nlinks * 18);
+	for (k = 0; k < b->nlinks && !b->links[k].flagged; k++)
+		;
+	if (k < b->nlinks)
+		fprintf(g.fp, "<text x=\"%.0f\" y=\"%.0f\" font-size=\"10\">"
+		    "* link delivered more than 5%% off its setting</text>\n",
+		    X1 + 14, Y0 + 34 + b->nlinks * 18);
+	svg_saved(&g, fit);
+	fprintf(g.fp, "</svg>\n");
+	if (fclose(g.fp) == EOF)
+		die("%s: %s", b->svg, strerror(errno));
+	printf("SVG: %s\n", b->svg);
+	svg_png(b);
+}

@@ -1,0 +1,385 @@
+/*
+ * bench-sweep.c: the runs of a sweep.  For each link a relay emulates it
+ * (bench/relay.c), one pull at level 0 checks the rate it delivers, then
+ * every level runs once per repetition, the levels interleaved.  A pull
+ * is what an administrator runs to bring a new client up to date:
+ * ktcheck, fsdiff -A and lapply, with -c sha1, into an empty root,
+ * against a cairnd started for the run; its time, CPU and bytes (on the
+ * wire from the relay, raw from the logs) make one struct run.
+ */
+#include "config.h"
+
+#include <sys/types.h>
+#include <sys/socket.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench.h"
+#include "cerr.h"
+#include "relay.h"
+#include "xmalloc.h"
+
+/* The monotonic clock in seconds. */
+static double
+now_s(void)
+{
+	return relay_now_ns() / 1e9;
+}
+
+/* The progress bar on a terminal, unless -q. */
+static void
+progress(struct bench *b, const struct link *l, int level, int rep)
+{
+	char	bar[41];
+	int	i, fill;
+
+	if (b->quiet || !b->tty)
+		return;
+	fill = b->total ? b->done * 40 / b->total : 0;
+	for (i = 0; i < 40; i++)
+		bar[i] = i < fill ? '#' : '.';
+	bar[40] = '\0';
+	fprintf(stderr, "\r\033[K[%s] %3d%% %d/%d %s -Z %d ", bar,
+	    b->total ? b->done * 100 / b->total : 0, b->done, b->total,
+	    l->name, level);
+	if (rep)
+		fprintf(stderr, "run %d/%d", rep, b->reps);
+	else
+		fprintf(stderr, "link check");
+	fflush(stderr);
+}
+
+static void
+progress_end(struct bench *b)
+{
+	if (!b->quiet && b->tty)
+		fprintf(stderr, "\r\033[K");
+}
+
+/*
+ * Scan a tool log for its byte summary, "bytes: sent raw N wire N,
+ * received raw N wire N" (any case, spacing tolerated); returns the
+ * received raw count, 0 if there is none.
+ */
+static uint64_t
+log_raw_in(const char *log)
+{
+	char		 line[1024], *p;
+	FILE		*fp;
+	uint64_t	 v = 0;
+	unsigned long long	rin, win, rout, wout;
+
+	if ((fp = fopen(log, "r")) == NULL)
+		return 0;
+	while (fgets(line, sizeof(line), fp) != NULL) {
+		if ((p = strstr(line, "bytes:")) == NULL)
+			continue;
+		/* "bytes: sent raw N wire N, received raw N wire N" */
+		if (sscanf(p, "bytes: sent raw %llu wire %llu, received raw "
+		    "%llu wire %llu", &rout, &wout, &rin, &win) == 4)
+			v += rin;
+	}
+	/* lapply -v and ktcheck -v: "zlib stats +++ In: raw:wire ...". */
+	rewind(fp);
+	while (v == 0 && fgets(line, sizeof(line), fp) != NULL)
+		if ((p = strstr(line, "zlib stats +++ In:")) != NULL &&
+		    sscanf(p, "zlib stats +++ In: %llu:%llu", &rin, &win) == 2)
+			v += rin;
+	fclose(fp);
+	return v;
+}
+
+/*
+ * Sum the bytes cairnd says it sent in its "session end: zlib level N,
+ * sent R bytes (W on the wire, ..." lines (printed in the foreground).
+ */
+static void
+log_server_bytes(const char *log, uint64_t *raw, uint64_t *wire)
+{
+	char			 line[1024], *p;
+	FILE			*fp;
+	unsigned long long	 r, w;
+	int			 lv;
+
+	*raw = *wire = 0;
+	if ((fp = fopen(log, "r")) == NULL)
+		return;
+	while (fgets(line, sizeof(line), fp) != NULL)
+		if ((p = strstr(line, "session end: zlib level ")) != NULL &&
+		    sscanf(p, "session end: zlib level %d, sent %llu bytes "
+		    "(%llu on the wire", &lv, &r, &w) == 3) {
+			*raw += r;
+			*wire += w;
+		}
+	fclose(fp);
+}
+
+/*
+ * Start the command line of ktcheck or lapply: the namespace prefix of
+ * --shaper tc, the tool, and -h 127.0.0.1 -p port -Z level -c sha1.
+ * Returns the number of words put in argv.
+ */
+static int
+pull_argv(const struct bench *b, char *argv[], char *tool, char *port,
+    char *level)
+{
+	int	i;
+
+	i = tc_ns_prefix(b, argv);
+	argv[i++] = tool;
+	argv[i++] = "-h";
+	argv[i++] = "127.0.0.1";
+	argv[i++] = "-p";
+	argv[i++] = port;
+	argv[i++] = "-Z";
+	argv[i++] = level;
+	argv[i++] = "-c";
+	argv[i++] = "sha1";
+	return i;
+}
+
+/*
+ * Run one tool of a pull, its CPU time added to *cpu; an exit status
+ * above okmax is fatal and names the tool (with -Z level unless level is
+ * negative) and its log.
+ */
+static void
+pull_tool(char *const argv[], const char *cwd, const char *log, double *cpu,
+    int okmax, const char *what, int level)
+{
+	int	st;
+
+	if ((st = spawn_run(argv, cwd, log, cpu)) <= okmax)
+		return;
+	spawn_show_log(log);
+	if (level >= 0)
+		die("%s -Z %d exited with status %d (log: %s)", what, level,
+		    st, log);
+	die("%s exited with status %d (log: %s)", what, st, log);
+}
+
+/*
+ * One pull: ktcheck, fsdiff -A, lapply at level into an empty root.
+ * *lst gets the relay counters of the lapply connection.
+ */
+static void
+pull(struct bench *b, struct relay *r, int level, struct run *out,
+    struct relay_stats *lst)
+{
+	struct relay_stats	 kst;
+	struct sockaddr_in	 up;
+	char			*run, *client, *root, *kfile, *apply, *log;
+	char			*slog = NULL;
+	char			 zb[4], pb[8], *argv[20];
+	uint16_t		 port = 0;
+	pid_t			 spid = -1;
+	double			 t0, t1, t2, cpu = 0;
+	int			 i;
+
+	xasprintf(&run, "%s/run", b->work);
+	util_rmtree(run);
+	util_mkdir(run);
+	xasprintf(&client, "%s/client", run);
+	xasprintf(&root, "%s/root", run);
+	xasprintf(&kfile, "%s/command.K", client);
+	xasprintf(&apply, "%s/apply.T", run);
+	xasprintf(&log, "%s/tools.log", run);
+	util_mkdir(client);
+	util_mkdir(root);
+
+	if (b->server == NULL) {
+		/* One server log per run, for its byte counts. */
+		xasprintf(&slog, "%s/cairnd.log", b->work);
+		unlink(slog);
+		for (i = 0; i < 3 && spid == -1; i++)
+			spid = spawn_cairnd(b, &port);
+		if (spid == -1) {
+			spawn_show_log(slog);
+			die("%s exited at start-up three times", b->cairnd);
+		}
+		memset(&up, 0, sizeof(up));
+		up.sin_family = AF_INET;
+		up.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		if (b->tc)
+			up.sin_addr = b->addr_srv;
+		up.sin_port = htons(port);
+		relay_set_upstream(r, &up);
+	}
+	relay_stats(r, &kst, 1);
+	snprintf(zb, sizeof(zb), "%d", level);
+	snprintf(pb, sizeof(pb), "%u", relay_port(r));
+
+	t0 = now_s();
+	i = pull_argv(b, argv, b->ktcheck, pb, zb);
+	argv[i++] = "-K";
+	argv[i++] = kfile;
+	argv[i] = NULL;
+	pull_tool(argv, client, log, &cpu, 1, "ktcheck", level);
+	relay_stats(r, &kst, 1);
+
+	i = 0;
+	argv[i++] = b->fsdiff;
+	argv[i++] = "-A";
+	argv[i++] = "-c";
+	argv[i++] = "sha1";
+	argv[i++] = "-K";
+	argv[i++] = kfile;
+	argv[i++] = "-o";
+	argv[i++] = apply;
+	argv[i++] = ".";
+	argv[i] = NULL;
+	pull_tool(argv, root, log, &cpu, 0, "fsdiff -A", -1);
+
+	t1 = now_s();
+	i = pull_argv(b, argv, b->lapply, pb, zb);
+	argv[i++] = "-q";
+	argv[i++] = apply;
+	argv[i] = NULL;
+	pull_tool(argv, root, log, &cpu, 0, "lapply", level);
+	t2 = now_s();
+	relay_stats(r, lst, 1);
+
+	out->wall = t2 - t0;
+	out->lapply = t2 - t1;
+	out->cli_cpu = cpu;
+	out->srv_cpu = spid > 0 ? spawn_cairnd_stop(spid) : -1;
+	if (slog != NULL) {
+		log_server_bytes(slog, &out->srv_raw_out, &out->srv_wire_out);
+		free(slog);
+	}
+	if (spid > 0 && out->srv_cpu < 0)
+		warnmsg("cairnd kept a session child for 5 s after the pull: "
+		    "its CPU time is left out of this run");
+	out->wire_down = kst.down.bytes + lst->down.bytes;
+	out->wire_up = kst.up.bytes + lst->up.bytes;
+	out->tool_raw_in = log_raw_in(log);
+	if (kst.upstream_errors + lst->upstream_errors > 0)
+		die("the relay could not reach the server");
+	free(run);
+	free(client);
+	free(root);
+	free(kfile);
+	free(apply);
+	free(log);
+}
+
+/* The medians of a cell over its runs. */
+static void
+cell_summarize(struct cell *c)
+{
+	double	v[MAXREPS];
+	int	i, n;
+
+	for (i = 0; i < c->nruns; i++)
+		v[i] = c->runs[i].wall;
+	c->t_med = model_median(v, c->nruns);
+	c->t_min = v[0];
+	c->t_max = v[c->nruns - 1];
+	for (i = 0; i < c->nruns; i++)
+		v[i] = c->runs[i].lapply;
+	c->lapply_med = model_median(v, c->nruns);
+	for (i = 0; i < c->nruns; i++)
+		v[i] = c->runs[i].cli_cpu;
+	c->cli_med = model_median(v, c->nruns);
+	for (i = n = 0; i < c->nruns; i++)
+		if (c->runs[i].srv_cpu >= 0)
+			v[n++] = c->runs[i].srv_cpu;
+	c->srv_med = n ? model_median(v, n) : -1;
+	for (i = 0; i < c->nruns; i++)
+		v[i] = (double)c->runs[i].wire_down;
+	c->down_med = (uint64_t)model_median(v, c->nruns);
+	for (i = 0; i < c->nruns; i++)
+		v[i] = (double)c->runs[i].wire_up;
+	c->up_med = (uint64_t)model_median(v, c->nruns);
+	for (i = 0; i < c->nruns; i++)
+		v[i] = (double)(c->runs[i].srv_raw_out ?
+		    c->runs[i].srv_raw_out : c->runs[i].tool_raw_in);
+	c->raw_med = (uint64_t)model_median(v, c->nruns);
+}
+
+/* Measure every level on link l. */
+void
+sweep_link(struct bench *b, struct link *l)
+{
+	struct relay_link	 rl;
+	struct relay_stats	 st;
+	struct relay		*r;
+	struct cerr		 err;
+	struct run		 cal;
+	double			 span, setting;
+	int			 rep, li;
+
+	memset(&rl, 0, sizeof(rl));
+	rl.rate = l->rate;
+	rl.rtt_us = l->rtt_us;
+	if (b->tc) {
+		/* tbf on the veth sets the rate; the relay adds the delay. */
+		tc_shape(b, l);
+		rl.rate = 0;
+	}
+	if ((r = relay_start(&rl, b->server ? &b->remote : NULL,
+	    b->netns_fd, &err)) == NULL)
+		die("%s", err.msg);
+	for (li = 0; li < b->nlevels; li++) {
+		l->cells[li].runs = xcalloc((size_t)b->reps,
+		    sizeof(struct run));
+		l->cells[li].nruns = 0;
+	}
+
+	/* Level-0 check of the link; also warms the caches. */
+	progress(b, l, 0, 0);
+	pull(b, r, 0, &cal, &st);
+	b->done++;
+	span = (st.down.last_ns - st.down.first_ns) / 1e9;
+	l->delivered = span > 0 ? st.down.bytes * 8.0 / span : 0;
+	l->busy_rate = st.down.busy_ns ?
+	    st.down.bytes * 8.0 / (st.down.busy_ns / 1e9) : 0;
+	setting = (double)l->rate;
+	l->flagged = setting > 0 &&
+	    fabs(l->delivered - setting) > 0.05 * setting;
+	progress_end(b);
+	printf("link %s: ", l->name);
+	if (l->rate)
+		printf("%.4g Mbit/s, ", setting / 1e6);
+	else
+		printf("unshaped, ");
+	printf("rtt %.4g ms: level 0 delivered %.2f MB/s (%.4g Mbit/s)",
+	    l->rtt_us / 1e3, l->delivered / 8e6, l->delivered / 1e6);
+	if (setting > 0)
+		printf(", %+.1f%% of its setting%s", 100 * (l->delivered -
+		    setting) / setting, l->flagged ? " [OFF BY MORE THAN 5%]" :
+		    "");
+	printf("\n");
+	if (l->flagged && b->tc)
+		printf("  (tbf counts whole frames, about 4%% headers, and TCP "
+		    "over a real queue rarely fills it)\n");
+	else if (l->flagged && l->busy_rate > 0)
+		printf("  while it had data the link carried %.4g Mbit/s "
+		    "(%+.1f%%): %s\n", l->busy_rate / 1e6,
+		    100 * (l->busy_rate - setting) / setting,
+		    fabs(l->busy_rate - setting) <= 0.05 * setting ?
+		    "the endpoints, not the link, set the pace" :
+		    "the emulation could not keep up on this machine");
+	fflush(stdout);
+
+	/* Levels interleaved within each repetition (A B A B ...). */
+	for (rep = 0; rep < b->reps; rep++)
+		for (li = 0; li < b->nlevels; li++) {
+			progress(b, l, b->levels[li], rep + 1);
+			pull(b, r, b->levels[li],
+			    &l->cells[li].runs[l->cells[li].nruns++], &st);
+			b->done++;
+		}
+	progress_end(b);
+	relay_stop(r);
+	for (li = 0; li < b->nlevels; li++)
+		cell_summarize(&l->cells[li]);
+}

@@ -1,0 +1,172 @@
+/*
+ * bench.h: what the files of cairn-bench share: the state of a sweep
+ * (struct bench and the links, cells and runs it holds) and, under a
+ * banner per file, the functions each file offers the others.
+ *
+ *	cairn-bench.c	main, options, --help and -V
+ *	bench-util.c	messages, exits and file helpers
+ *	bench-spawn.c	finding and running the tools, cairnd, CPU time
+ *	bench-tc.c	--shaper tc: network namespaces, veth pair, tbf
+ *	bench-corpus.c	the generated corpus (--make-corpus)
+ *	bench-repo.c	the repository the sweep serves (--make-repo)
+ *	bench-sweep.c	the runs: one pull per link, level and repetition
+ *	bench-model.c	medians and the model fitted to them
+ *	bench-report.c	the text report and the CSV files
+ *	bench-svg.c	the figure
+ *	relay.c		the link emulator (relay.h)
+ */
+#ifndef CAIRN_BENCH_H
+#define CAIRN_BENCH_H
+
+#include <sys/types.h>
+
+#include <netinet/in.h>
+
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define MAXLEVEL	9
+#define MAXLINKS	32
+#define MAXREPS		99
+
+enum {
+	BENCH_EXIT_OK = 0,
+	BENCH_EXIT_FAIL = 1,		/* a tool, a file, the server */
+	BENCH_EXIT_USAGE = 2
+};
+
+/* One measured run of the pull path. */
+struct run {
+	double		 wall;		/* ktcheck + fsdiff + lapply, s */
+	double		 lapply;	/* lapply alone, s */
+	double		 srv_cpu;	/* s, -1 when unknown (remote) */
+	double		 cli_cpu;	/* s, the three tools */
+	uint64_t	 wire_down, wire_up;
+	uint64_t	 tool_raw_in;	/* from a tool's byte summary, 0 none */
+	uint64_t	 srv_raw_out;	/* from cairnd's log, 0 none */
+	uint64_t	 srv_wire_out;
+};
+
+/* Medians over the runs of one (link, level). */
+struct cell {
+	struct run	*runs;
+	int		 nruns;
+	double		 t_med, t_min, t_max, lapply_med;
+	double		 srv_med, cli_med;
+	uint64_t	 down_med, up_med, raw_med;
+};
+
+struct link {
+	char		*name;
+	uint64_t	 rate;		/* bit/s, 0 = unshaped */
+	uint64_t	 rtt_us;
+	/* Level-0 check of the link. */
+	double		 delivered;	/* bit/s over the transfer */
+	double		 busy_rate;	/* bit/s while the link had data */
+	int		 flagged;
+	int		 best;		/* index into levels */
+	struct cell	 cells[MAXLEVEL + 1];
+};
+
+/* What the corpus generator makes (bench-corpus.c). */
+struct corpus_spec {
+	uint64_t	 size;		/* bytes, in corpus mode */
+	uint64_t	 files;		/* files mode when nonzero */
+	uint64_t	 seed;
+};
+
+struct bench {
+	/* Options. */
+	int		 levels[MAXLEVEL + 1];
+	int		 nlevels;
+	struct link	 links[MAXLINKS];
+	int		 nlinks;
+	int		 reps;
+	const char	*data;
+	struct corpus_spec corpus;	/* without --data */
+	const char	*csv, *svg, *runs_csv;
+	const char	*bindir;
+	const char	*server;	/* host:port of a remote cairnd */
+	const char	*make_repo;
+	const char	*make_corpus;
+	char		*work;
+	int		 keep, quiet;
+	/* Tools. */
+	char		*ktcheck, *fsdiff, *lapply, *cairnd;
+	/* Repository. */
+	char		*repo;
+	uint64_t	 raw_bytes;	/* regular file bytes in the corpus */
+	uint64_t	 nfiles;
+	const char	*corpus_desc;
+	struct sockaddr_in remote;
+	/* --shaper tc: two network namespaces joined by a veth pair. */
+	int		 tc;
+	char		*ip, *tcbin;
+	char		 ns_srv[32], ns_cli[32], veth_srv[16], veth_cli[16];
+	struct in_addr	 addr_srv, addr_cli;
+	int		 netns_fd;	/* the client namespace, or -1 */
+	/* Progress. */
+	int		 done, total;
+	int		 tty;
+};
+
+/* Per level, medians over every link's runs. */
+struct levelfit {
+	double		 srv, cli;	/* CPU seconds; srv -1 unknown */
+	double		 wire;		/* bytes both ways */
+};
+
+/* bench-util.c */
+void	 die(const char *, ...)
+	    __attribute__((format(printf, 1, 2), noreturn));
+void	 baduse(const char *, ...)
+	    __attribute__((format(printf, 1, 2), noreturn));
+void	 warnmsg(const char *, ...)
+	    __attribute__((format(printf, 1, 2)));
+void	 util_teardown(void);
+void	 util_rmtree(const char *);
+void	 util_mkdir(const char *);
+void	 util_mkdir_p(const char *);
+void	 util_write_file(const char *, const char *);
+
+/* bench-spawn.c */
+extern volatile sig_atomic_t spawn_cairnd_pid;
+char	*spawn_find(const struct bench *, const char *);
+int	 spawn_run(char *const [], const char *, const char *, double *);
+void	 spawn_show_log(const char *);
+pid_t	 spawn_cairnd(struct bench *, uint16_t *);
+double	 spawn_cairnd_stop(pid_t);
+
+/* bench-tc.c */
+void	 tc_setup(struct bench *);
+void	 tc_shape(struct bench *, const struct link *);
+int	 tc_ns_prefix(const struct bench *, char *[]);
+void	 tc_teardown(void);
+
+/* bench-corpus.c */
+void	 corpus_make(const char *, const struct corpus_spec *, FILE *);
+
+/* bench-repo.c */
+void	 repo_make(struct bench *, const char *);
+
+/* bench-sweep.c */
+void	 sweep_link(struct bench *, struct link *);
+
+/* bench-model.c */
+#define MODEL_GRID_N	1400
+double	 model_median(double *, int);
+void	 model_fit(const struct bench *, struct levelfit *);
+double	 model_time(const struct levelfit *, double);
+double	 model_grid_rate(int);
+double	 model_crossover(const struct levelfit *, int);
+
+/* bench-report.c */
+void	 report_text(struct bench *, const struct levelfit *, double *);
+void	 report_csv(const struct bench *, const double *);
+void	 report_runs_csv(const struct bench *);
+
+/* bench-svg.c */
+void	 svg_write(const struct bench *, const struct levelfit *);
+
+#endif
