@@ -603,7 +603,8 @@ find_elves(const char *dir, int depth, struct elf **list, size_t *n,
 		names[nn++] = xstrdup(de->d_name);
 	}
 	closedir(d);
-	qsort(names, nn, sizeof(*names), cmp_name);
+	if (nn > 1)
+		qsort(names, nn, sizeof(*names), cmp_name);
 	for (i = 0; i < nn; i++) {
 		xasprintf(&p, "%s/%s", dir, names[i]);
 		free(names[i]);

@@ -435,7 +435,9 @@ do_specials(struct kt *kt)
 	snprintf(tmp, sizeof(tmp), "%sspecial.T.%ld", kt->kdir,
 	    (long)getpid());
 	sort_icase = kt->icase;
-	qsort(kt->special.v, kt->special.n, sizeof(char *), special_cmp);
+	if (kt->special.n > 1)
+		qsort(kt->special.v, kt->special.n, sizeof(char *),
+		    special_cmp);
 	if ((fp = fopen(tmp, "wx")) == NULL) {
 		cerr_errno(&kt->err, "%s", tmp);
 		return -1;
