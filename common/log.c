@@ -15,12 +15,21 @@ static int	 log_where = LOG_TO_STDERR;
 static int	 log_verbose;
 static int	 log_level = LOG_INFO;
 static int	 log_fatalstatus = 2;
+static const char *log_ident = "";
+
+static struct {
+	void	(*fn)(void *);
+	void	 *arg;
+}		 log_hooks[LOG_MAXHOOKS];
+static int	 log_nhooks;
 
 void
 log_init(const char *ident, int where, int facility)
 {
-	log_where = where;
-	if (where == LOG_TO_SYSLOG)
+	log_where = where & LOG_TO_SYSLOG;
+	if (where & LOG_PREFIX)
+		log_ident = ident;
+	if (log_where == LOG_TO_SYSLOG)
 		openlog(ident, LOG_PID | LOG_NDELAY, facility);
 }
 
@@ -48,6 +57,44 @@ log_setfatalstatus(int status)
 	log_fatalstatus = status;
 }
 
+void
+log_addcleanup(void (*fn)(void *), void *arg)
+{
+	if (log_nhooks < LOG_MAXHOOKS) {
+		log_hooks[log_nhooks].fn = fn;
+		log_hooks[log_nhooks++].arg = arg;
+	}
+}
+
+void
+log_delcleanup(void (*fn)(void *), void *arg)
+{
+	int	i;
+
+	for (i = log_nhooks - 1; i >= 0; i--) {
+		if (log_hooks[i].fn == fn && log_hooks[i].arg == arg) {
+			memmove(&log_hooks[i], &log_hooks[i + 1],
+			    (size_t)(log_nhooks - i - 1) * sizeof(log_hooks[0]));
+			log_nhooks--;
+			return;
+		}
+	}
+}
+
+void
+log_exit(int status)
+{
+	void	(*fn)(void *);
+
+	/* Pop before calling, so a hook that dies does not run twice. */
+	while (log_nhooks > 0) {
+		log_nhooks--;
+		fn = log_hooks[log_nhooks].fn;
+		fn(log_hooks[log_nhooks].arg);
+	}
+	exit(status);
+}
+
 /*
  * Emit one message.  errno is preserved so callers can log and then
  * inspect it.
@@ -70,9 +117,11 @@ vlog(int pri, int with_errno, const char *fmt, va_list ap)
 			syslog(pri, "%s", msg);
 	} else {
 		if (with_errno)
-			fprintf(stderr, "%s: %s\n", msg, strerror(saved));
+			fprintf(stderr, "%s%s%s: %s\n", log_ident,
+			    *log_ident ? ": " : "", msg, strerror(saved));
 		else
-			fprintf(stderr, "%s\n", msg);
+			fprintf(stderr, "%s%s%s\n", log_ident,
+			    *log_ident ? ": " : "", msg);
 		fflush(stderr);
 	}
 out:
@@ -103,7 +152,7 @@ fatal(const char *fmt, ...)
 	va_start(ap, fmt);
 	vlog(LOG_CRIT, 1, fmt, ap);
 	va_end(ap);
-	exit(log_fatalstatus);
+	log_exit(log_fatalstatus);
 }
 
 void
@@ -114,5 +163,5 @@ fatalx(const char *fmt, ...)
 	va_start(ap, fmt);
 	vlog(LOG_CRIT, 0, fmt, ap);
 	va_end(ap);
-	exit(log_fatalstatus);
+	log_exit(log_fatalstatus);
 }

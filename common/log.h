@@ -1,9 +1,17 @@
 /*
  * log.h: one logging API for tools and the daemon.
  *
- * Tools: messages go to stderr exactly as given (Radmind's tools print
- * bare messages, no program prefix).  Daemon: syslog, or stderr when
- * log_init() was told to stay in the foreground.
+ * Tools: messages go to stderr exactly as given.  Radmind's tools print
+ * bare messages and the conformance vectors pin that wording byte for
+ * byte, so the tools with a Radmind counterpart stay bare; a tool of
+ * cairn's own (cairn-bench) asks for a "prog: " prefix with LOG_PREFIX.
+ * Daemon: syslog, or stderr when log_init() was told to stay in the
+ * foreground.
+ *
+ * Every message a tool prints on stderr goes through here: no tool
+ * calls fprintf(stderr) for an error.  A tool that must undo something
+ * before it dies (a temporary file) registers a cleanup hook; fatal(),
+ * fatalx() and log_exit() run the hooks, newest first, then exit.
  */
 #ifndef CAIRN_LOG_H
 #define CAIRN_LOG_H
@@ -12,6 +20,7 @@
 
 #define LOG_TO_STDERR	0
 #define LOG_TO_SYSLOG	1
+#define LOG_PREFIX	2	/* or'ed into where: "ident: " before each line */
 
 /* Start logging as "ident"; where is LOG_TO_STDERR or LOG_TO_SYSLOG. */
 void	log_init(const char *ident, int where, int facility);
@@ -36,5 +45,16 @@ void	vlog(int pri, int with_errno, const char *, va_list)
 
 /* Exit status used by fatal()/fatalx(); default 2 (Radmind "error"). */
 void	log_setfatalstatus(int status);
+
+/*
+ * Run fn(arg) before a fatal exit.  Hooks run newest first, each once;
+ * at most LOG_MAXHOOKS are kept.  log_delcleanup() forgets one (matched
+ * by fn and arg) once there is nothing left to undo.
+ */
+#define LOG_MAXHOOKS	8
+void	log_addcleanup(void (*fn)(void *), void *arg);
+void	log_delcleanup(void (*fn)(void *), void *arg);
+/* Run the cleanup hooks, then exit(status). */
+void	log_exit(int status) __attribute__((noreturn));
 
 #endif

@@ -8,7 +8,8 @@ UNIT_TESTS = \
 	tests/unit/check_command \
 	tests/unit/check_wildcard \
 	tests/unit/check_cksum \
-	tests/unit/check_confine
+	tests/unit/check_confine \
+	tests/unit/check_log
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
 
@@ -39,6 +40,9 @@ tests_unit_check_cksum_LDADD = $(UNIT_LDADD)
 tests_unit_check_confine_SOURCES = tests/unit/check_confine.c
 tests_unit_check_confine_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_check_confine_LDADD = $(UNIT_LDADD)
+tests_unit_check_log_SOURCES = tests/unit/check_log.c
+tests_unit_check_log_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_check_log_LDADD = $(UNIT_LDADD)
 else
 TESTS += tests/unit/no-check.sh
 endif

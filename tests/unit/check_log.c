@@ -1,0 +1,164 @@
+/*
+ * check_log.c: the one reporting API (common/log.c): bare or prefixed
+ * messages, the errno suffix, and the cleanup hooks a fatal exit runs.
+ */
+#include "config.h"
+
+#include <sys/wait.h>
+
+#include <fcntl.h>
+
+#include "log.h"
+#include "unit.h"
+
+/*
+ * Run fn in a child with stderr on a pipe; return what it printed and
+ * its exit status in *status.
+ */
+static char *
+run_child(void (*fn)(void), int *status)
+{
+	static char	out[4096];
+	size_t		len = 0;
+	ssize_t		n;
+	pid_t		pid;
+	int		p[2];
+
+	ck_assert_int_eq(pipe(p), 0);
+	pid = fork();
+	ck_assert_int_ne(pid, -1);
+	if (pid == 0) {
+		close(p[0]);
+		dup2(p[1], 2);
+		fn();
+		_exit(0);
+	}
+	close(p[1]);
+	while (len < sizeof(out) - 1 &&
+	    (n = read(p[0], out + len, sizeof(out) - 1 - len)) > 0)
+		len += (size_t)n;
+	out[len] = '\0';
+	close(p[0]);
+	ck_assert_int_eq(waitpid(pid, status, 0), pid);
+	return out;
+}
+
+static void
+bare(void)
+{
+	log_init("tool", LOG_TO_STDERR, 0);
+	log_warnx("%s: line %d: bad", "a.T", 3);
+	errno = ENOENT;
+	log_warn("%s", "b.T");
+}
+
+START_TEST(test_bare)
+{
+	int	 st;
+	char	*out = run_child(bare, &st);
+
+	ck_assert_str_eq(out, "a.T: line 3: bad\nb.T: " "No such file or "
+	    "directory\n");
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+END_TEST
+
+static void
+prefixed(void)
+{
+	log_init("cairn-bench", LOG_TO_STDERR | LOG_PREFIX, 0);
+	log_warnx("no corpus");
+	log_debug("hidden");
+	log_setverbose(1);
+	log_debug("shown");
+}
+
+START_TEST(test_prefix_and_debug)
+{
+	int	 st;
+	char	*out = run_child(prefixed, &st);
+
+	ck_assert_str_eq(out, "cairn-bench: no corpus\ncairn-bench: shown\n");
+}
+END_TEST
+
+static void
+say(void *arg)
+{
+	fprintf(stderr, "cleanup %s\n", (const char *)arg);
+}
+
+static void
+hooks(void)
+{
+	log_init("tool", LOG_TO_STDERR, 0);
+	log_setfatalstatus(7);
+	log_addcleanup(say, "first");
+	log_addcleanup(say, "dropped");
+	log_addcleanup(say, "last");
+	log_delcleanup(say, "dropped");
+	fatalx("%s: gone", "x.T");
+}
+
+START_TEST(test_fatal_runs_hooks_newest_first)
+{
+	int	 st;
+	char	*out = run_child(hooks, &st);
+
+	ck_assert_str_eq(out, "x.T: gone\ncleanup last\ncleanup first\n");
+	ck_assert(WIFEXITED(st));
+	ck_assert_int_eq(WEXITSTATUS(st), 7);
+}
+END_TEST
+
+static void
+die_in_hook(void *arg)
+{
+	(void)arg;
+	fatalx("hook failed");
+}
+
+static void
+reentry(void)
+{
+	log_init("tool", LOG_TO_STDERR, 0);
+	log_addcleanup(say, "once");
+	log_addcleanup(die_in_hook, NULL);
+	log_exit(3);
+}
+
+START_TEST(test_hook_that_dies_runs_the_rest_once)
+{
+	int	 st;
+	char	*out = run_child(reentry, &st);
+
+	/* The failing hook's fatalx runs the remaining hook, then exits. */
+	ck_assert_str_eq(out, "hook failed\ncleanup once\n");
+	ck_assert(WIFEXITED(st));
+	ck_assert_int_eq(WEXITSTATUS(st), 2);
+}
+END_TEST
+
+static Suite *
+log_suite(void)
+{
+	Suite	*s = suite_create("log");
+	TCase	*tc;
+
+	tc = tcase_create("stderr");
+	tcase_add_test(tc, test_bare);
+	tcase_add_test(tc, test_prefix_and_debug);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("cleanup");
+	tcase_add_test(tc, test_fatal_runs_hooks_newest_first);
+	tcase_add_test(tc, test_hook_that_dies_runs_the_rest_once);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	return unit_run(log_suite());
+}
