@@ -5,7 +5,7 @@
 # librelay.a: the link emulator, shared by cairn-bench and relay-probe.
 noinst_LIBRARIES += bench/librelay.a
 bench_librelay_a_SOURCES = bench/relay.c bench/relay.h
-bench_librelay_a_CFLAGS = $(AM_CFLAGS) -pthread
+bench_librelay_a_CFLAGS = $(AM_CFLAGS) $(PTHREAD_CFLAGS)
 
 bin_PROGRAMS += bench/cairn-bench
 bench_cairn_bench_SOURCES = bench/bench.h \
@@ -13,16 +13,14 @@ bench_cairn_bench_SOURCES = bench/bench.h \
 	bench/bench-tc.c bench/bench-corpus.c bench/bench-repo.c \
 	bench/bench-sweep.c bench/bench-model.c bench/bench-report.c \
 	bench/bench-svg.c
-bench_cairn_bench_CFLAGS = $(AM_CFLAGS) -pthread
-bench_cairn_bench_LDFLAGS = -pthread
-bench_cairn_bench_LDADD = bench/librelay.a $(CAIRN_LIBS) -lm
+bench_cairn_bench_CFLAGS = $(AM_CFLAGS) $(PTHREAD_CFLAGS)
+bench_cairn_bench_LDADD = bench/librelay.a $(CAIRN_LIBS) $(PTHREAD_LIBS) -lm
 
 check_PROGRAMS += tests/bench/relay-probe
 tests_bench_relay_probe_SOURCES = tests/bench/relay-probe.c
-tests_bench_relay_probe_CFLAGS = $(AM_CFLAGS) -pthread
+tests_bench_relay_probe_CFLAGS = $(AM_CFLAGS) $(PTHREAD_CFLAGS)
 tests_bench_relay_probe_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/bench
-tests_bench_relay_probe_LDFLAGS = -pthread
-tests_bench_relay_probe_LDADD = bench/librelay.a $(CAIRN_LIBS)
+tests_bench_relay_probe_LDADD = bench/librelay.a $(CAIRN_LIBS) $(PTHREAD_LIBS)
 
 BENCH_TESTS = \
 	tests/integ/t-bench-corpus.sh \
