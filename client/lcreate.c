@@ -39,16 +39,6 @@
 #define LC_CHUNK	(1024 * 1024)	/* file read size */
 #define LC_WINDOW	128		/* uploads sent ahead of their replies */
 
-/* One f/a line to upload. */
-struct item {
-	char		*path;		/* decoded, for open() and messages */
-	char		*epath;		/* encoded, as in the transcript */
-	char		 type;		/* f or a */
-	int64_t		 size;		/* transcript size */
-	char		 cksum[96];	/* transcript checksum or "-" */
-	unsigned	 lineno;
-};
-
 struct lc {
 	struct netopts	 no;
 	const char	*tpath;		/* transcript argument */
@@ -57,7 +47,7 @@ struct lc {
 	int		 tonly, negative, nonet, force, quiet, progress;
 	int		 dots;		/* -v with stdout a tty */
 
-	struct item	*items;
+	struct tline	*items;		/* the f/a lines to upload (-N: size 0) */
 	size_t		 nitems;
 
 	struct net	*net;
@@ -195,128 +185,108 @@ mismatch(struct lc *lc, unsigned lineno, const char *what)
 }
 
 /*
- * Read the transcript and check every f/a line against the file system
- * (lcreate(1): type, size; with -n also readability or, with -c, the
- * digest).  Returns 0 or -1 after printing why.
+ * Check one f/a line against the file system (lcreate(1): type, size; with
+ * -n also readability or, with -c, the digest).  ck: the -c digest, or
+ * NULL.  Returns 0 or -1 after printing why.
+ */
+static int
+check_line(struct lc *lc, const struct tline *t, struct cksum *ck)
+{
+	struct stat	 st;
+	char		 sum[CKSUM_B64MAX];
+	int64_t		 size;
+	int		 fd;
+
+	if (lc->digest != NULL && strcmp(t->cksum, "-") == 0) {
+		fprintf(stderr, "line %u: No checksum listed\n", t->lineno);
+		return -1;
+	}
+	if (lc->negative)
+		return 0;
+	if (lstat(t->path, &st) == -1) {
+		perror(t->path);
+		return -1;
+	}
+	/* Only Mac OS has applefiles ('a' never matches). */
+	if (t->type != 'f' || !S_ISREG(st.st_mode)) {
+		fprintf(stderr, "line %u: file type wrong\n", t->lineno);
+		return -1;
+	}
+	/* Under -F the upload warns, with the live size. */
+	if (st.st_size != t->size && (lc->nonet || !lc->force)) {
+		mismatch(lc, t->lineno, "size in transcript does not match "
+		    "size of file");
+		if (!lc->force)
+			return -1;
+	}
+	if (lc->nonet && ck != NULL) {
+		if ((fd = open(t->path, O_RDONLY | O_CLOEXEC)) == -1 ||
+		    (cksum_reset(ck), cksum_fd(ck, fd, sum, &size)) == -1) {
+			perror(t->path);
+			if (fd != -1)
+				close(fd);
+			return -1;
+		}
+		close(fd);
+		if (strcmp(sum, t->cksum) != 0) {
+			mismatch(lc, t->lineno, "checksum listed in "
+			    "transcript wrong");
+			if (!lc->force)
+				return -1;
+		}
+	} else if (lc->nonet && access(t->path, R_OK) == -1) {
+		perror(t->path);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Read the transcript (in any order; a "name:" header means an
+ * applicable transcript) and check every f/a line, keeping them in
+ * lc->items.  Returns 0 or -1 after printing why.
  */
 static int
 scan(struct lc *lc)
 {
-	struct tline	 t;
-	struct stat	 st;
-	struct item	*it;
-	struct cksum	*ck = NULL;
-	char		*line = NULL, sum[CKSUM_B64MAX];
-	size_t		 cap = 0, len;
-	ssize_t		 n;
-	unsigned	 lineno = 0;
-	int64_t		 size;
-	int		 r, fd, rc = -1;
-	FILE		*fp;
+	struct treader		*r;
+	const struct tline	*t;
+	struct tline		*it;
+	struct cksum		*ck = NULL;
+	int			 rc;
 
-	if ((fp = fopen(lc->tpath, "r")) == NULL) {
-		perror(lc->tpath);
+	if ((r = treader_open(lc->tpath, NULL, TR_NOSORT | TR_HEADERS,
+	    &lc->err)) == NULL) {
+		fprintf(stderr, "%s\n", lc->err.msg);
 		return -1;
 	}
 	if (lc->digest != NULL)
 		ck = cksum_new(lc->digest);
-	memset(&t, 0, sizeof(t));
-	while ((n = getline(&line, &cap, fp)) != -1) {
-		lineno++;
-		len = (size_t)n;
-		if (len > 0 && line[len - 1] == '\n')
-			line[--len] = '\0';
-		else {
-			fprintf(stderr, "%s: line %u: line too long or not "
-			    "terminated\n", lc->tpath, lineno);
-			goto out;
-		}
-		if (len > TRAN_MAXLINE || strlen(line) != len) {
-			fprintf(stderr, "%s: line %u: line too long or "
-			    "contains NUL\n", lc->tpath, lineno);
-			goto out;
-		}
-		tline_clear(&t);
-		r = tline_parse(&t, line, lc->tpath, lineno, 1, &lc->err);
-		if (r == -1) {
-			fprintf(stderr, "%s\n", lc->err.msg);
-			goto out;
-		}
-		if (r == 2) {
+	while ((rc = treader_next(r, &t, &lc->err)) > 0) {
+		if (rc == TL_HEADER) {
 			fprintf(stderr, "Appliable transcripts cannot be "
 			    "uploaded.\n");
-			goto out;
+			break;
 		}
-		if (r == 0 || t.minus || t.plus ||
-		    (t.type != 'f' && t.type != 'a'))
+		if (t->minus || t->plus || (t->type != 'f' && t->type != 'a'))
 			continue;
-		if (lc->digest != NULL && strcmp(t.cksum, "-") == 0) {
-			fprintf(stderr, "line %u: No checksum listed\n",
-			    lineno);
-			goto out;
-		}
-		if (!lc->negative) {
-			if (lstat(t.path, &st) == -1) {
-				perror(t.path);
-				goto out;
-			}
-			/* Only Mac OS has applefiles ('a' never matches). */
-			if (t.type != 'f' || !S_ISREG(st.st_mode)) {
-				fprintf(stderr, "line %u: file type wrong\n",
-				    lineno);
-				goto out;
-			}
-			/* Under -F the upload warns, with the live size. */
-			if (st.st_size != t.size &&
-			    (lc->nonet || !lc->force)) {
-				mismatch(lc, lineno, "size in transcript does "
-				    "not match size of file");
-				if (!lc->force)
-					goto out;
-			}
-			if (lc->nonet && ck != NULL) {
-				if ((fd = open(t.path, O_RDONLY | O_CLOEXEC))
-				    == -1 || (cksum_reset(ck),
-				    cksum_fd(ck, fd, sum, &size)) == -1) {
-					perror(t.path);
-					if (fd != -1)
-						close(fd);
-					goto out;
-				}
-				close(fd);
-				if (strcmp(sum, t.cksum) != 0) {
-					mismatch(lc, lineno, "checksum listed "
-					    "in transcript wrong");
-					if (!lc->force)
-						goto out;
-				}
-			} else if (lc->nonet && access(t.path, R_OK) == -1) {
-				perror(t.path);
-				goto out;
-			}
-		}
+		if (check_line(lc, t, ck) == -1)
+			break;
 		lc->items = xreallocarray(lc->items, lc->nitems + 1,
 		    sizeof(*lc->items));
 		it = &lc->items[lc->nitems++];
-		it->path = xstrdup(t.path);
-		it->epath = xstrdup(t.epath);
-		it->type = t.type;
-		it->size = lc->negative ? 0 : t.size;
-		strlcpy(it->cksum, t.cksum, sizeof(it->cksum));
-		it->lineno = lineno;
+		memset(it, 0, sizeof(*it));
+		treader_take(r, it);
+		if (lc->negative)
+			it->size = 0;
 		lc->ptotal += it->size;
 	}
-	if (ferror(fp)) {
-		perror(lc->tpath);
-		goto out;
-	}
-	rc = 0;
-out:
-	tline_clear(&t);
+	/* rc > 0: stopped on a line already reported */
+	if (rc == -1)
+		fprintf(stderr, "%s\n", lc->err.msg);
 	cksum_free(ck);
-	free(line);
-	fclose(fp);
-	return rc;
+	treader_close(r);
+	return rc == 0 ? 0 : -1;
 }
 
 /* An AppleSingle file with empty forks (-N placeholder for 'a' lines). */
@@ -435,7 +405,7 @@ out:
 
 /* The zero-length (or empty applefile) upload of -N. */
 static int
-send_empty(struct lc *lc, const struct item *it)
+send_empty(struct lc *lc, const struct tline *it)
 {
 	unsigned char	 af[94];
 	size_t		 len = 0;
@@ -545,10 +515,8 @@ lc_free(struct lc *lc)
 {
 	size_t	 i;
 
-	for (i = 0; i < lc->nitems; i++) {
-		free(lc->items[i].path);
-		free(lc->items[i].epath);
-	}
+	for (i = 0; i < lc->nitems; i++)
+		tline_clear(&lc->items[i]);
 	free(lc->items);
 	while (lc->fcount > 0)
 		free(fifo_pop(lc));
