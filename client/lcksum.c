@@ -17,6 +17,8 @@
 #include "cerr.h"
 #include "cksum.h"
 #include "compat.h"
+#include "fsutil.h"
+#include "log.h"
 #include "transcript.h"
 #include "troot.h"
 #include "version.h"
@@ -45,17 +47,6 @@ struct lck {
 	int64_t		 pdone;
 	int		 plast;
 };
-
-/* Temporary transcript to remove if we die. */
-static char	*lck_tmp;
-
-static void __attribute__((noreturn))
-die(void)
-{
-	if (lck_tmp != NULL)
-		unlink(lck_tmp);
-	exit(LCK_ERROR);
-}
 
 static void
 usage(void)
@@ -142,8 +133,7 @@ check_applefile(const char *path, int fd)
 	int		 i;
 
 	if (lseek(fd, 0, SEEK_SET) == -1) {
-		fprintf(stderr, "%s: lseek failed: %s\n", path,
-		    strerror(errno));
+		log_warn("%s: lseek failed", path);
 		return -1;
 	}
 	while (got < sizeof(hdr)) {
@@ -151,8 +141,7 @@ check_applefile(const char *path, int fd)
 		if (r == -1 && errno == EINTR)
 			continue;
 		if (r == -1) {
-			fprintf(stderr, "%s: read failed: %s\n", path,
-			    strerror(errno));
+			log_warn("%s: read failed", path);
 			return -1;
 		}
 		if (r == 0)
@@ -169,20 +158,20 @@ check_applefile(const char *path, int fd)
 			goto invalid;
 	}
 	if (off[0] != sizeof(hdr)) {
-		fprintf(stderr, "%s: invalid finder info offset\n", path);
+		log_warnx("%s: invalid finder info offset", path);
 		return -1;
 	}
 	if ((uint64_t)off[1] != (uint64_t)off[0] + len[0]) {
-		fprintf(stderr, "%s: incorrect rsrc fork offset\n", path);
+		log_warnx("%s: incorrect rsrc fork offset", path);
 		return -1;
 	}
 	if ((uint64_t)off[2] != (uint64_t)off[1] + len[1]) {
-		fprintf(stderr, "%s: incorrect data fork offset\n", path);
+		log_warnx("%s: incorrect data fork offset", path);
 		return -1;
 	}
 	return (int64_t)sizeof(hdr) + len[0] + len[1] + len[2];
 invalid:
-	fprintf(stderr, "%s: invalid applesingle header\n", path);
+	log_warnx("%s: invalid applesingle header", path);
 	return -1;
 }
 
@@ -191,7 +180,8 @@ struct lck_run {
 	const char	*tpath;		/* as given */
 	struct troot	 tr;
 	struct treader	*r;
-	FILE		*ufp;		/* its corrected copy (not -n) */
+	char		*tmp;		/* its corrected copy (not -n): */
+	FILE		*ufp;		/* <tpath>.<pid>, removed if we die */
 	int		 ucount;	/* corrections made */
 	int		 exitval;	/* 1: a difference or a bad line */
 	int		 prefixfound;	/* -P matched a line */
@@ -210,7 +200,7 @@ struct stored {
 /* What became of one line. */
 #define LINE_COPY	0		/* written as it was */
 #define LINE_DONE	1		/* corrected copy written */
-#define LINE_BAD	2		/* cannot be checked (message printed) */
+#define LINE_BAD	2		/* cannot be checked (reported) */
 
 /*
  * Open transcript tpath for checking and, unless -n, its corrected copy
@@ -225,42 +215,27 @@ run_open(struct lck *l, struct lck_run *run, const char *tpath)
 
 	memset(run, 0, sizeof(*run));
 	run->tpath = tpath;
-	if (troot_get(l->radmind_dir, tpath, &run->tr, &err) == -1) {
-		fprintf(stderr, "%s\n", err.msg);
-		die();
-	}
-	if (stat(tpath, &st) == -1) {
-		fprintf(stderr, "%s: %s\n", tpath, strerror(errno));
-		die();
-	}
-	if (!S_ISREG(st.st_mode)) {
-		fprintf(stderr, "%s: not a regular file\n", tpath);
-		die();
-	}
-	if (access(tpath, l->update ? R_OK | W_OK : R_OK) == -1) {
-		fprintf(stderr, "%s: %s\n", tpath, strerror(errno));
-		die();
-	}
+	if (troot_get(l->radmind_dir, tpath, &run->tr, &err) == -1)
+		fatalx("%s", err.msg);
+	if (stat(tpath, &st) == -1)
+		fatal("%s", tpath);
+	if (!S_ISREG(st.st_mode))
+		fatalx("%s: not a regular file", tpath);
+	if (access(tpath, l->update ? R_OK | W_OK : R_OK) == -1)
+		fatal("%s", tpath);
 	if ((run->r = treader_open(tpath, NULL, TR_NOSORT | TR_RAW |
-	    TR_COMMENTS | (l->icase ? TR_ICASE : 0), &err)) == NULL) {
-		fprintf(stderr, "%s\n", err.msg);
-		die();
-	}
+	    TR_COMMENTS | (l->icase ? TR_ICASE : 0), &err)) == NULL)
+		fatalx("%s", err.msg);
 	if (!l->update)
 		return;
-	xasprintf(&lck_tmp, "%s.%d", tpath, (int)getpid());
-	if ((ufd = open(lck_tmp, O_WRONLY | O_CREAT | O_EXCL,
-	    st.st_mode & 07777)) == -1) {
-		fprintf(stderr, "%s: %s\n", lck_tmp, strerror(errno));
-		free(lck_tmp);
-		lck_tmp = NULL;
-		die();
-	}
+	xasprintf(&run->tmp, "%s.%d", tpath, (int)getpid());
+	if ((ufd = open(run->tmp, O_WRONLY | O_CREAT | O_EXCL,
+	    st.st_mode & 07777)) == -1)
+		fatal("%s", run->tmp);		/* not ours: left alone */
+	log_addcleanup(fs_unlink_hook, run->tmp);
 	if (fchmod(ufd, st.st_mode & 07777) == -1 ||
-	    (run->ufp = fdopen(ufd, "w")) == NULL) {
-		fprintf(stderr, "%s: %s\n", lck_tmp, strerror(errno));
-		die();
-	}
+	    (run->ufp = fdopen(ufd, "w")) == NULL)
+		fatal("%s", run->tmp);
 }
 
 /* Open and digest the stored file of line t.  Returns 0 or LINE_BAD. */
@@ -269,22 +244,20 @@ stored_open(struct lck *l, struct lck_run *run, const struct tline *t,
     struct stored *sf)
 {
 	if (path_has_dotdot(t->path)) {
-		fprintf(stderr, "line %u: %s: path contains \"..\"\n",
-		    t->lineno, t->path);
+		log_warnx("line %u: %s: path contains \"..\"", t->lineno,
+		    t->path);
 		return LINE_BAD;
 	}
 	xasprintf(&sf->file, "%s/%s/%s", run->tr.file_root,
 	    run->tr.tran_name, t->path);
 	if ((sf->fd = open(sf->file, O_RDONLY)) == -1) {
-		fprintf(stderr, "line %u: open %s: %s\n", t->lineno, t->path,
-		    strerror(errno));
+		log_warn("line %u: open %s", t->lineno, t->path);
 		free(sf->file);
 		return LINE_BAD;
 	}
 	if (fstat(sf->fd, &sf->st) == -1 ||
 	    cksum_fd(l->ck, sf->fd, sf->sum, &sf->size) == -1) {
-		fprintf(stderr, "line %u: %s: %s\n", t->lineno, sf->file,
-		    strerror(errno));
+		log_warn("line %u: %s", t->lineno, sf->file);
 		close(sf->fd);
 		free(sf->file);
 		return LINE_BAD;
@@ -323,10 +296,8 @@ rewrite(struct lck_run *run, const struct tline *t, const struct stored *sf)
 	u.mtime = sf->st.st_mtime;
 	u.size = sf->size;
 	strlcpy(u.cksum, sf->sum, sizeof(u.cksum));
-	if (tline_print(run->ufp, &u, TL_REWRITE) == -1) {
-		fprintf(stderr, "%s: %s\n", lck_tmp, strerror(errno));
-		die();
-	}
+	if (tline_print(run->ufp, &u, TL_REWRITE) == -1)
+		fatal("%s", run->tmp);
 	tline_clear(&u);
 }
 
@@ -348,10 +319,8 @@ check_line(struct lck *l, struct lck_run *run, const struct tline *t)
 			return LINE_COPY;
 		run->prefixfound = 1;
 	}
-	if (treader_order(run->r, &err) == -1) {
-		fprintf(stderr, "%s\n", err.msg);
-		die();
-	}
+	if (treader_order(run->r, &err) == -1)
+		fatalx("%s", err.msg);
 	free(run->last);
 	run->last = xstrdup(t->path);
 	/* Plus lines are applicable-transcript lines: left alone. */
@@ -372,7 +341,7 @@ check_line(struct lck *l, struct lck_run *run, const struct tline *t)
 	}
 	if (t->type == 'a' && l->checkapple &&
 	    check_applefile(sf.file, sf.fd) != sf.size) {
-		fprintf(stderr, "%s: corrupted applefile\n", sf.file);
+		log_warnx("%s: corrupted applefile", sf.file);
 		close(sf.fd);
 		free(sf.file);
 		return LINE_BAD;
@@ -406,26 +375,19 @@ run_finish(struct lck *l, struct lck_run *run)
 		return rc;
 	}
 	if (fflush(run->ufp) == EOF || ferror(run->ufp) ||
-	    fsync(fileno(run->ufp)) || fclose(run->ufp) == EOF) {
-		fprintf(stderr, "%s: %s\n", lck_tmp, strerror(errno));
-		die();
-	}
+	    fsync(fileno(run->ufp)) || fclose(run->ufp) == EOF)
+		fatal("%s", run->tmp);
 	if (run->ucount) {
-		if (rename(lck_tmp, run->tpath) == -1) {
-			fprintf(stderr, "rename %s to %s failed: %s\n",
-			    lck_tmp, run->tpath, strerror(errno));
-			die();
-		}
+		if (rename(run->tmp, run->tpath) == -1)
+			fatal("rename %s to %s failed", run->tmp, run->tpath);
 		rc = LCK_CHANGED;
 	} else {
-		if (unlink(lck_tmp) == -1) {
-			fprintf(stderr, "%s: %s\n", lck_tmp, strerror(errno));
-			die();
-		}
+		if (unlink(run->tmp) == -1)
+			fatal("%s", run->tmp);
 		rc = LCK_OK;
 	}
-	free(lck_tmp);
-	lck_tmp = NULL;
+	log_delcleanup(fs_unlink_hook, run->tmp);
+	free(run->tmp);
 	if (l->verbose)
 		printf("%s: %s\n", run->tr.tran_name,
 		    rc == LCK_CHANGED ? "updated" : "verified");
@@ -449,16 +411,16 @@ do_lcksum(struct lck *l, const char *tpath)
 		progress_start(l, tpath);
 	while ((rc = treader_next(run.r, &t, &err)) != 0) {
 		if (rc == -1) {
-			fprintf(stderr, "%s\n", err.msg);
 			if (treader_ioerror(run.r))
-				die();
+				fatalx("%s", err.msg);
+			log_warnx("%s", err.msg);
 			rc = LINE_BAD;
 		} else
 			rc = check_line(l, &run, t);
 		if (rc == LINE_BAD) {
 			run.exitval = 1;
 			if (!l->checkall)
-				die();
+				log_exit(LCK_ERROR);
 		} else if (rc == LINE_COPY && l->update)
 			fprintf(run.ufp, "%s\n", t->raw);
 	}
@@ -481,6 +443,8 @@ main(int argc, char *argv[])
 	const char	*digest = NULL;
 	int		 c, err = 0, rc = LCK_OK;
 
+	log_init("lcksum", LOG_TO_STDERR, 0);
+	log_setfatalstatus(LCK_ERROR);
 	memset(&l, 0, sizeof(l));
 	l.update = 1;
 	l.verbose = 1;
@@ -497,11 +461,8 @@ main(int argc, char *argv[])
 			l.checkall = 1;
 			break;
 		case 'c':
-			if ((l.ck = cksum_new(optarg)) == NULL) {
-				fprintf(stderr, "%s: unsupported checksum\n",
-				    optarg);
-				exit(LCK_ERROR);
-			}
+			if ((l.ck = cksum_new(optarg)) == NULL)
+				fatalx("%s: unsupported checksum", optarg);
 			digest = optarg;
 			break;
 		case 'D':

@@ -28,6 +28,7 @@
 #include "cksum.h"
 #include "compat.h"
 #include "copts.h"
+#include "log.h"
 #include "net.h"
 #include "transcript.h"
 #include "version.h"
@@ -47,7 +48,7 @@ struct lc {
 	int		 tonly, negative, nonet, force, quiet, progress;
 	int		 dots;		/* -v with stdout a tty */
 
-	struct tline	*items;		/* the f/a lines to upload (-N: size 0) */
+	struct tline	*items;		/* f/a lines to upload (-N: size 0) */
 	size_t		 nitems;
 
 	struct net	*net;
@@ -134,7 +135,7 @@ reply_one(struct lc *lc)
 	int	 r;
 
 	if ((r = net_stor_reply(lc->net, &lc->err)) != 0) {
-		fprintf(stderr, "%s\n", lc->err.msg);
+		log_warnx("%s", lc->err.msg);
 		return -1;
 	}
 	msg = fifo_pop(lc);
@@ -166,22 +167,22 @@ send_failed(struct lc *lc)
 
 	while (net_stor_pending(lc->net) > 0) {
 		if ((r = net_stor_reply(lc->net, &lc->err)) == 1) {
-			fprintf(stderr, "%s\n", lc->err.msg);
+			log_warnx("%s", lc->err.msg);
 			return;
 		}
 		if (r == -1)
 			break;
 		free(fifo_pop(lc));
 	}
-	fprintf(stderr, "%s\n", saved.msg);
+	log_warnx("%s", saved.msg);
 }
 
 /* Print "line N: ..." (with "warning: " first under -F). */
 static void
 mismatch(struct lc *lc, unsigned lineno, const char *what)
 {
-	fprintf(stderr, "%sline %u: %s\n", lc->force ? "warning: " : "",
-	    lineno, what);
+	log_warnx("%sline %u: %s", lc->force ? "warning: " : "", lineno,
+	    what);
 }
 
 /*
@@ -198,18 +199,18 @@ check_line(struct lc *lc, const struct tline *t, struct cksum *ck)
 	int		 fd;
 
 	if (lc->digest != NULL && strcmp(t->cksum, "-") == 0) {
-		fprintf(stderr, "line %u: No checksum listed\n", t->lineno);
+		log_warnx("line %u: No checksum listed", t->lineno);
 		return -1;
 	}
 	if (lc->negative)
 		return 0;
 	if (lstat(t->path, &st) == -1) {
-		perror(t->path);
+		log_warn("%s", t->path);
 		return -1;
 	}
 	/* Only Mac OS has applefiles ('a' never matches). */
 	if (t->type != 'f' || !S_ISREG(st.st_mode)) {
-		fprintf(stderr, "line %u: file type wrong\n", t->lineno);
+		log_warnx("line %u: file type wrong", t->lineno);
 		return -1;
 	}
 	/* Under -F the upload warns, with the live size. */
@@ -222,7 +223,7 @@ check_line(struct lc *lc, const struct tline *t, struct cksum *ck)
 	if (lc->nonet && ck != NULL) {
 		if ((fd = open(t->path, O_RDONLY | O_CLOEXEC)) == -1 ||
 		    (cksum_reset(ck), cksum_fd(ck, fd, sum, &size)) == -1) {
-			perror(t->path);
+			log_warn("%s", t->path);
 			if (fd != -1)
 				close(fd);
 			return -1;
@@ -235,7 +236,7 @@ check_line(struct lc *lc, const struct tline *t, struct cksum *ck)
 				return -1;
 		}
 	} else if (lc->nonet && access(t->path, R_OK) == -1) {
-		perror(t->path);
+		log_warn("%s", t->path);
 		return -1;
 	}
 	return 0;
@@ -257,15 +258,14 @@ scan(struct lc *lc)
 
 	if ((r = treader_open(lc->tpath, NULL, TR_NOSORT | TR_HEADERS,
 	    &lc->err)) == NULL) {
-		fprintf(stderr, "%s\n", lc->err.msg);
+		log_warnx("%s", lc->err.msg);
 		return -1;
 	}
 	if (lc->digest != NULL)
 		ck = cksum_new(lc->digest);
 	while ((rc = treader_next(r, &t, &lc->err)) > 0) {
 		if (rc == TL_HEADER) {
-			fprintf(stderr, "Appliable transcripts cannot be "
-			    "uploaded.\n");
+			log_warnx("Appliable transcripts cannot be uploaded.");
 			break;
 		}
 		if (t->minus || t->plus || (t->type != 'f' && t->type != 'a'))
@@ -283,7 +283,7 @@ scan(struct lc *lc)
 	}
 	/* rc > 0: stopped on a line already reported */
 	if (rc == -1)
-		fprintf(stderr, "%s\n", lc->err.msg);
+		log_warnx("%s", lc->err.msg);
 	cksum_free(ck);
 	treader_close(r);
 	return rc == 0 ? 0 : -1;
@@ -331,13 +331,13 @@ send_file(struct lc *lc, const char *kind, const char *path,
 
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1 ||
 	    fstat(fd, &st) == -1) {
-		perror(path);
+		log_warn("%s", path);
 		if (fd != -1)
 			close(fd);
 		return -1;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		fprintf(stderr, "%s: not a regular file\n", path);
+		log_warnx("%s: not a regular file", path);
 		goto out;
 	}
 	size = st.st_size;
@@ -361,12 +361,11 @@ send_file(struct lc *lc, const char *kind, const char *path,
 			continue;
 		}
 		if (n == -1) {
-			perror(path);
+			log_warn("%s", path);
 			goto out;
 		}
 		if (n == 0) {
-			fprintf(stderr, "%s: file shrank while being sent\n",
-			    path);
+			log_warnx("%s: file shrank while being sent", path);
 			goto out;
 		}
 		if (ck != NULL)
@@ -457,12 +456,12 @@ upload(struct lc *lc)
 	int		 rc = LC_ERROR;
 
 	if (stat(lc->tpath, &st) == -1) {
-		perror(lc->tpath);
+		log_warn("%s", lc->tpath);
 		return LC_ERROR;
 	}
 	lc->ptotal += st.st_size;
 	if ((lc->net = net_open(&lc->no, &lc->err)) == NULL) {
-		fprintf(stderr, "%s\n", lc->err.msg);
+		log_warnx("%s", lc->err.msg);
 		return LC_ERROR;
 	}
 	buf = xmalloc(LC_CHUNK);
@@ -496,7 +495,7 @@ upload(struct lc *lc)
 	if (lc->no.verbose)
 		net_print_stats(lc->net, stdout);
 	if (net_close(lc->net, &lc->err) == -1) {
-		fprintf(stderr, "%s\n", lc->err.msg);
+		log_warnx("%s", lc->err.msg);
 		rc = LC_ERROR;
 	}
 	lc->net = NULL;
@@ -533,11 +532,8 @@ tool_opt(int ch, const char *arg, void *ctx)
 		lc->progress = 1;
 		break;
 	case 'c':
-		if (!cksum_supported(arg)) {
-			fprintf(stderr, "lcreate: unsupported checksum '%s'\n",
-			    arg);
-			exit(LC_ERROR);
-		}
+		if (!cksum_supported(arg))
+			fatalx("lcreate: unsupported checksum '%s'", arg);
 		lc->digest = arg;
 		break;
 	case 'F':
@@ -547,9 +543,8 @@ tool_opt(int ch, const char *arg, void *ctx)
 		setvbuf(stdout, NULL, _IOLBF, 0);
 		break;
 	case 'l':
-		fprintf(stderr, "lcreate: -l: LOGIN not supported "
-		    "(this cairn has no PAM login)\n");
-		exit(LC_ERROR);
+		fatalx("lcreate: -l: LOGIN not supported (this cairn has no "
+		    "PAM login)");
 	case 'n':
 		lc->nonet = 1;
 		break;
@@ -583,6 +578,8 @@ main(int argc, char *argv[])
 	const char	*slash;
 	int		 rc;
 
+	log_init("lcreate", LOG_TO_STDERR, 0);
+	log_setfatalstatus(LC_ERROR);
 	memset(&lc, 0, sizeof(lc));
 	lc.ppct = -1;
 	copts_init(&lc.no);
@@ -598,10 +595,8 @@ main(int argc, char *argv[])
 		slash = strrchr(lc.tpath, '/');
 		lc.tname = slash != NULL ? slash + 1 : lc.tpath;
 	}
-	if (lc.tname[0] == '\0' || strpbrk(lc.tname, " \t\r\n") != NULL) {
-		fprintf(stderr, "%s: invalid transcript name\n", lc.tname);
-		exit(LC_ERROR);
-	}
+	if (lc.tname[0] == '\0' || strpbrk(lc.tname, " \t\r\n") != NULL)
+		fatalx("%s: invalid transcript name", lc.tname);
 	lc.dots = lc.no.verbose && isatty(STDOUT_FILENO);
 
 	if ((!lc.tonly || lc.nonet) && scan(&lc) == -1)
@@ -609,7 +604,7 @@ main(int argc, char *argv[])
 	else if (lc.nonet)
 		rc = LC_OK;
 	else if (signal(SIGPIPE, SIG_IGN) == SIG_ERR) {
-		perror("signal");
+		log_warn("signal");
 		rc = LC_ERROR;
 	} else
 		rc = upload(&lc);

@@ -16,7 +16,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +24,7 @@
 
 #include "cerr.h"
 #include "fsutil.h"
+#include "log.h"
 #include "transcript.h"
 #include "troot.h"
 #include "version.h"
@@ -55,37 +55,11 @@ struct lm {
 	char		*tran_name;
 	char		*tmptran;	/* <tran_root>/<name>.<pid> */
 	char		*tmptree;	/* <file_root>/<name>.<pid> (not -f) */
+	char		*newdest;	/* dest, if this run created it */
 	FILE		*out;
 	char		**dirs;		/* -f: directories to remove */
 	size_t		 ndirs;
 };
-
-/* What to undo if we die. */
-static char	*lm_rm_tran;		/* temporary transcript */
-static char	*lm_rm_tree;		/* temporary file tree */
-static char	*lm_rm_dest;		/* empty destination we created */
-
-static int
-rm_entry(const char *path, const struct stat *st, int flag, struct FTW *f)
-{
-	if (flag == FTW_DP)
-		rmdir(path);
-	else
-		unlink(path);
-	return 0;
-}
-
-static void __attribute__((noreturn))
-die(void)
-{
-	if (lm_rm_tran != NULL)
-		unlink(lm_rm_tran);
-	if (lm_rm_tree != NULL)
-		nftw(lm_rm_tree, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-	if (lm_rm_dest != NULL)
-		unlink(lm_rm_dest);
-	exit(LM_EXIT_ERROR);
-}
 
 static void
 usage(void)
@@ -185,16 +159,14 @@ lm_stored(const struct lm_in *src, const char *path, unsigned lineno)
 {
 	char	*p;
 
-	if (path_has_dotdot(path)) {
-		fprintf(stderr, "%s: line %u: %s: path contains \"..\"\n",
+	if (path_has_dotdot(path))
+		fatalx("%s: line %u: %s: path contains \"..\"",
 		    src->tr.tran_name, lineno, path);
-		die();
-	}
 	xasprintf(&p, "%s/%s/%s", src->tr.file_root, src->tr.tran_name, path);
 	return p;
 }
 
-/* Link (or copy) the file of path from src into the new tree; dies on errors. */
+/* Link (or copy) the file of path from src into the new tree, or die. */
 static void
 lm_place(struct lm *lm, const struct lm_in *src, const char *path,
     unsigned lineno)
@@ -210,33 +182,26 @@ lm_place(struct lm *lm, const struct lm_in *src, const char *path,
 	rc = lm->copy ? copy_file(from, to) : link(from, to);
 	if (rc == -1 && errno == ENOENT && access(from, F_OK) == 0) {
 		/* The destination's directories do not exist yet. */
-		if (fs_mkparents(to) == -1) {
-			fprintf(stderr, "%s: mkdirs failed: %s\n", to,
-			    strerror(errno));
-			die();
-		}
+		if (fs_mkparents(to) == -1)
+			fatal("%s: mkdirs failed", to);
 		rc = lm->copy ? copy_file(from, to) : link(from, to);
 	}
-	if (rc == -1) {
-		fprintf(stderr, "%s %s to %s failed: %s\n",
-		    lm->copy ? "copy" : "link", from, to, strerror(errno));
-		die();
-	}
+	if (rc == -1)
+		fatal("%s %s to %s failed", lm->copy ? "copy" : "link", from,
+		    to);
 	free(from);
 	free(to);
 }
 
-/* -f: remove the file of a lower transcript's line t that the merge replaces. */
+/* -f: remove the file of a lower input's line t that the merge replaces. */
 static void
 lm_unlink_lower(struct lm *lm, const struct lm_in *in, const struct tline *t)
 {
 	char	*p;
 
 	p = lm_stored(in, t->path, t->lineno);
-	if (unlink(p) == -1) {
-		fprintf(stderr, "%s: %s\n", p, strerror(errno));
-		die();
-	}
+	if (unlink(p) == -1)
+		fatal("%s", p);
 	if (lm->verbose)
 		printf("%s: %s: unlinked\n", in->tr.tran_name, t->path);
 	free(p);
@@ -321,10 +286,8 @@ lm_merge(struct lm *lm)
 
 	while ((rc = tmerge_next(lm->tm, &t, &idx, &err)) == 1)
 		lm_path(lm, lm->nin - 1 - idx);
-	if (rc == -1) {
-		fprintf(stderr, "%s\n", err.msg);
-		die();
-	}
+	if (rc == -1)
+		fatalx("%s", err.msg);
 }
 
 /* -f: remove the directories transcript1 deleted, deepest first. */
@@ -341,14 +304,10 @@ lm_rmdirs(struct lm *lm)
 		    lm->dirs[i]);
 		if (rmdir(p) == -1) {
 			if (errno == EEXIST || errno == ENOTEMPTY)
-				fprintf(stderr, "%s: %s: Not empty, "
-				    "continuing...\n", lm->tran_name,
-				    lm->dirs[i]);
-			else if (errno != ENOENT) {
-				fprintf(stderr, "%s: %s\n", p,
-				    strerror(errno));
-				die();
-			}
+				log_warnx("%s: %s: Not empty, continuing...",
+				    lm->tran_name, lm->dirs[i]);
+			else if (errno != ENOENT)
+				fatal("%s", p);
 		} else if (lm->verbose)
 			printf("%s: %s: unlinked\n", lm->tran_name,
 			    lm->dirs[i]);
@@ -419,10 +378,8 @@ lm_options(struct lm *lm, int argc, char *argv[])
 		usage();
 	lm->dest = argv[argc - 1];
 	if (lm->force) {
-		if (access(lm->dest, W_OK) == -1) {
-			fprintf(stderr, "%s: %s\n", lm->dest, strerror(errno));
-			exit(LM_EXIT_ERROR);
-		}
+		if (access(lm->dest, W_OK) == -1)
+			fatal("%s", lm->dest);
 		tcount++;		/* transcript2 is also an input */
 	}
 	return tcount;
@@ -444,14 +401,10 @@ lm_open_inputs(struct lm *lm, char **args, int n)
 	for (i = 0; i < n; i++) {
 		lm->in[i].arg = args[i];
 		if (troot_get(lm->radmind_dir, args[i], &lm->in[i].tr,
-		    &err) == -1) {
-			fprintf(stderr, "%s\n", err.msg);
-			exit(LM_EXIT_ERROR);
-		}
-		if ((fp = fopen(args[i], "r")) == NULL) {
-			fprintf(stderr, "%s: %s\n", args[i], strerror(errno));
-			exit(LM_EXIT_ERROR);
-		}
+		    &err) == -1)
+			fatalx("%s", err.msg);
+		if ((fp = fopen(args[i], "r")) == NULL)
+			fatal("%s", args[i]);
 		lm->in[i].r = treader_fdopen(fp, lm->in[i].tr.tran_name,
 		    TR_RAW | (lm->icase ? TR_ICASE : 0), 0);
 	}
@@ -480,17 +433,14 @@ lm_open_dest(struct lm *lm)
 		lm->tran_name = xstrdup(lm->in[1].tr.tran_name);
 		return;
 	}
-	if ((fd = open(lm->dest, O_WRONLY | O_CREAT | O_EXCL, 0666)) != -1)
-		lm_rm_dest = xstrdup(lm->dest);
-	else if (errno != EEXIST || (fd = open(lm->dest, O_WRONLY)) == -1) {
-		fprintf(stderr, "%s: %s\n", lm->dest, strerror(errno));
-		exit(LM_EXIT_ERROR);
-	}
+	if ((fd = open(lm->dest, O_WRONLY | O_CREAT | O_EXCL, 0666)) != -1) {
+		lm->newdest = xstrdup(lm->dest);
+		log_addcleanup(fs_unlink_hook, lm->newdest);
+	} else if (errno != EEXIST || (fd = open(lm->dest, O_WRONLY)) == -1)
+		fatal("%s", lm->dest);
 	close(fd);
-	if (troot_get(lm->radmind_dir, lm->dest, &dtr, &err) == -1) {
-		fprintf(stderr, "%s\n", err.msg);
-		die();
-	}
+	if (troot_get(lm->radmind_dir, lm->dest, &dtr, &err) == -1)
+		fatalx("%s", err.msg);
 	lm->file_root = dtr.file_root;
 	lm->tran_root = dtr.tran_root;
 	lm->tran_name = dtr.tran_name;
@@ -498,11 +448,9 @@ lm_open_dest(struct lm *lm)
 		return;
 	xasprintf(&lm->tmptree, "%s/%s.%d", lm->file_root, lm->tran_name,
 	    (int)getpid());
-	if (mkdir(lm->tmptree, 0777) == -1) {
-		fprintf(stderr, "%s: %s\n", lm->tmptree, strerror(errno));
-		die();
-	}
-	lm_rm_tree = lm->tmptree;
+	if (mkdir(lm->tmptree, 0777) == -1)
+		fatal("%s", lm->tmptree);
+	log_addcleanup(fs_rmtree_hook, lm->tmptree);
 }
 
 /* The new transcript, <tran_root>/<name>.<pid> until renamed. */
@@ -514,15 +462,11 @@ lm_open_out(struct lm *lm)
 	xasprintf(&lm->tmptran, "%s/%s.%d", lm->tran_root, lm->tran_name,
 	    (int)getpid());
 	if ((fd = open(lm->tmptran, O_WRONLY | O_CREAT | O_EXCL, 0666)) ==
-	    -1) {
-		fprintf(stderr, "%s: %s\n", lm->tmptran, strerror(errno));
-		die();
-	}
-	lm_rm_tran = lm->tmptran;
-	if ((lm->out = fdopen(fd, "w")) == NULL) {
-		fprintf(stderr, "%s: %s\n", lm->tmptran, strerror(errno));
-		die();
-	}
+	    -1)
+		fatal("%s", lm->tmptran);
+	log_addcleanup(fs_unlink_hook, lm->tmptran);
+	if ((lm->out = fdopen(fd, "w")) == NULL)
+		fatal("%s", lm->tmptran);
 }
 
 /* Flush the new transcript and rename the new tree and it into place. */
@@ -532,31 +476,24 @@ lm_commit(struct lm *lm)
 	char	*final;
 
 	if (fflush(lm->out) == EOF || ferror(lm->out) ||
-	    fsync(fileno(lm->out)) == -1) {
-		fprintf(stderr, "%s: %s\n", lm->tmptran, strerror(errno));
-		die();
-	}
+	    fsync(fileno(lm->out)) == -1)
+		fatal("%s", lm->tmptran);
 	if (!lm->force && !lm->transonly) {
 		xasprintf(&final, "%s/%s", lm->file_root, lm->tran_name);
-		if (rename(lm->tmptree, final) == -1) {
-			fprintf(stderr, "%s: %s\n", final, strerror(errno));
-			die();
-		}
-		lm_rm_tree = NULL;
+		if (rename(lm->tmptree, final) == -1)
+			fatal("%s", final);
+		log_delcleanup(fs_rmtree_hook, lm->tmptree);
 		free(final);
 	}
 	xasprintf(&final, "%s/%s", lm->tran_root, lm->tran_name);
-	if (rename(lm->tmptran, final) == -1) {
-		fprintf(stderr, "%s: %s\n", final, strerror(errno));
-		die();
-	}
-	lm_rm_tran = NULL;
-	free(lm_rm_dest);
-	lm_rm_dest = NULL;
-	if (fclose(lm->out) == EOF) {
-		fprintf(stderr, "%s: %s\n", final, strerror(errno));
-		exit(LM_EXIT_ERROR);
-	}
+	if (rename(lm->tmptran, final) == -1)
+		fatal("%s", final);
+	/* Nothing is left to undo. */
+	log_delcleanup(fs_unlink_hook, lm->tmptran);
+	if (lm->newdest != NULL)
+		log_delcleanup(fs_unlink_hook, lm->newdest);
+	if (fclose(lm->out) == EOF)
+		fatal("%s", final);
 	free(final);
 }
 
@@ -566,6 +503,8 @@ main(int argc, char *argv[])
 	struct lm	lm;
 	int		n;
 
+	log_init("lmerge", LOG_TO_STDERR, 0);
+	log_setfatalstatus(LM_EXIT_ERROR);
 	memset(&lm, 0, sizeof(lm));
 	n = lm_options(&lm, argc, argv);
 	lm_open_inputs(&lm, argv + optind, n);

@@ -12,13 +12,13 @@
  */
 #include "config.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cerr.h"
+#include "log.h"
 #include "pathcmp.h"
 #include "transcript.h"
 #include "version.h"
@@ -63,10 +63,8 @@ read_input(struct lsort *ls, const char *arg)
 
 	if (strcmp(arg, "-") == 0)
 		r = treader_fdopen(stdin, "(stdin)", LSORT_FLAGS, 1);
-	else if ((r = treader_open(arg, NULL, LSORT_FLAGS, &err)) == NULL) {
-		fprintf(stderr, "%s\n", err.msg);
-		exit(LSORT_EXIT_IO);
-	}
+	else if ((r = treader_open(arg, NULL, LSORT_FLAGS, &err)) == NULL)
+		fatalx("%s", err.msg);
 	while ((rc = treader_next(r, &t, &err)) == TL_OBJECT) {
 		if (ls->nlines == ls->cap) {
 			ls->cap = ls->cap == 0 ? 4096 : ls->cap * 2;
@@ -79,8 +77,9 @@ read_input(struct lsort *ls, const char *arg)
 		l->idx = ls->nlines++;
 	}
 	if (rc == -1) {
-		fprintf(stderr, "%s\n", err.msg);
-		exit(treader_ioerror(r) ? LSORT_EXIT_IO : LSORT_EXIT_FORMAT);
+		if (!treader_ioerror(r))
+			log_setfatalstatus(LSORT_EXIT_FORMAT);
+		fatalx("%s", err.msg);
 	}
 	treader_close(r);
 }
@@ -110,6 +109,8 @@ main(int argc, char *argv[])
 	size_t		 i;
 	int		 c, err = 0;
 
+	log_init("lsort", LOG_TO_STDERR, 0);
+	log_setfatalstatus(LSORT_EXIT_IO);
 	memset(&ls, 0, sizeof(ls));
 	while ((c = getopt(argc, argv, "Io:V")) != -1) {
 		switch (c) {
@@ -140,17 +141,12 @@ main(int argc, char *argv[])
 		qsort(ls.lines, ls.nlines, sizeof(*ls.lines), line_cmp);
 
 	/* Open the output only now, so "-o f f" sorts f in place. */
-	if (outname != NULL && (out = fopen(outname, "w")) == NULL) {
-		fprintf(stderr, "%s: %s\n", outname, strerror(errno));
-		exit(LSORT_EXIT_IO);
-	}
+	if (outname != NULL && (out = fopen(outname, "w")) == NULL)
+		fatal("%s", outname);
 	for (i = 0; i < ls.nlines; i++)
 		fprintf(out, "%s\n", ls.lines[i].line);
 	if (fflush(out) == EOF || ferror(out) ||
-	    (out != stdout && fclose(out) == EOF)) {
-		fprintf(stderr, "writing %s: %s\n",
-		    outname != NULL ? outname : "stdout", strerror(errno));
-		exit(LSORT_EXIT_IO);
-	}
+	    (out != stdout && fclose(out) == EOF))
+		fatal("writing %s", outname != NULL ? outname : "stdout");
 	exit(0);
 }
