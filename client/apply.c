@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 #include <unistd.h>
 
 #include "apply.h"
@@ -92,195 +93,212 @@ apply_warn(struct apply *ap, const char *fmt, ...)
 	progress_hide(&ap->prog);
 	fflush(stdout);
 	va_start(ap2, fmt);
-	vfprintf(stderr, fmt, ap2);
+	vlog(LOG_ERR, 0, fmt, ap2);
 	va_end(ap2);
-	fputc('\n', stderr);
-	fflush(stderr);
 	progress_show(&ap->prog);
 }
 
-/* Number of whitespace-separated tokens in s. */
-static int
-ntokens(const char *s)
-{
-	int	n = 0;
+/* What apply_load keeps while it reads. */
+struct apply_loader {
+	struct treader	*r;
+	const char	*tname;		/* header in force, or NULL */
+	int		 special;	/* ... and it is special.T */
+	int		 styled;	/* ap->style set by the first object */
+	const char	**anc;		/* ancestors of the current path */
+	int		*ancdir;	/* ... that are directories */
+	size_t		 nanc;
+	size_t		 cap;		/* of ap->ent, anc and ancdir */
+};
 
-	for (;;) {
-		while (*s == ' ' || *s == '\t')
-			s++;
-		if (*s == '\0' || *s == '\n')
-			return n;
-		n++;
-		while (*s != '\0' && *s != '\n' && *s != ' ' && *s != '\t')
-			s++;
+/* Room for one more entry; returns it, zeroed. */
+static struct apply_entry *
+load_slot(struct apply *ap, struct apply_loader *ld)
+{
+	struct apply_entry	*e;
+
+	if (ap->nent == ld->cap) {
+		ld->cap = ld->cap ? ld->cap * 2 : 256;
+		ap->ent = xreallocarray(ap->ent, ld->cap, sizeof(*ap->ent));
+		ld->anc = xreallocarray(ld->anc, ld->cap, sizeof(*ld->anc));
+		ld->ancdir = xreallocarray(ld->ancdir, ld->cap,
+		    sizeof(*ld->ancdir));
 	}
+	e = &ap->ent[ap->nent];
+	memset(e, 0, sizeof(*e));
+	return e;
 }
 
 /*
- * Read and check the whole applicable transcript.  Fills ap->ent and
- * *total (progress weight).  Returns 0, or -1 after printing the error.
+ * A "+" line: it must follow a header and, with a network, be a file
+ * that can be downloaded (with -c, one with a checksum).  Adds its size
+ * to *total.  Returns 0, or -1 after printing why.
+ */
+static int
+load_download(struct apply *ap, struct apply_loader *ld,
+    const struct tline *t, int64_t *total)
+{
+	if (ld->tname == NULL) {
+		apply_warn(ap, "line %u: no transcript indicated", t->lineno);
+		return -1;
+	}
+	if (ap->network && t->type != 'f' && t->type != 'a') {
+		apply_warn(ap, "line %u: \"%c\" invalid download type",
+		    t->lineno, t->type);
+		return -1;
+	}
+	*total += t->size;
+	if (ap->network && ap->digest != NULL && strcmp(t->cksum, "-") == 0) {
+		apply_warn(ap, "line %u: No checksum", t->lineno);
+		if (ld->special)
+			apply_warn(ap, "SPECIAL %s", t->epath);
+		else
+			apply_warn(ap, "FILE %s %s", ld->tname, t->epath);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Confinement: one path style for the whole transcript, no way out of
+ * the apply root, the root itself only a directory, a real owner.
+ * Returns 0, or -1 after printing why.
+ */
+static int
+load_confine(struct apply *ap, struct apply_loader *ld,
+    const struct tline *t)
+{
+	const char	*why;
+
+	if (!ld->styled) {
+		ap->style = path_style(t->path);
+		ld->styled = 1;
+	}
+	if ((why = afs_checkpath(t->path, ap->style)) != NULL) {
+		apply_warn(ap, "line %u: %s: %s", t->lineno, t->path, why);
+		return -1;
+	}
+	if (t->type == 'h' &&
+	    ((why = afs_checkpath(t->target, ap->style)) != NULL ||
+	    (why = afs_isroot(t->target) ?
+	    "link to the apply root" : NULL) != NULL)) {
+		apply_warn(ap, "line %u: %s: hard link target %s: %s",
+		    t->lineno, t->path, t->target, why);
+		return -1;
+	}
+	if (afs_isroot(t->path) && (t->type != 'd' || t->minus)) {
+		apply_warn(ap, "line %u: %s: the apply root can only be a "
+		    "directory", t->lineno, t->path);
+		return -1;
+	}
+	if (t->type != 'h' && (t->uid == UINT32_MAX || t->gid == UINT32_MAX)) {
+		apply_warn(ap, "line %u: %s: invalid owner %s", t->lineno,
+		    t->path, t->uid == UINT32_MAX ? "uid" : "gid");
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Order, and what may appear below a non-directory: only removals.
+ * Returns 0, or -1 after printing why.
+ */
+static int
+load_nest(struct apply *ap, struct apply_loader *ld, const struct tline *t)
+{
+	struct cerr	err;
+
+	if (treader_order(ld->r, &err) == -1) {
+		apply_warn(ap, "%s", err.msg);
+		return -1;
+	}
+	while (ld->nanc > 0 && !ischildcase(t->path, ld->anc[ld->nanc - 1],
+	    ap->icase))
+		ld->nanc--;
+	if (ld->nanc > 0 && !ld->ancdir[ld->nanc - 1] && !t->minus) {
+		apply_warn(ap, "line %u: %s: %s is not a directory in this "
+		    "transcript", t->lineno, t->path, ld->anc[ld->nanc - 1]);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Check one object line and keep it as the next entry.  Returns 0, or -1
+ * after printing why.
+ */
+static int
+load_object(struct apply *ap, struct apply_loader *ld,
+    const struct tline *t, int64_t *total)
+{
+	struct apply_entry	*e;
+
+	*total += PROGRESSUNIT;
+	if (t->plus && load_download(ap, ld, t, total) == -1)
+		return -1;
+	if (t->type == 'a' && !t->minus) {
+		apply_warn(ap, "line %u: %s: applefiles are not supported on "
+		    "this system", t->lineno, t->path);
+		return -1;
+	}
+	if (load_confine(ap, ld, t) == -1 || load_nest(ap, ld, t) == -1)
+		return -1;
+	e = load_slot(ap, ld);
+	treader_take(ld->r, &e->t);
+	e->tname = ld->tname;
+	e->special = ld->special;
+	ld->anc[ld->nanc] = e->t.path;
+	ld->ancdir[ld->nanc++] = e->t.type == 'd' && !e->t.minus;
+	ap->nent++;
+	return 0;
+}
+
+/* A "name:" header: the transcript of the "+" lines that follow. */
+static void
+load_header(struct apply *ap, struct apply_loader *ld)
+{
+	struct apply_entry	*e;
+
+	e = load_slot(ap, ld);
+	treader_take(ld->r, &e->t);		/* type 0, name in path */
+	ld->tname = e->t.path;
+	ld->special = strcmp(ld->tname, "special.T") == 0;
+	ap->nent++;
+}
+
+/*
+ * Read and check the whole applicable transcript through the one
+ * transcript reader (framing, syntax; the order is checked here, after
+ * the checks that come first).  Fills ap->ent and *total (progress
+ * weight).  Returns 0, or -1 after printing the error.
  */
 int
 apply_load(struct apply *ap, FILE *fp, int64_t *total)
 {
-	struct apply_entry	*e;
-	struct tline		 t;
+	struct apply_loader	 ld;
+	const struct tline	*t;
 	struct cerr		 err;
-	const char		*tname = NULL, *prev = NULL, *why;
-	const char		**anc = NULL;	/* ancestor paths */
-	int			*ancdir = NULL;	/* ... that are directories */
-	size_t			 nanc = 0, cap = 0, lcap = 0;
-	char			*line = NULL;
-	ssize_t			 len;
-	unsigned		 lineno = 0;
-	int			 special = 0, rc, styled = 0;
+	int			 rc;
 
-	memset(&t, 0, sizeof(t));
+	memset(&ld, 0, sizeof(ld));
 	*total = 0;
 	ap->style = PATH_RELATIVE;
-	while ((len = getline(&line, &lcap, fp)) != -1) {
-		lineno++;
-		if (line[len - 1] != '\n') {
-			apply_warn(ap, "line %u: incomplete last line", lineno);
-			goto fail;
-		}
-		line[--len] = '\0';
-		if ((size_t)len != strlen(line)) {
-			apply_warn(ap, "line %u: NUL byte in line", lineno);
-			goto fail;
-		}
-		if (strchr(line, '\r') != NULL) {
-			apply_warn(ap, "line %u: carriage return in line",
-			    lineno);
-			goto fail;
-		}
-		rc = tline_parse(&t, line, ap->name, lineno, 1, &err);
-		if (rc == -1) {
-			apply_warn(ap, "%s", err.msg);
-			goto fail;
-		}
-		if (rc == 0) {
-			if (ntokens(line) > 1)		/* as Radmind counts */
+	ld.r = treader_fdopen(fp, ap->name, TR_HEADERS | TR_COMMENTS |
+	    TR_NOSORT | (ap->icase ? TR_ICASE : 0), 1);
+	while ((rc = treader_next(ld.r, &t, &err)) > 0) {
+		if (rc == TR_BLANK) {
+			if (t->nfields > 1)		/* as Radmind counts */
 				*total += PROGRESSUNIT;
-			continue;
-		}
-		if (ap->nent == cap) {
-			cap = cap ? cap * 2 : 256;
-			ap->ent = xreallocarray(ap->ent, cap, sizeof(*ap->ent));
-			anc = xreallocarray(anc, cap, sizeof(*anc));
-			ancdir = xreallocarray(ancdir, cap, sizeof(*ancdir));
-		}
-		e = &ap->ent[ap->nent];
-		memset(e, 0, sizeof(*e));
-		if (rc == 2) {			/* "name:" header */
-			e->t = t;
-			memset(&t, 0, sizeof(t));
-			e->t.type = 0;
-			e->t.lineno = lineno;
-			tname = e->t.path;
-			special = strcmp(tname, "special.T") == 0;
-			ap->nent++;
-			continue;
-		}
-
-		*total += PROGRESSUNIT;
-		if (t.plus && tname == NULL) {
-			apply_warn(ap, "line %u: no transcript indicated",
-			    lineno);
-			goto fail;
-		}
-		if (t.plus && ap->network) {
-			if (t.type != 'f' && t.type != 'a') {
-				apply_warn(ap, "line %u: \"%c\" invalid "
-				    "download type", lineno, t.type);
-				goto fail;
-			}
-			*total += t.size;
-			if (ap->digest != NULL && strcmp(t.cksum, "-") == 0) {
-				apply_warn(ap, "line %u: No checksum", lineno);
-				if (special)
-					apply_warn(ap, "SPECIAL %s", t.epath);
-				else
-					apply_warn(ap, "FILE %s %s", tname,
-					    t.epath);
-				goto fail;
-			}
-		} else if (t.plus)
-			*total += t.size;
-		if (t.type == 'a' && !t.minus) {
-			apply_warn(ap, "line %u: %s: applefiles are not "
-			    "supported on this system", lineno, t.path);
-			goto fail;
-		}
-
-		/* Confinement: one path style, no way out of the root. */
-		if (!styled) {
-			ap->style = t.path[0] == '/' ? PATH_ABSOLUTE :
-			    PATH_RELATIVE;
-			styled = 1;
-		}
-		if ((why = afs_checkpath(t.path, ap->style)) != NULL) {
-			apply_warn(ap, "line %u: %s: %s", lineno, t.path, why);
-			goto fail;
-		}
-		if (t.type == 'h' &&
-		    ((why = afs_checkpath(t.target, ap->style)) != NULL ||
-		    (why = afs_isroot(t.target) ?
-		    "link to the apply root" : NULL) != NULL)) {
-			apply_warn(ap, "line %u: %s: hard link target %s: %s",
-			    lineno, t.path, t.target, why);
-			goto fail;
-		}
-		if (afs_isroot(t.path) && (t.type != 'd' || t.minus)) {
-			apply_warn(ap, "line %u: %s: the apply root can only "
-			    "be a directory", lineno, t.path);
-			goto fail;
-		}
-		if (t.type != 'h' && (t.uid == UINT32_MAX ||
-		    t.gid == UINT32_MAX)) {
-			apply_warn(ap, "line %u: %s: invalid owner %s",
-			    lineno, t.path, t.uid == UINT32_MAX ? "uid" :
-			    "gid");
-			goto fail;
-		}
-
-		/* Order, and what may appear below a non-directory. */
-		if (prev != NULL && pathcmp(t.path, prev, ap->icase) <= 0) {
-			apply_warn(ap, "line %u: bad sort order", lineno);
-			goto fail;
-		}
-		while (nanc > 0 && !ischildcase(t.path, anc[nanc - 1],
-		    ap->icase))
-			nanc--;
-		if (nanc > 0 && !ancdir[nanc - 1] && !t.minus) {
-			apply_warn(ap, "line %u: %s: %s is not a directory in "
-			    "this transcript", lineno, t.path, anc[nanc - 1]);
-			goto fail;
-		}
-
-		e->t = t;
-		memset(&t, 0, sizeof(t));
-		e->tname = tname;
-		e->special = special;
-		prev = e->t.path;
-		anc[nanc] = e->t.path;
-		ancdir[nanc++] = e->t.type == 'd' && !e->t.minus;
-		ap->nent++;
+		} else if (rc == TL_HEADER)
+			load_header(ap, &ld);
+		else if (load_object(ap, &ld, t, total) == -1)
+			break;
 	}
-	if (ferror(fp)) {
-		apply_warn(ap, "%s: %s", ap->name, strerror(errno));
-		goto fail;
-	}
-	free(line);
-	free(anc);
-	free(ancdir);
-	return 0;
-fail:
-	tline_clear(&t);
-	free(line);
-	free(anc);
-	free(ancdir);
-	return -1;
+	if (rc == -1)
+		apply_warn(ap, "%s", err.msg);
+	treader_close(ld.r);
+	free(ld.anc);
+	free(ld.ancdir);
+	return rc == 0 ? 0 : -1;
 }
 
 /*

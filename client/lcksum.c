@@ -16,8 +16,9 @@
 
 #include "cerr.h"
 #include "cksum.h"
-#include "encode.h"
-#include "pathcmp.h"
+#include "compat.h"
+#include "fsutil.h"
+#include "log.h"
 #include "transcript.h"
 #include "troot.h"
 #include "version.h"
@@ -47,44 +48,12 @@ struct lck {
 	int		 plast;
 };
 
-/* Temporary transcript to remove if we die. */
-static char	*lck_tmp;
-
-static void __attribute__((noreturn))
-die(void)
-{
-	if (lck_tmp != NULL)
-		unlink(lck_tmp);
-	exit(LCK_ERROR);
-}
-
 static void
 usage(void)
 {
 	fprintf(stderr, "usage: lcksum [ -%%AiIqV ] [ -D path ] [ -n [ -a ] ] "
 	    "[ -P prefix ] -c checksum transcript ...\n");
 	exit(LCK_ERROR);
-}
-
-/* Split s in place on spaces and tabs; returns the token count. */
-static int
-split(char *s, char **tok, int max)
-{
-	int	n = 0;
-
-	for (;;) {
-		while (*s == ' ' || *s == '\t')
-			s++;
-		if (*s == '\0')
-			return n;
-		if (n == max)
-			return max + 1;
-		tok[n++] = s;
-		while (*s != '\0' && *s != ' ' && *s != '\t')
-			s++;
-		if (*s != '\0')
-			*s++ = '\0';
-	}
 }
 
 /* Progress line "%NN path" each time the integer percentage grows. */
@@ -106,46 +75,36 @@ progress(struct lck *l, int64_t bytes, const char *path)
 }
 
 /*
- * Total progress weight of a transcript: 1024 per line that will be
- * looked at (object lines within the -P prefix) plus the listed size of
- * each file to check.  The real sizes may differ; the last line of a
- * transcript then prints %100.
+ * Start the progress of transcript tpath: its total weight is 1024 per
+ * object line that will be looked at (within the -P prefix) plus the
+ * listed size of each file to check.  The real sizes may differ; the last
+ * line of a transcript then prints %100.  Lines the reader rejects weigh
+ * nothing (the check proper reports them).
  */
-static int64_t
-loadset_size(FILE *fp, const char *prefix)
+static void
+progress_start(struct lck *l, const char *tpath)
 {
-	char		*line = NULL, *tok[10], *dec;
-	size_t		 cap = 0;
-	int64_t		 total = 0, size;
-	int		 n, off, match;
+	struct treader		*r;
+	const struct tline	*t;
+	int			 rc;
 
-	while (getline(&line, &cap, fp) != -1) {
-		line[strcspn(line, "\n")] = '\0';
-		if ((n = split(line, tok, 9)) == 0 || tok[0][0] == '#')
+	l->ptotal = 0;
+	l->pdone = 0;
+	l->plast = -1;
+	if ((r = treader_open(tpath, NULL, TR_NOSORT, NULL)) == NULL)
+		return;
+	while ((rc = treader_next(r, &t, NULL)) != 0) {
+		if (rc == -1 && treader_ioerror(r))
+			break;
+		if (rc == -1 || (l->prefix != NULL &&
+		    strncmp(t->path, l->prefix, strlen(l->prefix)) != 0))
 			continue;
-		for (off = 0; off < 2 && off < n &&
-		    (strcmp(tok[off], "-") == 0 || strcmp(tok[off], "+") == 0);
-		    off++)
-			;
-		if (n > 9 || n - off < 2)
-			continue;	/* an error line: no progress */
-		if (prefix != NULL) {
-			if (decode_path(tok[off + 1], &dec) == -1)
-				continue;
-			match = strncmp(dec, prefix, strlen(prefix)) == 0;
-			free(dec);
-			if (!match)
-				continue;
-		}
-		total += PROGRESSUNIT;
-		if (off == 0 && n == 8 && (tok[0][0] == 'f' ||
-		    tok[0][0] == 'a') && tok[0][1] == '\0' &&
-		    (size = strtoll(tok[6], NULL, 10)) > 0)
-			total += size;
+		l->ptotal += PROGRESSUNIT;
+		if ((t->type == 'f' || t->type == 'a') && !t->minus &&
+		    !t->plus && t->size > 0)
+			l->ptotal += t->size;
 	}
-	free(line);
-	rewind(fp);
-	return total;
+	treader_close(r);
 }
 
 static int
@@ -174,8 +133,7 @@ check_applefile(const char *path, int fd)
 	int		 i;
 
 	if (lseek(fd, 0, SEEK_SET) == -1) {
-		fprintf(stderr, "%s: lseek failed: %s\n", path,
-		    strerror(errno));
+		log_warn("%s: lseek failed", path);
 		return -1;
 	}
 	while (got < sizeof(hdr)) {
@@ -183,8 +141,7 @@ check_applefile(const char *path, int fd)
 		if (r == -1 && errno == EINTR)
 			continue;
 		if (r == -1) {
-			fprintf(stderr, "%s: read failed: %s\n", path,
-			    strerror(errno));
+			log_warn("%s: read failed", path);
 			return -1;
 		}
 		if (r == 0)
@@ -201,247 +158,281 @@ check_applefile(const char *path, int fd)
 			goto invalid;
 	}
 	if (off[0] != sizeof(hdr)) {
-		fprintf(stderr, "%s: invalid finder info offset\n", path);
+		log_warnx("%s: invalid finder info offset", path);
 		return -1;
 	}
 	if ((uint64_t)off[1] != (uint64_t)off[0] + len[0]) {
-		fprintf(stderr, "%s: incorrect rsrc fork offset\n", path);
+		log_warnx("%s: incorrect rsrc fork offset", path);
 		return -1;
 	}
 	if ((uint64_t)off[2] != (uint64_t)off[1] + len[1]) {
-		fprintf(stderr, "%s: incorrect data fork offset\n", path);
+		log_warnx("%s: incorrect data fork offset", path);
 		return -1;
 	}
 	return (int64_t)sizeof(hdr) + len[0] + len[1] + len[2];
 invalid:
-	fprintf(stderr, "%s: invalid applesingle header\n", path);
+	log_warnx("%s: invalid applesingle header", path);
 	return -1;
+}
+
+/* One transcript being checked. */
+struct lck_run {
+	const char	*tpath;		/* as given */
+	struct troot	 tr;
+	struct treader	*r;
+	char		*tmp;		/* its corrected copy (not -n): */
+	FILE		*ufp;		/* <tpath>.<pid>, removed if we die */
+	int		 ucount;	/* corrections made */
+	int		 exitval;	/* 1: a difference or a bad line */
+	int		 prefixfound;	/* -P matched a line */
+	char		*last;		/* last path looked at (progress) */
+};
+
+/* The stored file of one line, digested. */
+struct stored {
+	char		*file;		/* <file root>/<name>/<path> */
+	int		 fd;
+	struct stat	 st;
+	char		 sum[CKSUM_B64MAX];
+	int64_t		 size;		/* bytes digested */
+};
+
+/* What became of one line. */
+#define LINE_COPY	0		/* written as it was */
+#define LINE_DONE	1		/* corrected copy written */
+#define LINE_BAD	2		/* cannot be checked (reported) */
+
+/*
+ * Open transcript tpath for checking and, unless -n, its corrected copy
+ * <tpath>.<pid> with the transcript's mode.  Dies on errors.
+ */
+static void
+run_open(struct lck *l, struct lck_run *run, const char *tpath)
+{
+	struct cerr	 err;
+	struct stat	 st;
+	int		 ufd;
+
+	memset(run, 0, sizeof(*run));
+	run->tpath = tpath;
+	if (troot_get(l->radmind_dir, tpath, &run->tr, &err) == -1)
+		fatalx("%s", err.msg);
+	if (stat(tpath, &st) == -1)
+		fatal("%s", tpath);
+	if (!S_ISREG(st.st_mode))
+		fatalx("%s: not a regular file", tpath);
+	if (access(tpath, l->update ? R_OK | W_OK : R_OK) == -1)
+		fatal("%s", tpath);
+	if ((run->r = treader_open(tpath, NULL, TR_NOSORT | TR_RAW |
+	    TR_COMMENTS | (l->icase ? TR_ICASE : 0), &err)) == NULL)
+		fatalx("%s", err.msg);
+	if (!l->update)
+		return;
+	xasprintf(&run->tmp, "%s.%d", tpath, (int)getpid());
+	if ((ufd = open(run->tmp, O_WRONLY | O_CREAT | O_EXCL,
+	    st.st_mode & 07777)) == -1)
+		fatal("%s", run->tmp);		/* not ours: left alone */
+	log_addcleanup(fs_unlink_hook, run->tmp);
+	if (fchmod(ufd, st.st_mode & 07777) == -1 ||
+	    (run->ufp = fdopen(ufd, "w")) == NULL)
+		fatal("%s", run->tmp);
+}
+
+/* Open and digest the stored file of line t.  Returns 0 or LINE_BAD. */
+static int
+stored_open(struct lck *l, struct lck_run *run, const struct tline *t,
+    struct stored *sf)
+{
+	if (path_has_dotdot(t->path)) {
+		log_warnx("line %u: %s: path contains \"..\"", t->lineno,
+		    t->path);
+		return LINE_BAD;
+	}
+	xasprintf(&sf->file, "%s/%s/%s", run->tr.file_root,
+	    run->tr.tran_name, t->path);
+	if ((sf->fd = open(sf->file, O_RDONLY)) == -1) {
+		log_warn("line %u: open %s", t->lineno, t->path);
+		free(sf->file);
+		return LINE_BAD;
+	}
+	if (fstat(sf->fd, &sf->st) == -1 ||
+	    cksum_fd(l->ck, sf->fd, sf->sum, &sf->size) == -1) {
+		log_warn("line %u: %s", t->lineno, sf->file);
+		close(sf->fd);
+		free(sf->file);
+		return LINE_BAD;
+	}
+	return 0;
+}
+
+/* A wrong size or checksum ("what"): reported, or counted for correction. */
+static void
+mismatch(struct lck *l, struct lck_run *run, const struct tline *t,
+    const char *what)
+{
+	if (!l->update) {
+		if (l->verbose)
+			printf("line %u: %s: %s wrong\n", t->lineno, t->path,
+			    what);
+		run->exitval = 1;
+	} else {
+		run->ucount++;
+		if (l->verbose)
+			printf("%s: %s updated\n", t->path, what);
+	}
+}
+
+/*
+ * The line with the real size and checksum, in Radmind lcksum's layout
+ * (which also takes the stored file's mtime if the line had a checksum).
+ */
+static void
+rewrite(struct lck_run *run, const struct tline *t, const struct stored *sf)
+{
+	struct tline	u;
+
+	memset(&u, 0, sizeof(u));
+	tline_copy(&u, t);
+	u.mtime = sf->st.st_mtime;
+	u.size = sf->size;
+	strlcpy(u.cksum, sf->sum, sizeof(u.cksum));
+	if (tline_print(run->ufp, &u, TL_REWRITE) == -1)
+		fatal("%s", run->tmp);
+	tline_clear(&u);
+}
+
+/*
+ * Check one line read: within -P, in order (dies otherwise), and for an
+ * f or a line the size and checksum of its stored file.  Returns LINE_*.
+ */
+static int
+check_line(struct lck *l, struct lck_run *run, const struct tline *t)
+{
+	struct cerr	 err;
+	struct stored	 sf;
+	int		 wrong = 0;
+
+	if (t->type == 0)
+		return LINE_COPY;		/* blank or comment */
+	if (l->prefix != NULL) {
+		if (strncmp(t->path, l->prefix, strlen(l->prefix)) != 0)
+			return LINE_COPY;
+		run->prefixfound = 1;
+	}
+	if (treader_order(run->r, &err) == -1)
+		fatalx("%s", err.msg);
+	free(run->last);
+	run->last = xstrdup(t->path);
+	/* Plus lines are applicable-transcript lines: left alone. */
+	if ((t->type != 'f' && t->type != 'a') || t->minus || t->plus) {
+		progress(l, PROGRESSUNIT, t->path);
+		return LINE_COPY;
+	}
+	memset(&sf, 0, sizeof(sf));
+	if (stored_open(l, run, t, &sf) != 0)
+		return LINE_BAD;
+	if (sf.size != t->size) {
+		mismatch(l, run, t, "size");
+		wrong = 1;
+	}
+	if (strcmp(sf.sum, t->cksum) != 0) {
+		mismatch(l, run, t, "checksum");
+		wrong = 1;
+	}
+	if (t->type == 'a' && l->checkapple &&
+	    check_applefile(sf.file, sf.fd) != sf.size) {
+		log_warnx("%s: corrupted applefile", sf.file);
+		close(sf.fd);
+		free(sf.file);
+		return LINE_BAD;
+	}
+	close(sf.fd);
+	free(sf.file);
+	progress(l, sf.size + PROGRESSUNIT, t->path);
+	if (!wrong || !l->update)
+		return LINE_COPY;
+	rewrite(run, t, &sf);
+	return LINE_DONE;
+}
+
+/*
+ * Put the corrected copy in place of the transcript if anything was
+ * corrected (else remove it), and say what became of the transcript.
+ * Returns LCK_OK or LCK_CHANGED; dies on errors.
+ */
+static int
+run_finish(struct lck *l, struct lck_run *run)
+{
+	int	rc;
+
+	if (!run->prefixfound && l->prefix != NULL && l->verbose)
+		printf("warning: prefix \"%s\" not found\n", l->prefix);
+	if (!l->update) {
+		rc = run->exitval ? LCK_CHANGED : LCK_OK;
+		if (l->verbose)
+			printf("%s: %s\n", run->tr.tran_name,
+			    rc == LCK_CHANGED ? "incorrect" : "verified");
+		return rc;
+	}
+	if (fflush(run->ufp) == EOF || ferror(run->ufp) ||
+	    fsync(fileno(run->ufp)) || fclose(run->ufp) == EOF)
+		fatal("%s", run->tmp);
+	if (run->ucount) {
+		if (rename(run->tmp, run->tpath) == -1)
+			fatal("rename %s to %s failed", run->tmp, run->tpath);
+		rc = LCK_CHANGED;
+	} else {
+		if (unlink(run->tmp) == -1)
+			fatal("%s", run->tmp);
+		rc = LCK_OK;
+	}
+	log_delcleanup(fs_unlink_hook, run->tmp);
+	free(run->tmp);
+	if (l->verbose)
+		printf("%s: %s\n", run->tr.tran_name,
+		    rc == LCK_CHANGED ? "updated" : "verified");
+	return rc;
 }
 
 /*
  * Check one transcript.  Returns LCK_OK or LCK_CHANGED; fatal errors
- * exit with LCK_ERROR.
+ * exit with LCK_ERROR.  A bad line is fatal too unless -a.
  */
 static int
 do_lcksum(struct lck *l, const char *tpath)
 {
-	struct troot	 tr;
-	struct tline	 t;
-	struct cerr	 err;
-	struct stat	 st, fst;
-	FILE		*fp, *ufp = NULL;
-	char		*line = NULL, *copy, *tok[9], *file, *prev = NULL;
-	char		 sum[CKSUM_B64MAX];
-	size_t		 cap = 0;
-	int64_t		 size;
-	unsigned	 lineno = 0;
-	int		 fd, ufd, updateline, ucount = 0, exitval = 0;
-	int		 prefixfound = 0, rc;
+	struct lck_run		 run;
+	const struct tline	*t;
+	struct cerr		 err;
+	int			 rc;
 
-	memset(&t, 0, sizeof(t));
-	if (troot_get(l->radmind_dir, tpath, &tr, &err) == -1) {
-		fprintf(stderr, "%s\n", err.msg);
-		die();
-	}
-	if (stat(tpath, &st) == -1) {
-		fprintf(stderr, "%s: %s\n", tpath, strerror(errno));
-		die();
-	}
-	if (!S_ISREG(st.st_mode)) {
-		fprintf(stderr, "%s: not a regular file\n", tpath);
-		die();
-	}
-	if (access(tpath, l->update ? R_OK | W_OK : R_OK) == -1 ||
-	    (fp = fopen(tpath, "r")) == NULL) {
-		fprintf(stderr, "%s: %s\n", tpath, strerror(errno));
-		die();
-	}
-	if (l->update) {
-		xasprintf(&lck_tmp, "%s.%d", tpath, (int)getpid());
-		if ((ufd = open(lck_tmp, O_WRONLY | O_CREAT | O_EXCL,
-		    st.st_mode & 07777)) == -1) {
-			fprintf(stderr, "%s: %s\n", lck_tmp, strerror(errno));
-			free(lck_tmp);
-			lck_tmp = NULL;
-			die();
-		}
-		if (fchmod(ufd, st.st_mode & 07777) == -1 ||
-		    (ufp = fdopen(ufd, "w")) == NULL) {
-			fprintf(stderr, "%s: %s\n", lck_tmp, strerror(errno));
-			die();
-		}
-	}
-	if (l->progress) {
-		l->ptotal = loadset_size(fp, l->prefix);
-		l->pdone = 0;
-		l->plast = -1;
-	}
-
-	while ((rc = tline_getline(fp, &line, &cap, tpath, lineno + 1,
-	    &err)) != 0) {
-		lineno++;
-		updateline = 0;
-		copy = NULL;
+	run_open(l, &run, tpath);
+	if (l->progress)
+		progress_start(l, tpath);
+	while ((rc = treader_next(run.r, &t, &err)) != 0) {
 		if (rc == -1) {
-			fprintf(stderr, "%s\n", err.msg);
-			if (ferror(fp))
-				die();
-			goto badline;
-		}
-		rc = tline_parse(&t, line, tpath, lineno, 0, &err);
-		if (rc == -1) {
-			fprintf(stderr, "%s\n", err.msg);
-			goto badline;
-		}
-		if (rc == 0)
-			goto copyline;
-		if (l->prefix != NULL) {
-			if (strncmp(t.path, l->prefix, strlen(l->prefix)) != 0)
-				goto copyline;
-			prefixfound = 1;
-		}
-		if (prev != NULL && pathcmp(t.path, prev, l->icase) <= 0) {
-			fprintf(stderr, "%s: line %u: bad sort order\n", tpath,
-			    lineno);
-			die();
-		}
-		free(prev);
-		prev = xstrdup(t.path);
-		/* Plus lines are applicable-transcript lines: left alone. */
-		if ((t.type != 'f' && t.type != 'a') || t.minus || t.plus) {
-			progress(l, PROGRESSUNIT, t.path);
-			goto copyline;
-		}
-		if (path_has_dotdot(t.path)) {
-			fprintf(stderr, "line %u: %s: path contains \"..\"\n",
-			    lineno, t.path);
-			goto badline;
-		}
-		xasprintf(&file, "%s/%s/%s", tr.file_root, tr.tran_name,
-		    t.path);
-		if ((fd = open(file, O_RDONLY)) == -1) {
-			fprintf(stderr, "line %u: open %s: %s\n", lineno,
-			    t.path, strerror(errno));
-			free(file);
-			goto badline;
-		}
-		if (fstat(fd, &fst) == -1 ||
-		    cksum_fd(l->ck, fd, sum, &size) == -1) {
-			fprintf(stderr, "line %u: %s: %s\n", lineno, file,
-			    strerror(errno));
-			close(fd);
-			free(file);
-			goto badline;
-		}
-		if (size != t.size) {
-			if (!l->update) {
-				if (l->verbose)
-					printf("line %u: %s: size wrong\n",
-					    lineno, t.path);
-				exitval = 1;
-			} else {
-				ucount++;
-				if (l->verbose)
-					printf("%s: size updated\n", t.path);
-			}
-			updateline = 1;
-		}
-		if (strcmp(sum, t.cksum) != 0) {
-			if (!l->update) {
-				if (l->verbose)
-					printf("line %u: %s: checksum wrong\n",
-					    lineno, t.path);
-				exitval = 1;
-			} else {
-				ucount++;
-				if (l->verbose)
-					printf("%s: checksum updated\n",
-					    t.path);
-			}
-			updateline = 1;
-		}
-		if (t.type == 'a' && l->checkapple &&
-		    check_applefile(file, fd) != size) {
-			fprintf(stderr, "%s: corrupted applefile\n", file);
-			close(fd);
-			free(file);
-			goto badline;
-		}
-		close(fd);
-		free(file);
-		progress(l, size + PROGRESSUNIT, t.path);
-
-		if (updateline && l->update) {
-			/* lcksum's own layout (docs/formats.md 1.2). */
-			copy = xstrdup(line);
-			split(copy, tok, 8);
-			if (strcmp(tok[7], "-") != 0)
-				fprintf(ufp, "%s %-37s %4s %5s %5s %9lld %7lld "
-				    "%s\n", tok[0], tok[1], tok[2], tok[3],
-				    tok[4], (long long)fst.st_mtime,
-				    (long long)size, sum);
-			else
-				fprintf(ufp, "%s %-37s %4s %5s %5s %9s %7lld "
-				    "%s\n", tok[0], tok[1], tok[2], tok[3],
-				    tok[4], tok[5], (long long)size, sum);
-			free(copy);
-			continue;
-		}
-	copyline:
-		if (l->update)
-			fprintf(ufp, "%s\n", line);
-		continue;
-	badline:
-		exitval = 1;
-		if (!l->checkall)
-			die();
+			if (treader_ioerror(run.r))
+				fatalx("%s", err.msg);
+			log_warnx("%s", err.msg);
+			rc = LINE_BAD;
+		} else
+			rc = check_line(l, &run, t);
+		if (rc == LINE_BAD) {
+			run.exitval = 1;
+			if (!l->checkall)
+				log_exit(LCK_ERROR);
+		} else if (rc == LINE_COPY && l->update)
+			fprintf(run.ufp, "%s\n", t->raw);
 	}
 	if (l->progress && l->plast < 100) {
 		/* real sizes differed from the listed ones: finish anyway */
 		l->pdone = l->ptotal;
-		progress(l, 0, prev != NULL ? prev : "");
+		progress(l, 0, run.last != NULL ? run.last : "");
 	}
-	fclose(fp);
-	free(line);
-	free(prev);
-	tline_clear(&t);
-
-	if (!prefixfound && l->prefix != NULL && l->verbose)
-		printf("warning: prefix \"%s\" not found\n", l->prefix);
-
-	if (l->update) {
-		if (fflush(ufp) == EOF || ferror(ufp) || fsync(fileno(ufp)) ||
-		    fclose(ufp) == EOF) {
-			fprintf(stderr, "%s: %s\n", lck_tmp, strerror(errno));
-			die();
-		}
-		if (ucount) {
-			if (rename(lck_tmp, tpath) == -1) {
-				fprintf(stderr, "rename %s to %s failed: %s\n",
-				    lck_tmp, tpath, strerror(errno));
-				die();
-			}
-			rc = LCK_CHANGED;
-		} else {
-			if (unlink(lck_tmp) == -1) {
-				fprintf(stderr, "%s: %s\n", lck_tmp,
-				    strerror(errno));
-				die();
-			}
-			rc = LCK_OK;
-		}
-		free(lck_tmp);
-		lck_tmp = NULL;
-		if (l->verbose)
-			printf("%s: %s\n", tr.tran_name,
-			    rc == LCK_CHANGED ? "updated" : "verified");
-	} else {
-		rc = exitval ? LCK_CHANGED : LCK_OK;
-		if (l->verbose)
-			printf("%s: %s\n", tr.tran_name,
-			    rc == LCK_CHANGED ? "incorrect" : "verified");
-	}
-	troot_clear(&tr);
+	treader_close(run.r);
+	free(run.last);
+	rc = run_finish(l, &run);
+	troot_clear(&run.tr);
 	return rc;
 }
 
@@ -452,6 +443,8 @@ main(int argc, char *argv[])
 	const char	*digest = NULL;
 	int		 c, err = 0, rc = LCK_OK;
 
+	log_init("lcksum", LOG_TO_STDERR, 0);
+	log_setfatalstatus(LCK_ERROR);
 	memset(&l, 0, sizeof(l));
 	l.update = 1;
 	l.verbose = 1;
@@ -468,11 +461,8 @@ main(int argc, char *argv[])
 			l.checkall = 1;
 			break;
 		case 'c':
-			if ((l.ck = cksum_new(optarg)) == NULL) {
-				fprintf(stderr, "%s: unsupported checksum\n",
-				    optarg);
-				exit(LCK_ERROR);
-			}
+			if ((l.ck = cksum_new(optarg)) == NULL)
+				fatalx("%s: unsupported checksum", optarg);
 			digest = optarg;
 			break;
 		case 'D':

@@ -28,6 +28,7 @@
 #include "cksum.h"
 #include "compat.h"
 #include "copts.h"
+#include "log.h"
 #include "net.h"
 #include "transcript.h"
 #include "version.h"
@@ -39,16 +40,6 @@
 #define LC_CHUNK	(1024 * 1024)	/* file read size */
 #define LC_WINDOW	128		/* uploads sent ahead of their replies */
 
-/* One f/a line to upload. */
-struct item {
-	char		*path;		/* decoded, for open() and messages */
-	char		*epath;		/* encoded, as in the transcript */
-	char		 type;		/* f or a */
-	int64_t		 size;		/* transcript size */
-	char		 cksum[96];	/* transcript checksum or "-" */
-	unsigned	 lineno;
-};
-
 struct lc {
 	struct netopts	 no;
 	const char	*tpath;		/* transcript argument */
@@ -57,7 +48,7 @@ struct lc {
 	int		 tonly, negative, nonet, force, quiet, progress;
 	int		 dots;		/* -v with stdout a tty */
 
-	struct item	*items;
+	struct tline	*items;		/* f/a lines to upload (-N: size 0) */
 	size_t		 nitems;
 
 	struct net	*net;
@@ -144,7 +135,7 @@ reply_one(struct lc *lc)
 	int	 r;
 
 	if ((r = net_stor_reply(lc->net, &lc->err)) != 0) {
-		fprintf(stderr, "%s\n", lc->err.msg);
+		log_warnx("%s", lc->err.msg);
 		return -1;
 	}
 	msg = fifo_pop(lc);
@@ -176,147 +167,126 @@ send_failed(struct lc *lc)
 
 	while (net_stor_pending(lc->net) > 0) {
 		if ((r = net_stor_reply(lc->net, &lc->err)) == 1) {
-			fprintf(stderr, "%s\n", lc->err.msg);
+			log_warnx("%s", lc->err.msg);
 			return;
 		}
 		if (r == -1)
 			break;
 		free(fifo_pop(lc));
 	}
-	fprintf(stderr, "%s\n", saved.msg);
+	log_warnx("%s", saved.msg);
 }
 
 /* Print "line N: ..." (with "warning: " first under -F). */
 static void
 mismatch(struct lc *lc, unsigned lineno, const char *what)
 {
-	fprintf(stderr, "%sline %u: %s\n", lc->force ? "warning: " : "",
-	    lineno, what);
+	log_warnx("%sline %u: %s", lc->force ? "warning: " : "", lineno,
+	    what);
 }
 
 /*
- * Read the transcript and check every f/a line against the file system
- * (lcreate(1): type, size; with -n also readability or, with -c, the
- * digest).  Returns 0 or -1 after printing why.
+ * Check one f/a line against the file system (lcreate(1): type, size; with
+ * -n also readability or, with -c, the digest).  ck: the -c digest, or
+ * NULL.  Returns 0 or -1 after printing why.
+ */
+static int
+check_line(struct lc *lc, const struct tline *t, struct cksum *ck)
+{
+	struct stat	 st;
+	char		 sum[CKSUM_B64MAX];
+	int64_t		 size;
+	int		 fd;
+
+	if (lc->digest != NULL && strcmp(t->cksum, "-") == 0) {
+		log_warnx("line %u: No checksum listed", t->lineno);
+		return -1;
+	}
+	if (lc->negative)
+		return 0;
+	if (lstat(t->path, &st) == -1) {
+		log_warn("%s", t->path);
+		return -1;
+	}
+	/* Only Mac OS has applefiles ('a' never matches). */
+	if (t->type != 'f' || !S_ISREG(st.st_mode)) {
+		log_warnx("line %u: file type wrong", t->lineno);
+		return -1;
+	}
+	/* Under -F the upload warns, with the live size. */
+	if (st.st_size != t->size && (lc->nonet || !lc->force)) {
+		mismatch(lc, t->lineno, "size in transcript does not match "
+		    "size of file");
+		if (!lc->force)
+			return -1;
+	}
+	if (lc->nonet && ck != NULL) {
+		if ((fd = open(t->path, O_RDONLY | O_CLOEXEC)) == -1 ||
+		    (cksum_reset(ck), cksum_fd(ck, fd, sum, &size)) == -1) {
+			log_warn("%s", t->path);
+			if (fd != -1)
+				close(fd);
+			return -1;
+		}
+		close(fd);
+		if (strcmp(sum, t->cksum) != 0) {
+			mismatch(lc, t->lineno, "checksum listed in "
+			    "transcript wrong");
+			if (!lc->force)
+				return -1;
+		}
+	} else if (lc->nonet && access(t->path, R_OK) == -1) {
+		log_warn("%s", t->path);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Read the transcript (in any order; a "name:" header means an
+ * applicable transcript) and check every f/a line, keeping them in
+ * lc->items.  Returns 0 or -1 after printing why.
  */
 static int
 scan(struct lc *lc)
 {
-	struct tline	 t;
-	struct stat	 st;
-	struct item	*it;
-	struct cksum	*ck = NULL;
-	char		*line = NULL, sum[CKSUM_B64MAX];
-	size_t		 cap = 0, len;
-	ssize_t		 n;
-	unsigned	 lineno = 0;
-	int64_t		 size;
-	int		 r, fd, rc = -1;
-	FILE		*fp;
+	struct treader		*r;
+	const struct tline	*t;
+	struct tline		*it;
+	struct cksum		*ck = NULL;
+	int			 rc;
 
-	if ((fp = fopen(lc->tpath, "r")) == NULL) {
-		perror(lc->tpath);
+	if ((r = treader_open(lc->tpath, NULL, TR_NOSORT | TR_HEADERS,
+	    &lc->err)) == NULL) {
+		log_warnx("%s", lc->err.msg);
 		return -1;
 	}
 	if (lc->digest != NULL)
 		ck = cksum_new(lc->digest);
-	memset(&t, 0, sizeof(t));
-	while ((n = getline(&line, &cap, fp)) != -1) {
-		lineno++;
-		len = (size_t)n;
-		if (len > 0 && line[len - 1] == '\n')
-			line[--len] = '\0';
-		else {
-			fprintf(stderr, "%s: line %u: line too long or not "
-			    "terminated\n", lc->tpath, lineno);
-			goto out;
+	while ((rc = treader_next(r, &t, &lc->err)) > 0) {
+		if (rc == TL_HEADER) {
+			log_warnx("Appliable transcripts cannot be uploaded.");
+			break;
 		}
-		if (len > TRAN_MAXLINE || strlen(line) != len) {
-			fprintf(stderr, "%s: line %u: line too long or "
-			    "contains NUL\n", lc->tpath, lineno);
-			goto out;
-		}
-		tline_clear(&t);
-		r = tline_parse(&t, line, lc->tpath, lineno, 1, &lc->err);
-		if (r == -1) {
-			fprintf(stderr, "%s\n", lc->err.msg);
-			goto out;
-		}
-		if (r == 2) {
-			fprintf(stderr, "Appliable transcripts cannot be "
-			    "uploaded.\n");
-			goto out;
-		}
-		if (r == 0 || t.minus || t.plus ||
-		    (t.type != 'f' && t.type != 'a'))
+		if (t->minus || t->plus || (t->type != 'f' && t->type != 'a'))
 			continue;
-		if (lc->digest != NULL && strcmp(t.cksum, "-") == 0) {
-			fprintf(stderr, "line %u: No checksum listed\n",
-			    lineno);
-			goto out;
-		}
-		if (!lc->negative) {
-			if (lstat(t.path, &st) == -1) {
-				perror(t.path);
-				goto out;
-			}
-			/* Only Mac OS has applefiles ('a' never matches). */
-			if (t.type != 'f' || !S_ISREG(st.st_mode)) {
-				fprintf(stderr, "line %u: file type wrong\n",
-				    lineno);
-				goto out;
-			}
-			/* Under -F the upload warns, with the live size. */
-			if (st.st_size != t.size &&
-			    (lc->nonet || !lc->force)) {
-				mismatch(lc, lineno, "size in transcript does "
-				    "not match size of file");
-				if (!lc->force)
-					goto out;
-			}
-			if (lc->nonet && ck != NULL) {
-				if ((fd = open(t.path, O_RDONLY | O_CLOEXEC))
-				    == -1 || (cksum_reset(ck),
-				    cksum_fd(ck, fd, sum, &size)) == -1) {
-					perror(t.path);
-					if (fd != -1)
-						close(fd);
-					goto out;
-				}
-				close(fd);
-				if (strcmp(sum, t.cksum) != 0) {
-					mismatch(lc, lineno, "checksum listed "
-					    "in transcript wrong");
-					if (!lc->force)
-						goto out;
-				}
-			} else if (lc->nonet && access(t.path, R_OK) == -1) {
-				perror(t.path);
-				goto out;
-			}
-		}
+		if (check_line(lc, t, ck) == -1)
+			break;
 		lc->items = xreallocarray(lc->items, lc->nitems + 1,
 		    sizeof(*lc->items));
 		it = &lc->items[lc->nitems++];
-		it->path = xstrdup(t.path);
-		it->epath = xstrdup(t.epath);
-		it->type = t.type;
-		it->size = lc->negative ? 0 : t.size;
-		strlcpy(it->cksum, t.cksum, sizeof(it->cksum));
-		it->lineno = lineno;
+		memset(it, 0, sizeof(*it));
+		treader_take(r, it);
+		if (lc->negative)
+			it->size = 0;
 		lc->ptotal += it->size;
 	}
-	if (ferror(fp)) {
-		perror(lc->tpath);
-		goto out;
-	}
-	rc = 0;
-out:
-	tline_clear(&t);
+	/* rc > 0: stopped on a line already reported */
+	if (rc == -1)
+		log_warnx("%s", lc->err.msg);
 	cksum_free(ck);
-	free(line);
-	fclose(fp);
-	return rc;
+	treader_close(r);
+	return rc == 0 ? 0 : -1;
 }
 
 /* An AppleSingle file with empty forks (-N placeholder for 'a' lines). */
@@ -361,13 +331,13 @@ send_file(struct lc *lc, const char *kind, const char *path,
 
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1 ||
 	    fstat(fd, &st) == -1) {
-		perror(path);
+		log_warn("%s", path);
 		if (fd != -1)
 			close(fd);
 		return -1;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		fprintf(stderr, "%s: not a regular file\n", path);
+		log_warnx("%s: not a regular file", path);
 		goto out;
 	}
 	size = st.st_size;
@@ -391,12 +361,11 @@ send_file(struct lc *lc, const char *kind, const char *path,
 			continue;
 		}
 		if (n == -1) {
-			perror(path);
+			log_warn("%s", path);
 			goto out;
 		}
 		if (n == 0) {
-			fprintf(stderr, "%s: file shrank while being sent\n",
-			    path);
+			log_warnx("%s: file shrank while being sent", path);
 			goto out;
 		}
 		if (ck != NULL)
@@ -435,7 +404,7 @@ out:
 
 /* The zero-length (or empty applefile) upload of -N. */
 static int
-send_empty(struct lc *lc, const struct item *it)
+send_empty(struct lc *lc, const struct tline *it)
 {
 	unsigned char	 af[94];
 	size_t		 len = 0;
@@ -487,12 +456,12 @@ upload(struct lc *lc)
 	int		 rc = LC_ERROR;
 
 	if (stat(lc->tpath, &st) == -1) {
-		perror(lc->tpath);
+		log_warn("%s", lc->tpath);
 		return LC_ERROR;
 	}
 	lc->ptotal += st.st_size;
 	if ((lc->net = net_open(&lc->no, &lc->err)) == NULL) {
-		fprintf(stderr, "%s\n", lc->err.msg);
+		log_warnx("%s", lc->err.msg);
 		return LC_ERROR;
 	}
 	buf = xmalloc(LC_CHUNK);
@@ -526,7 +495,7 @@ upload(struct lc *lc)
 	if (lc->no.verbose)
 		net_print_stats(lc->net, stdout);
 	if (net_close(lc->net, &lc->err) == -1) {
-		fprintf(stderr, "%s\n", lc->err.msg);
+		log_warnx("%s", lc->err.msg);
 		rc = LC_ERROR;
 	}
 	lc->net = NULL;
@@ -545,10 +514,8 @@ lc_free(struct lc *lc)
 {
 	size_t	 i;
 
-	for (i = 0; i < lc->nitems; i++) {
-		free(lc->items[i].path);
-		free(lc->items[i].epath);
-	}
+	for (i = 0; i < lc->nitems; i++)
+		tline_clear(&lc->items[i]);
 	free(lc->items);
 	while (lc->fcount > 0)
 		free(fifo_pop(lc));
@@ -565,11 +532,8 @@ tool_opt(int ch, const char *arg, void *ctx)
 		lc->progress = 1;
 		break;
 	case 'c':
-		if (!cksum_supported(arg)) {
-			fprintf(stderr, "lcreate: unsupported checksum '%s'\n",
-			    arg);
-			exit(LC_ERROR);
-		}
+		if (!cksum_supported(arg))
+			fatalx("lcreate: unsupported checksum '%s'", arg);
 		lc->digest = arg;
 		break;
 	case 'F':
@@ -579,9 +543,8 @@ tool_opt(int ch, const char *arg, void *ctx)
 		setvbuf(stdout, NULL, _IOLBF, 0);
 		break;
 	case 'l':
-		fprintf(stderr, "lcreate: -l: LOGIN not supported "
-		    "(this cairn has no PAM login)\n");
-		exit(LC_ERROR);
+		fatalx("lcreate: -l: LOGIN not supported (this cairn has no "
+		    "PAM login)");
 	case 'n':
 		lc->nonet = 1;
 		break;
@@ -615,6 +578,8 @@ main(int argc, char *argv[])
 	const char	*slash;
 	int		 rc;
 
+	log_init("lcreate", LOG_TO_STDERR, 0);
+	log_setfatalstatus(LC_ERROR);
 	memset(&lc, 0, sizeof(lc));
 	lc.ppct = -1;
 	copts_init(&lc.no);
@@ -630,10 +595,8 @@ main(int argc, char *argv[])
 		slash = strrchr(lc.tpath, '/');
 		lc.tname = slash != NULL ? slash + 1 : lc.tpath;
 	}
-	if (lc.tname[0] == '\0' || strpbrk(lc.tname, " \t\r\n") != NULL) {
-		fprintf(stderr, "%s: invalid transcript name\n", lc.tname);
-		exit(LC_ERROR);
-	}
+	if (lc.tname[0] == '\0' || strpbrk(lc.tname, " \t\r\n") != NULL)
+		fatalx("%s: invalid transcript name", lc.tname);
 	lc.dots = lc.no.verbose && isatty(STDOUT_FILENO);
 
 	if ((!lc.tonly || lc.nonet) && scan(&lc) == -1)
@@ -641,7 +604,7 @@ main(int argc, char *argv[])
 	else if (lc.nonet)
 		rc = LC_OK;
 	else if (signal(SIGPIPE, SIG_IGN) == SIG_ERR) {
-		perror("signal");
+		log_warn("signal");
 		rc = LC_ERROR;
 	} else
 		rc = upload(&lc);

@@ -16,7 +16,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,7 +24,7 @@
 
 #include "cerr.h"
 #include "fsutil.h"
-#include "pathcmp.h"
+#include "log.h"
 #include "transcript.h"
 #include "troot.h"
 #include "version.h"
@@ -36,18 +35,13 @@
 struct lm_in {
 	const char	*arg;		/* path as given */
 	struct troot	 tr;
-	FILE		*fp;
-	int		 eof;
-	unsigned	 lineno;
-	char		*raw;		/* current line, verbatim, no LF */
-	size_t		 rawcap;
-	struct tline	 t;		/* current line, parsed */
-	char		*prev;		/* previous path, order check */
+	struct treader	*r;		/* until handed to the merge */
 };
 
 struct lm {
-	struct lm_in	*in;
+	struct lm_in	*in;		/* in[0] has the highest precedence */
 	int		 nin;
+	struct tmerge	*tm;		/* in[i] is its input nin - 1 - i */
 	int		 force;		/* -f */
 	int		 noupload;	/* -n */
 	int		 transonly;	/* -T */
@@ -55,42 +49,17 @@ struct lm {
 	int		 icase;		/* -I */
 	int		 verbose;	/* -v */
 	const char	*radmind_dir;	/* -D */
+	const char	*dest;		/* last argument */
 	char		*file_root;	/* of the destination */
 	char		*tran_root;
 	char		*tran_name;
 	char		*tmptran;	/* <tran_root>/<name>.<pid> */
 	char		*tmptree;	/* <file_root>/<name>.<pid> (not -f) */
+	char		*newdest;	/* dest, if this run created it */
 	FILE		*out;
 	char		**dirs;		/* -f: directories to remove */
 	size_t		 ndirs;
 };
-
-/* What to undo if we die. */
-static char	*lm_rm_tran;		/* temporary transcript */
-static char	*lm_rm_tree;		/* temporary file tree */
-static char	*lm_rm_dest;		/* empty destination we created */
-
-static int
-rm_entry(const char *path, const struct stat *st, int flag, struct FTW *f)
-{
-	if (flag == FTW_DP)
-		rmdir(path);
-	else
-		unlink(path);
-	return 0;
-}
-
-static void __attribute__((noreturn))
-die(void)
-{
-	if (lm_rm_tran != NULL)
-		unlink(lm_rm_tran);
-	if (lm_rm_tree != NULL)
-		nftw(lm_rm_tree, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-	if (lm_rm_dest != NULL)
-		unlink(lm_rm_dest);
-	exit(LM_EXIT_ERROR);
-}
 
 static void
 usage(void)
@@ -104,48 +73,18 @@ usage(void)
 	exit(LM_EXIT_ERROR);
 }
 
-/* Advance input in to its next object line (or EOF); dies on errors. */
-static void
-lm_next(struct lm *lm, struct lm_in *in)
+/* The line input i has for the current path, or NULL. */
+static const struct tline *
+lm_line(struct lm *lm, int i)
 {
-	struct cerr	 err;
-	int		 rc;
-
-	for (;;) {
-		rc = tline_getline(in->fp, &in->raw, &in->rawcap,
-		    in->tr.tran_name, in->lineno + 1, &err);
-		if (rc == -1) {
-			fprintf(stderr, "%s\n", err.msg);
-			die();
-		}
-		if (rc == 0) {
-			in->eof = 1;
-			tline_clear(&in->t);
-			return;
-		}
-		in->lineno++;
-		rc = tline_parse(&in->t, in->raw, in->tr.tran_name, in->lineno,
-		    0, &err);
-		if (rc == -1) {
-			fprintf(stderr, "%s\n", err.msg);
-			die();
-		}
-		if (rc == 1)
-			break;
-	}
-	if (in->prev != NULL && pathcmp(in->t.path, in->prev, lm->icase) <= 0) {
-		fprintf(stderr, "%s: line %u: bad sort order\n",
-		    in->tr.tran_name, in->lineno);
-		die();
-	}
-	free(in->prev);
-	in->prev = xstrdup(in->t.path);
+	return tmerge_line(lm->tm, lm->nin - 1 - i);
 }
 
+/* Lines are written as they were read. */
 static void
-lm_output(struct lm *lm, const struct lm_in *in)
+lm_output(struct lm *lm, const struct tline *t)
 {
-	fprintf(lm->out, "%s\n", in->raw);
+	fprintf(lm->out, "%s\n", t->raw);
 }
 
 static int
@@ -210,20 +149,32 @@ fail:
 	return -1;
 }
 
-/* Link (or copy) one file into the destination tree; dies on errors. */
+/*
+ * The stored file of path in src (listed on line lineno there):
+ * <file root>/<name>/<path>.  A ".." cannot get past the reader; this is
+ * a second lock on the same door.
+ */
+static char *
+lm_stored(const struct lm_in *src, const char *path, unsigned lineno)
+{
+	char	*p;
+
+	if (path_has_dotdot(path))
+		fatalx("%s: line %u: %s: path contains \"..\"",
+		    src->tr.tran_name, lineno, path);
+	xasprintf(&p, "%s/%s/%s", src->tr.file_root, src->tr.tran_name, path);
+	return p;
+}
+
+/* Link (or copy) the file of path from src into the new tree, or die. */
 static void
-lm_place(struct lm *lm, const struct lm_in *src, const char *path)
+lm_place(struct lm *lm, const struct lm_in *src, const char *path,
+    unsigned lineno)
 {
 	char	*from, *to;
 	int	 rc;
 
-	if (path_has_dotdot(path)) {
-		fprintf(stderr, "%s: line %u: %s: path contains \"..\"\n",
-		    src->tr.tran_name, src->lineno, path);
-		die();
-	}
-	xasprintf(&from, "%s/%s/%s", src->tr.file_root, src->tr.tran_name,
-	    path);
+	from = lm_stored(src, path, lineno);
 	if (lm->force)
 		xasprintf(&to, "%s/%s/%s", lm->file_root, lm->tran_name, path);
 	else
@@ -231,114 +182,112 @@ lm_place(struct lm *lm, const struct lm_in *src, const char *path)
 	rc = lm->copy ? copy_file(from, to) : link(from, to);
 	if (rc == -1 && errno == ENOENT && access(from, F_OK) == 0) {
 		/* The destination's directories do not exist yet. */
-		if (fs_mkparents(to) == -1) {
-			fprintf(stderr, "%s: mkdirs failed: %s\n", to,
-			    strerror(errno));
-			die();
-		}
+		if (fs_mkparents(to) == -1)
+			fatal("%s: mkdirs failed", to);
 		rc = lm->copy ? copy_file(from, to) : link(from, to);
 	}
-	if (rc == -1) {
-		fprintf(stderr, "%s %s to %s failed: %s\n",
-		    lm->copy ? "copy" : "link", from, to, strerror(errno));
-		die();
-	}
+	if (rc == -1)
+		fatal("%s %s to %s failed", lm->copy ? "copy" : "link", from,
+		    to);
 	free(from);
 	free(to);
 }
 
-/* -f: remove a lower transcript's file that the merge replaces. */
+/* -f: remove the file of a lower input's line t that the merge replaces. */
 static void
-lm_unlink_lower(struct lm *lm, const struct lm_in *in)
+lm_unlink_lower(struct lm *lm, const struct lm_in *in, const struct tline *t)
 {
 	char	*p;
 
-	if (path_has_dotdot(in->t.path)) {
-		fprintf(stderr, "%s: line %u: %s: path contains \"..\"\n",
-		    in->tr.tran_name, in->lineno, in->t.path);
-		die();
-	}
-	xasprintf(&p, "%s/%s/%s", in->tr.file_root, in->tr.tran_name,
-	    in->t.path);
-	if (unlink(p) == -1) {
-		fprintf(stderr, "%s: %s\n", p, strerror(errno));
-		die();
-	}
+	p = lm_stored(in, t->path, t->lineno);
+	if (unlink(p) == -1)
+		fatal("%s", p);
 	if (lm->verbose)
-		printf("%s: %s: unlinked\n", in->tr.tran_name, in->t.path);
+		printf("%s: %s: unlinked\n", in->tr.tran_name, t->path);
 	free(p);
 }
 
+/*
+ * Write (or drop) the line of input win for the current path; its file
+ * comes from input fileloc.  match: a lower input lists the path too.
+ */
+static void
+lm_put(struct lm *lm, int win, int fileloc, int match)
+{
+	const struct tline	*w = lm_line(lm, win);
+
+	if (w->minus || (lm->noupload && win == 0 && fileloc == 0)) {
+		if (match && lm->force && w->type == 'd') {
+			lm->dirs = xreallocarray(lm->dirs, lm->ndirs + 1,
+			    sizeof(*lm->dirs));
+			lm->dirs[lm->ndirs++] = xstrdup(w->path);
+		}
+		/* A minus line that hid nothing is passed on. */
+		if (w->minus && !match)
+			lm_output(lm, w);
+		return;
+	}
+	if (isfile(w) && !lm->transonly) {
+		lm_place(lm, &lm->in[fileloc], w->path,
+		    lm_line(lm, fileloc)->lineno);
+		if (lm->verbose)
+			printf("%s: %s: merged into: %s\n",
+			    lm->in[win].tr.tran_name, w->path, lm->tran_name);
+	}
+	lm_output(lm, w);
+}
+
+/*
+ * One path: win is the highest input listing it.  The lower inputs' lines
+ * for it decide where its file comes from (-n) and what -f removes.
+ */
+static void
+lm_path(struct lm *lm, int win)
+{
+	const struct tline	*w = lm_line(lm, win), *o;
+	int			 j, fileloc = win, match = 0;
+
+	/* -f: lines only in transcript2 are kept as they are. */
+	if (lm->force && win == lm->nin - 1) {
+		lm_output(lm, w);
+		return;
+	}
+	for (j = win + 1; j < lm->nin; j++) {
+		if ((o = lm_line(lm, j)) == NULL)
+			continue;
+		match = 1;
+		if (lm->noupload && isfile(w)) {
+			/*
+			 * A hand-written file line survives only if the
+			 * uploaded transcript has the same content; its file
+			 * then comes from there.  Otherwise the lower line is
+			 * kept instead.
+			 */
+			if (!isfile(o) || o->minus || w->size != o->size ||
+			    strcmp(w->cksum, o->cksum) != 0) {
+				lm_path(lm, j);
+				return;
+			}
+			fileloc = j;
+		}
+		if (lm->force && isfile(o) && !o->minus)
+			lm_unlink_lower(lm, &lm->in[j], o);
+	}
+	lm_put(lm, win, fileloc, match);
+}
+
+/* Walk all inputs together, one path at a time; dies on errors. */
 static void
 lm_merge(struct lm *lm)
 {
-	struct lm_in	*w, *o;
-	int		 i, j, win, fileloc, match;
+	const struct tline	*t;
+	struct cerr		 err;
+	int			 rc, idx;
 
-	for (;;) {
-		win = -1;
-		for (i = 0; i < lm->nin; i++)
-			if (!lm->in[i].eof && (win == -1 ||
-			    pathcmp(lm->in[i].t.path, lm->in[win].t.path,
-			    lm->icase) < 0))
-				win = i;
-		if (win == -1)
-			break;
-		w = &lm->in[win];
-		fileloc = win;
-		match = 0;
-
-		/* -f: lines only in transcript2 are kept as they are. */
-		if (lm->force && win == lm->nin - 1) {
-			lm_output(lm, w);
-			lm_next(lm, w);
-			continue;
-		}
-		for (j = win + 1; j < lm->nin; j++) {
-			o = &lm->in[j];
-			if (o->eof || pathcmp(w->t.path, o->t.path,
-			    lm->icase) != 0)
-				continue;
-			match = 1;
-			if (lm->noupload && isfile(&w->t)) {
-				/*
-				 * A hand-written file line survives only if
-				 * the uploaded transcript has the same
-				 * content; its file then comes from there.
-				 * Otherwise the lower line is kept instead.
-				 */
-				if (isfile(&o->t) && !o->t.minus &&
-				    w->t.size == o->t.size &&
-				    strcmp(w->t.cksum, o->t.cksum) == 0)
-					fileloc = j;
-				else
-					goto skipline;
-			}
-			if (lm->force && isfile(&o->t) && !o->t.minus)
-				lm_unlink_lower(lm, o);
-			lm_next(lm, o);
-		}
-		if (w->t.minus || (lm->noupload && win == 0 && fileloc == 0)) {
-			if (match && lm->force && w->t.type == 'd') {
-				lm->dirs = xreallocarray(lm->dirs,
-				    lm->ndirs + 1, sizeof(*lm->dirs));
-				lm->dirs[lm->ndirs++] = xstrdup(w->t.path);
-			}
-			goto skipline;
-		}
-		if (isfile(&w->t) && !lm->transonly) {
-			lm_place(lm, &lm->in[fileloc], w->t.path);
-			if (lm->verbose)
-				printf("%s: %s: merged into: %s\n",
-				    w->tr.tran_name, w->t.path, lm->tran_name);
-		}
-		lm_output(lm, w);
-	skipline:
-		/* A minus line that hid nothing is passed on. */
-		if (w->t.minus && !match)
-			lm_output(lm, w);
-		lm_next(lm, w);
-	}
+	while ((rc = tmerge_next(lm->tm, &t, &idx, &err)) == 1)
+		lm_path(lm, lm->nin - 1 - idx);
+	if (rc == -1)
+		fatalx("%s", err.msg);
 }
 
 /* -f: remove the directories transcript1 deleted, deepest first. */
@@ -355,14 +304,10 @@ lm_rmdirs(struct lm *lm)
 		    lm->dirs[i]);
 		if (rmdir(p) == -1) {
 			if (errno == EEXIST || errno == ENOTEMPTY)
-				fprintf(stderr, "%s: %s: Not empty, "
-				    "continuing...\n", lm->tran_name,
-				    lm->dirs[i]);
-			else if (errno != ENOENT) {
-				fprintf(stderr, "%s: %s\n", p,
-				    strerror(errno));
-				die();
-			}
+				log_warnx("%s: %s: Not empty, continuing...",
+				    lm->tran_name, lm->dirs[i]);
+			else if (errno != ENOENT)
+				fatal("%s", p);
 		} else if (lm->verbose)
 			printf("%s: %s: unlinked\n", lm->tran_name,
 			    lm->dirs[i]);
@@ -372,41 +317,37 @@ lm_rmdirs(struct lm *lm)
 	free(lm->dirs);
 }
 
-int
-main(int argc, char *argv[])
+/* Parse the options into lm; returns the number of inputs. */
+static int
+lm_options(struct lm *lm, int argc, char *argv[])
 {
-	struct lm	 lm;
-	struct cerr	 err;
-	struct troot	 dtr;
-	const char	*dest;
-	char		*end, *final;
-	long		 mask;
-	int		 c, i, fd, bad = 0, tcount;
+	char	*end;
+	long	 mask;
+	int	 c, bad = 0, tcount;
 
-	memset(&lm, 0, sizeof(lm));
-	lm.radmind_dir = _RADMIND_PATH;
+	lm->radmind_dir = _RADMIND_PATH;
 	while ((c = getopt(argc, argv, "CD:fiInTu:Vv")) != -1) {
 		switch (c) {
 		case 'C':
-			lm.copy = 1;
+			lm->copy = 1;
 			break;
 		case 'D':
-			lm.radmind_dir = optarg;
+			lm->radmind_dir = optarg;
 			break;
 		case 'f':
-			lm.force = 1;
+			lm->force = 1;
 			break;
 		case 'i':
 			setvbuf(stdout, NULL, _IOLBF, 0);
 			break;
 		case 'I':
-			lm.icase = 1;
+			lm->icase = 1;
 			break;
 		case 'n':
-			lm.noupload = 1;
+			lm->noupload = 1;
 			break;
 		case 'T':
-			lm.transonly = 1;
+			lm->transonly = 1;
 			break;
 		case 'u':
 			errno = 0;
@@ -421,7 +362,7 @@ main(int argc, char *argv[])
 			version_print(0);
 			exit(0);
 		case 'v':
-			lm.verbose = 1;
+			lm->verbose = 1;
 			break;
 		default:
 			bad++;
@@ -429,113 +370,149 @@ main(int argc, char *argv[])
 		}
 	}
 	tcount = argc - optind - 1;	/* inputs, not counting dest */
-	if ((lm.transonly && lm.force) || (lm.transonly && lm.copy) ||
-	    (lm.noupload && lm.force) || (lm.noupload && tcount != 2) ||
-	    (lm.force && tcount != 1) || (!lm.force && tcount < 2))
+	if ((lm->transonly && lm->force) || (lm->transonly && lm->copy) ||
+	    (lm->noupload && lm->force) || (lm->noupload && tcount != 2) ||
+	    (lm->force && tcount != 1) || (!lm->force && tcount < 2))
 		bad++;
 	if (bad)
 		usage();
-
-	dest = argv[argc - 1];
-	if (lm.force) {
-		if (access(dest, W_OK) == -1) {
-			fprintf(stderr, "%s: %s\n", dest, strerror(errno));
-			exit(LM_EXIT_ERROR);
-		}
+	lm->dest = argv[argc - 1];
+	if (lm->force) {
+		if (access(lm->dest, W_OK) == -1)
+			fatal("%s", lm->dest);
 		tcount++;		/* transcript2 is also an input */
 	}
-	lm.nin = tcount;
-	lm.in = xcalloc((size_t)tcount, sizeof(*lm.in));
-	for (i = 0; i < tcount; i++) {
-		lm.in[i].arg = argv[optind + i];
-		if (troot_get(lm.radmind_dir, lm.in[i].arg, &lm.in[i].tr,
-		    &err) == -1) {
-			fprintf(stderr, "%s\n", err.msg);
-			exit(LM_EXIT_ERROR);
-		}
-		if ((lm.in[i].fp = fopen(lm.in[i].arg, "r")) == NULL) {
-			fprintf(stderr, "%s: %s\n", lm.in[i].arg,
-			    strerror(errno));
-			exit(LM_EXIT_ERROR);
-		}
-	}
+	return tcount;
+}
 
-	if (lm.force) {
-		lm.file_root = xstrdup(lm.in[1].tr.file_root);
-		lm.tran_root = xstrdup(lm.in[1].tr.tran_root);
-		lm.tran_name = xstrdup(lm.in[1].tr.tran_name);
-	} else {
-		/* The destination transcript is created empty if missing. */
-		if ((fd = open(dest, O_WRONLY | O_CREAT | O_EXCL, 0666)) != -1)
-			lm_rm_dest = xstrdup(dest);
-		else if (errno != EEXIST ||
-		    (fd = open(dest, O_WRONLY)) == -1) {
-			fprintf(stderr, "%s: %s\n", dest, strerror(errno));
-			exit(LM_EXIT_ERROR);
-		}
-		close(fd);
-		if (troot_get(lm.radmind_dir, dest, &dtr, &err) == -1) {
-			fprintf(stderr, "%s\n", err.msg);
-			die();
-		}
-		lm.file_root = dtr.file_root;
-		lm.tran_root = dtr.tran_root;
-		lm.tran_name = dtr.tran_name;
-		if (!lm.transonly) {
-			xasprintf(&lm.tmptree, "%s/%s.%d", lm.file_root,
-			    lm.tran_name, (int)getpid());
-			if (mkdir(lm.tmptree, 0777) == -1) {
-				fprintf(stderr, "%s: %s\n", lm.tmptree,
-				    strerror(errno));
-				die();
-			}
-			lm_rm_tree = lm.tmptree;
-		}
+/*
+ * Find the file trees of the inputs and open their readers, then hand
+ * them to the merge lowest precedence first.
+ */
+static void
+lm_open_inputs(struct lm *lm, char **args, int n)
+{
+	struct cerr	 err;
+	FILE		*fp;
+	int		 i;
+
+	lm->nin = n;
+	lm->in = xcalloc((size_t)n, sizeof(*lm->in));
+	for (i = 0; i < n; i++) {
+		lm->in[i].arg = args[i];
+		if (troot_get(lm->radmind_dir, args[i], &lm->in[i].tr,
+		    &err) == -1)
+			fatalx("%s", err.msg);
+		if ((fp = fopen(args[i], "r")) == NULL)
+			fatal("%s", args[i]);
+		lm->in[i].r = treader_fdopen(fp, lm->in[i].tr.tran_name,
+		    TR_RAW | (lm->icase ? TR_ICASE : 0), 0);
 	}
-	xasprintf(&lm.tmptran, "%s/%s.%d", lm.tran_root, lm.tran_name,
+	lm->tm = tmerge_new(lm->icase, -1);
+	for (i = n; i-- > 0; ) {
+		tmerge_add(lm->tm, lm->in[i].r, &lm->in[i], 0);
+		lm->in[i].r = NULL;
+	}
+}
+
+/*
+ * Where the result goes: -f into transcript2's own tree; otherwise into
+ * dest (created empty if missing) and, unless -T, a new tree
+ * <file root>/<dest>.<pid> renamed into place at the end.
+ */
+static void
+lm_open_dest(struct lm *lm)
+{
+	struct cerr	 err;
+	struct troot	 dtr;
+	int		 fd;
+
+	if (lm->force) {
+		lm->file_root = xstrdup(lm->in[1].tr.file_root);
+		lm->tran_root = xstrdup(lm->in[1].tr.tran_root);
+		lm->tran_name = xstrdup(lm->in[1].tr.tran_name);
+		return;
+	}
+	if ((fd = open(lm->dest, O_WRONLY | O_CREAT | O_EXCL, 0666)) != -1) {
+		lm->newdest = xstrdup(lm->dest);
+		log_addcleanup(fs_unlink_hook, lm->newdest);
+	} else if (errno != EEXIST || (fd = open(lm->dest, O_WRONLY)) == -1)
+		fatal("%s", lm->dest);
+	close(fd);
+	if (troot_get(lm->radmind_dir, lm->dest, &dtr, &err) == -1)
+		fatalx("%s", err.msg);
+	lm->file_root = dtr.file_root;
+	lm->tran_root = dtr.tran_root;
+	lm->tran_name = dtr.tran_name;
+	if (lm->transonly)
+		return;
+	xasprintf(&lm->tmptree, "%s/%s.%d", lm->file_root, lm->tran_name,
 	    (int)getpid());
-	if ((fd = open(lm.tmptran, O_WRONLY | O_CREAT | O_EXCL, 0666)) == -1) {
-		fprintf(stderr, "%s: %s\n", lm.tmptran, strerror(errno));
-		die();
-	}
-	lm_rm_tran = lm.tmptran;
-	if ((lm.out = fdopen(fd, "w")) == NULL) {
-		fprintf(stderr, "%s: %s\n", lm.tmptran, strerror(errno));
-		die();
-	}
+	if (mkdir(lm->tmptree, 0777) == -1)
+		fatal("%s", lm->tmptree);
+	log_addcleanup(fs_rmtree_hook, lm->tmptree);
+}
 
-	for (i = 0; i < lm.nin; i++)
-		lm_next(&lm, &lm.in[i]);
+/* The new transcript, <tran_root>/<name>.<pid> until renamed. */
+static void
+lm_open_out(struct lm *lm)
+{
+	int	fd;
+
+	xasprintf(&lm->tmptran, "%s/%s.%d", lm->tran_root, lm->tran_name,
+	    (int)getpid());
+	if ((fd = open(lm->tmptran, O_WRONLY | O_CREAT | O_EXCL, 0666)) ==
+	    -1)
+		fatal("%s", lm->tmptran);
+	log_addcleanup(fs_unlink_hook, lm->tmptran);
+	if ((lm->out = fdopen(fd, "w")) == NULL)
+		fatal("%s", lm->tmptran);
+}
+
+/* Flush the new transcript and rename the new tree and it into place. */
+static void
+lm_commit(struct lm *lm)
+{
+	char	*final;
+
+	if (fflush(lm->out) == EOF || ferror(lm->out) ||
+	    fsync(fileno(lm->out)) == -1)
+		fatal("%s", lm->tmptran);
+	if (!lm->force && !lm->transonly) {
+		xasprintf(&final, "%s/%s", lm->file_root, lm->tran_name);
+		if (rename(lm->tmptree, final) == -1)
+			fatal("%s", final);
+		log_delcleanup(fs_rmtree_hook, lm->tmptree);
+		free(final);
+	}
+	xasprintf(&final, "%s/%s", lm->tran_root, lm->tran_name);
+	if (rename(lm->tmptran, final) == -1)
+		fatal("%s", final);
+	/* Nothing is left to undo. */
+	log_delcleanup(fs_unlink_hook, lm->tmptran);
+	if (lm->newdest != NULL)
+		log_delcleanup(fs_unlink_hook, lm->newdest);
+	if (fclose(lm->out) == EOF)
+		fatal("%s", final);
+	free(final);
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct lm	lm;
+	int		n;
+
+	log_init("lmerge", LOG_TO_STDERR, 0);
+	log_setfatalstatus(LM_EXIT_ERROR);
+	memset(&lm, 0, sizeof(lm));
+	n = lm_options(&lm, argc, argv);
+	lm_open_inputs(&lm, argv + optind, n);
+	lm_open_dest(&lm);
+	lm_open_out(&lm);
 	lm_merge(&lm);
 	if (lm.force)
 		lm_rmdirs(&lm);
-
-	if (fflush(lm.out) == EOF || ferror(lm.out) ||
-	    fsync(fileno(lm.out)) == -1) {
-		fprintf(stderr, "%s: %s\n", lm.tmptran, strerror(errno));
-		die();
-	}
-	if (!lm.force && !lm.transonly) {
-		xasprintf(&final, "%s/%s", lm.file_root, lm.tran_name);
-		if (rename(lm.tmptree, final) == -1) {
-			fprintf(stderr, "%s: %s\n", final, strerror(errno));
-			die();
-		}
-		lm_rm_tree = NULL;
-		free(final);
-	}
-	xasprintf(&final, "%s/%s", lm.tran_root, lm.tran_name);
-	if (rename(lm.tmptran, final) == -1) {
-		fprintf(stderr, "%s: %s\n", final, strerror(errno));
-		die();
-	}
-	lm_rm_tran = NULL;
-	free(lm_rm_dest);
-	lm_rm_dest = NULL;
-	if (fclose(lm.out) == EOF) {
-		fprintf(stderr, "%s: %s\n", final, strerror(errno));
-		exit(LM_EXIT_ERROR);
-	}
-	free(final);
+	lm_commit(&lm);
 	exit(0);
 }

@@ -1,5 +1,5 @@
 /*
- * fsutil.c: recursive removal and parent creation.
+ * fsutil.c: small file-system helpers shared by tools and the daemon.
  */
 #include "config.h"
 
@@ -55,6 +55,18 @@ fs_rmtreeat(int dfd, const char *name)
 	if (r == -1)
 		errno = saved;
 	return r;
+}
+
+void
+fs_unlink_hook(void *path)
+{
+	(void)unlink(path);
+}
+
+void
+fs_rmtree_hook(void *path)
+{
+	(void)fs_rmtreeat(AT_FDCWD, path);
 }
 
 int

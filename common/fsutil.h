@@ -17,6 +17,13 @@
 int	fs_rmtreeat(int dfd, const char *name);
 
 /*
+ * Cleanup hooks for log_addcleanup(): on a fatal exit, remove the file
+ * (fs_unlink_hook) or the tree (fs_rmtree_hook) named by path, a char *.
+ */
+void	fs_unlink_hook(void *path);
+void	fs_rmtree_hook(void *path);
+
+/*
  * Create the missing parent directories of path (mode 0777 & ~umask).
  * Returns 0, or -1 with errno set.
  */

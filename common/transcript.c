@@ -29,6 +29,7 @@ tline_clear(struct tline *t)
 	free(t->epath);
 	free(t->target);
 	free(t->etarget);
+	free(t->raw);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -47,6 +48,15 @@ tline_copy(struct tline *dst, const struct tline *src)
 	dst->epath = dupornull(src->epath);
 	dst->target = dupornull(src->target);
 	dst->etarget = dupornull(src->etarget);
+	dst->raw = dupornull(src->raw);
+}
+
+void
+tline_move(struct tline *dst, struct tline *src)
+{
+	tline_clear(dst);
+	*dst = *src;
+	memset(src, 0, sizeof(*src));
 }
 
 /* Split line into whitespace-separated tokens; returns the count. */
@@ -190,41 +200,228 @@ path_problem(const char *p)
 	}
 }
 
-int
-tline_getline(FILE *fp, char **line, size_t *cap, const char *name,
+/*
+ * What follows "<type> <path>" in the full form of a line (docs/formats.md
+ * 1.1).  The short form of three fields has a link target instead.
+ */
+enum tl_tail {
+	TAIL_NONE,		/* mode uid gid */
+	TAIL_FILE,		/* mode uid gid mtime size cksum */
+	TAIL_LINK,		/* mode uid gid target */
+	TAIL_DEV,		/* mode uid gid major minor */
+	TAIL_TARGET		/* target only (h) */
+};
+
+/* Line types and the field counts they accept (type and path included). */
+static const struct tl_type {
+	char		 type;
+	int		 nfields;	/* the full form */
+	int		 alt;		/* another count accepted, or 0 */
+	enum tl_tail	 tail;
+} tl_types[] = {
+	{ 'f', 8, 0, TAIL_FILE },
+	{ 'a', 8, 0, TAIL_FILE },	/* AppleSingle file */
+	{ 'd', 5, 6, TAIL_NONE },	/* 6: Mac finder info, ignored */
+	{ 'l', 6, 3, TAIL_LINK },	/* 3: "l path target", mode 0777 */
+	{ 'h', 3, 0, TAIL_TARGET },
+	{ 'p', 5, 0, TAIL_NONE },
+	{ 's', 5, 0, TAIL_NONE },
+	{ 'D', 5, 0, TAIL_NONE },	/* Solaris door */
+	{ 'b', 7, 0, TAIL_DEV },
+	{ 'c', 7, 0, TAIL_DEV },
+};
+
+static const struct tl_type *
+tl_lookup(int type)
+{
+	size_t	i;
+
+	for (i = 0; i < sizeof(tl_types) / sizeof(tl_types[0]); i++)
+		if (tl_types[i].type == type)
+			return &tl_types[i];
+	return NULL;
+}
+
+/*
+ * The type token and what must follow it: a path (TL_KEYONLY) or at
+ * least a path and one more field, and a type of one byte.  Too few
+ * tokens is worded as Radmind words it: lsort, the one reader of keys
+ * only, says "not enough fields" (the conformance vectors pin both).
+ */
+static int
+tl_typetok(char **av, int ac, int flags, const char *name, unsigned lineno,
+    struct cerr *err)
+{
+	if (flags & TL_KEYONLY) {
+		if (ac >= 2)
+			return 0;
+		cerr_set(err, "%s: line %u: not enough fields", name, lineno);
+		return -1;
+	}
+	if (ac < 3) {
+		cerr_set(err, "%s: line %u: minimum 3 arguments, got %d",
+		    name, lineno, ac);
+		return -1;
+	}
+	if (strlen(av[0]) != 1) {
+		cerr_set(err, "%s: line %u: %s is too long to be a type",
+		    name, lineno, av[0]);
+		return -1;
+	}
+	return 0;
+}
+
+/* Decode token tok ("path" or "link target") into *dec, keep it in *enc. */
+static int
+tl_decode(const char *tok, char **dec, char **enc, const char *what,
+    const char *name, unsigned lineno, struct cerr *err)
+{
+	*enc = xstrdup(tok);
+	if (decode_path(tok, dec) == -1) {
+		if (decode_badescape(tok))
+			cerr_set(err, "%s: line %u: bad %s encoding", name,
+			    lineno, what);
+		else
+			cerr_set(err, "%s: line %u: %s too long", name, lineno,
+			    what);
+		return -1;
+	}
+	return 0;
+}
+
+/* "h path target" and "l path target": the target of the short form. */
+static int
+tl_short(struct tline *t, char *target, const char *name, unsigned lineno,
+    struct cerr *err)
+{
+	const char	*why;
+
+	if (tl_decode(target, &t->target, &t->etarget, "link target", name,
+	    lineno, err) == -1)
+		return -1;
+	if (t->type == 'l') {
+		t->mode = 0777;
+		t->uid = t->gid = 0;
+		return 0;
+	}
+	if ((why = path_problem(t->target)) != NULL) {
+		cerr_set(err, "%s: line %u: hard link target %s", name,
+		    lineno, why);
+		return -1;
+	}
+	if (path_style(t->target) != path_style(t->path)) {
+		cerr_set(err, "%s: line %u: hard link target %s", name,
+		    lineno, path_style(t->path) == PATH_RELATIVE ?
+		    "must start with ./" : "must start with /");
+		return -1;
+	}
+	return 0;
+}
+
+/* mode uid gid, then what the type's tail holds (av[0] is the mode). */
+static int
+tl_fields(struct tline *t, enum tl_tail tail, char **av, const char *name,
     unsigned lineno, struct cerr *err)
 {
-	ssize_t	n;
-
-	errno = 0;
-	if ((n = getline(line, cap, fp)) == -1) {
-		if (ferror(fp)) {
-			cerr_errno(err, "%s: line %u", name, lineno);
+	if (parse_mode(av[0], &t->mode) == -1) {
+		cerr_set(err, "%s: line %u: bad mode %s", name, lineno, av[0]);
+		return -1;
+	}
+	if (parse_id(av[1], &t->uid) == -1) {
+		cerr_set(err, "%s: line %u: bad uid %s", name, lineno, av[1]);
+		return -1;
+	}
+	if (parse_id(av[2], &t->gid) == -1) {
+		cerr_set(err, "%s: line %u: bad gid %s", name, lineno, av[2]);
+		return -1;
+	}
+	switch (tail) {
+	case TAIL_FILE:
+		if (parse_i64(av[3], &t->mtime, 0) == -1) {
+			cerr_set(err, "%s: line %u: bad mtime %s", name,
+			    lineno, av[3]);
+			return -1;
+		}
+		if (parse_i64(av[4], &t->size, 0) == -1) {
+			cerr_set(err, "%s: line %u: bad size %s", name,
+			    lineno, av[4]);
+			return -1;
+		}
+		if (!valid_cksum(av[5])) {
+			cerr_set(err, "%s: line %u: bad checksum %s", name,
+			    lineno, av[5]);
+			return -1;
+		}
+		strlcpy(t->cksum, av[5], sizeof(t->cksum));
+		return 0;
+	case TAIL_LINK:
+		return tl_decode(av[3], &t->target, &t->etarget,
+		    "link target", name, lineno, err);
+	case TAIL_DEV:
+		if (parse_dev(av[3], &t->major) == -1 ||
+		    parse_dev(av[4], &t->minor) == -1) {
+			cerr_set(err, "%s: line %u: bad device number", name,
+			    lineno);
 			return -1;
 		}
 		return 0;
+	default:
+		return 0;
 	}
-	if (memchr(*line, '\0', (size_t)n) != NULL) {
-		cerr_set(err, "%s: line %u: NUL byte in line", name, lineno);
+}
+
+/* An object line: av[0] is the type token, ac counts from there. */
+static int
+tl_object(struct tline *t, char **av, int ac, int flags, const char *name,
+    unsigned lineno, struct cerr *err)
+{
+	const struct tl_type	*tt;
+	const char		*why;
+
+	t->type = av[0][0];
+	t->nfields = ac;
+	if (flags & TL_KEYONLY)
+		return tl_decode(av[1], &t->path, &t->epath, "path", name,
+		    lineno, err);
+	if ((tt = tl_lookup(t->type)) == NULL) {
+		cerr_set(err, "%s: line %u: unknown file type '%c'", name,
+		    lineno, t->type);
 		return -1;
 	}
-	if ((*line)[n - 1] != '\n') {
-		cerr_set(err, "%s: line %u: incomplete last line (no newline)",
-		    name, lineno);
+	if (ac != tt->nfields && ac != tt->alt) {
+		if (tt->alt == 0)
+			cerr_set(err, "%s: line %u: expected %d arguments, "
+			    "got %d", name, lineno, tt->nfields, ac);
+		else
+			cerr_set(err, "%s: line %u: expected %d or %d "
+			    "arguments, got %d", name, lineno,
+			    tt->alt < tt->nfields ? tt->alt : tt->nfields,
+			    tt->alt < tt->nfields ? tt->nfields : tt->alt, ac);
 		return -1;
 	}
-	(*line)[n - 1] = '\0';
-	return 1;
+	if (tl_decode(av[1], &t->path, &t->epath, "path", name, lineno,
+	    err) == -1)
+		return -1;
+	if (t->path[0] == '\0') {
+		cerr_set(err, "%s: line %u: empty path", name, lineno);
+		return -1;
+	}
+	if ((why = path_problem(t->path)) != NULL) {
+		cerr_set(err, "%s: line %u: path %s", name, lineno, why);
+		return -1;
+	}
+	if (ac == 3)
+		return tl_short(t, av[2], name, lineno, err);
+	return tl_fields(t, tt->tail, av + 2, name, lineno, err);
 }
 
 int
 tline_parse(struct tline *t, const char *line, const char *name,
-    unsigned lineno, int allow_header, struct cerr *err)
+    unsigned lineno, int flags, struct cerr *err)
 {
-	char		*copy, *tok[TL_MAXTOK + 1], **av;
-	const char	*why;
-	int		 ac, rc = -1, want;
-	size_t		 len;
+	char	*copy, *tok[TL_MAXTOK + 1], **av;
+	int	 ac, rc = -1;
+	size_t	 len;
 
 	tline_clear(t);
 	t->lineno = lineno;
@@ -240,240 +437,120 @@ tline_parse(struct tline *t, const char *line, const char *name,
 	copy = xstrdup(line);
 	ac = tokenize(copy, tok, TL_MAXTOK);
 	if (ac == 0 || tok[0][0] == '#') {
-		rc = 0;
+		t->nfields = ac;
+		rc = TL_BLANK;
 		goto out;
 	}
-	if (ac > TL_MAXTOK) {
+	if (ac > TL_MAXTOK && !(flags & TL_KEYONLY)) {
 		cerr_set(err, "%s: line %u: too many arguments", name, lineno);
 		goto out;
 	}
-	if (ac == 1 && allow_header && (len = strlen(tok[0])) > 1 &&
+	if (ac == 1 && (flags & TL_HEADERS) && (len = strlen(tok[0])) > 1 &&
 	    tok[0][len - 1] == ':') {
 		tok[0][len - 1] = '\0';
 		t->path = xstrdup(tok[0]);
-		rc = 2;
-		goto out;
-	}
-	if (ac < 3) {
-		cerr_set(err, "%s: line %u: minimum 3 arguments, got %d",
-		    name, lineno, ac);
+		rc = TL_HEADER;
 		goto out;
 	}
 	av = tok;
-	if (strlen(av[0]) != 1) {
-		cerr_set(err, "%s: line %u: %s is too long to be a type",
-		    name, lineno, av[0]);
+	if (tl_typetok(av, ac, flags, name, lineno, err) == -1)
 		goto out;
-	}
-	if (av[0][0] == '-') {
+	if (strcmp(av[0], "-") == 0) {
 		t->minus = 1;
 		av++;
 		ac--;
 	}
-	if (av[0][0] == '+') {
+	if (strcmp(av[0], "+") == 0) {
 		t->plus = 1;
 		av++;
 		ac--;
 	}
-	if (ac < 3) {
-		cerr_set(err, "%s: line %u: minimum 3 arguments, got %d",
-		    name, lineno, ac);
+	if (tl_typetok(av, ac, flags, name, lineno, err) == -1 ||
+	    tl_object(t, av, ac, flags, name, lineno, err) == -1)
 		goto out;
-	}
-	if (strlen(av[0]) != 1) {
-		cerr_set(err, "%s: line %u: %s is too long to be a type",
-		    name, lineno, av[0]);
-		goto out;
-	}
-	t->type = av[0][0];
-	t->nfields = ac;
-	switch (t->type) {
-	case 'f':
-	case 'a':
-		if (ac != 8) {
-			cerr_set(err, "%s: line %u: expected 8 arguments, "
-			    "got %d", name, lineno, ac);
-			goto out;
-		}
-		break;
-	case 'd':
-		if (ac != 5 && ac != 6) {
-			cerr_set(err, "%s: line %u: expected 5 or 6 "
-			    "arguments, got %d", name, lineno, ac);
-			goto out;
-		}
-		break;
-	case 'l':
-		if (ac != 3 && ac != 6) {
-			cerr_set(err, "%s: line %u: expected 3 or 6 "
-			    "arguments, got %d", name, lineno, ac);
-			goto out;
-		}
-		break;
-	case 'h':
-		want = 3;
-		goto count;
-	case 'p':
-	case 's':
-	case 'D':
-		want = 5;
-		goto count;
-	case 'b':
-	case 'c':
-		want = 7;
-	count:
-		if (ac != want) {
-			cerr_set(err, "%s: line %u: expected %d arguments, "
-			    "got %d", name, lineno, want, ac);
-			goto out;
-		}
-		break;
-	default:
-		cerr_set(err, "%s: line %u: unknown file type '%c'",
-		    name, lineno, t->type);
-		goto out;
-	}
-
-	t->epath = xstrdup(av[1]);
-	if (decode_path(av[1], &t->path) == -1) {
-		cerr_set(err, "%s: line %u: %s", name, lineno,
-		    decode_badescape(av[1]) ? "bad path encoding" :
-		    "path too long");
-		goto out;
-	}
-	if (t->path[0] == '\0') {
-		cerr_set(err, "%s: line %u: empty path", name, lineno);
-		goto out;
-	}
-	if ((why = path_problem(t->path)) != NULL) {
-		cerr_set(err, "%s: line %u: path %s", name, lineno, why);
-		goto out;
-	}
-	if (t->type == 'h' || (t->type == 'l' && ac == 3)) {
-		t->etarget = xstrdup(av[2]);
-		if (decode_path(av[2], &t->target) == -1) {
-			cerr_set(err, "%s: line %u: %s", name, lineno,
-			    decode_badescape(av[2]) ? "bad link target encoding" :
-			    "link target too long");
-			goto out;
-		}
-		if (t->type == 'h' && (why = path_problem(t->target)) !=
-		    NULL) {
-			cerr_set(err, "%s: line %u: hard link target %s",
-			    name, lineno, why);
-			goto out;
-		}
-		if (t->type == 'h' && path_style(t->target) !=
-		    path_style(t->path)) {
-			cerr_set(err, "%s: line %u: hard link target %s",
-			    name, lineno, path_style(t->path) == PATH_RELATIVE ?
-			    "must start with ./" : "must start with /");
-			goto out;
-		}
-		if (t->type == 'l') {
-			t->mode = 0777;
-			t->uid = t->gid = 0;
-		}
-		rc = 1;
-		goto out;
-	}
-	if (parse_mode(av[2], &t->mode) == -1) {
-		cerr_set(err, "%s: line %u: bad mode %s", name, lineno, av[2]);
-		goto out;
-	}
-	if (parse_id(av[3], &t->uid) == -1) {
-		cerr_set(err, "%s: line %u: bad uid %s", name, lineno, av[3]);
-		goto out;
-	}
-	if (parse_id(av[4], &t->gid) == -1) {
-		cerr_set(err, "%s: line %u: bad gid %s", name, lineno, av[4]);
-		goto out;
-	}
-	switch (t->type) {
-	case 'f':
-	case 'a':
-		if (parse_i64(av[5], &t->mtime, 0) == -1) {
-			cerr_set(err, "%s: line %u: bad mtime %s", name,
-			    lineno, av[5]);
-			goto out;
-		}
-		if (parse_i64(av[6], &t->size, 0) == -1) {
-			cerr_set(err, "%s: line %u: bad size %s", name,
-			    lineno, av[6]);
-			goto out;
-		}
-		if (!valid_cksum(av[7])) {
-			cerr_set(err, "%s: line %u: bad checksum %s", name,
-			    lineno, av[7]);
-			goto out;
-		}
-		strlcpy(t->cksum, av[7], sizeof(t->cksum));
-		break;
-	case 'l':
-		t->etarget = xstrdup(av[5]);
-		if (decode_path(av[5], &t->target) == -1) {
-			cerr_set(err, "%s: line %u: %s", name, lineno,
-			    decode_badescape(av[5]) ? "bad link target encoding" :
-			    "link target too long");
-			goto out;
-		}
-		break;
-	case 'b':
-	case 'c':
-		if (parse_dev(av[5], &t->major) == -1 ||
-		    parse_dev(av[6], &t->minor) == -1) {
-			cerr_set(err, "%s: line %u: bad device number", name,
-			    lineno);
-			goto out;
-		}
-		break;
-	default:
-		break;
-	}
-	rc = 1;
+	rc = TL_OBJECT;
 out:
 	free(copy);
 	if (rc == -1)
 		tline_clear(t);
+	else if (flags & TL_RAW)
+		t->raw = xstrdup(line);
 	return rc;
 }
 
-int
-tline_format(struct buf *b, const struct tline *t, int prefixes)
+/* mode uid gid as fsdiff writes them. */
+static int
+fmt_owner(struct buf *b, const struct tline *t)
 {
-	char	*ep = NULL, *et = NULL;
-	int	 r = 0;
+	return buf_printf(b, "%.4o %5d %5d", (unsigned)t->mode, (int)t->uid,
+	    (int)t->gid);
+}
 
-	if (prefixes && t->minus)
+/* The TL_REWRITE layout (see transcript.h). */
+static int
+fmt_rewrite(struct buf *b, const struct tline *t)
+{
+	char	*copy, *tok[TL_MAXTOK + 1];
+	int	 r = -1;
+
+	if (t->raw == NULL)
+		return -1;
+	copy = xstrdup(t->raw);
+	if (tokenize(copy, tok, TL_MAXTOK) == 8 && strlen(tok[0]) == 1 &&
+	    (tok[0][0] == 'f' || tok[0][0] == 'a')) {
+		r = buf_printf(b, "%s %-37s %4s %5s %5s ", tok[0], tok[1],
+		    tok[2], tok[3], tok[4]);
+		if (strcmp(tok[7], "-") == 0)
+			r |= buf_printf(b, "%9s", tok[5]);
+		else
+			r |= buf_printf(b, "%9lld", (long long)t->mtime);
+		r |= buf_printf(b, " %7lld %s\n", (long long)t->size,
+		    t->cksum);
+	}
+	free(copy);
+	return r == 0 ? 0 : -1;
+}
+
+int
+tline_format(struct buf *b, const struct tline *t, int flags)
+{
+	const struct tl_type	*tt;
+	char			*ep = NULL, *et = NULL;
+	const char		*target;
+	int			 r = 0;
+
+	if (flags & TL_REWRITE)
+		return fmt_rewrite(b, t);
+	if ((flags & TL_PREFIXES) && t->minus)
 		r |= buf_addstr(b, "- ");
-	if (prefixes && t->plus)
+	if ((flags & TL_PREFIXES) && t->plus)
 		r |= buf_addstr(b, "+ ");
 	ep = t->epath != NULL ? NULL : encode_dup(t->path);
 	r |= buf_printf(b, "%c %-37s\t", t->type, ep != NULL ? ep : t->epath);
 	if (t->type == 'l' || t->type == 'h')
 		et = t->etarget != NULL ? NULL : encode_dup(t->target);
-	switch (t->type) {
-	case 'f':
-	case 'a':
-		r |= buf_printf(b, "%.4o %5d %5d %9lld %7lld %s\n",
-		    (unsigned)t->mode, (int)t->uid, (int)t->gid,
-		    (long long)t->mtime, (long long)t->size, t->cksum);
+	target = et != NULL ? et : t->etarget;
+	tt = tl_lookup(t->type);
+	switch (tt != NULL ? tt->tail : TAIL_NONE) {
+	case TAIL_TARGET:
+		r |= buf_printf(b, "%s\n", target);
 		break;
-	case 'l':
-		r |= buf_printf(b, "%.4o %5d %5d %s\n", (unsigned)t->mode,
-		    (int)t->uid, (int)t->gid, et != NULL ? et : t->etarget);
+	case TAIL_FILE:
+		r |= fmt_owner(b, t);
+		r |= buf_printf(b, " %9lld %7lld %s\n", (long long)t->mtime,
+		    (long long)t->size, t->cksum);
 		break;
-	case 'h':
-		r |= buf_printf(b, "%s\n", et != NULL ? et : t->etarget);
+	case TAIL_LINK:
+		r |= fmt_owner(b, t);
+		r |= buf_printf(b, " %s\n", target);
 		break;
-	case 'b':
-	case 'c':
-		r |= buf_printf(b, "%.4o %5d %5d %5u %5u\n", (unsigned)t->mode,
-		    (int)t->uid, (int)t->gid, t->major, t->minor);
+	case TAIL_DEV:
+		r |= fmt_owner(b, t);
+		r |= buf_printf(b, " %5u %5u\n", t->major, t->minor);
 		break;
 	default:
-		r |= buf_printf(b, "%.4o %5d %5d\n", (unsigned)t->mode,
-		    (int)t->uid, (int)t->gid);
+		r |= fmt_owner(b, t);
+		r |= buf_addstr(b, "\n");
 		break;
 	}
 	free(ep);
@@ -482,26 +559,61 @@ tline_format(struct buf *b, const struct tline *t, int prefixes)
 }
 
 int
-tline_print(FILE *fp, const struct tline *t, int prefixes)
+tline_print(FILE *fp, const struct tline *t, int flags)
 {
 	static struct buf	*b;
 
 	if (b == NULL)
 		b = buf_new(TRAN_MAXLINE * 2);
 	buf_reset(b);
-	if (tline_format(b, t, prefixes) == -1)
+	if (tline_format(b, t, flags) == -1)
 		return -1;
 	if (fwrite(buf_data(b), 1, buf_len(b), fp) != buf_len(b))
 		return -1;
 	return 0;
 }
 
-/* Sorted reader. */
+/*
+ * Read the line numbered lineno from fp into *line (getline(3) buffer
+ * *line, *cap), without its LF.  Returns 1, 0 at end of file, or -1 with
+ * "<name>: line N: <problem>" in err: a read error (ferror(fp) is then
+ * set), a NUL byte, or a last line cut short (no LF at end of file)
+ * unless addlf.
+ */
+static int
+tr_getline(FILE *fp, char **line, size_t *cap, const char *name,
+    unsigned lineno, int addlf, struct cerr *err)
+{
+	ssize_t	n;
+
+	errno = 0;
+	if ((n = getline(line, cap, fp)) == -1) {
+		if (ferror(fp)) {
+			cerr_errno(err, "%s: line %u", name, lineno);
+			return -1;
+		}
+		return 0;
+	}
+	if (memchr(*line, '\0', (size_t)n) != NULL) {
+		cerr_set(err, "%s: line %u: NUL byte in line", name, lineno);
+		return -1;
+	}
+	if ((*line)[n - 1] == '\n')
+		(*line)[n - 1] = '\0';
+	else if (!addlf) {
+		cerr_set(err, "%s: line %u: incomplete last line (no newline)",
+		    name, lineno);
+		return -1;
+	}
+	return 1;
+}
+
 struct treader {
 	FILE		*fp;
 	int		 keep;
 	char		*name;
 	int		 flags;
+	int		 ioerror;	/* the last error was a read error */
 	unsigned	 lineno;
 	char		*line;
 	size_t		 linecap;
@@ -534,27 +646,59 @@ treader_open(const char *path, const char *name, int flags, struct cerr *err)
 	return treader_fdopen(fp, name != NULL ? name : path, flags, 0);
 }
 
+/* The tline_parse flags a reader's flags ask for. */
+static int
+tr_parseflags(int flags)
+{
+	return ((flags & TR_HEADERS) ? TL_HEADERS : 0) |
+	    ((flags & TR_KEYONLY) ? TL_KEYONLY : 0) |
+	    ((flags & TR_RAW) ? TL_RAW : 0);
+}
+
+int
+treader_order(struct treader *r, struct cerr *err)
+{
+	if (r->prev != NULL && pathcmp(r->prev, r->cur.path,
+	    r->flags & TR_ICASE) >= 0) {
+		cerr_set(err, "%s: line %u: bad sort order", r->name,
+		    r->lineno);
+		return -1;
+	}
+	free(r->prev);
+	r->prev = xstrdup(r->cur.path);
+	return 0;
+}
+
 int
 treader_next(struct treader *r, const struct tline **out, struct cerr *err)
 {
 	int	 rc;
 
+	r->ioerror = 0;
 	for (;;) {
-		rc = tline_getline(r->fp, &r->line, &r->linecap, r->name,
-		    r->lineno + 1, err);
-		if (rc != 1)
-			return rc;
+		tline_clear(&r->cur);
+		rc = tr_getline(r->fp, &r->line, &r->linecap, r->name,
+		    r->lineno + 1, r->flags & TR_ADDLF, err);
+		if (rc == -1 && ferror(r->fp)) {
+			r->ioerror = 1;
+			return -1;
+		}
+		if (rc == 0)
+			return 0;
 		r->lineno++;
-		rc = tline_parse(&r->cur, r->line, r->name, r->lineno,
-		    r->flags & TR_HEADERS, err);
 		if (rc == -1)
 			return -1;
-		if (rc == 0)
+		rc = tline_parse(&r->cur, r->line, r->name, r->lineno,
+		    tr_parseflags(r->flags), err);
+		if (rc == -1)
+			return -1;
+		if (rc == TL_BLANK && !(r->flags & TR_COMMENTS))
 			continue;
-		if (rc == 2) {
-			*out = &r->cur;
-			return 2;
-		}
+		*out = &r->cur;
+		if (rc == TL_BLANK)
+			return TR_BLANK;
+		if (rc == TL_HEADER)
+			return TL_HEADER;
 		break;
 	}
 	if ((r->flags & TR_CKSUM) && (r->cur.type == 'f' ||
@@ -563,18 +707,21 @@ treader_next(struct treader *r, const struct tline **out, struct cerr *err)
 		    r->lineno);
 		return -1;
 	}
-	if (!(r->flags & TR_NOSORT)) {
-		if (r->prev != NULL && pathcmp(r->prev, r->cur.path,
-		    r->flags & TR_ICASE) >= 0) {
-			cerr_set(err, "%s: line %u: bad sort order", r->name,
-			    r->lineno);
-			return -1;
-		}
-		free(r->prev);
-		r->prev = xstrdup(r->cur.path);
-	}
-	*out = &r->cur;
-	return 1;
+	if (!(r->flags & TR_NOSORT) && treader_order(r, err) == -1)
+		return -1;
+	return TL_OBJECT;
+}
+
+void
+treader_take(struct treader *r, struct tline *dst)
+{
+	tline_move(dst, &r->cur);
+}
+
+int
+treader_ioerror(const struct treader *r)
+{
+	return r->ioerror;
 }
 
 const char *
@@ -676,6 +823,7 @@ struct tm_input {
 	int		 eof;
 	int		 have;		/* cur holds a line */
 	struct tline	 cur;
+	struct tline	 same;		/* its line for the winner's path */
 };
 
 struct tmerge {
@@ -760,7 +908,7 @@ tm_fill(struct tmerge *m, int i, struct cerr *err)
 			in->eof = 1;
 			break;
 		}
-		if (rc == 2)
+		if (rc != TL_OBJECT)
 			continue;
 		tline_copy(&in->cur, t);
 		if (m->style != -1) {
@@ -785,6 +933,8 @@ tm_advance(struct tmerge *m, struct cerr *err)
 	const char	*minp = NULL;
 	int		 i, win = -1, c;
 
+	for (i = 0; i < m->n; i++)
+		tline_clear(&m->in[i].same);
 	for (i = 0; i < m->n; i++) {
 		if (tm_fill(m, i, err) == -1)
 			return -1;
@@ -799,15 +949,13 @@ tm_advance(struct tmerge *m, struct cerr *err)
 	}
 	if (win == -1)
 		return 0;
-	tline_clear(&m->win);
-	m->win = m->in[win].cur;	/* take ownership */
-	memset(&m->in[win].cur, 0, sizeof(m->in[win].cur));
+	tline_move(&m->win, &m->in[win].cur);
 	m->in[win].have = 0;
 	m->winidx = win;
 	for (i = 0; i < m->n; i++) {
 		if (m->in[i].have &&
 		    pathcmp(m->in[i].cur.path, m->win.path, m->icase) == 0) {
-			tline_clear(&m->in[i].cur);
+			tline_move(&m->in[i].same, &m->in[i].cur);
 			m->in[i].have = 0;
 		}
 	}
@@ -828,6 +976,16 @@ tmerge_peek(struct tmerge *m, const struct tline **out, int *idx,
 			*idx = m->winidx;
 	}
 	return m->peekrc;
+}
+
+const struct tline *
+tmerge_line(struct tmerge *m, int idx)
+{
+	if (m->peekrc != 1 || idx < 0 || idx >= m->n)
+		return NULL;
+	if (idx == m->winidx)
+		return &m->win;
+	return m->in[idx].same.path != NULL ? &m->in[idx].same : NULL;
 }
 
 int
@@ -851,6 +1009,7 @@ tmerge_free(struct tmerge *m)
 		return;
 	for (i = 0; i < m->n; i++) {
 		tline_clear(&m->in[i].cur);
+		tline_clear(&m->in[i].same);
 		treader_close(m->in[i].r);
 	}
 	tline_clear(&m->win);

@@ -2,7 +2,9 @@
 # t-lapply-errors: malformed applicable transcripts are rejected with a
 # message naming the line, before anything is changed (exit 2): bad sort
 # order, duplicates, "+" before any header, malformed lines, CR/LF line
-# ends, a truncated last line; and a server that cannot be reached.
+# ends, a truncated last line; and a server that cannot be reached.  What
+# every transcript reader checks (framing, syntax, order) is worded as
+# every reader words it, naming file and line.
 . "${top_srcdir:-.}/tests/integ/lapply-lib.sh"
 
 # bad TRANSCRIPT-TEXT EXPECTED-STDERR (TEXT goes through printf %b): exit 2, the root untouched.
@@ -18,15 +20,15 @@ bad() {
 bad "d ./a	0755 $U $G
 d ./c	0755 $U $G
 d ./b	0755 $U $G
-" "line 3: bad sort order"
+" "$T/e.T: line 3: bad sort order"
 # pathcmp order, not strcmp: ./etc-x sorts after ./etc/passwd.
 bad "d ./etc	0755 $U $G
 d ./etc-x	0755 $U $G
 f ./etc/passwd	0644 $U $G 0 0 -
-" "line 3: bad sort order"
+" "$T/e.T: line 3: bad sort order"
 bad "d ./a	0755 $U $G
 - d ./a	0755 $U $G
-" "line 2: bad sort order"
+" "$T/e.T: line 2: bad sort order"
 bad "d ./a	0755 $U $G
 + f ./a/x	0644 0 0 1 1 -
 base.T:
@@ -48,9 +50,9 @@ bogus
 " "$T/e.T: line 2: minimum 3 arguments, got 1"
 bad "d ./a	0755 $U $G\\r
 d ./b	0755 $U $G
-" "line 1: carriage return in line"
+" "$T/e.T: line 1: carriage return in line"
 bad "d ./a	0755 $U $G
-d ./b	0755 $U $G" "line 2: incomplete last line"
+d ./b	0755 $U $G" "$T/e.T: line 2: incomplete last line (no newline)"
 bad "a ./mac	0644 $U $G 0 0 -
 " "line 1: ./mac: applefiles are not supported on this system"
 

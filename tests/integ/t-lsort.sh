@@ -1,7 +1,8 @@
 #!/bin/sh
-# lsort: path order (pathcmp, -I), verbatim lines, prefixes, several
-# inputs and stdin, -o in place, and the error paths (short line with its
-# line number, bad encoding, missing input, usage).
+# lsort: path order (pathcmp, -I), verbatim lines, prefixes, lines not
+# otherwise checked, several inputs and stdin, -o in place, and the error
+# paths (short line with its line number, bad encoding, a line over the
+# transcript line limit, missing input, usage).
 set -u
 LSORT=${top_builddir:-.}/client/lsort
 [ -x "$LSORT" ] || { echo "no $LSORT"; exit 1; }
@@ -76,6 +77,16 @@ d ./a 0755 0 0
 f ./b 0644 0 0 1 1 -
 EOF
 
+# only a type token and a path are needed: hand-edited lines that other
+# readers reject are sorted all the same
+printf '%s\n' 'f ./b 0x44 root 0 1' 'file ./a//c' '- x ./a' >loose.T
+run loose 0 "$LSORT" loose.T
+same loose loose.out <<'EOF'
+- x ./a
+file ./a//c
+f ./b 0x44 root 0 1
+EOF
+
 # several inputs, "-" is stdin, merged into one order
 printf 'f ./z 0644 0 0 1 1 -\n' >z.T
 printf 'f ./m 0644 0 0 1 1 -\n' | "$LSORT" z.T - ci.T >multi.out 2>multi.err
@@ -113,6 +124,15 @@ run enc 1 "$LSORT" enc.T
 same enc-err enc.err <<'EOF'
 enc.T: line 2: bad path encoding
 EOF
+# the limit every transcript reader has: 16896 bytes with the LF
+python3 -c 'import sys; sys.stdout.write("f ./x " + "y" * 16890 + "\n")' >long.T
+run long 1 "$LSORT" long.T
+same long-err long.err <<'EOF'
+long.T: line 1: line too long
+EOF
+python3 -c 'import sys; sys.stdout.write("f ./x " + "y" * 16889 + "\n")' >max.T
+run max 0 "$LSORT" max.T
+cmp -s max.T max.out || fail "max: longest line not written back"
 run missing 2 "$LSORT" nope.T
 same missing-err missing.err <<'EOF'
 nope.T: No such file or directory

@@ -1,13 +1,16 @@
 /*
  * check_log.c: the one reporting API (common/log.c): bare or prefixed
- * messages, the errno suffix, and the cleanup hooks a fatal exit runs.
+ * messages, the errno suffix, and the cleanup hooks a fatal exit runs
+ * (fsutil.h's among them).
  */
 #include "config.h"
 
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <fcntl.h>
 
+#include "fsutil.h"
 #include "log.h"
 #include "unit.h"
 
@@ -139,6 +142,42 @@ START_TEST(test_hook_that_dies_runs_the_rest_once)
 }
 END_TEST
 
+/* The file-system hooks: a fatal exit removes a temp file and a tree. */
+static char	*hookdir, *hookfile, *hooktree;
+
+static void
+fs_hooks(void)
+{
+	log_init("tool", LOG_TO_STDERR, 0);
+	log_addcleanup(fs_rmtree_hook, hooktree);
+	log_addcleanup(fs_unlink_hook, hookfile);
+	fatalx("gone");
+}
+
+START_TEST(test_fs_hooks)
+{
+	struct stat	 sb;
+	int		 st;
+	char		*out;
+
+	hookdir = unit_mkdtemp();
+	unit_write(hookdir, "t.T.123", "d . 0755 0 0\n");
+	ck_assert_int_eq(asprintf(&hookfile, "%s/t.T.123", hookdir) == -1, 0);
+	ck_assert_int_eq(asprintf(&hooktree, "%s/tree", hookdir) == -1, 0);
+	ck_assert_int_eq(mkdir(hooktree, 0700), 0);
+	unit_write(hooktree, "f", "x");
+	out = run_child(fs_hooks, &st);
+	ck_assert_str_eq(out, "gone\n");
+	ck_assert_int_eq(lstat(hookfile, &sb), -1);
+	ck_assert_int_eq(lstat(hooktree, &sb), -1);
+	ck_assert_int_eq(lstat(hookdir, &sb), 0);
+	unit_rmtree(hookdir);
+	free(hookdir);
+	free(hookfile);
+	free(hooktree);
+}
+END_TEST
+
 static Suite *
 log_suite(void)
 {
@@ -153,6 +192,7 @@ log_suite(void)
 	tc = tcase_create("cleanup");
 	tcase_add_test(tc, test_fatal_runs_hooks_newest_first);
 	tcase_add_test(tc, test_hook_that_dies_runs_the_rest_once);
+	tcase_add_test(tc, test_fs_hooks);
 	suite_add_tcase(s, tc);
 	return s;
 }

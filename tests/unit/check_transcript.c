@@ -9,6 +9,7 @@
 
 #include "buf.h"
 #include "cerr.h"
+#include "compat.h"
 #include "transcript.h"
 #include "unit.h"
 
@@ -20,7 +21,7 @@ parse_ok(struct tline *t, const char *line)
 	int		rc;
 
 	rc = tline_parse(t, line, "bad.T", 2, 0, &err);
-	ck_assert_msg(rc == 1, "\"%s\": rc %d: %s", line, rc, err.msg);
+	ck_assert_msg(rc == TL_OBJECT, "\"%s\": rc %d: %s", line, rc, err.msg);
 }
 
 /* The line must be rejected with exactly msg. */
@@ -433,27 +434,35 @@ END_TEST
 
 START_TEST(test_blank_comment_header)
 {
+	static const char *const blank[] = {
+		"", " \t ", "# comment", "#f ./x 0644 0 0 1 1 -", "  #indented"
+	};
 	struct tline	t;
 	struct cerr	err = { "" };
+	size_t		i;
 
 	memset(&t, 0, sizeof(t));
-	ck_assert_int_eq(tline_parse(&t, "", "x.T", 1, 0, &err), 0);
-	ck_assert_int_eq(tline_parse(&t, " \t ", "x.T", 1, 0, &err), 0);
-	ck_assert_int_eq(tline_parse(&t, "# comment", "x.T", 1, 0, &err), 0);
-	ck_assert_int_eq(tline_parse(&t, "#f ./x 0644 0 0 1 1 -", "x.T", 1, 0,
-	    &err), 0);
-	ck_assert_int_eq(tline_parse(&t, "  #indented", "x.T", 1, 0, &err), 0);
+	for (i = 0; i < sizeof(blank) / sizeof(blank[0]); i++)
+		ck_assert_int_eq(tline_parse(&t, blank[i], "x.T", 1, 0, &err),
+		    TL_BLANK);
+	/* a comment's words are counted (lapply weighs them) */
+	ck_assert_int_eq(tline_parse(&t, "# two words", "x.T", 1, 0, &err),
+	    TL_BLANK);
+	ck_assert_int_eq(t.nfields, 3);
 	/* applicable-transcript section headers */
-	ck_assert_int_eq(tline_parse(&t, "base.T:", "x.T", 1, 1, &err), 2);
+	ck_assert_int_eq(tline_parse(&t, "base.T:", "x.T", 1, TL_HEADERS,
+	    &err), TL_HEADER);
 	ck_assert_str_eq(t.path, "base.T");
-	ck_assert_int_eq(tline_parse(&t, "web/special.T:", "x.T", 1, 1, &err),
-	    2);
+	ck_assert_int_eq(t.type, 0);
+	ck_assert_int_eq(tline_parse(&t, "web/special.T:", "x.T", 1,
+	    TL_HEADERS, &err), TL_HEADER);
 	ck_assert_str_eq(t.path, "web/special.T");
 	ck_assert_int_eq(tline_parse(&t, "base.T:", "x.T", 7, 0, &err), -1);
 	ck_assert_str_eq(err.msg, "x.T: line 7: minimum 3 arguments, got 1");
-	ck_assert_int_eq(tline_parse(&t, ":", "x.T", 7, 1, &err), -1);
+	ck_assert_int_eq(tline_parse(&t, ":", "x.T", 7, TL_HEADERS, &err), -1);
 	ck_assert_str_eq(err.msg, "x.T: line 7: minimum 3 arguments, got 1");
-	ck_assert_int_eq(tline_parse(&t, "base.T", "x.T", 8, 1, &err), -1);
+	ck_assert_int_eq(tline_parse(&t, "base.T", "x.T", 8, TL_HEADERS,
+	    &err), -1);
 	ck_assert_str_eq(err.msg, "x.T: line 8: minimum 3 arguments, got 1");
 	tline_clear(&t);
 }
@@ -618,6 +627,268 @@ START_TEST(test_uid_limits)
 	parse_err("d ./u 0755 -1 0", "bad.T: line 2: bad uid -1");
 	parse_err("d ./u 0755 0 -1", "bad.T: line 2: bad gid -1");
 	parse_err("d ./u 0755 0 4294967295", "bad.T: line 2: bad gid 4294967295");
+}
+END_TEST
+
+/*
+ * Every type and the field counts it takes (type and path included,
+ * prefixes not), written out here independently of the parser's table,
+ * with a valid line of each accepted count.
+ */
+static const struct {
+	char		 type;
+	int		 counts[2];	/* accepted; 0: none */
+	const char	*line[2];	/* a valid line of each count */
+} types[] = {
+	{ 'f', { 8, 0 }, { "f ./x 0644 1 2 3 4 -" } },
+	{ 'a', { 8, 0 }, { "a ./x 0644 1 2 3 4 -" } },
+	{ 'd', { 5, 6 }, { "d ./x 0755 1 2", "d ./x 0755 1 2 AAAA" } },
+	{ 'l', { 3, 6 }, { "l ./x t", "l ./x 0777 1 2 t" } },
+	{ 'h', { 3, 0 }, { "h ./x ./y" } },
+	{ 'p', { 5, 0 }, { "p ./x 0600 1 2" } },
+	{ 's', { 5, 0 }, { "s ./x 0600 1 2" } },
+	{ 'D', { 5, 0 }, { "D ./x 0600 1 2" } },
+	{ 'b', { 7, 0 }, { "b ./x 0600 1 2 3 4" } },
+	{ 'c', { 7, 0 }, { "c ./x 0600 1 2 3 4" } },
+};
+
+/* "<prefix><type> ./x" and n - 2 more tokens "7". */
+static void
+count_line(char *buf, size_t len, const char *prefix, char type, int n)
+{
+	int	i;
+
+	snprintf(buf, len, "%s%c ./x", prefix, type);
+	for (i = 2; i < n; i++)
+		strlcat(buf, " 7", len);
+}
+
+START_TEST(test_type_counts)
+{
+	static const char *const prefixes[] = { "", "- ", "+ ", "- + " };
+	const int	*ok = types[_i].counts;
+	struct tline	 t;
+	char		 line[128], msg[128];
+	size_t		 p;
+	int		 n, j;
+
+	memset(&t, 0, sizeof(t));
+	/* the valid lines: every prefix, the count excludes it */
+	for (j = 0; j < 2 && ok[j] != 0; j++) {
+		for (p = 0; p < sizeof(prefixes) / sizeof(prefixes[0]); p++) {
+			snprintf(line, sizeof(line), "%s%s", prefixes[p],
+			    types[_i].line[j]);
+			parse_ok(&t, line);
+			ck_assert_int_eq(t.type, types[_i].type);
+			ck_assert_int_eq(t.nfields, ok[j]);
+			ck_assert_int_eq(t.minus, prefixes[p][0] == '-');
+			ck_assert_int_eq(t.plus, strchr(prefixes[p], '+') !=
+			    NULL);
+		}
+	}
+	tline_clear(&t);
+	/* every other count up to the token limit, worded by the table */
+	for (n = 2; n <= 16; n++) {
+		if (n == ok[0] || n == ok[1])
+			continue;
+		for (p = 0; p < sizeof(prefixes) / sizeof(prefixes[0]); p++) {
+			count_line(line, sizeof(line), prefixes[p],
+			    types[_i].type, n);
+			if (n < 3)
+				snprintf(msg, sizeof(msg), "bad.T: line 2: "
+				    "minimum 3 arguments, got %d", n);
+			else if (ok[1] == 0)
+				snprintf(msg, sizeof(msg), "bad.T: line 2: "
+				    "expected %d arguments, got %d", ok[0], n);
+			else
+				snprintf(msg, sizeof(msg), "bad.T: line 2: "
+				    "expected %d or %d arguments, got %d",
+				    ok[0] < ok[1] ? ok[0] : ok[1],
+				    ok[0] < ok[1] ? ok[1] : ok[0], n);
+			if (n + (int)strlen(prefixes[p]) / 2 > 16)
+				snprintf(msg, sizeof(msg), "bad.T: line 2: "
+				    "too many arguments");
+			parse_err(line, msg);
+		}
+	}
+}
+END_TEST
+
+/* The field count of the form the formatter writes for types[i]. */
+static int
+full_count(int i)
+{
+	switch (types[i].type) {
+	case 'd':
+		return 5;
+	case 'l':
+		return 6;
+	default:
+		return types[i].counts[0];
+	}
+}
+
+/*
+ * Round trip of every type: parse, format (no prefixes), parse the
+ * result again: the same object, in its full form, and the canonical
+ * line formats to itself.
+ */
+START_TEST(test_format_every_type)
+{
+	struct tline	 t1, t2;
+	char		*s1, *s2, *line;
+	int		 j;
+
+	for (j = 0; j < 2 && types[_i].counts[j] != 0; j++) {
+		memset(&t1, 0, sizeof(t1));
+		memset(&t2, 0, sizeof(t2));
+		parse_ok(&t1, types[_i].line[j]);
+		s1 = fmt(&t1, 0);
+		line = strndup(s1, strlen(s1) - 1);
+		parse_ok(&t2, line);
+		assert_same(&t1, &t2);
+		/* written in full: no short link, no finder info */
+		ck_assert_int_eq(t2.nfields, full_count(_i));
+		s2 = fmt(&t2, 0);
+		ck_assert_str_eq(s1, s2);
+		free(line);
+		free(s1);
+		free(s2);
+		tline_clear(&t1);
+		tline_clear(&t2);
+	}
+}
+END_TEST
+
+/* Parse line with flags (an object line expected). */
+static void
+parse_flags(struct tline *t, const char *line, int flags)
+{
+	struct cerr	err = { "" };
+	int		rc;
+
+	rc = tline_parse(t, line, "bad.T", 2, flags, &err);
+	ck_assert_msg(rc == TL_OBJECT, "\"%s\": rc %d: %s", line, rc, err.msg);
+}
+
+START_TEST(test_keyonly)
+{
+	struct tline	 t;
+	struct cerr	 err = { "" };
+
+	/* a type token and a path: nothing else is looked at */
+	memset(&t, 0, sizeof(t));
+	parse_flags(&t, "f ./b 0x44 root 0 1", TL_KEYONLY);
+	ck_assert_int_eq(t.type, 'f');
+	ck_assert_str_eq(t.path, "./b");
+	parse_flags(&t, "file ./a//c", TL_KEYONLY);
+	ck_assert_str_eq(t.path, "./a//c");
+	parse_flags(&t, "- x ./a\\bb", TL_KEYONLY);
+	ck_assert_int_eq(t.minus, 1);
+	ck_assert_str_eq(t.path, "./a b");
+	ck_assert_str_eq(t.epath, "./a\\bb");
+	parse_flags(&t, "f ./many 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16",
+	    TL_KEYONLY);
+	tline_clear(&t);
+	/* too few tokens: worded as Radmind's lsort words it */
+	ck_assert_int_eq(tline_parse(&t, "f", "k.T", 3, TL_KEYONLY, &err),
+	    -1);
+	ck_assert_str_eq(err.msg, "k.T: line 3: not enough fields");
+	ck_assert_int_eq(tline_parse(&t, "- f", "k.T", 3, TL_KEYONLY, &err),
+	    -1);
+	ck_assert_str_eq(err.msg, "k.T: line 3: not enough fields");
+	ck_assert_int_eq(tline_parse(&t, "base.T:", "k.T", 3, TL_KEYONLY,
+	    &err), -1);
+	ck_assert_str_eq(err.msg, "k.T: line 3: not enough fields");
+	/* the path and the framing are checked as everywhere */
+	ck_assert_int_eq(tline_parse(&t, "f ./a\\q", "k.T", 4, TL_KEYONLY,
+	    &err), -1);
+	ck_assert_str_eq(err.msg, "k.T: line 4: bad path encoding");
+	ck_assert_int_eq(tline_parse(&t, "f ./a\r", "k.T", 5, TL_KEYONLY,
+	    &err), -1);
+	ck_assert_str_eq(err.msg, "k.T: line 5: carriage return in line");
+	ck_assert_ptr_null(t.path);
+}
+END_TEST
+
+START_TEST(test_raw)
+{
+	struct tline	t, u, v;
+
+	memset(&t, 0, sizeof(t));
+	memset(&u, 0, sizeof(u));
+	memset(&v, 0, sizeof(v));
+	parse_flags(&t, "f  ./a\t0644 0 0 1 2 -  ", TL_RAW);
+	ck_assert_str_eq(t.raw, "f  ./a\t0644 0 0 1 2 -  ");
+	tline_copy(&u, &t);
+	ck_assert_ptr_ne(u.raw, t.raw);
+	ck_assert_str_eq(u.raw, t.raw);
+	tline_move(&v, &u);
+	ck_assert_ptr_null(u.raw);
+	ck_assert_ptr_null(u.path);
+	ck_assert_str_eq(v.raw, t.raw);
+	ck_assert_str_eq(v.path, "./a");
+	/* without the flag no copy is kept */
+	parse_ok(&t, "d ./d 0755 0 0");
+	ck_assert_ptr_null(t.raw);
+	tline_clear(&t);
+	tline_clear(&u);
+	tline_clear(&v);
+}
+END_TEST
+
+/* Radmind lcksum's layout of a corrected line (TL_REWRITE). */
+static char *
+rewrite(const char *line, int64_t mtime, int64_t size, const char *sum)
+{
+	struct tline	 t;
+	char		*s;
+
+	memset(&t, 0, sizeof(t));
+	parse_flags(&t, line, TL_RAW);
+	t.mtime = mtime;
+	t.size = size;
+	strlcpy(t.cksum, sum, sizeof(t.cksum));
+	s = fmt(&t, TL_REWRITE);
+	tline_clear(&t);
+	return s;
+}
+
+START_TEST(test_rewrite)
+{
+	struct tline	 t;
+	struct buf	*b;
+	char		*s, *again, *line;
+
+	/* a line with a checksum takes the new mtime */
+	s = rewrite("f ./etc/motd\t0644     0     0 1700000000 5 AAAA",
+	    1800000000, 12, "BBBB");
+	ck_assert_str_eq(s, "f ./etc/motd                            0644     0"
+	    "     0 1800000000      12 BBBB\n");
+	/* tokens as written: a 3-digit mode, ids with a sign */
+	again = rewrite("a ./x 444 -2 +5 1 1 -", 99, 3, "CCCC");
+	ck_assert_str_eq(again, "a ./x                                    444"
+	    "    -2    +5         1       3 CCCC\n");
+	free(again);
+	/* rewriting the result unchanged gives the same bytes */
+	line = strndup(s, strlen(s) - 1);
+	again = rewrite(line, 1800000000, 12, "BBBB");
+	ck_assert_str_eq(again, s);
+	free(line);
+	free(again);
+	free(s);
+	/* only unprefixed f and a lines parsed with TL_RAW */
+	b = buf_new(TRAN_MAXLINE * 2);
+	memset(&t, 0, sizeof(t));
+	parse_ok(&t, "f ./x 0644 0 0 1 1 -");
+	ck_assert_int_eq(tline_format(b, &t, TL_REWRITE), -1);
+	parse_flags(&t, "d ./x 0755 0 0", TL_RAW);
+	ck_assert_int_eq(tline_format(b, &t, TL_REWRITE), -1);
+	parse_flags(&t, "+ f ./x 0644 0 0 1 1 -", TL_RAW);
+	ck_assert_int_eq(tline_format(b, &t, TL_REWRITE), -1);
+	ck_assert_uint_eq(buf_len(b), 0);
+	tline_clear(&t);
+	buf_free(b);
 }
 END_TEST
 
@@ -910,6 +1181,126 @@ START_TEST(test_reader_fdopen_keep)
 	ck_assert_int_eq(fseek(fp, 0, SEEK_SET), 0);
 	ck_assert_int_eq(fgetc(fp), 'd');
 	fclose(fp);
+}
+END_TEST
+
+START_TEST(test_reader_comments_raw)
+{
+	struct treader		*r;
+	const struct tline	*t;
+	struct cerr		 err = { "" };
+
+	r = open_text("c.T", "# made by hand\n\nd ./a  0755 0 0\n",
+	    TR_COMMENTS | TR_RAW);
+	ck_assert_int_eq(treader_next(r, &t, &err), TR_BLANK);
+	ck_assert_int_eq(t->nfields, 4);
+	ck_assert_str_eq(t->raw, "# made by hand");
+	ck_assert_int_eq(treader_next(r, &t, &err), TR_BLANK);
+	ck_assert_int_eq(t->nfields, 0);
+	ck_assert_int_eq(treader_next(r, &t, &err), TL_OBJECT);
+	ck_assert_str_eq(t->raw, "d ./a  0755 0 0");
+	ck_assert_int_eq(treader_next(r, &t, &err), 0);
+	treader_close(r);
+}
+END_TEST
+
+START_TEST(test_reader_addlf_keyonly)
+{
+	struct treader		*r;
+	const struct tline	*t;
+	struct cerr		 err = { "" };
+
+	/* lsort's reader: keys only, any order, a missing last LF added */
+	r = open_text("k.T", "f ./b 0x44\nfile ./a", TR_KEYONLY | TR_NOSORT |
+	    TR_ADDLF | TR_RAW);
+	ck_assert_int_eq(treader_next(r, &t, &err), TL_OBJECT);
+	ck_assert_str_eq(t->raw, "f ./b 0x44");
+	ck_assert_int_eq(treader_next(r, &t, &err), TL_OBJECT);
+	ck_assert_str_eq(t->raw, "file ./a");
+	ck_assert_str_eq(t->path, "./a");
+	ck_assert_int_eq(treader_next(r, &t, &err), 0);
+	treader_close(r);
+	reader_err("f ./b\n-\n", TR_KEYONLY | TR_NOSORT,
+	    "bad.T: line 2: not enough fields");
+}
+END_TEST
+
+START_TEST(test_reader_take_order)
+{
+	struct treader		*r;
+	const struct tline	*t;
+	struct tline		 mine;
+	struct cerr		 err = { "" };
+
+	memset(&mine, 0, sizeof(mine));
+	r = open_text("o.T", "d ./b 0755 0 0\nd ./a 0755 0 0\n"
+	    "d ./c 0755 0 0\n", TR_NOSORT);
+	ck_assert_int_eq(treader_next(r, &t, &err), TL_OBJECT);
+	ck_assert_int_eq(treader_order(r, &err), 0);
+	treader_take(r, &mine);
+	ck_assert_str_eq(mine.path, "./b");
+	ck_assert_ptr_null(t->path);		/* moved, not copied */
+	/* the caller checks the lines it wants, when it wants */
+	ck_assert_int_eq(treader_next(r, &t, &err), TL_OBJECT);
+	ck_assert_int_eq(treader_order(r, &err), -1);
+	ck_assert_str_eq(err.msg, "o.T: line 2: bad sort order");
+	ck_assert_int_eq(treader_next(r, &t, &err), TL_OBJECT);
+	ck_assert_int_eq(treader_order(r, &err), 0);
+	treader_close(r);
+	ck_assert_str_eq(mine.path, "./b");
+	tline_clear(&mine);
+}
+END_TEST
+
+START_TEST(test_reader_goes_on)
+{
+	struct treader		*r;
+	const struct tline	*t;
+	struct cerr		 err = { "" };
+
+	/* after a bad line the next call reads the next line (lcksum -a) */
+	r = open_text("g.T", "d ./a 0755 0 0\nq ./b 0755 0 0\n"
+	    "d ./c 0755 0\nd ./d 0755 0 0\nd ./e 0755 0 0", 0);
+	ck_assert_int_eq(treader_next(r, &t, &err), TL_OBJECT);
+	ck_assert_int_eq(treader_next(r, &t, &err), -1);
+	ck_assert_str_eq(err.msg, "g.T: line 2: unknown file type 'q'");
+	ck_assert_int_eq(treader_ioerror(r), 0);
+	ck_assert_int_eq(treader_next(r, &t, &err), -1);
+	ck_assert_str_eq(err.msg,
+	    "g.T: line 3: expected 5 or 6 arguments, got 4");
+	ck_assert_int_eq(treader_next(r, &t, &err), TL_OBJECT);
+	ck_assert_str_eq(t->path, "./d");
+	ck_assert_uint_eq(t->lineno, 4);
+	ck_assert_int_eq(treader_next(r, &t, &err), -1);
+	ck_assert_str_eq(err.msg,
+	    "g.T: line 5: incomplete last line (no newline)");
+	ck_assert_int_eq(treader_next(r, &t, &err), 0);
+	treader_close(r);
+}
+END_TEST
+
+START_TEST(test_reader_line_limit)
+{
+	struct treader	*r;
+	struct cerr	 err = { "" };
+	char		*text;
+	size_t		 n = TRAN_MAXLINE - 1;	/* the longest line, no LF */
+
+	/* the one limit of every reader, lsort's too */
+	text = malloc(n + 3);
+	ck_assert_ptr_nonnull(text);
+	memset(text, 'y', n + 1);
+	memcpy(text, "f ./x ", 6);
+	text[n] = '\n';
+	text[n + 1] = '\0';
+	r = open_text("max.T", text, TR_KEYONLY);
+	ck_assert_int_eq(read_all(r, &err), 1);
+	treader_close(r);
+	text[n] = 'y';
+	text[n + 1] = '\n';
+	text[n + 2] = '\0';
+	reader_err(text, TR_KEYONLY, "bad.T: line 1: line too long");
+	free(text);
 }
 END_TEST
 
@@ -1226,6 +1617,16 @@ transcript_suite(void)
 	tcase_add_test(tc, test_blank_comment_header);
 	suite_add_tcase(s, tc);
 
+	tc = tcase_create("table");
+	tcase_add_loop_test(tc, test_type_counts, 0,
+	    (int)(sizeof(types) / sizeof(types[0])));
+	tcase_add_loop_test(tc, test_format_every_type, 0,
+	    (int)(sizeof(types) / sizeof(types[0])));
+	tcase_add_test(tc, test_keyonly);
+	tcase_add_test(tc, test_raw);
+	tcase_add_test(tc, test_rewrite);
+	suite_add_tcase(s, tc);
+
 	tc = tcase_create("malformed");
 	tcase_add_loop_test(tc, test_malformed, 0,
 	    (int)(sizeof(bad) / sizeof(bad[0])));
@@ -1245,6 +1646,11 @@ transcript_suite(void)
 	tcase_add_test(tc, test_reader_nosort_headers);
 	tcase_add_test(tc, test_reader_open_errors);
 	tcase_add_test(tc, test_reader_fdopen_keep);
+	tcase_add_test(tc, test_reader_comments_raw);
+	tcase_add_test(tc, test_reader_addlf_keyonly);
+	tcase_add_test(tc, test_reader_take_order);
+	tcase_add_test(tc, test_reader_goes_on);
+	tcase_add_test(tc, test_reader_line_limit);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("merge");
