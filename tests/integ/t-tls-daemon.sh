@@ -74,6 +74,13 @@ run_capture "$T/out" "$T/err" init status
 assert_eq 0 "$RC" "status"
 grep -qx "cairnd is running (pid $pid)" "$T/out" || fail "status: $(cat "$T/out")"
 kt 1 "$PKI/ca.pem"
+# running PID: true while PID is a live process (not a zombie); one read
+# of its stat, so a process that exits meanwhile counts as gone.
+running()
+{
+	_st=$(sed 's/.*) //; s/ .*//' "/proc/$1/stat" 2>/dev/null) &&
+	    [ -n "$_st" ] && [ "$_st" != Z ]
+}
 run_capture "$T/out" "$T/err" init reload
 assert_eq 0 "$RC" "reload: $(cat "$T/err")"
 kill -0 "$pid" || fail "reload killed cairnd"
@@ -81,14 +88,12 @@ run_capture "$T/out" "$T/err" init restart
 assert_eq 0 "$RC" "restart: $(cat "$T/out" "$T/err")"
 pid2=$(cat "$T/cairnd.pid") || fail "no pidfile after restart"
 [ "$pid" != "$pid2" ] || fail "restart kept pid $pid"
-[ -e "/proc/$pid" ] && [ "$(sed 's/.*) //; s/ .*//' "/proc/$pid/stat")" != Z ] &&
-    fail "old cairnd still running"
+running "$pid" && fail "old cairnd still running"
 wait_port "$PORT" || fail "not listening after restart"
 kt 1 "$PKI/ca.pem"
 run_capture "$T/out" "$T/err" init stop
 assert_eq 0 "$RC" "stop: $(cat "$T/out" "$T/err")"
-[ -e "/proc/$pid2" ] && [ "$(sed 's/.*) //; s/ .*//' "/proc/$pid2/stat")" != Z ] &&
-    fail "cairnd still running after stop"
+running "$pid2" && fail "cairnd still running after stop"
 [ -e "$T/cairnd.pid" ] && fail "pidfile left after stop"
 run_capture "$T/out" "$T/err" init status
 assert_eq 3 "$RC" "status after stop"
