@@ -454,101 +454,133 @@ sess_logstats(struct sess *s)
 	    (unsigned long long)st.wire_in, rin);
 }
 
-int
-sess_serve(int fd, const struct sockaddr *sa, socklen_t salen,
-    const struct sopts *o)
+/* Set up the session of the connection fd. */
+static void
+sess_open(struct sess *s, int fd, const struct sockaddr *sa,
+    socklen_t salen, const struct sopts *o)
 {
-	struct sess	 s;
+	int	 one = 1;
+
+	memset(s, 0, sizeof(*s));
+	s->opts = o;
+	s->status = 1;
+	s->grace = conn_now() + o->grace;
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	sess_identify(s, sa, salen);
+	s->conn = conn_new(fd, s->peer);
+	conn_set_maxline(s->conn, PROTO_REQMAX);
+	conn_set_timeout(s->conn, SESS_IOWAIT);
+	conn_set_linetimes(s->conn, o->idle, o->linetime);
+	conn_set_zratio(s->conn, SESS_ZRATIO);
+	conn_set_trace(s->conn, o->debug);
+	sess_log(s, LOG_INFO, "connect");
+}
+
+/*
+ * Without TLS (-w 0) the host is authorized now, by its address; then
+ * the banner.  Returns SESS_OK, or SESS_CLOSE after the refusal.
+ */
+static int
+sess_greet(struct sess *s)
+{
+	struct cerr	 err;
+	int		 r;
+
+	s->state = s->opts->tls > 0 ? SESS_PRETLS : SESS_AUTH;
+	if (s->state == SESS_AUTH) {
+		if ((r = hostcfg_match(s, &err)) == -1) {
+			log_warnx("%s", err.msg);
+			return sess_unavailable(s);
+		}
+		if (r == 0) {
+			sess_log(s, LOG_NOTICE, "host not in config");
+			sess_reply(s, RAP_UNRECOGNIZED, "No access for %s",
+			    s->host);
+			return SESS_CLOSE;
+		}
+		if (sess_authorize(s) == SESS_CLOSE)
+			return SESS_CLOSE;
+	}
+	conn_printf(s->conn, NULL,
+	    "200-RAP 1 %s %s radmind access protocol\r\n", s->opts->hostname,
+	    CAIRN_VERSION);
+	conn_printf(s->conn, NULL, "200 CAPA %sREPO\r\n",
+	    s->opts->zmax > 0 ? "ZLIB " : "");
+	return SESS_OK;
+}
+
+/* No request line could be read: log why and say goodbye. */
+static void
+sess_readfail(struct sess *s, const struct cerr *err)
+{
+	if (conn_eof(s->conn)) {
+		sess_log(s, LOG_INFO, "connection closed by peer");
+		s->status = 1;
+	} else if (conn_toolong(s->conn)) {
+		sess_log(s, LOG_NOTICE, "request line too long");
+		conn_set_timeout(s->conn, SESS_IOWAIT);
+		sess_reply(s, RAP_UNRECOGNIZED,
+		    "Line too long, closing connection");
+	} else {
+		if (s->state != SESS_AUTH && conn_now() >= s->grace)
+			sess_log(s, LOG_NOTICE, "not authorized within %d s",
+			    s->opts->grace / 1000);
+		else
+			log_notice("%s", err->msg);
+		conn_set_timeout(s->conn, SESS_IOWAIT);
+		sess_reply(s, RAP_CLOSING, "Server closing connection");
+	}
+}
+
+/* Read and obey requests until the session ends. */
+static void
+sess_loop(struct sess *s)
+{
 	struct cerr	 err;
 	char		*line;
 	int64_t		 deadline;
-	int		 one = 1, r;
 
-	memset(&s, 0, sizeof(s));
-	s.opts = o;
-	s.status = 1;
-	s.grace = conn_now() + o->grace;
-	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	sess_identify(&s, sa, salen);
-	s.conn = conn_new(fd, s.peer);
-	conn_set_maxline(s.conn, PROTO_REQMAX);
-	conn_set_timeout(s.conn, SESS_IOWAIT);
-	conn_set_linetimes(s.conn, o->idle, o->linetime);
-	conn_set_zratio(s.conn, SESS_ZRATIO);
-	conn_set_trace(s.conn, o->debug);
-	sess_log(&s, LOG_INFO, "connect");
-
-	s.state = o->tls > 0 ? SESS_PRETLS : SESS_AUTH;
-	if (s.state == SESS_AUTH &&
-	    (r = hostcfg_match(&s, &err)) != 1) {
-		if (r == -1) {
-			log_warnx("%s", err.msg);
-			sess_unavailable(&s);
-		} else {
-			sess_log(&s, LOG_NOTICE, "host not in config");
-			sess_reply(&s, RAP_UNRECOGNIZED, "No access for %s",
-			    s.host);
-		}
-		goto done;
-	}
-	if (s.state == SESS_AUTH && sess_authorize(&s) == SESS_CLOSE)
-		goto done;
-	conn_printf(s.conn, NULL, "200-RAP 1 %s %s radmind access protocol\r\n",
-	    o->hostname, CAIRN_VERSION);
-	conn_printf(s.conn, NULL, "200 CAPA %sREPO\r\n",
-	    o->zmax > 0 ? "ZLIB " : "");
-
-	while (!s.close) {
+	while (!s->close) {
 		/*
 		 * A command may be idle for up to -I, and a line that has
 		 * begun must be complete within -t; until it is authorized
 		 * (-w >= 1: TLS and a config match) a client also has no
 		 * more than what is left of the grace time (-G).
 		 */
-		deadline = s.state == SESS_AUTH ? -1 : s.grace;
-		if (conn_getline_until(s.conn, &line, deadline, PROTO_REQMAX,
+		deadline = s->state == SESS_AUTH ? -1 : s->grace;
+		if (conn_getline_until(s->conn, &line, deadline, PROTO_REQMAX,
 		    &err) == -1) {
-			if (conn_eof(s.conn)) {
-				sess_log(&s, LOG_INFO,
-				    "connection closed by peer");
-				s.status = 1;
-			} else if (conn_toolong(s.conn)) {
-				sess_log(&s, LOG_NOTICE,
-				    "request line too long");
-				conn_set_timeout(s.conn, SESS_IOWAIT);
-				sess_reply(&s, RAP_UNRECOGNIZED,
-				    "Line too long, closing connection");
-			} else {
-				if (s.state != SESS_AUTH &&
-				    conn_now() >= s.grace)
-					sess_log(&s, LOG_NOTICE, "not "
-					    "authorized within %d s",
-					    o->grace / 1000);
-				else
-					log_notice("%s", err.msg);
-				conn_set_timeout(s.conn, SESS_IOWAIT);
-				sess_reply(&s, RAP_CLOSING,
-				    "Server closing connection");
-			}
+			sess_readfail(s, &err);
 			break;
 		}
-		conn_set_timeout(s.conn, SESS_IOWAIT);
-		if (sess_dispatch(&s, line) == SESS_CLOSE) {
-			if (!s.close)
-				s.status = 1;
+		conn_set_timeout(s->conn, SESS_IOWAIT);
+		if (sess_dispatch(s, line) == SESS_CLOSE) {
+			if (!s->close)
+				s->status = 1;
 			break;
 		}
-		if (s.errors >= SESS_MAXERRORS) {
-			sess_log(&s, LOG_NOTICE,
-			    "too many protocol errors");
-			sess_reply(&s, RAP_UNAVAILABLE, "Too many errors, "
+		if (s->errors >= SESS_MAXERRORS) {
+			sess_log(s, LOG_NOTICE, "too many protocol errors");
+			sess_reply(s, RAP_UNAVAILABLE, "Too many errors, "
 			    "closing transmission channel");
-			s.status = 1;
+			s->status = 1;
 			break;
 		}
 	}
-	sess_logstats(&s);
-done:
+}
+
+int
+sess_serve(int fd, const struct sockaddr *sa, socklen_t salen,
+    const struct sopts *o)
+{
+	struct sess	 s;
+	int		 r;
+
+	sess_open(&s, fd, sa, salen, o);
+	if (sess_greet(&s) == SESS_OK) {
+		sess_loop(&s);
+		sess_logstats(&s);
+	}
 	r = s.status;
 	stor_finish(&s);
 	conn_close(s.conn);
