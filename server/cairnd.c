@@ -87,11 +87,8 @@ parse_int(const char *s, int min, int max, const char *what)
 	long long	 v;
 
 	v = strtonum(s, min, max, &errstr);
-	if (errstr != NULL) {
-		fprintf(stderr, "cairnd: %s %s: %s (%d..%d)\n", what, s,
-		    errstr, min, max);
-		exit(1);
-	}
+	if (errstr != NULL)
+		fatalx("%s %s: %s (%d..%d)", what, s, errstr, min, max);
 	return (int)v;
 }
 
@@ -122,10 +119,8 @@ parse_bytes(const char *s, const char *what)
 		}
 	}
 	if (errno != 0 || end == s || *end != '\0' || s[0] == '-' ||
-	    v > ((unsigned long long)INT64_MAX >> shift)) {
-		fprintf(stderr, "cairnd: %s %s: invalid size\n", what, s);
-		exit(1);
-	}
+	    v > ((unsigned long long)INT64_MAX >> shift))
+		fatalx("%s %s: invalid size", what, s);
 	return (int64_t)(v << shift);
 }
 
@@ -157,8 +152,7 @@ lookup_name(const char *s, int which, const char *what)
 		if (strcasecmp(s, which ? levels[i].name :
 		    facilities[i].name) == 0)
 			return which ? levels[i].value : facilities[i].value;
-	fprintf(stderr, "cairnd: %s: unknown syslog %s\n", s, what);
-	exit(1);
+	fatalx("%s: unknown syslog %s", s, what);
 }
 
 /* Create the repository directories that are missing (docs/formats.md 9). */
@@ -170,11 +164,8 @@ make_layout(void)
 	size_t	 i;
 
 	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
-		if (mkdir(dirs[i], 0750) == -1 && errno != EEXIST) {
-			fprintf(stderr, "cairnd: mkdir %s: %s\n", dirs[i],
-			    strerror(errno));
-			exit(1);
-		}
+		if (mkdir(dirs[i], 0750) == -1 && errno != EEXIST)
+			fatal("mkdir %s", dirs[i]);
 }
 
 /* Open the listening sockets; returns how many. */
@@ -200,9 +191,7 @@ listen_all(const char *addr, const char *port, int backlog, int *fds)
 		if ((r = getaddrinfo(addr, port, &hints, &res)) != 0) {
 			if (addr == NULL)
 				continue;
-			fprintf(stderr, "cairnd: %s: %s\n", addr,
-			    gai_strerror(r));
-			exit(1);
+			fatalx("%s: %s", addr, gai_strerror(r));
 		}
 		for (ai = res; ai != NULL && n < MAXLISTEN; ai = ai->ai_next) {
 			fd = socket(ai->ai_family, ai->ai_socktype |
@@ -221,18 +210,14 @@ listen_all(const char *addr, const char *port, int backlog, int *fds)
 					close(fd);
 					continue;
 				}
-				fprintf(stderr, "cairnd: bind/listen port "
-				    "%s: %s\n", port, strerror(errno));
-				exit(1);
+				fatal("bind/listen port %s", port);
 			}
 			fds[n++] = fd;
 		}
 		freeaddrinfo(res);
 	}
-	if (n == 0) {
-		fprintf(stderr, "cairnd: no address to listen on\n");
-		exit(1);
-	}
+	if (n == 0)
+		fatalx("no address to listen on");
 	return n;
 }
 
@@ -412,6 +397,9 @@ main(int argc, char *argv[])
 	long			 um;
 	char			*end, *abspid = NULL, cwd[PATH_MAX];
 
+	/* Until the log moves to syslog, errors go to stderr. */
+	log_init("cairnd", LOG_TO_STDERR | LOG_PREFIX, 0);
+	log_setfatalstatus(1);
 	memset(&o, 0, sizeof(o));
 	memset(&tc, 0, sizeof(tc));
 	o.minfree = STOR_MINFREE;
@@ -431,9 +419,8 @@ main(int argc, char *argv[])
 			break;
 		case 'B':
 		case 'R':
-			fprintf(stderr, "cairnd: Bonjour registration is not "
-			    "supported on this platform\n");
-			exit(1);
+			fatalx("Bonjour registration is not supported on "
+			    "this platform");
 		case 'C':
 			tc.crl = optarg;
 			break;
@@ -511,11 +498,8 @@ main(int argc, char *argv[])
 			errno = 0;
 			um = strtol(optarg, &end, 0);
 			if (errno != 0 || *end != '\0' || um < 0 ||
-			    um > 0777) {
-				fprintf(stderr, "cairnd: %s: invalid umask\n",
-				    optarg);
-				exit(1);
-			}
+			    um > 0777)
+				fatalx("%s: invalid umask", optarg);
 			o.umask = (mode_t)um;
 			break;
 		case 'U':
@@ -536,19 +520,12 @@ main(int argc, char *argv[])
 	}
 	if (optind != argc)
 		usage();
-	if (tc.crl != NULL && o.tls < 3) {
-		fprintf(stderr, "cairnd: -C requires -w 3 or higher\n");
-		exit(1);
-	}
-	if (pam && o.tls < 1) {
-		fprintf(stderr, "cairnd: -U requires -w 1 or higher\n");
-		exit(1);
-	}
-	if (pam) {
-		fprintf(stderr, "cairnd: -U: PAM login is not supported in "
-		    "this build\n");
-		exit(1);
-	}
+	if (tc.crl != NULL && o.tls < 3)
+		fatalx("-C requires -w 3 or higher");
+	if (pam && o.tls < 1)
+		fatalx("-U requires -w 1 or higher");
+	if (pam)
+		fatalx("-U: PAM login is not supported in this build");
 	if (port == NULL) {
 		if ((se = getservbyname(PROTO_SERVICE, "tcp")) != NULL)
 			snprintf(portbuf, sizeof(portbuf), "%d",
@@ -557,10 +534,8 @@ main(int argc, char *argv[])
 			snprintf(portbuf, sizeof(portbuf), "%d", PROTO_PORT);
 		port = portbuf;
 	} else if (strspn(port, "0123456789") != strlen(port)) {
-		if ((se = getservbyname(port, "tcp")) == NULL) {
-			fprintf(stderr, "cairnd: %s: unknown service\n", port);
-			exit(1);
-		}
+		if ((se = getservbyname(port, "tcp")) == NULL)
+			fatalx("%s: unknown service", port);
 		snprintf(portbuf, sizeof(portbuf), "%d",
 		    ntohs((uint16_t)se->s_port));
 		port = portbuf;
@@ -575,34 +550,23 @@ main(int argc, char *argv[])
 			xasprintf(&abspid, "%s/%s", cwd, pidfile);
 			pidfile = abspid;
 		}
-		if ((fp = fopen(pidfile, "w")) == NULL) {
-			fprintf(stderr, "cairnd: %s: %s\n", pidfile,
-			    strerror(errno));
-			exit(1);
-		}
+		if ((fp = fopen(pidfile, "w")) == NULL)
+			fatal("%s", pidfile);
 	}
-	if (chdir(dir) == -1) {
-		fprintf(stderr, "cairnd: %s: %s\n", dir, strerror(errno));
-		exit(1);
-	}
+	if (chdir(dir) == -1)
+		fatal("%s", dir);
 	make_layout();
-	if ((o.rootfd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1) {
-		fprintf(stderr, "cairnd: %s: %s\n", dir, strerror(errno));
-		exit(1);
-	}
+	if ((o.rootfd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
+		fatal("%s", dir);
 	reap_rootfd = o.rootfd;
 	if (o.tls > 0) {
 		/* TLS file names are relative to the repository. */
 		tc.level = o.tls;
-		if ((o.tlsctx = tlsctx_server(&tc, &cerr)) == NULL) {
-			fprintf(stderr, "cairnd: -w %d: %s\n", o.tls, cerr.msg);
-			exit(1);
-		}
+		if ((o.tlsctx = tlsctx_server(&tc, &cerr)) == NULL)
+			fatalx("-w %d: %s", o.tls, cerr.msg);
 	}
-	if (user != NULL && getpwnam(user) == NULL) {
-		fprintf(stderr, "cairnd: -g %s: no such user\n", user);
-		exit(1);
-	}
+	if (user != NULL && getpwnam(user) == NULL)
+		fatalx("-g %s: no such user", user);
 	if (gethostname(o.hostname, sizeof(o.hostname) - 1) == -1)
 		strlcpy(o.hostname, "localhost", sizeof(o.hostname));
 	nl = listen_all(addr, port, backlog, lfd);
@@ -610,7 +574,6 @@ main(int argc, char *argv[])
 	log_init("cairnd", fg ? LOG_TO_STDERR : LOG_TO_SYSLOG, facility);
 	log_setlevel(level);
 	log_setverbose(o.debug || level == LOG_DEBUG);
-	log_setfatalstatus(1);
 
 	if (!fg) {
 		switch (fork()) {
