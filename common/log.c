@@ -27,8 +27,7 @@ void
 log_init(const char *ident, int where, int facility)
 {
 	log_where = where & LOG_TO_SYSLOG;
-	if (where & LOG_PREFIX)
-		log_ident = ident;
+	log_ident = (where & LOG_PREFIX) ? ident : "";
 	if (log_where == LOG_TO_SYSLOG)
 		openlog(ident, LOG_PID | LOG_NDELAY, facility);
 }

@@ -22,7 +22,11 @@
 #define LOG_TO_SYSLOG	1
 #define LOG_PREFIX	2	/* or'ed into where: "ident: " before each line */
 
-/* Start logging as "ident"; where is LOG_TO_STDERR or LOG_TO_SYSLOG. */
+/*
+ * Start logging as "ident"; where is LOG_TO_STDERR or LOG_TO_SYSLOG.  A
+ * later call replaces all of it, the prefix too: cairnd reports its
+ * start-up errors as "cairnd: ..." on stderr, then logs bare lines.
+ */
 void	log_init(const char *ident, int where, int facility);
 /* Messages of level >= LOG_DEBUG are shown only when verbose > 0. */
 void	log_setverbose(int verbose);

@@ -1,6 +1,10 @@
 /*
  * cairnd: the Radmind-compatible server daemon.  Options, start-up,
  * listening sockets (IPv4 and IPv6), one child process per connection.
+ *
+ * main() is the sequence: parse_options() and check_options() fill the
+ * settings; start() opens the repository, TLS and the sockets, then
+ * detaches and drops privileges; serve() accepts until SIGTERM; stop().
  */
 #include "config.h"
 
@@ -49,6 +53,32 @@ struct kid {
 	struct srcaddr	 src;
 };
 
+/* What the options ask for. */
+struct settings {
+	struct sopts	 o;		/* what a session needs */
+	struct tlsconf	 tc;		/* -C -P -x -y -z, and -w */
+	const char	*addr;		/* -a, or NULL: every address */
+	const char	*dir;		/* -D */
+	const char	*pidfile;	/* -i, made absolute at start-up */
+	const char	*user;		/* -g */
+	const char	*port;		/* -p, a number once resolved */
+	char		 portbuf[16];
+	int		 backlog;	/* -b */
+	int		 maxconn;	/* -m, 0 = no limit */
+	int		 maxsrc;	/* -s, 0 = no limit */
+	int		 fg;		/* -d, -f: do not detach */
+	int		 facility;	/* -F */
+	int		 level;		/* -L */
+	int		 jail;		/* -j */
+	int		 pam;		/* -U */
+};
+
+/* The listening sockets. */
+struct listeners {
+	int		 fd[MAXLISTEN];
+	int		 n;
+};
+
 static volatile sig_atomic_t	got_term, got_chld, got_usr1;
 static struct kid		*kids;
 static size_t			 nkids, kidcap;
@@ -87,11 +117,8 @@ parse_int(const char *s, int min, int max, const char *what)
 	long long	 v;
 
 	v = strtonum(s, min, max, &errstr);
-	if (errstr != NULL) {
-		fprintf(stderr, "cairnd: %s %s: %s (%d..%d)\n", what, s,
-		    errstr, min, max);
-		exit(1);
-	}
+	if (errstr != NULL)
+		fatalx("%s %s: %s (%d..%d)", what, s, errstr, min, max);
 	return (int)v;
 }
 
@@ -122,10 +149,8 @@ parse_bytes(const char *s, const char *what)
 		}
 	}
 	if (errno != 0 || end == s || *end != '\0' || s[0] == '-' ||
-	    v > ((unsigned long long)INT64_MAX >> shift)) {
-		fprintf(stderr, "cairnd: %s %s: invalid size\n", what, s);
-		exit(1);
-	}
+	    v > ((unsigned long long)INT64_MAX >> shift))
+		fatalx("%s %s: invalid size", what, s);
 	return (int64_t)(v << shift);
 }
 
@@ -157,8 +182,7 @@ lookup_name(const char *s, int which, const char *what)
 		if (strcasecmp(s, which ? levels[i].name :
 		    facilities[i].name) == 0)
 			return which ? levels[i].value : facilities[i].value;
-	fprintf(stderr, "cairnd: %s: unknown syslog %s\n", s, what);
-	exit(1);
+	fatalx("%s: unknown syslog %s", s, what);
 }
 
 /* Create the repository directories that are missing (docs/formats.md 9). */
@@ -170,11 +194,8 @@ make_layout(void)
 	size_t	 i;
 
 	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
-		if (mkdir(dirs[i], 0750) == -1 && errno != EEXIST) {
-			fprintf(stderr, "cairnd: mkdir %s: %s\n", dirs[i],
-			    strerror(errno));
-			exit(1);
-		}
+		if (mkdir(dirs[i], 0750) == -1 && errno != EEXIST)
+			fatal("mkdir %s", dirs[i]);
 }
 
 /* Open the listening sockets; returns how many. */
@@ -200,9 +221,7 @@ listen_all(const char *addr, const char *port, int backlog, int *fds)
 		if ((r = getaddrinfo(addr, port, &hints, &res)) != 0) {
 			if (addr == NULL)
 				continue;
-			fprintf(stderr, "cairnd: %s: %s\n", addr,
-			    gai_strerror(r));
-			exit(1);
+			fatalx("%s: %s", addr, gai_strerror(r));
 		}
 		for (ai = res; ai != NULL && n < MAXLISTEN; ai = ai->ai_next) {
 			fd = socket(ai->ai_family, ai->ai_socktype |
@@ -221,18 +240,14 @@ listen_all(const char *addr, const char *port, int backlog, int *fds)
 					close(fd);
 					continue;
 				}
-				fprintf(stderr, "cairnd: bind/listen port "
-				    "%s: %s\n", port, strerror(errno));
-				exit(1);
+				fatal("bind/listen port %s", port);
 			}
 			fds[n++] = fd;
 		}
 		freeaddrinfo(res);
 	}
-	if (n == 0) {
-		fprintf(stderr, "cairnd: no address to listen on\n");
-		exit(1);
-	}
+	if (n == 0)
+		fatalx("no address to listen on");
 	return n;
 }
 
@@ -327,21 +342,21 @@ reap(void)
  * serving with the old one.
  */
 static void
-tls_reload(struct sopts *o, const struct tlsconf *tc)
+tls_reload(struct settings *st)
 {
 	struct tlsctx	*nctx;
 	struct cerr	 err;
 
 	got_usr1 = 0;
-	if (o->tls == 0)
+	if (st->o.tls == 0)
 		return;
-	if ((nctx = tlsctx_server(tc, &err)) == NULL) {
+	if ((nctx = tlsctx_server(&st->tc, &err)) == NULL) {
 		log_warnx("SIGUSR1: TLS material not reloaded, keeping the "
 		    "old: %s", err.msg);
 		return;
 	}
-	tlsctx_free(o->tlsctx);
-	o->tlsctx = nctx;
+	tlsctx_free(st->o.tlsctx);
+	st->o.tlsctx = nctx;
 	log_info("SIGUSR1: TLS material reloaded");
 }
 
@@ -386,149 +401,147 @@ drop_privileges(const char *user, int jail)
 		log_info("chrooted to the repository");
 }
 
-int
-main(int argc, char *argv[])
+/* -u: an octal (or 0x) mode no wider than 0777. */
+static mode_t
+parse_umask(const char *s)
 {
-	struct sopts		 o;
-	struct sigaction	 sa;
-	sigset_t		 block, waitmask;
-	struct pollfd		 pfd[MAXLISTEN];
-	struct sockaddr_storage	 ss;
-	struct srcaddr		 src;
-	struct servent		*se;
-	socklen_t		 sslen;
-	const char		*addr = NULL, *dir = _RADMIND_PATH;
-	const char		*pidfile = NULL, *user = NULL;
-	struct tlsconf		 tc;
-	struct cerr		 cerr;
-	char			 portbuf[16], *port = NULL, ip[NI_MAXHOST];
-	int			 ch, backlog = BACKLOG, maxconn = 0, fg = 0;
-	int			 maxsrc = MAXPERSOURCE;
-	size_t			 nsrc;
-	int			 facility = LOG_LOCAL7, level = LOG_INFO;
-	int			 lfd[MAXLISTEN], nl, i, fd, pam = 0, jail = 0;
-	pid_t			 pid;
-	FILE			*fp;
-	long			 um;
-	char			*end, *abspid = NULL, cwd[PATH_MAX];
+	char	*end;
+	long	 um;
 
-	memset(&o, 0, sizeof(o));
-	memset(&tc, 0, sizeof(tc));
-	o.minfree = STOR_MINFREE;
-	o.grace = SESS_GRACE;
-	o.linetime = SESS_LINETIME;
-	o.idle = SESS_IDLE;
-	o.umask = umask(022);
-	umask(o.umask);
+	errno = 0;
+	um = strtol(s, &end, 0);
+	if (errno != 0 || *end != '\0' || um < 0 || um > 0777)
+		fatalx("%s: invalid umask", s);
+	return (mode_t)um;
+}
+
+/* The defaults of every option. */
+static void
+settings_init(struct settings *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->dir = _RADMIND_PATH;
+	st->backlog = BACKLOG;
+	st->maxsrc = MAXPERSOURCE;
+	st->facility = LOG_LOCAL7;
+	st->level = LOG_INFO;
+	st->o.minfree = STOR_MINFREE;
+	st->o.grace = SESS_GRACE;
+	st->o.linetime = SESS_LINETIME;
+	st->o.idle = SESS_IDLE;
+	st->o.umask = umask(022);
+	umask(st->o.umask);
+}
+
+/* Fill st from the command line; a usage error exits 1. */
+static void
+parse_options(int argc, char *argv[], struct settings *st)
+{
+	struct sopts	*o = &st->o;
+	int		 ch;
+
+	settings_init(st);
 	while ((ch = getopt(argc, argv,
 	    "a:b:BC:dD:fF:g:G:i:I:jL:m:M:N:p:P:rRs:t:u:UVw:x:y:z:Z:")) != -1) {
 		switch (ch) {
 		case 'a':
-			addr = optarg;
+			st->addr = optarg;
 			break;
 		case 'b':
-			backlog = parse_int(optarg, 1, 65535, "backlog");
+			st->backlog = parse_int(optarg, 1, 65535, "backlog");
 			break;
 		case 'B':
 		case 'R':
-			fprintf(stderr, "cairnd: Bonjour registration is not "
-			    "supported on this platform\n");
-			exit(1);
+			fatalx("Bonjour registration is not supported on "
+			    "this platform");
 		case 'C':
-			tc.crl = optarg;
+			st->tc.crl = optarg;
 			break;
 		case 'd':
-			o.debug = 1;
-			fg = 1;
+			o->debug = 1;
+			st->fg = 1;
 			break;
 		case 'D':
-			dir = optarg;
+			st->dir = optarg;
 			break;
 		case 'f':
-			fg = 1;
+			st->fg = 1;
 			break;
 		case 'F':
-			facility = lookup_name(optarg, 0, "facility");
+			st->facility = lookup_name(optarg, 0, "facility");
 			break;
 		case 'g':
-			user = optarg;
+			st->user = optarg;
 			break;
 		case 'G':
-			o.grace = parse_int(optarg, 1, 24 * 3600,
+			o->grace = parse_int(optarg, 1, 24 * 3600,
 			    "grace time") * 1000;
 			break;
 		case 'i':
-			pidfile = optarg;
+			st->pidfile = optarg;
 			break;
 		case 'I':
-			o.idle = parse_int(optarg, 1, 7 * 24 * 3600,
+			o->idle = parse_int(optarg, 1, 7 * 24 * 3600,
 			    "idle time") * 1000;
 			break;
 		case 'j':
-			jail = 1;
+			st->jail = 1;
 			break;
 		case 'L':
-			level = lookup_name(optarg, 1, "level");
+			st->level = lookup_name(optarg, 1, "level");
 			break;
 		case 'm':
-			maxconn = parse_int(optarg, 0, INT_MAX,
+			st->maxconn = parse_int(optarg, 0, INT_MAX,
 			    "max connections");
 			break;
 		case 'M':
-			o.maxupload = parse_bytes(optarg, "maximum upload");
+			o->maxupload = parse_bytes(optarg, "maximum upload");
 			break;
 		case 'N':
-			o.minfree = parse_int(optarg, 0, INT_MAX,
+			o->minfree = parse_int(optarg, 0, INT_MAX,
 			    "free space floor") * (int64_t)1024 * 1024;
 			break;
 		case 'p':
-			port = optarg;
+			st->port = optarg;
 			break;
 		case 'P':
-			tc.cadir = optarg;
+			st->tc.cadir = optarg;
 			break;
 		case 's':
-			maxsrc = parse_int(optarg, 0, INT_MAX,
+			st->maxsrc = parse_int(optarg, 0, INT_MAX,
 			    "max connections per address");
 			break;
 		case 't':
-			o.linetime = parse_int(optarg, 1, 24 * 3600,
+			o->linetime = parse_int(optarg, 1, 24 * 3600,
 			    "line time") * 1000;
 			break;
 		case 'x':
-			tc.cafile = optarg;
+			st->tc.cafile = optarg;
 			break;
 		case 'y':
-			tc.cert = optarg;
+			st->tc.cert = optarg;
 			break;
 		case 'z':
-			tc.key = optarg;
+			st->tc.key = optarg;
 			break;
 		case 'r':
 			/* OpenSSL 3 seeds itself. */
 			break;
 		case 'u':
-			errno = 0;
-			um = strtol(optarg, &end, 0);
-			if (errno != 0 || *end != '\0' || um < 0 ||
-			    um > 0777) {
-				fprintf(stderr, "cairnd: %s: invalid umask\n",
-				    optarg);
-				exit(1);
-			}
-			o.umask = (mode_t)um;
+			o->umask = parse_umask(optarg);
 			break;
 		case 'U':
-			pam = 1;
+			st->pam = 1;
 			break;
 		case 'V':
 			version_print(0);
 			exit(0);
 		case 'w':
-			o.tls = parse_int(optarg, 0, 4, "authorization level");
+			o->tls = parse_int(optarg, 0, 4,
+			    "authorization level");
 			break;
 		case 'Z':
-			o.zmax = parse_int(optarg, 0, 9, "compression level");
+			o->zmax = parse_int(optarg, 0, 9, "compression level");
 			break;
 		default:
 			usage();
@@ -536,127 +549,276 @@ main(int argc, char *argv[])
 	}
 	if (optind != argc)
 		usage();
-	if (tc.crl != NULL && o.tls < 3) {
-		fprintf(stderr, "cairnd: -C requires -w 3 or higher\n");
-		exit(1);
-	}
-	if (pam && o.tls < 1) {
-		fprintf(stderr, "cairnd: -U requires -w 1 or higher\n");
-		exit(1);
-	}
-	if (pam) {
-		fprintf(stderr, "cairnd: -U: PAM login is not supported in "
-		    "this build\n");
-		exit(1);
-	}
-	if (port == NULL) {
+}
+
+/* -p: a number as given; a service name, or none, from services(5). */
+static void
+resolve_port(struct settings *st)
+{
+	struct servent	*se;
+
+	if (st->port == NULL) {
 		if ((se = getservbyname(PROTO_SERVICE, "tcp")) != NULL)
-			snprintf(portbuf, sizeof(portbuf), "%d",
+			snprintf(st->portbuf, sizeof(st->portbuf), "%d",
 			    ntohs((uint16_t)se->s_port));
 		else
-			snprintf(portbuf, sizeof(portbuf), "%d", PROTO_PORT);
-		port = portbuf;
-	} else if (strspn(port, "0123456789") != strlen(port)) {
-		if ((se = getservbyname(port, "tcp")) == NULL) {
-			fprintf(stderr, "cairnd: %s: unknown service\n", port);
-			exit(1);
-		}
-		snprintf(portbuf, sizeof(portbuf), "%d",
+			snprintf(st->portbuf, sizeof(st->portbuf), "%d",
+			    PROTO_PORT);
+		st->port = st->portbuf;
+	} else if (strspn(st->port, "0123456789") != strlen(st->port)) {
+		if ((se = getservbyname(st->port, "tcp")) == NULL)
+			fatalx("%s: unknown service", st->port);
+		snprintf(st->portbuf, sizeof(st->portbuf), "%d",
 		    ntohs((uint16_t)se->s_port));
-		port = portbuf;
+		st->port = st->portbuf;
 	}
+}
 
-	/* A relative pidfile names the start directory, not -D. */
-	fp = NULL;
-	if (pidfile != NULL) {
-		if (pidfile[0] != '/') {
-			if (getcwd(cwd, sizeof(cwd)) == NULL)
-				fatal("getcwd");
-			xasprintf(&abspid, "%s/%s", cwd, pidfile);
-			pidfile = abspid;
-		}
-		if ((fp = fopen(pidfile, "w")) == NULL) {
-			fprintf(stderr, "cairnd: %s: %s\n", pidfile,
-			    strerror(errno));
-			exit(1);
-		}
+/* The options that need others, or that this build cannot honour. */
+static void
+check_options(struct settings *st)
+{
+	if (st->tc.crl != NULL && st->o.tls < 3)
+		fatalx("-C requires -w 3 or higher");
+	if (st->pam && st->o.tls < 1)
+		fatalx("-U requires -w 1 or higher");
+	if (st->pam)
+		fatalx("-U: PAM login is not supported in this build");
+	resolve_port(st);
+}
+
+/*
+ * -i: create the pid file while the start directory is current (a
+ * relative name names a file there, not in -D); the pid goes in once
+ * the daemon has forked.
+ */
+static FILE *
+pidfile_open(struct settings *st)
+{
+	char	 cwd[PATH_MAX], *abspid;
+	FILE	*fp;
+
+	if (st->pidfile == NULL)
+		return NULL;
+	if (st->pidfile[0] != '/') {
+		if (getcwd(cwd, sizeof(cwd)) == NULL)
+			fatal("getcwd");
+		xasprintf(&abspid, "%s/%s", cwd, st->pidfile);
+		st->pidfile = abspid;
 	}
-	if (chdir(dir) == -1) {
-		fprintf(stderr, "cairnd: %s: %s\n", dir, strerror(errno));
-		exit(1);
-	}
+	if ((fp = fopen(st->pidfile, "w")) == NULL)
+		fatal("%s", st->pidfile);
+	return fp;
+}
+
+/* -D: work in the repository, completing its layout. */
+static void
+enter_repository(struct settings *st)
+{
+	if (chdir(st->dir) == -1)
+		fatal("%s", st->dir);
 	make_layout();
-	if ((o.rootfd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1) {
-		fprintf(stderr, "cairnd: %s: %s\n", dir, strerror(errno));
-		exit(1);
-	}
-	reap_rootfd = o.rootfd;
-	if (o.tls > 0) {
-		/* TLS file names are relative to the repository. */
-		tc.level = o.tls;
-		if ((o.tlsctx = tlsctx_server(&tc, &cerr)) == NULL) {
-			fprintf(stderr, "cairnd: -w %d: %s\n", o.tls, cerr.msg);
-			exit(1);
-		}
-	}
-	if (user != NULL && getpwnam(user) == NULL) {
-		fprintf(stderr, "cairnd: -g %s: no such user\n", user);
-		exit(1);
-	}
-	if (gethostname(o.hostname, sizeof(o.hostname) - 1) == -1)
-		strlcpy(o.hostname, "localhost", sizeof(o.hostname));
-	nl = listen_all(addr, port, backlog, lfd);
+	st->o.rootfd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (st->o.rootfd == -1)
+		fatal("%s", st->dir);
+	reap_rootfd = st->o.rootfd;
+}
 
-	log_init("cairnd", fg ? LOG_TO_STDERR : LOG_TO_SYSLOG, facility);
-	log_setlevel(level);
-	log_setverbose(o.debug || level == LOG_DEBUG);
-	log_setfatalstatus(1);
+/* Leave the terminal: a child in a session of its own, on /dev/null. */
+static void
+daemonize(void)
+{
+	int	 fd;
 
-	if (!fg) {
-		switch (fork()) {
-		case -1:
-			fatal("fork");
-		case 0:
-			break;
-		default:
-			_exit(0);
-		}
-		if (setsid() == -1)
-			fatal("setsid");
-		if ((fd = open("/dev/null", O_RDWR)) != -1) {
-			dup2(fd, 0);
-			dup2(fd, 1);
-			dup2(fd, 2);
-			if (fd > 2)
-				close(fd);
-		}
+	switch (fork()) {
+	case -1:
+		fatal("fork");
+	case 0:
+		break;
+	default:
+		_exit(0);
 	}
-	if (fp != NULL) {
-		fprintf(fp, "%ld\n", (long)getpid());
-		fclose(fp);
+	if (setsid() == -1)
+		fatal("setsid");
+	if ((fd = open("/dev/null", O_RDWR)) != -1) {
+		dup2(fd, 0);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		if (fd > 2)
+			close(fd);
 	}
-	if (user != NULL || jail)
-		drop_privileges(user, jail);
+}
+
+/*
+ * Handle the signals the listener acts on: SIGCHLD, SIGTERM and SIGINT
+ * with fn, SIGUSR1 with usr1 (no SA_RESTART: poll wakes up).
+ */
+static void
+set_signals(void (*fn)(int), void (*usr1)(int))
+{
+	struct sigaction	 sa;
 
 	memset(&sa, 0, sizeof(sa));
 	sigemptyset(&sa.sa_mask);
-	sa.sa_handler = on_signal;	/* no SA_RESTART: poll wakes up */
+	sa.sa_handler = fn;
 	sigaction(SIGCHLD, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
+	sa.sa_handler = usr1;
 	sigaction(SIGUSR1, &sa, NULL);
-	sa.sa_handler = SIG_IGN;
-	sigaction(SIGHUP, &sa, NULL);
-	sigaction(SIGPIPE, &sa, NULL);
+}
 
+/* The listener acts on its signals and ignores SIGHUP and SIGPIPE. */
+static void
+catch_signals(void)
+{
+	set_signals(on_signal, on_signal);
+	signal(SIGHUP, SIG_IGN);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+/*
+ * Everything up to the first accept: the repository, TLS, the sockets;
+ * then the log moves to syslog (-f, -d: stays on stderr), the daemon
+ * detaches, writes its pid file and drops its privileges.
+ */
+static void
+start(struct settings *st, struct listeners *l)
+{
+	struct cerr	 cerr;
+	FILE		*pidfp;
+
+	pidfp = pidfile_open(st);
+	enter_repository(st);
+	if (st->o.tls > 0) {
+		/* TLS file names are relative to the repository. */
+		st->tc.level = st->o.tls;
+		if ((st->o.tlsctx = tlsctx_server(&st->tc, &cerr)) == NULL)
+			fatalx("-w %d: %s", st->o.tls, cerr.msg);
+	}
+	if (st->user != NULL && getpwnam(st->user) == NULL)
+		fatalx("-g %s: no such user", st->user);
+	if (gethostname(st->o.hostname, sizeof(st->o.hostname) - 1) == -1)
+		strlcpy(st->o.hostname, "localhost", sizeof(st->o.hostname));
+	l->n = listen_all(st->addr, st->port, st->backlog, l->fd);
+
+	log_init("cairnd", st->fg ? LOG_TO_STDERR : LOG_TO_SYSLOG,
+	    st->facility);
+	log_setlevel(st->level);
+	log_setverbose(st->o.debug || st->level == LOG_DEBUG);
+	if (!st->fg)
+		daemonize();
+	if (pidfp != NULL) {
+		fprintf(pidfp, "%ld\n", (long)getpid());
+		fclose(pidfp);
+	}
+	if (st->user != NULL || st->jail)
+		drop_privileges(st->user, st->jail);
+	catch_signals();
 	log_info("cairnd %s listening on port %s (zlib max %d, max "
-	    "connections %d, TLS level %d)", CAIRN_VERSION, port, o.zmax,
-	    maxconn, o.tls);
+	    "connections %d, TLS level %d)", CAIRN_VERSION, st->port,
+	    st->o.zmax, st->maxconn, st->o.tls);
 	log_debug("limits: %d connections per address, backlog %d, grace "
-	    "%d s, line %d s, idle %d s", maxsrc, backlog, o.grace / 1000,
-	    o.linetime / 1000, o.idle / 1000);
-	for (i = 0; i < nl; i++) {
-		pfd[i].fd = lfd[i];
+	    "%d s, line %d s, idle %d s", st->maxsrc, st->backlog,
+	    st->o.grace / 1000, st->o.linetime / 1000, st->o.idle / 1000);
+}
+
+/*
+ * -m and -s: may a connection from ss be served now?  If not, it is
+ * refused and 0 returned.
+ */
+static int
+admit(const struct settings *st, int fd, const struct sockaddr_storage *ss,
+    socklen_t sslen, struct srcaddr *src)
+{
+	char	 ip[NI_MAXHOST];
+	size_t	 nsrc;
+
+	if (st->maxconn > 0 && nkids >= (size_t)st->maxconn) {
+		log_notice("connection refused: server busy (%zu "
+		    "connections)", nkids);
+		refuse(fd);
+		return 0;
+	}
+	src_of(ss, src);
+	if (st->maxsrc > 0 && (nsrc = src_count(src)) >= (size_t)st->maxsrc) {
+		if (getnameinfo((const struct sockaddr *)ss, sslen, ip,
+		    sizeof(ip), NULL, 0, NI_NUMERICHOST) != 0)
+			strlcpy(ip, "unknown", sizeof(ip));
+		log_notice("connection from %s refused: %zu connections from "
+		    "that address (-s %d)", ip, nsrc, st->maxsrc);
+		refuse(fd);
+		return 0;
+	}
+	return 1;
+}
+
+/*
+ * In a new child: give up what belongs to the listener (its sockets, its
+ * signal handlers, SIGUSR1 reloads), serve the connection fd, exit.
+ */
+static void __attribute__((noreturn))
+run_session(const struct settings *st, const struct listeners *l, int fd,
+    const struct sockaddr_storage *ss, socklen_t sslen,
+    const sigset_t *waitmask)
+{
+	int	 i;
+
+	for (i = 0; i < l->n; i++)
+		close(l->fd[i]);
+	set_signals(SIG_DFL, SIG_IGN);
+	sigprocmask(SIG_SETMASK, waitmask, NULL);
+	_exit(sess_serve(fd, (const struct sockaddr *)ss, sslen, &st->o));
+}
+
+/* Accept a connection on listening socket lfd and start its session. */
+static void
+accept_one(struct settings *st, const struct listeners *l, int lfd,
+    const sigset_t *waitmask)
+{
+	struct sockaddr_storage	 ss;
+	struct srcaddr		 src;
+	socklen_t		 sslen;
+	pid_t			 pid;
+	int			 fd;
+
+	sslen = sizeof(ss);
+	fd = accept4(lfd, (struct sockaddr *)&ss, &sslen, SOCK_CLOEXEC);
+	if (fd == -1) {
+		if (errno != EINTR && errno != EAGAIN && errno != ECONNABORTED)
+			log_warn("accept");
+		return;
+	}
+	if (got_chld)
+		reap();
+	if (got_usr1)
+		tls_reload(st);
+	if (!admit(st, fd, &ss, sslen, &src))
+		return;
+	switch ((pid = fork())) {
+	case -1:
+		log_warn("fork");
+		close(fd);
+		break;
+	case 0:
+		run_session(st, l, fd, &ss, sslen, waitmask);
+	default:
+		kid_add(pid, &src);
+		close(fd);
+		break;
+	}
+}
+
+/* Serve connections until SIGTERM or SIGINT. */
+static void
+serve(struct settings *st, const struct listeners *l)
+{
+	struct pollfd	 pfd[MAXLISTEN];
+	sigset_t	 block, waitmask;
+	int		 i;
+
+	for (i = 0; i < l->n; i++) {
+		pfd[i].fd = l->fd[i];
 		pfd[i].events = POLLIN;
 	}
 	/*
@@ -673,76 +835,44 @@ main(int argc, char *argv[])
 		if (got_chld)
 			reap();
 		if (got_usr1)
-			tls_reload(&o, &tc);
-		if (ppoll(pfd, (nfds_t)nl, NULL, &waitmask) == -1) {
+			tls_reload(st);
+		if (ppoll(pfd, (nfds_t)l->n, NULL, &waitmask) == -1) {
 			if (errno != EINTR)
 				log_warn("poll");
 			continue;
 		}
-		for (i = 0; i < nl && !got_term; i++) {
-			if (!(pfd[i].revents & POLLIN))
-				continue;
-			sslen = sizeof(ss);
-			fd = accept4(lfd[i], (struct sockaddr *)&ss, &sslen,
-			    SOCK_CLOEXEC);
-			if (fd == -1) {
-				if (errno != EINTR && errno != EAGAIN &&
-				    errno != ECONNABORTED)
-					log_warn("accept");
-				continue;
-			}
-			if (got_chld)
-				reap();
-			if (got_usr1)
-				tls_reload(&o, &tc);
-			if (maxconn > 0 && nkids >= (size_t)maxconn) {
-				log_notice("connection refused: server busy "
-				    "(%zu connections)", nkids);
-				refuse(fd);
-				continue;
-			}
-			src_of(&ss, &src);
-			if (maxsrc > 0 &&
-			    (nsrc = src_count(&src)) >= (size_t)maxsrc) {
-				if (getnameinfo((struct sockaddr *)&ss, sslen,
-				    ip, sizeof(ip), NULL, 0,
-				    NI_NUMERICHOST) != 0)
-					strlcpy(ip, "unknown", sizeof(ip));
-				log_notice("connection from %s refused: %zu "
-				    "connections from that address (-s %d)",
-				    ip, nsrc, maxsrc);
-				refuse(fd);
-				continue;
-			}
-			switch ((pid = fork())) {
-			case -1:
-				log_warn("fork");
-				close(fd);
-				break;
-			case 0:
-				for (i = 0; i < nl; i++)
-					close(lfd[i]);
-				sa.sa_handler = SIG_DFL;
-				sigaction(SIGCHLD, &sa, NULL);
-				sigaction(SIGTERM, &sa, NULL);
-				sigaction(SIGINT, &sa, NULL);
-				/* Reloads are the parent's business. */
-				sa.sa_handler = SIG_IGN;
-				sigaction(SIGUSR1, &sa, NULL);
-				sigprocmask(SIG_SETMASK, &waitmask, NULL);
-				_exit(sess_serve(fd, (struct sockaddr *)&ss,
-				    sslen, &o));
-			default:
-				kid_add(pid, &src);
-				close(fd);
-				break;
-			}
-		}
+		for (i = 0; i < l->n && !got_term; i++)
+			if (pfd[i].revents & POLLIN)
+				accept_one(st, l, l->fd[i], &waitmask);
 	}
+}
+
+/* After SIGTERM: close the sockets, remove the pid file. */
+static void
+stop(const struct settings *st, const struct listeners *l)
+{
+	int	 i;
+
 	log_info("shutting down (%zu sessions still running)", nkids);
-	for (i = 0; i < nl; i++)
-		close(lfd[i]);
-	if (pidfile != NULL)
-		(void)unlink(pidfile);
+	for (i = 0; i < l->n; i++)
+		close(l->fd[i]);
+	if (st->pidfile != NULL)
+		(void)unlink(st->pidfile);
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct settings		 st;
+	struct listeners	 l;
+
+	/* Until start() hands the log to syslog, errors go to stderr. */
+	log_init("cairnd", LOG_TO_STDERR | LOG_PREFIX, 0);
+	log_setfatalstatus(1);
+	parse_options(argc, argv, &st);
+	check_options(&st);
+	start(&st, &l);
+	serve(&st, &l);
+	stop(&st, &l);
 	exit(0);
 }

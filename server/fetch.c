@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <syslog.h>
 #include <unistd.h>
 
 #include "cerr.h"
@@ -249,13 +250,13 @@ pdesc_fail(struct sess *s, int r, int ac, char **av, int stat)
 		if (strcasecmp(av[1], "FILE") == 0) {
 			sess_logsafe(name, sizeof(name), av[2]);
 			sess_logsafe(path, sizeof(path), av[3]);
-			log_info("%s[%s]: no access for %s:%s", s->host,
-			    s->ip, name, path);
+			sess_log(s, LOG_INFO, "no access for %s:%s", name,
+			    path);
 			return sess_reply(s, RAP_RETR_DENIED,
 			    "No access for %s:%s", av[2], av[3]);
 		}
 		sess_logsafe(name, sizeof(name), av[2]);
-		log_info("%s[%s]: no access for %s", s->host, s->ip, name);
+		sess_log(s, LOG_INFO, "no access for %s", name);
 		return sess_reply(s, RAP_RETR_DENIED, "No access for %s", av[2]);
 	}
 }
@@ -280,8 +281,7 @@ cmd_stat(struct sess *s, int ac, char **av)
 	sess_logsafe(where, sizeof(where), pd.rel);
 	if ((fd = safe_open(s->opts->rootfd, pd.rel)) == -1 ||
 	    fstat(fd, &st) == -1) {
-		log_info("%s[%s]: stat %s: %s", s->host, s->ip, where,
-		    strerror(errno));
+		sess_logerr(s, LOG_INFO, "stat %s", where);
 		if (fd != -1)
 			close(fd);
 		r = sess_reply(s, RAP_STAT_ACCESS, "Access Error: %s", where);
@@ -358,21 +358,20 @@ cmd_retr(struct sess *s, int ac, char **av)
 	}
 	sess_logsafe(where, sizeof(where), pd.rel);
 	if ((fd = safe_open(s->opts->rootfd, pd.rel)) == -1) {
-		log_info("%s[%s]: open %s: %s", s->host, s->ip, where,
-		    strerror(errno));
+		sess_logerr(s, LOG_INFO, "open %s", where);
 		r = sess_reply(s, RAP_RETR_ACCESS, "Unable to access %s.",
 		    where);
 		pdesc_clear(&pd);
 		return r;
 	}
 	if (fstat(fd, &st) == -1) {
-		log_warn("%s[%s]: fstat %s", s->host, s->ip, where);
+		sess_logerr(s, LOG_ERR, "fstat %s", where);
 		close(fd);
 		r = sess_reply(s, RAP_RETR_ACCESS, "Access Error: %s", where);
 		pdesc_clear(&pd);
 		return r;
 	}
-	log_debug("%s[%s]: retrieving %s", s->host, s->ip, where);
+	sess_log(s, LOG_DEBUG, "retrieving %s", where);
 	pdesc_clear(&pd);
 	if (sess_reply(s, RAP_RETR_OK, "Retrieving file") == SESS_CLOSE ||
 	    conn_printf(s->conn, &err, "%lld\r\n", (long long)st.st_size)
@@ -397,10 +396,10 @@ cmd_retr(struct sess *s, int ac, char **av)
 		if (n <= 0) {
 			/* The size is promised: the framing cannot recover. */
 			if (n == 0)
-				log_warnx("%s[%s]: file shrank while being "
-				    "sent", s->host, s->ip);
+				sess_log(s, LOG_ERR, "file shrank while "
+				    "being sent");
 			else
-				log_warn("%s[%s]: read", s->host, s->ip);
+				sess_logerr(s, LOG_ERR, "read");
 			free(chunk);
 			close(fd);
 			return SESS_CLOSE;

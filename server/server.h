@@ -54,6 +54,7 @@ struct sess {
 	const struct sopts	*opts;
 	char			 ip[64];	/* numeric peer address */
 	char			 host[1025];	/* reverse name or ip */
+	char			 peer[1100];	/* "host[ip]" for log lines */
 	const char		*cn;		/* certificate CN, NULL */
 	int			 state;		/* SESS_PRETLS ... */
 	int64_t			 grace;		/* deadline to reach SESS_AUTH */
@@ -80,6 +81,14 @@ int	 sess_serve(int fd, const struct sockaddr *, socklen_t,
 int	 sess_reply(struct sess *, int code, const char *fmt, ...)
 	    __attribute__((format(printf, 3, 4)));
 void	 sess_logsafe(char *dst, size_t len, const char *src);
+/*
+ * Log one line about the session at syslog priority pri: "host[ip]: "
+ * and the message.  sess_logerr() appends ": strerror(errno)".
+ */
+void	 sess_log(const struct sess *, int pri, const char *fmt, ...)
+	    __attribute__((format(printf, 3, 4)));
+void	 sess_logerr(const struct sess *, int pri, const char *fmt, ...)
+	    __attribute__((format(printf, 3, 4)));
 
 /* hostcfg.c */
 /*

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <syslog.h>
 #include <unistd.h>
 
 #include "cerr.h"
@@ -79,6 +80,50 @@ sess_logsafe(char *dst, size_t len, const char *src)
 	for (i = 0; i + 1 < len && src[i] != '\0'; i++)
 		dst[i] = isprint((unsigned char)src[i]) ? src[i] : '?';
 	dst[i] = '\0';
+}
+
+/* vlog() with its arguments given in place. */
+static void
+log_args(int pri, int with_errno, const char *fmt, ...)
+{
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	vlog(pri, with_errno, fmt, ap);
+	va_end(ap);
+}
+
+/* The message behind "host[ip]: "; errno is kept for with_errno. */
+static void
+sess_vlog(const struct sess *s, int pri, int with_errno, const char *fmt,
+    va_list ap)
+{
+	char	 msg[4096];
+	int	 saved = errno;
+
+	(void)vsnprintf(msg, sizeof(msg), fmt, ap);
+	errno = saved;
+	log_args(pri, with_errno, "%s: %s", s->peer, msg);
+}
+
+void
+sess_log(const struct sess *s, int pri, const char *fmt, ...)
+{
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	sess_vlog(s, pri, 0, fmt, ap);
+	va_end(ap);
+}
+
+void
+sess_logerr(const struct sess *s, int pri, const char *fmt, ...)
+{
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	sess_vlog(s, pri, 1, fmt, ap);
+	va_end(ap);
 }
 
 /* Queue one reply line "<code> <text>\r\n". */
@@ -173,7 +218,7 @@ cmd_comp(struct sess *s, int ac, char **av)
 		s->status = 1;
 		return SESS_CLOSE;
 	}
-	log_debug("%s[%s]: zlib level %ld", s->host, s->ip, lv);
+	sess_log(s, LOG_DEBUG, "zlib level %ld", lv);
 	return sess_reply(s, RAP_ZLIB_ON, "ZLIB compression level %ld enabled",
 	    lv);
 }
@@ -202,6 +247,35 @@ cmd_repo(struct sess *s, int ac, char **av)
 	return sess_reply(s, RAP_REPO_OK, "Report successful");
 }
 
+/* Refuse service and end the session. */
+static int
+sess_unavailable(struct sess *s)
+{
+	sess_reply(s, RAP_UNAVAILABLE,
+	    "Service not available, closing transmission channel");
+	s->status = 1;
+	return SESS_CLOSE;
+}
+
+/*
+ * The host matched config: load its command files and authorize the
+ * session.  Returns SESS_OK, or SESS_CLOSE after refusing service.
+ */
+static int
+sess_authorize(struct sess *s)
+{
+	struct cerr	 err;
+
+	if (hostcfg_load(s, &err) == -1) {
+		sess_log(s, LOG_ERR, "%s", err.msg);
+		return sess_unavailable(s);
+	}
+	sess_log(s, LOG_DEBUG, "command file %s, special directory %s",
+	    s->cmdfile, s->specialdir);
+	s->state = SESS_AUTH;
+	return SESS_OK;
+}
+
 /*
  * STARTTLS (docs/protocol.md 5.7): handshake, then match the host again, now
  * with the certificate's name at -w >= 2.
@@ -220,8 +294,7 @@ cmd_starttls(struct sess *s, int ac, char **av)
 	}
 	if (conn_pending(s->conn) > 0) {
 		/* Anything behind STARTTLS came in clear: never obey it. */
-		log_notice("%s[%s]: data in clear after STARTTLS", s->host,
-		    s->ip);
+		sess_log(s, LOG_NOTICE, "data in clear after STARTTLS");
 		sess_reply(s, RAP_SYNTAX, "Data after STARTTLS, closing "
 		    "connection");
 		s->status = 1;
@@ -237,9 +310,8 @@ cmd_starttls(struct sess *s, int ac, char **av)
 	conn_set_timeout(s->conn, SESS_IOWAIT);
 	if (r == -1) {
 		if (conn_now() >= s->grace)
-			log_notice("%s[%s]: not authorized within %d s (TLS "
-			    "handshake)", s->host, s->ip,
-			    s->opts->grace / 1000);
+			sess_log(s, LOG_NOTICE, "not authorized within %d s "
+			    "(TLS handshake)", s->opts->grace / 1000);
 		else
 			log_notice("%s", err.msg);
 		s->status = 1;
@@ -247,32 +319,20 @@ cmd_starttls(struct sess *s, int ac, char **av)
 	}
 	if (s->opts->tls >= 2)
 		s->cn = tls_peer_name(conn_tls(s->conn));
-	log_info("%s[%s]: TLS started (%s), certificate name %s", s->host,
-	    s->ip, tls_describe(conn_tls(s->conn), desc, sizeof(desc)),
+	sess_log(s, LOG_INFO, "TLS started (%s), certificate name %s",
+	    tls_describe(conn_tls(s->conn), desc, sizeof(desc)),
 	    s->cn != NULL ? s->cn : "-");
 	if ((r = hostcfg_match(s, &err)) == -1) {
 		log_warnx("%s", err.msg);
-		goto unavailable;
+		return sess_unavailable(s);
 	}
 	if (r == 0) {
-		log_notice("%s[%s]: host not in config (certificate name %s)",
-		    s->host, s->ip, s->cn != NULL ? s->cn : "-");
+		sess_log(s, LOG_NOTICE, "host not in config (certificate name "
+		    "%s)", s->cn != NULL ? s->cn : "-");
 		s->state = SESS_UNKNOWN;
 		return SESS_OK;
 	}
-	if (hostcfg_load(s, &err) == -1) {
-		log_warnx("%s[%s]: %s", s->host, s->ip, err.msg);
-		goto unavailable;
-	}
-	log_debug("%s[%s]: command file %s, special directory %s", s->host,
-	    s->ip, s->cmdfile, s->specialdir);
-	s->state = SESS_AUTH;
-	return SESS_OK;
-unavailable:
-	sess_reply(s, RAP_UNAVAILABLE,
-	    "Service not available, closing transmission channel");
-	s->status = 1;
-	return SESS_CLOSE;
+	return sess_authorize(s);
 }
 
 static const struct verb *
@@ -313,8 +373,7 @@ sess_dispatch(struct sess *s, char *line)
 		    "Syntax error (too many arguments)");
 	}
 	if ((v->flags & V_AUTH) && s->state == SESS_PRETLS) {
-		log_notice("%s[%s]: %s before STARTTLS", s->host, s->ip,
-		    v->name);
+		sess_log(s, LOG_NOTICE, "%s before STARTTLS", v->name);
 		sess_reply(s, RAP_NEED_TLS,
 		    "Must issue a STARTTLS command first");
 		s->status = 1;
@@ -330,7 +389,7 @@ sess_dispatch(struct sess *s, char *line)
 	return v->act(s, ac, av);
 }
 
-/* Fill s->ip and s->host from the peer address. */
+/* Fill s->ip, s->host and s->peer from the peer address. */
 static void
 sess_identify(struct sess *s, const struct sockaddr *sa, socklen_t salen)
 {
@@ -360,6 +419,7 @@ sess_identify(struct sess *s, const struct sockaddr *sa, socklen_t salen)
 		strlcpy(s->host, s->ip, sizeof(s->host));
 	for (p = s->host; *p != '\0'; p++)
 		*p = (char)tolower((unsigned char)*p);
+	snprintf(s->peer, sizeof(s->peer), "%s[%s]", s->host, s->ip);
 }
 
 static void
@@ -386,12 +446,127 @@ sess_logstats(struct sess *s)
 	conn_stats(s->conn, &st);
 	rout = st.wire_out > 0 ? (double)st.raw_out / (double)st.wire_out : 1;
 	rin = st.wire_in > 0 ? (double)st.raw_in / (double)st.wire_in : 1;
-	log_info("%s[%s]: session end: zlib level %d, sent %llu bytes "
+	sess_log(s, LOG_INFO, "session end: zlib level %d, sent %llu bytes "
 	    "(%llu on the wire, ratio %.2f), received %llu bytes (%llu on "
-	    "the wire, ratio %.2f)", s->host, s->ip, st.level,
+	    "the wire, ratio %.2f)", st.level,
 	    (unsigned long long)st.raw_out, (unsigned long long)st.wire_out,
 	    rout, (unsigned long long)st.raw_in,
 	    (unsigned long long)st.wire_in, rin);
+}
+
+/* Set up the session of the connection fd. */
+static void
+sess_open(struct sess *s, int fd, const struct sockaddr *sa,
+    socklen_t salen, const struct sopts *o)
+{
+	int	 one = 1;
+
+	memset(s, 0, sizeof(*s));
+	s->opts = o;
+	s->status = 1;
+	s->grace = conn_now() + o->grace;
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	sess_identify(s, sa, salen);
+	s->conn = conn_new(fd, s->peer);
+	conn_set_maxline(s->conn, PROTO_REQMAX);
+	conn_set_timeout(s->conn, SESS_IOWAIT);
+	conn_set_linetimes(s->conn, o->idle, o->linetime);
+	conn_set_zratio(s->conn, SESS_ZRATIO);
+	conn_set_trace(s->conn, o->debug);
+	sess_log(s, LOG_INFO, "connect");
+}
+
+/*
+ * Without TLS (-w 0) the host is authorized now, by its address; then
+ * the banner.  Returns SESS_OK, or SESS_CLOSE after the refusal.
+ */
+static int
+sess_greet(struct sess *s)
+{
+	struct cerr	 err;
+	int		 r;
+
+	s->state = s->opts->tls > 0 ? SESS_PRETLS : SESS_AUTH;
+	if (s->state == SESS_AUTH) {
+		if ((r = hostcfg_match(s, &err)) == -1) {
+			log_warnx("%s", err.msg);
+			return sess_unavailable(s);
+		}
+		if (r == 0) {
+			sess_log(s, LOG_NOTICE, "host not in config");
+			sess_reply(s, RAP_UNRECOGNIZED, "No access for %s",
+			    s->host);
+			return SESS_CLOSE;
+		}
+		if (sess_authorize(s) == SESS_CLOSE)
+			return SESS_CLOSE;
+	}
+	conn_printf(s->conn, NULL,
+	    "200-RAP 1 %s %s radmind access protocol\r\n", s->opts->hostname,
+	    CAIRN_VERSION);
+	conn_printf(s->conn, NULL, "200 CAPA %sREPO\r\n",
+	    s->opts->zmax > 0 ? "ZLIB " : "");
+	return SESS_OK;
+}
+
+/* No request line could be read: log why and say goodbye. */
+static void
+sess_readfail(struct sess *s, const struct cerr *err)
+{
+	if (conn_eof(s->conn)) {
+		sess_log(s, LOG_INFO, "connection closed by peer");
+		s->status = 1;
+	} else if (conn_toolong(s->conn)) {
+		sess_log(s, LOG_NOTICE, "request line too long");
+		conn_set_timeout(s->conn, SESS_IOWAIT);
+		sess_reply(s, RAP_UNRECOGNIZED,
+		    "Line too long, closing connection");
+	} else {
+		if (s->state != SESS_AUTH && conn_now() >= s->grace)
+			sess_log(s, LOG_NOTICE, "not authorized within %d s",
+			    s->opts->grace / 1000);
+		else
+			log_notice("%s", err->msg);
+		conn_set_timeout(s->conn, SESS_IOWAIT);
+		sess_reply(s, RAP_CLOSING, "Server closing connection");
+	}
+}
+
+/* Read and obey requests until the session ends. */
+static void
+sess_loop(struct sess *s)
+{
+	struct cerr	 err;
+	char		*line;
+	int64_t		 deadline;
+
+	while (!s->close) {
+		/*
+		 * A command may be idle for up to -I, and a line that has
+		 * begun must be complete within -t; until it is authorized
+		 * (-w >= 1: TLS and a config match) a client also has no
+		 * more than what is left of the grace time (-G).
+		 */
+		deadline = s->state == SESS_AUTH ? -1 : s->grace;
+		if (conn_getline_until(s->conn, &line, deadline, PROTO_REQMAX,
+		    &err) == -1) {
+			sess_readfail(s, &err);
+			break;
+		}
+		conn_set_timeout(s->conn, SESS_IOWAIT);
+		if (sess_dispatch(s, line) == SESS_CLOSE) {
+			if (!s->close)
+				s->status = 1;
+			break;
+		}
+		if (s->errors >= SESS_MAXERRORS) {
+			sess_log(s, LOG_NOTICE, "too many protocol errors");
+			sess_reply(s, RAP_UNAVAILABLE, "Too many errors, "
+			    "closing transmission channel");
+			s->status = 1;
+			break;
+		}
+	}
 }
 
 int
@@ -399,102 +574,13 @@ sess_serve(int fd, const struct sockaddr *sa, socklen_t salen,
     const struct sopts *o)
 {
 	struct sess	 s;
-	struct cerr	 err;
-	char		*line, peer[1200];
-	int64_t		 deadline;
-	int		 one = 1, r;
+	int		 r;
 
-	memset(&s, 0, sizeof(s));
-	s.opts = o;
-	s.status = 1;
-	s.grace = conn_now() + o->grace;
-	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	sess_identify(&s, sa, salen);
-	snprintf(peer, sizeof(peer), "%s[%s]", s.host, s.ip);
-	s.conn = conn_new(fd, peer);
-	conn_set_maxline(s.conn, PROTO_REQMAX);
-	conn_set_timeout(s.conn, SESS_IOWAIT);
-	conn_set_linetimes(s.conn, o->idle, o->linetime);
-	conn_set_zratio(s.conn, SESS_ZRATIO);
-	conn_set_trace(s.conn, o->debug);
-	log_info("%s: connect", peer);
-
-	s.state = o->tls > 0 ? SESS_PRETLS : SESS_AUTH;
-	if (s.state == SESS_AUTH &&
-	    (r = hostcfg_match(&s, &err)) != 1) {
-		if (r == -1) {
-			log_warnx("%s", err.msg);
-			sess_reply(&s, RAP_UNAVAILABLE, "Service not available, "
-			    "closing transmission channel");
-		} else {
-			log_notice("%s: host not in config", peer);
-			sess_reply(&s, RAP_UNRECOGNIZED, "No access for %s",
-			    s.host);
-		}
-		goto done;
+	sess_open(&s, fd, sa, salen, o);
+	if (sess_greet(&s) == SESS_OK) {
+		sess_loop(&s);
+		sess_logstats(&s);
 	}
-	if (s.state == SESS_AUTH) {
-		if (hostcfg_load(&s, &err) == -1) {
-			log_warnx("%s: %s", peer, err.msg);
-			sess_reply(&s, RAP_UNAVAILABLE, "Service not "
-			    "available, closing transmission channel");
-			goto done;
-		}
-		log_debug("%s: command file %s, special directory %s", peer,
-		    s.cmdfile, s.specialdir);
-	}
-	conn_printf(s.conn, NULL, "200-RAP 1 %s %s radmind access protocol\r\n",
-	    o->hostname, CAIRN_VERSION);
-	conn_printf(s.conn, NULL, "200 CAPA %sREPO\r\n",
-	    o->zmax > 0 ? "ZLIB " : "");
-
-	while (!s.close) {
-		/*
-		 * A command may be idle for up to -I, and a line that has
-		 * begun must be complete within -t; until it is authorized
-		 * (-w >= 1: TLS and a config match) a client also has no
-		 * more than what is left of the grace time (-G).
-		 */
-		deadline = s.state == SESS_AUTH ? -1 : s.grace;
-		if (conn_getline_until(s.conn, &line, deadline, PROTO_REQMAX,
-		    &err) == -1) {
-			if (conn_eof(s.conn)) {
-				log_info("%s: connection closed by peer", peer);
-				s.status = 1;
-			} else if (conn_toolong(s.conn)) {
-				log_notice("%s: request line too long", peer);
-				conn_set_timeout(s.conn, SESS_IOWAIT);
-				sess_reply(&s, RAP_UNRECOGNIZED,
-				    "Line too long, closing connection");
-			} else {
-				if (s.state != SESS_AUTH &&
-				    conn_now() >= s.grace)
-					log_notice("%s: not authorized within "
-					    "%d s", peer, o->grace / 1000);
-				else
-					log_notice("%s", err.msg);
-				conn_set_timeout(s.conn, SESS_IOWAIT);
-				sess_reply(&s, RAP_CLOSING,
-				    "Server closing connection");
-			}
-			break;
-		}
-		conn_set_timeout(s.conn, SESS_IOWAIT);
-		if (sess_dispatch(&s, line) == SESS_CLOSE) {
-			if (!s.close)
-				s.status = 1;
-			break;
-		}
-		if (s.errors >= SESS_MAXERRORS) {
-			log_notice("%s: too many protocol errors", peer);
-			sess_reply(&s, RAP_UNAVAILABLE, "Too many errors, "
-			    "closing transmission channel");
-			s.status = 1;
-			break;
-		}
-	}
-	sess_logstats(&s);
-done:
 	r = s.status;
 	stor_finish(&s);
 	conn_close(s.conn);

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <syslog.h>
 #include <unistd.h>
 
 #include "cerr.h"
@@ -119,8 +120,8 @@ stor_room(struct sess *s, int fd, int64_t size, const char *upload)
 	uint64_t	 avail;
 
 	if (s->opts->maxupload > 0 && size > s->opts->maxupload) {
-		log_notice("%s[%s]: STOR %s: %lld bytes refused, limit %lld "
-		    "(-M)", s->host, s->ip, upload, (long long)size,
+		sess_log(s, LOG_NOTICE, "STOR %s: %lld bytes refused, limit "
+		    "%lld (-M)", upload, (long long)size,
 		    (long long)s->opts->maxupload);
 		errno = EFBIG;
 		return -1;
@@ -132,8 +133,8 @@ stor_room(struct sess *s, int fd, int64_t size, const char *upload)
 	avail = (uint64_t)sv.f_bavail * (uint64_t)sv.f_frsize;
 	if ((uint64_t)size > avail ||
 	    avail - (uint64_t)size < (uint64_t)s->opts->minfree) {
-		log_notice("%s[%s]: STOR %s: %lld bytes refused, %llu bytes "
-		    "free, floor %lld (-N)", s->host, s->ip, upload,
+		sess_log(s, LOG_NOTICE, "STOR %s: %lld bytes refused, %llu "
+		    "bytes free, floor %lld (-N)", upload,
 		    (long long)size, (unsigned long long)avail,
 		    (long long)s->opts->minfree);
 		errno = ENOSPC;
@@ -161,8 +162,7 @@ stor_body(struct sess *s, int fd, int dfd, const char *leaf,
 		goto bad;
 	}
 	if (proto_parse_size(line, &size) == -1) {
-		log_warnx("%s: STOR %s: bad size line", conn_peer(s->conn),
-		    upload);
+		sess_log(s, LOG_ERR, "STOR %s: bad size line", upload);
 		goto bad;
 	}
 	if (stor_room(s, fd, size, upload) == -1) {
@@ -301,7 +301,7 @@ cmd_stor(struct sess *s, int ac, char **av)
 		goto out;
 	}
 	close(dfd);
-	log_info("%s[%s]: stored %s", s->host, s->ip, up);
+	sess_log(s, LOG_INFO, "stored %s", up);
 	r = sess_reply(s, RAP_STOR_DONE, "File stored");
 	goto out;
 syntax:
@@ -353,8 +353,8 @@ stor_finish(struct sess *s)
 			log_warn("tmp/file/%s: removing incomplete upload",
 			    safe);
 	}
-	log_notice("%s[%s]: upload of %s did not end with QUIT: removed",
-	    s->host, s->ip, safe);
+	sess_log(s, LOG_NOTICE, "upload of %s did not end with QUIT: removed",
+	    safe);
 out:
 	if (s->storname != NULL)
 		stor_mark(s->opts->rootfd, getpid(), NULL);

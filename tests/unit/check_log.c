@@ -85,6 +85,26 @@ START_TEST(test_prefix_and_debug)
 }
 END_TEST
 
+/* A daemon prefixes its start-up errors, then logs bare lines. */
+static void
+reinit(void)
+{
+	log_init("cairnd", LOG_TO_STDERR | LOG_PREFIX, 0);
+	log_warnx("-C requires -w 3 or higher");
+	log_init("cairnd", LOG_TO_STDERR, 0);
+	log_info("listening");
+}
+
+START_TEST(test_reinit_drops_prefix)
+{
+	int	 st;
+	char	*out = run_child(reinit, &st);
+
+	ck_assert_str_eq(out, "cairnd: -C requires -w 3 or higher\n"
+	    "listening\n");
+}
+END_TEST
+
 static void
 say(void *arg)
 {
@@ -187,6 +207,7 @@ log_suite(void)
 	tc = tcase_create("stderr");
 	tcase_add_test(tc, test_bare);
 	tcase_add_test(tc, test_prefix_and_debug);
+	tcase_add_test(tc, test_reinit_drops_prefix);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("cleanup");
