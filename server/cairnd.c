@@ -96,7 +96,7 @@ usage(void)
 	    "[-t line-seconds] [-u umask] [-w auth-level] "
 	    "[-x ca-pem-file] [-y cert-pem-file] [-z key-pem-file] "
 	    "[-Z max-compression-level]\n");
-	exit(1);
+	exit(2);
 }
 
 static void
@@ -433,7 +433,7 @@ settings_init(struct settings *st)
 	umask(st->o.umask);
 }
 
-/* Fill st from the command line; a usage error exits 1. */
+/* Fill st from the command line; a usage error exits 2. */
 static void
 parse_options(int argc, char *argv[], struct settings *st)
 {
@@ -868,9 +868,11 @@ main(int argc, char *argv[])
 
 	/* Until start() hands the log to syslog, errors go to stderr. */
 	log_init("cairnd", LOG_TO_STDERR | LOG_PREFIX, 0);
-	log_setfatalstatus(1);
+	/* A bad command line exits 2; failing to start exits 1. */
+	log_setfatalstatus(2);
 	parse_options(argc, argv, &st);
 	check_options(&st);
+	log_setfatalstatus(1);
 	start(&st, &l);
 	serve(&st, &l);
 	stop(&st, &l);

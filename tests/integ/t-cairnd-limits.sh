@@ -55,14 +55,14 @@ rap "$PORT" 'X1\nX2\nX3\nX4\nX5\nX6\nX7\nX8\nX9\nX10\nNOOP\n' >"$T/out" ||
 assert_file_eq "$T/exp" "$T/out" "error limit"
 stop_cairnd
 
-# TLS levels without a certificate are refused with a clear message,
-# usage errors exit 1.
+# TLS levels without a certificate are refused with a clear message and
+# exit 1 (cannot start); usage errors exit 2.
 run_capture "$T/out" "$T/err" "$CAIRND" -f -D "$T/repo" -w 1
 assert_eq 1 "$RC" "-w 1 exit status"
 grep -q 'cert/cert.pem: cannot load certificate' "$T/err" ||
     fail "-w 1: $(cat "$T/err")"
 run_capture "$T/out" "$T/err" "$CAIRND" -Z 10
-assert_eq 1 "$RC" "-Z 10 exit status"
+assert_eq 2 "$RC" "-Z 10 exit status"
 run_capture "$T/out" "$T/err" "$CAIRND" -V
 assert_eq 0 "$RC" "-V exit status"
 [ -s "$T/out" ] || fail "-V printed nothing"

@@ -171,7 +171,7 @@ done
 
 # Start-up errors exit 1 with the file named.
 run_capture "$T/out" "$T/err" "$CAIRND" -f -D "$R" -w 2 -C "$PKI/crl.pem"
-assert_eq 1 "$RC" "-C at -w 2"
+assert_eq 2 "$RC" "-C at -w 2 (usage)"
 grep -q -- '-C requires -w 3' "$T/err" || fail "-C at -w 2: $(cat "$T/err")"
 run_capture "$T/out" "$T/err" "$CAIRND" -f -D "$R" -w 1 -y "$T/none.pem"
 assert_eq 1 "$RC" "-y missing"
