@@ -416,7 +416,7 @@ sess_serve(int fd, const struct sockaddr *sa, socklen_t salen,
 	conn_set_timeout(s.conn, SESS_IOWAIT);
 	conn_set_linetimes(s.conn, o->idle, o->linetime);
 	conn_set_zratio(s.conn, SESS_ZRATIO);
-	conn_set_trace(s.conn, o->debug);
+	conn_set_trace(s.conn, o->debug ? proto_trace : NULL, NULL);
 	log_info("%s: connect", peer);
 
 	s.state = o->tls > 0 ? SESS_PRETLS : SESS_AUTH;
