@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 #include <unistd.h>
 
 #include "apply.h"
@@ -92,10 +93,8 @@ apply_warn(struct apply *ap, const char *fmt, ...)
 	progress_hide(&ap->prog);
 	fflush(stdout);
 	va_start(ap2, fmt);
-	vfprintf(stderr, fmt, ap2);
+	vlog(LOG_ERR, 0, fmt, ap2);
 	va_end(ap2);
-	fputc('\n', stderr);
-	fflush(stderr);
 	progress_show(&ap->prog);
 }
 
