@@ -46,6 +46,7 @@
 #include "bench.h"
 #include "buf.h"
 #include "fsutil.h"
+#include "log.h"
 #include "xmalloc.h"
 
 #define NITEMS(a)	(sizeof(a) / sizeof((a)[0]))
@@ -240,7 +241,7 @@ rng_shuffle(struct rng *r, void *base, size_t n, size_t size)
 	size_t		 i, j;
 
 	if (size > sizeof(tmp))
-		die("corpus: cannot shuffle elements of %zu bytes", size);
+		fatalx("corpus: cannot shuffle elements of %zu bytes", size);
 	for (i = n; i > 1; i--) {
 		j = (size_t)rng_int(r, 0, i - 1);
 		memcpy(tmp, p + (i - 1) * size, size);
@@ -278,7 +279,7 @@ out_printf(struct buf *b, const char *fmt, ...)
 	r = buf_vprintf(b, fmt, ap);
 	va_end(ap);
 	if (r == -1)
-		die("corpus: generated text: %s", strerror(errno));
+		fatal("corpus: generated text");
 }
 
 /* lo to hi words of the vocabulary, separated by spaces. */
@@ -507,7 +508,7 @@ gzip(const unsigned char *in, size_t n, size_t *outlen)
 	memset(&z, 0, sizeof(z));
 	if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8,
 	    Z_DEFAULT_STRATEGY) != Z_OK)
-		die("corpus: deflateInit2 failed");
+		fatalx("corpus: deflateInit2 failed");
 	cap = deflateBound(&z, (uLong)n);
 	out = xmalloc(cap);
 	z.next_in = (unsigned char *)in;
@@ -515,7 +516,7 @@ gzip(const unsigned char *in, size_t n, size_t *outlen)
 	z.next_out = out;
 	z.avail_out = (uInt)cap;
 	if (deflate(&z, Z_FINISH) != Z_STREAM_END)
-		die("corpus: deflate did not finish");
+		fatalx("corpus: deflate did not finish");
 	*outlen = cap - z.avail_out;
 	deflateEnd(&z);
 	return out;
@@ -542,7 +543,7 @@ put(struct writer *w, enum corpus_class cls, const char *rel,
 		free(dir);
 	if ((fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, mode)) == -1 ||
 	    fs_write_all(fd, data, n) == -1 || close(fd) == -1)
-		die("%s: %s", path, strerror(errno));
+		fatal("%s", path);
 	free(path);
 	w->files[cls]++;
 	w->bytes[cls] += n;
@@ -733,15 +734,15 @@ corpus_logs(struct writer *w, struct rng *r, int64_t budget)
 		xasprintf(&path, "%s/var/log/messages.%" PRIu64, w->root, i);
 		if ((fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644)) ==
 		    -1)
-			die("%s: %s", path, strerror(errno));
+			fatal("%s", path);
 		for (left = n; left > 0; left -= k) {
 			k = left < MB ? left : MB;
 			if (fs_write_all(fd, text_take(&x, w->line, k), k) ==
 			    -1)
-				die("%s: %s", path, strerror(errno));
+				fatal("%s", path);
 		}
 		if (close(fd) == -1)
-			die("%s: %s", path, strerror(errno));
+			fatal("%s", path);
 		free(path);
 		w->files[C_LOG]++;
 		w->bytes[C_LOG] += n;
@@ -995,12 +996,12 @@ corpus_make(const char *dir, const struct corpus_spec *spec, FILE *out)
 
 	if (stat(dir, &st) == 0) {
 		if (!S_ISDIR(st.st_mode) || (d = opendir(dir)) == NULL)
-			die("%s exists and is not an empty directory", dir);
+			fatalx("%s exists and is not an empty directory", dir);
 		while ((de = readdir(d)) != NULL)
 			if (strcmp(de->d_name, ".") != 0 &&
 			    strcmp(de->d_name, "..") != 0)
-				die("%s exists and is not an empty directory",
-				    dir);
+				fatalx("%s exists and is not an empty "
+				    "directory", dir);
 		closedir(d);
 	}
 	util_mkdir_p(dir);
@@ -1021,10 +1022,10 @@ corpus_make(const char *dir, const struct corpus_spec *spec, FILE *out)
 		corpus_elf(&w, &r, class_bytes(spec, 25));
 		xasprintf(&path, "%s/MANIFEST.txt", dir);
 		if ((fp = fopen(path, "w")) == NULL)
-			die("%s: %s", path, strerror(errno));
+			fatal("%s", path);
 		summary(&w, spec, fp);
 		if (fclose(fp) == EOF)
-			die("%s: %s", path, strerror(errno));
+			fatal("%s", path);
 		free(path);
 	}
 	if (out != NULL)

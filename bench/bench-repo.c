@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "log.h"
 #include "xmalloc.h"
 
 #define TNAME		"bench.T"
@@ -41,7 +42,7 @@ repo_mirror(struct bench *b, const char *src, const char *dst)
 	int		 in, out;
 
 	if ((d = opendir(src)) == NULL)
-		die("%s: %s", src, strerror(errno));
+		fatal("%s", src);
 	util_mkdir(dst);
 	while ((de = readdir(d)) != NULL) {
 		if (strcmp(de->d_name, ".") == 0 ||
@@ -50,7 +51,7 @@ repo_mirror(struct bench *b, const char *src, const char *dst)
 		xasprintf(&s, "%s/%s", src, de->d_name);
 		xasprintf(&t, "%s/%s", dst, de->d_name);
 		if (lstat(s, &st) == -1)
-			die("%s: %s", s, strerror(errno));
+			fatal("%s", s);
 		if (S_ISDIR(st.st_mode))
 			repo_mirror(b, s, t);
 		else if (S_ISREG(st.st_mode)) {
@@ -60,20 +61,18 @@ repo_mirror(struct bench *b, const char *src, const char *dst)
 			}
 			if (link(s, t) == -1 && errno != EEXIST) {
 				if ((in = open(s, O_RDONLY)) == -1)
-					die("%s: %s", s, strerror(errno));
+					fatal("%s", s);
 				if ((out = open(t, O_WRONLY | O_CREAT |
 				    O_TRUNC, 0644)) == -1)
-					die("%s: %s", t, strerror(errno));
+					fatal("%s", t);
 				while ((n = read(in, buf, sizeof(buf))) > 0)
 					if (write(out, buf, (size_t)n) != n)
-						die("%s: write: %s", t,
-						    strerror(errno));
+						fatal("%s: write", t);
 				if (n == -1)
-					die("%s: read: %s", s,
-					    strerror(errno));
+					fatal("%s: read", s);
 				close(in);
 				if (close(out) == -1)
-					die("%s: %s", t, strerror(errno));
+					fatal("%s", t);
 			}
 		}
 		free(s);
@@ -107,7 +106,7 @@ repo_make(struct bench *b, const char *repo)
 
 	if (b->data != NULL) {
 		if ((data = realpath(b->data, NULL)) == NULL)
-			die("%s: %s", b->data, strerror(errno));
+			fatal("%s", b->data);
 		b->corpus_desc = "data";
 	} else {
 		xasprintf(&data, "%s/corpus", b->work);
@@ -140,7 +139,7 @@ repo_make(struct bench *b, const char *repo)
 	unlink(log);
 	if ((st = spawn_run(argv, data, log, NULL)) != 0) {
 		spawn_show_log(log);
-		die("fsdiff -C of %s exited with status %d", data, st);
+		fatalx("fsdiff -C of %s exited with status %d", data, st);
 	}
 	free(p);
 	free(k);

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "bench.h"
+#include "log.h"
 
 /* A rate in kbit/s, Mbit/s or Gbit/s ("any rate" if infinite). */
 static const char *
@@ -300,7 +301,7 @@ report_csv(const struct bench *b, const double *cross)
 	int			 k, li;
 
 	if ((fp = fopen(b->csv, "w")) == NULL)
-		die("%s: %s", b->csv, strerror(errno));
+		fatal("%s", b->csv);
 	fprintf(fp, "link,rate_bit_s,rtt_ms,level,runs,time_median_s,"
 	    "time_min_s,time_max_s,lapply_median_s,server_cpu_s,"
 	    "client_cpu_s,raw_bytes,wire_down_bytes,wire_up_bytes,"
@@ -342,7 +343,7 @@ report_csv(const struct bench *b, const double *cross)
 		}
 	}
 	if (fclose(fp) == EOF)
-		die("%s: %s", b->csv, strerror(errno));
+		fatal("%s", b->csv);
 }
 
 /* One line per run, in the order they ran within each link. */
@@ -354,7 +355,7 @@ report_runs_csv(const struct bench *b)
 	int			 k, li, i;
 
 	if ((fp = fopen(b->runs_csv, "w")) == NULL)
-		die("%s: %s", b->runs_csv, strerror(errno));
+		fatal("%s", b->runs_csv);
 	fprintf(fp, "link,rate_bit_s,rtt_ms,level,run,time_s,lapply_s,"
 	    "server_cpu_s,client_cpu_s,raw_bytes,wire_down_bytes,"
 	    "wire_up_bytes\n");
@@ -380,6 +381,6 @@ report_runs_csv(const struct bench *b)
 				    r->wire_down, r->wire_up);
 			}
 	if (fclose(fp) == EOF)
-		die("%s: %s", b->runs_csv, strerror(errno));
+		fatal("%s", b->runs_csv);
 	printf("CSV of every run: %s\n", b->runs_csv);
 }

@@ -29,10 +29,8 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "log.h"
 #include "xmalloc.h"
-
-/* The cairnd running now, for die() and the signal handlers; 0 none. */
-volatile sig_atomic_t	 spawn_cairnd_pid;
 
 /* Whether p is an executable regular file. */
 static int
@@ -131,7 +129,7 @@ spawn_start(char *const argv[], const char *cwd, const char *log)
 	int	fd;
 
 	if ((pid = fork()) == -1)
-		die("fork: %s", strerror(errno));
+		fatal("fork");
 	if (pid == 0) {
 		if (cwd != NULL && chdir(cwd) == -1)
 			_exit(126);
@@ -165,7 +163,7 @@ spawn_run(char *const argv[], const char *cwd, const char *log, double *cpu)
 	pid = spawn_start(argv, cwd, log);
 	while (wait4(pid, &st, 0, &ru) == -1)
 		if (errno != EINTR)
-			die("wait4: %s", strerror(errno));
+			fatal("wait4");
 	if (cpu != NULL)
 		*cpu += tv_s(&ru.ru_utime) + tv_s(&ru.ru_stime);
 	if (WIFEXITED(st))
@@ -173,7 +171,7 @@ spawn_run(char *const argv[], const char *cwd, const char *log, double *cpu)
 	return 128 + WTERMSIG(st);
 }
 
-/* Print the last lines of a log to stderr. */
+/* Show the last lines of a log (through the log, on stderr). */
 void
 spawn_show_log(const char *log)
 {
@@ -191,7 +189,7 @@ spawn_show_log(const char *log)
 	n = fread(buf, 1, sizeof(buf) - 1, fp);
 	buf[n] = '\0';
 	fclose(fp);
-	fprintf(stderr, "--- end of %s ---\n%s%s---\n", log, buf,
+	log_info("--- end of %s ---\n%s%s---", log, buf,
 	    n > 0 && buf[n - 1] != '\n' ? "\n" : "");
 }
 
@@ -204,13 +202,13 @@ free_port(void)
 	int			fd;
 
 	if ((fd = socket(AF_INET, SOCK_STREAM, 0)) == -1)
-		die("socket: %s", strerror(errno));
+		fatal("socket");
 	memset(&sin, 0, sizeof(sin));
 	sin.sin_family = AF_INET;
 	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	if (bind(fd, (struct sockaddr *)&sin, sizeof(sin)) == -1 ||
 	    getsockname(fd, (struct sockaddr *)&sin, &len) == -1)
-		die("bind 127.0.0.1: %s", strerror(errno));
+		fatal("bind 127.0.0.1");
 	close(fd);
 	return ntohs(sin.sin_port);
 }
@@ -253,7 +251,28 @@ sleep_ms(int ms)
 		;
 }
 
-/* Start cairnd on a free port; returns its pid, or -1 if it exited. */
+/* Cleanup hook: stop the cairnd of the run, if any (signal safe). */
+static void
+spawn_kill(void *arg)
+{
+	struct bench	*b = arg;
+
+	if (b->cairnd_pid > 0)
+		kill(b->cairnd_pid, SIGTERM);
+}
+
+/* The cairnd of the run is gone: nothing for the hook to stop. */
+static void
+spawn_forget(struct bench *b)
+{
+	b->cairnd_pid = 0;
+	log_delcleanup(spawn_kill, b);
+}
+
+/*
+ * Start cairnd on a free port; returns its pid (also in b->cairnd_pid,
+ * which a cleanup hook stops), or -1 if it exited.
+ */
 pid_t
 spawn_cairnd(struct bench *b, uint16_t *portp)
 {
@@ -290,11 +309,12 @@ spawn_cairnd(struct bench *b, uint16_t *portp)
 	argv[i++] = pbuf;
 	argv[i] = NULL;
 	pid = spawn_start(argv, b->repo, log);
-	spawn_cairnd_pid = pid;
+	b->cairnd_pid = pid;
+	log_addcleanup(spawn_kill, b);
 	/* Bounded: 1000 x 5 ms. */
 	for (i = 0; i < 1000; i++) {
 		if (waitpid(pid, &st, WNOHANG) == pid) {
-			spawn_cairnd_pid = 0;
+			spawn_forget(b);
 			free(log);
 			return -1;
 		}
@@ -323,9 +343,9 @@ spawn_cairnd(struct bench *b, uint16_t *portp)
 	if (i == 1000) {
 		kill(pid, SIGKILL);
 		waitpid(pid, &st, 0);
-		spawn_cairnd_pid = 0;
+		spawn_forget(b);
 		spawn_show_log(log);
-		die("cairnd did not listen on %s:%u within 5 s", abuf, port);
+		fatalx("cairnd did not listen on %s:%u within 5 s", abuf, port);
 	}
 	free(log);
 	*portp = port;
@@ -362,14 +382,15 @@ count_children(pid_t pid)
 }
 
 /*
- * Stop cairnd once its session children are gone (so their CPU time has
- * been added to its own) and return its CPU seconds, -1 if some child
- * was still there after 5 s.
+ * Stop the cairnd of the run once its session children are gone (so
+ * their CPU time has been added to its own) and return its CPU seconds,
+ * -1 if some child was still there after 5 s.
  */
 double
-spawn_cairnd_stop(pid_t pid)
+spawn_cairnd_stop(struct bench *b)
 {
 	struct rusage	ru;
+	pid_t		pid = b->cairnd_pid;
 	int		i, st, left = 0;
 
 	for (i = 0; i < 1000; i++) {
@@ -380,8 +401,8 @@ spawn_cairnd_stop(pid_t pid)
 	kill(pid, SIGTERM);
 	while (wait4(pid, &st, 0, &ru) == -1)
 		if (errno != EINTR)
-			die("wait4 cairnd: %s", strerror(errno));
-	spawn_cairnd_pid = 0;
+			fatal("wait4 cairnd");
+	spawn_forget(b);
 	if (left > 0)
 		return -1;
 	return tv_s(&ru.ru_utime) + tv_s(&ru.ru_stime);

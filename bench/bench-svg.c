@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "log.h"
 #include "xmalloc.h"
 
 /* Page width; the plot area runs from X0 to X1. */
@@ -280,7 +281,7 @@ svg_write(const struct bench *b, const struct levelfit *fit)
 		g.d = (X1 - X0 - 40) / (b->levels[b->nlevels - 1] -
 		    b->levels[0]);
 	if ((g.fp = fopen(b->svg, "w")) == NULL)
-		die("%s: %s", b->svg, strerror(errno));
+		fatal("%s", b->svg);
 	fprintf(g.fp, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 	    "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
 	    "height=\"660\" viewBox=\"0 0 %.0f 660\" "
@@ -306,7 +307,7 @@ svg_write(const struct bench *b, const struct levelfit *fit)
 	svg_saved(&g, fit);
 	fprintf(g.fp, "</svg>\n");
 	if (fclose(g.fp) == EOF)
-		die("%s: %s", b->svg, strerror(errno));
+		fatal("%s", b->svg);
 	printf("SVG: %s\n", b->svg);
 	svg_png(b);
 }

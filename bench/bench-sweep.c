@@ -24,6 +24,7 @@
 
 #include "bench.h"
 #include "cerr.h"
+#include "log.h"
 #include "relay.h"
 #include "xmalloc.h"
 
@@ -57,6 +58,7 @@ progress(struct bench *b, const struct link *l, int level, int rep)
 	fflush(stderr);
 }
 
+/* Clear the bar: before the sweep's own lines, a warning or an error. */
 static void
 progress_end(struct bench *b)
 {
@@ -152,18 +154,19 @@ pull_argv(const struct bench *b, char *argv[], char *tool, char *port,
  * negative) and its log.
  */
 static void
-pull_tool(char *const argv[], const char *cwd, const char *log, double *cpu,
-    int okmax, const char *what, int level)
+pull_tool(struct bench *b, char *const argv[], const char *cwd,
+    const char *log, double *cpu, int okmax, const char *what, int level)
 {
 	int	st;
 
 	if ((st = spawn_run(argv, cwd, log, cpu)) <= okmax)
 		return;
+	progress_end(b);
 	spawn_show_log(log);
 	if (level >= 0)
-		die("%s -Z %d exited with status %d (log: %s)", what, level,
+		fatalx("%s -Z %d exited with status %d (log: %s)", what, level,
 		    st, log);
-	die("%s exited with status %d (log: %s)", what, st, log);
+	fatalx("%s exited with status %d (log: %s)", what, st, log);
 }
 
 /*
@@ -202,8 +205,9 @@ pull(struct bench *b, struct relay *r, int level, struct run *out,
 		for (i = 0; i < 3 && spid == -1; i++)
 			spid = spawn_cairnd(b, &port);
 		if (spid == -1) {
+			progress_end(b);
 			spawn_show_log(slog);
-			die("%s exited at start-up three times", b->cairnd);
+			fatalx("%s exited at start-up three times", b->cairnd);
 		}
 		memset(&up, 0, sizeof(up));
 		up.sin_family = AF_INET;
@@ -222,7 +226,7 @@ pull(struct bench *b, struct relay *r, int level, struct run *out,
 	argv[i++] = "-K";
 	argv[i++] = kfile;
 	argv[i] = NULL;
-	pull_tool(argv, client, log, &cpu, 1, "ktcheck", level);
+	pull_tool(b, argv, client, log, &cpu, 1, "ktcheck", level);
 	relay_stats(r, &kst, 1);
 
 	i = 0;
@@ -236,33 +240,37 @@ pull(struct bench *b, struct relay *r, int level, struct run *out,
 	argv[i++] = apply;
 	argv[i++] = ".";
 	argv[i] = NULL;
-	pull_tool(argv, root, log, &cpu, 0, "fsdiff -A", -1);
+	pull_tool(b, argv, root, log, &cpu, 0, "fsdiff -A", -1);
 
 	t1 = now_s();
 	i = pull_argv(b, argv, b->lapply, pb, zb);
 	argv[i++] = "-q";
 	argv[i++] = apply;
 	argv[i] = NULL;
-	pull_tool(argv, root, log, &cpu, 0, "lapply", level);
+	pull_tool(b, argv, root, log, &cpu, 0, "lapply", level);
 	t2 = now_s();
 	relay_stats(r, lst, 1);
 
 	out->wall = t2 - t0;
 	out->lapply = t2 - t1;
 	out->cli_cpu = cpu;
-	out->srv_cpu = spid > 0 ? spawn_cairnd_stop(spid) : -1;
+	out->srv_cpu = spid > 0 ? spawn_cairnd_stop(b) : -1;
 	if (slog != NULL) {
 		log_server_bytes(slog, &out->srv_raw_out, &out->srv_wire_out);
 		free(slog);
 	}
-	if (spid > 0 && out->srv_cpu < 0)
-		warnmsg("cairnd kept a session child for 5 s after the pull: "
-		    "its CPU time is left out of this run");
+	if (spid > 0 && out->srv_cpu < 0) {
+		progress_end(b);
+		log_warnx("cairnd kept a session child for 5 s after the "
+		    "pull: its CPU time is left out of this run");
+	}
 	out->wire_down = kst.down.bytes + lst->down.bytes;
 	out->wire_up = kst.up.bytes + lst->up.bytes;
 	out->tool_raw_in = log_raw_in(log);
-	if (kst.upstream_errors + lst->upstream_errors > 0)
-		die("the relay could not reach the server");
+	if (kst.upstream_errors + lst->upstream_errors > 0) {
+		progress_end(b);
+		fatalx("the relay could not reach the server");
+	}
 	free(run);
 	free(client);
 	free(root);
@@ -327,7 +335,7 @@ sweep_link(struct bench *b, struct link *l)
 	}
 	if ((r = relay_start(&rl, b->server ? &b->remote : NULL,
 	    b->netns_fd, &err)) == NULL)
-		die("%s", err.msg);
+		fatalx("%s", err.msg);
 	for (li = 0; li < b->nlevels; li++) {
 		l->cells[li].runs = xcalloc((size_t)b->reps,
 		    sizeof(struct run));

@@ -27,12 +27,8 @@
 #include <unistd.h>
 
 #include "bench.h"
-#include "compat.h"
+#include "log.h"
 #include "xmalloc.h"
-
-/* For teardown from die() and signal handlers: "ip" and the namespaces. */
-static char	*tc_ip;
-static char	 tc_ns[2][32];
 
 /* Run "ip"/"tc" with the given words; returns the exit status. */
 static int
@@ -55,30 +51,31 @@ tc_run(struct bench *b, const char *tool, ...)
 }
 
 /*
- * Remove the namespaces (their veth ends go with them).  "ip netns del"
- * first; if its file is still there (a mount left busy by a session
- * that is still exiting), detach and unlink it here, a few times over
- * 200 ms; a namespace that still stays is named on stderr.  Uses only
- * fork, execv, waitpid and plain system calls, so a signal handler may
- * call it.
+ * Remove the namespaces made so far (their veth ends go with them).
+ * "ip netns del" first; if its file is still there (a mount left busy
+ * by a session that is still exiting), detach and unlink it here, a few
+ * times over 200 ms; a namespace that still stays is named on stderr.
+ * Uses only fork, execv, waitpid and plain system calls (the message
+ * too: write(2), not the log), so a signal handler may call it, as the
+ * cleanup hook tc_setup registers.
  */
 void
-tc_teardown(void)
+tc_teardown(struct bench *b)
 {
 	static const struct timespec pause = { 0, 200000000 };
-	char	*argv[5], path[96];
+	char	*argv[5], path[96], *ns[2];
 	pid_t	 pid;
 	int	 k, st, fd, tries;
 
-	if (tc_ip == NULL)
-		return;
+	ns[0] = b->ns_srv;
+	ns[1] = b->ns_cli;
 	for (k = 0; k < 2; k++) {
-		if (tc_ns[k][0] == '\0')
+		if (!b->ns_up[k])
 			continue;
-		argv[0] = tc_ip;
+		argv[0] = b->ip;
 		argv[1] = "netns";
 		argv[2] = "del";
-		argv[3] = tc_ns[k];
+		argv[3] = ns[k];
 		argv[4] = NULL;
 		if ((pid = fork()) == 0) {
 			if ((fd = open("/dev/null", O_WRONLY)) != -1) {
@@ -91,7 +88,7 @@ tc_teardown(void)
 		if (pid > 0)
 			while (waitpid(pid, &st, 0) == -1 && errno == EINTR)
 				;
-		snprintf(path, sizeof(path), "/var/run/netns/%s", tc_ns[k]);
+		snprintf(path, sizeof(path), "/var/run/netns/%s", ns[k]);
 		for (tries = 0; tries < 3 && access(path, F_OK) == 0;
 		    tries++) {
 #ifdef __linux__
@@ -108,12 +105,18 @@ tc_teardown(void)
 			    "del)\n";
 
 			(void)!write(STDERR_FILENO, m1, sizeof(m1) - 1);
-			(void)!write(STDERR_FILENO, tc_ns[k],
-			    strlen(tc_ns[k]));
+			(void)!write(STDERR_FILENO, ns[k], strlen(ns[k]));
 			(void)!write(STDERR_FILENO, m2, sizeof(m2) - 1);
 		}
-		tc_ns[k][0] = '\0';
+		b->ns_up[k] = 0;
 	}
+}
+
+/* Cleanup hook: the namespaces go on any fatal exit and on a signal. */
+static void
+tc_cleanup(void *arg)
+{
+	tc_teardown(arg);
 }
 
 /*
@@ -133,7 +136,7 @@ tc_setup(struct bench *b)
 	    (b->tcbin = spawn_find(b, "tc")) == NULL)
 		baduse("--shaper tc needs ip and tc (Debian package "
 		    "iproute2)");
-	tc_ip = b->ip;
+	log_addcleanup(tc_cleanup, b);
 	snprintf(b->ns_srv, sizeof(b->ns_srv), "cbench-%ld-srv",
 	    (long)getpid());
 	snprintf(b->ns_cli, sizeof(b->ns_cli), "cbench-%ld-cli",
@@ -149,10 +152,10 @@ tc_setup(struct bench *b)
 
 	if (tc_run(b, b->ip, "netns", "add", b->ns_srv, NULL) != 0)
 		goto fail;
-	strlcpy(tc_ns[0], b->ns_srv, sizeof(tc_ns[0]));
+	b->ns_up[0] = 1;
 	if (tc_run(b, b->ip, "netns", "add", b->ns_cli, NULL) != 0)
 		goto fail;
-	strlcpy(tc_ns[1], b->ns_cli, sizeof(tc_ns[1]));
+	b->ns_up[1] = 1;
 	if (tc_run(b, b->ip, "link", "add", b->veth_srv, "netns", b->ns_srv,
 	    "type", "veth", "peer", "name", b->veth_cli, "netns", b->ns_cli,
 	    NULL) != 0)
@@ -175,13 +178,13 @@ tc_setup(struct bench *b)
 		goto fail;
 	xasprintf(&p, "/var/run/netns/%s", b->ns_cli);
 	if ((b->netns_fd = open(p, O_RDONLY | O_CLOEXEC)) == -1)
-		die("%s: %s", p, strerror(errno));
+		fatal("%s", p);
 	free(p);
 	return;
 fail:
 	xasprintf(&p, "%s/tc.log", b->work);
 	spawn_show_log(p);
-	die("could not set up the network namespaces for --shaper tc");
+	fatalx("could not set up the network namespaces for --shaper tc");
 }
 
 /*
@@ -217,7 +220,7 @@ tc_shape(struct bench *b, const struct link *l)
 	if (st != 0) {
 		xasprintf(&p, "%s/tc.log", b->work);
 		spawn_show_log(p);
-		die("tc could not shape %s", l->name);
+		fatalx("tc could not shape %s", l->name);
 	}
 }
 

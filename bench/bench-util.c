@@ -1,7 +1,9 @@
 /*
- * bench-util.c: what every part of cairn-bench leans on: its messages
- * and exits, the teardown that die() and the signal handlers share, and
- * file helpers that die on error.
+ * bench-util.c: what every part of cairn-bench leans on: the usage
+ * error, and file helpers that stop on error.  Messages go through the
+ * log ("cairn-bench: ..."); a fatal error runs the cleanup hooks the
+ * parts registered (a cairnd still running, the namespaces of --shaper
+ * tc) and exits BENCH_EXIT_FAIL.
  */
 #include "config.h"
 
@@ -10,52 +12,17 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 #include <unistd.h>
 
 #include "bench.h"
 #include "fsutil.h"
+#include "log.h"
 #include "xmalloc.h"
-
-/* "cairn-bench: message" on stderr. */
-static void
-vmsg(const char *fmt, va_list ap)
-{
-	fputs("cairn-bench: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-}
-
-/*
- * Stop a cairnd still running and remove the network namespaces of
- * --shaper tc.  Safe in a signal handler.
- */
-void
-util_teardown(void)
-{
-	if (spawn_cairnd_pid > 0)
-		kill(spawn_cairnd_pid, SIGTERM);
-	tc_teardown();
-}
-
-/* A failure: tear down, the message, exit BENCH_EXIT_FAIL. */
-void
-die(const char *fmt, ...)
-{
-	va_list	ap;
-
-	util_teardown();
-	if (isatty(STDERR_FILENO))
-		fputs("\r\033[K", stderr);
-	va_start(ap, fmt);
-	vmsg(fmt, ap);
-	va_end(ap);
-	exit(BENCH_EXIT_FAIL);
-}
 
 /* A usage error: the message, exit BENCH_EXIT_USAGE. */
 void
@@ -64,19 +31,9 @@ baduse(const char *fmt, ...)
 	va_list	ap;
 
 	va_start(ap, fmt);
-	vmsg(fmt, ap);
+	vlog(LOG_ERR, 0, fmt, ap);
 	va_end(ap);
-	exit(BENCH_EXIT_USAGE);
-}
-
-void
-warnmsg(const char *fmt, ...)
-{
-	va_list	ap;
-
-	va_start(ap, fmt);
-	vmsg(fmt, ap);
-	va_end(ap);
+	log_exit(BENCH_EXIT_USAGE);
 }
 
 /* rm -rf, bounded by the tree; errors are reported and fatal. */
@@ -84,7 +41,7 @@ void
 util_rmtree(const char *path)
 {
 	if (fs_rmtreeat(AT_FDCWD, path) == -1)
-		die("rm %s: %s", path, strerror(errno));
+		fatal("rm %s", path);
 }
 
 /* mkdir; a directory already there is fine. */
@@ -92,7 +49,7 @@ void
 util_mkdir(const char *p)
 {
 	if (mkdir(p, 0755) == -1 && errno != EEXIST)
-		die("mkdir %s: %s", p, strerror(errno));
+		fatal("mkdir %s", p);
 }
 
 /* mkdir -p. */
@@ -119,7 +76,7 @@ util_write_file(const char *path, const char *text)
 	FILE	*fp;
 
 	if ((fp = fopen(path, "w")) == NULL)
-		die("%s: %s", path, strerror(errno));
+		fatal("%s", path);
 	if (fputs(text, fp) == EOF || fclose(fp) == EOF)
-		die("%s: write: %s", path, strerror(errno));
+		fatal("%s: write", path);
 }

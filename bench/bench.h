@@ -4,7 +4,7 @@
  * banner per file, the functions each file offers the others.
  *
  *	cairn-bench.c	main, options, --help and -V
- *	bench-util.c	messages, exits and file helpers
+ *	bench-util.c	the usage error and file helpers
  *	bench-spawn.c	finding and running the tools, cairnd, CPU time
  *	bench-tc.c	--shaper tc: network namespaces, veth pair, tbf
  *	bench-corpus.c	the generated corpus (--make-corpus)
@@ -106,6 +106,9 @@ struct bench {
 	char		 ns_srv[32], ns_cli[32], veth_srv[16], veth_cli[16];
 	struct in_addr	 addr_srv, addr_cli;
 	int		 netns_fd;	/* the client namespace, or -1 */
+	int		 ns_up[2];	/* ns_srv, ns_cli made (to remove) */
+	/* The cairnd of the current run, 0 none (a cleanup hook kills it). */
+	volatile sig_atomic_t cairnd_pid;
 	/* Progress. */
 	int		 done, total;
 	int		 tty;
@@ -117,32 +120,31 @@ struct levelfit {
 	double		 wire;		/* bytes both ways */
 };
 
-/* bench-util.c */
-void	 die(const char *, ...)
-	    __attribute__((format(printf, 1, 2), noreturn));
+/*
+ * bench-util.c.  Errors go through the log (log.h): fatal() and fatalx()
+ * exit BENCH_EXIT_FAIL after the cleanup hooks, which the signal
+ * handlers run too: every hook cairn-bench registers is safe in a
+ * signal handler.
+ */
 void	 baduse(const char *, ...)
 	    __attribute__((format(printf, 1, 2), noreturn));
-void	 warnmsg(const char *, ...)
-	    __attribute__((format(printf, 1, 2)));
-void	 util_teardown(void);
 void	 util_rmtree(const char *);
 void	 util_mkdir(const char *);
 void	 util_mkdir_p(const char *);
 void	 util_write_file(const char *, const char *);
 
 /* bench-spawn.c */
-extern volatile sig_atomic_t spawn_cairnd_pid;
 char	*spawn_find(const struct bench *, const char *);
 int	 spawn_run(char *const [], const char *, const char *, double *);
 void	 spawn_show_log(const char *);
 pid_t	 spawn_cairnd(struct bench *, uint16_t *);
-double	 spawn_cairnd_stop(pid_t);
+double	 spawn_cairnd_stop(struct bench *);
 
 /* bench-tc.c */
 void	 tc_setup(struct bench *);
 void	 tc_shape(struct bench *, const struct link *);
 int	 tc_ns_prefix(const struct bench *, char *[]);
-void	 tc_teardown(void);
+void	 tc_teardown(struct bench *);
 
 /* bench-corpus.c */
 void	 corpus_make(const char *, const struct corpus_spec *, FILE *);

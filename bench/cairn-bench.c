@@ -30,6 +30,7 @@
 
 #include "bench.h"
 #include "compat.h"
+#include "log.h"
 #include "version.h"
 #include "xmalloc.h"
 
@@ -142,11 +143,14 @@ help(void)
 	exit(BENCH_EXIT_OK);
 }
 
-/* SIGINT, SIGTERM: tear down, then die of the signal. */
+/*
+ * SIGINT, SIGTERM: run the cleanup hooks (all signal safe: stop cairnd,
+ * remove the namespaces), then die of the signal.
+ */
 static void
 on_signal(int sig)
 {
-	util_teardown();
+	log_cleanup();
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
@@ -338,7 +342,7 @@ resolve_remote(struct bench *b)
 	hints.ai_family = AF_INET;
 	hints.ai_socktype = SOCK_STREAM;
 	if ((e = getaddrinfo(host, port, &hints, &res)) != 0)
-		die("--server %s: %s", b->server, gai_strerror(e));
+		fatalx("--server %s: %s", b->server, gai_strerror(e));
 	memcpy(&b->remote, res->ai_addr, sizeof(b->remote));
 	freeaddrinfo(res);
 	free(host);
@@ -531,21 +535,21 @@ opts_links(struct bench *b)
 static void
 find_tools(struct bench *b)
 {
+	static const char where[] = "next to cairn-bench, in --bindir or in "
+	    "PATH";
+
 	b->fsdiff = spawn_find(b, "fsdiff");
 	b->ktcheck = spawn_find(b, "ktcheck");
 	b->lapply = spawn_find(b, "lapply");
 	b->cairnd = spawn_find(b, "cairnd");
 	if (b->fsdiff == NULL)
-		die("fsdiff not found next to cairn-bench, in --bindir or in "
-		    "PATH");
+		fatalx("fsdiff not found %s", where);
 	if (b->make_repo != NULL)
 		return;
 	if (b->ktcheck == NULL || b->lapply == NULL)
-		die("ktcheck and lapply are needed: not found next to "
-		    "cairn-bench, in --bindir or in PATH");
+		fatalx("ktcheck and lapply are needed: not found %s", where);
 	if (b->server == NULL && b->cairnd == NULL)
-		die("cairnd not found next to cairn-bench, in --bindir or in "
-		    "PATH (or give --server)");
+		fatalx("cairnd not found %s (or give --server)", where);
 }
 
 /*
@@ -562,12 +566,12 @@ make_work(struct bench *b)
 		xasprintf(&path, "%s/cairn-bench.XXXXXX", getenv("TMPDIR") ?
 		    getenv("TMPDIR") : "/tmp");
 		if ((b->work = mkdtemp(path)) == NULL)
-			die("mkdtemp %s: %s", path, strerror(errno));
+			fatal("mkdtemp %s", path);
 		own = 1;
 	} else
 		util_mkdir_p(b->work);
 	if ((path = realpath(b->work, NULL)) == NULL)
-		die("%s: %s", b->work, strerror(errno));
+		fatal("%s", b->work);
 	free(b->work);
 	b->work = path;
 	return own;
@@ -620,7 +624,7 @@ sweep(struct bench *b)
 		report_runs_csv(b);
 	if (b->svg != NULL)
 		svg_write(b, fit);
-	tc_teardown();
+	tc_teardown(b);
 }
 
 int
@@ -629,6 +633,8 @@ main(int argc, char *argv[])
 	struct bench	 b;
 	int		 own_work;
 
+	log_init("cairn-bench", LOG_TO_STDERR | LOG_PREFIX, 0);
+	log_setfatalstatus(BENCH_EXIT_FAIL);
 	memset(&b, 0, sizeof(b));
 	b.netns_fd = -1;
 	b.reps = 3;

@@ -66,5 +66,5 @@ bench-clean:
 # In-process deflate reference for the pull benchmark.
 noinst_PROGRAMS += bench/zbench
 bench_zbench_SOURCES = bench/zbench.c
-bench_zbench_LDADD = $(ZLIB_LIBS)
+bench_zbench_LDADD = $(CAIRN_LIBS)
 # --- make bench (end) ---

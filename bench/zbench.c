@@ -14,7 +14,6 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 
-#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +22,11 @@
 #include <unistd.h>
 
 #include <zlib.h>
+
+#include "cerr.h"
+#include "log.h"
+#include "xmalloc.h"
+#include "zstream.h"
 
 #define CHUNK	(256 * 1024)
 
@@ -39,6 +43,7 @@ int
 main(int argc, char *argv[])
 {
 	z_stream	 z;
+	struct cerr	 err;
 	unsigned char	*data = NULL, *out;
 	size_t		 len = 0, cap = 0, off;
 	unsigned long long zbytes = 0;
@@ -47,38 +52,30 @@ main(int argc, char *argv[])
 	ssize_t		 n;
 	struct stat	 st;
 
+	log_init("zbench", LOG_TO_STDERR | LOG_PREFIX, 0);
+	log_setfatalstatus(2);
 	if (argc < 3) {
 		fprintf(stderr, "usage: zbench level file...\n");
 		return 2;
 	}
-	level = atoi(argv[1]);
-	if (level < 0 || level > 9) {
-		fprintf(stderr, "zbench: level must be 0..9\n");
-		return 2;
-	}
+	if (zstream_parse_level(argv[1], &level, &err) == -1)
+		fatalx("%s", err.msg);
 	for (i = 2; i < argc; i++) {
 		if ((fd = open(argv[i], O_RDONLY)) == -1 ||
-		    fstat(fd, &st) == -1) {
-			fprintf(stderr, "zbench: %s: %s\n", argv[i],
-			    strerror(errno));
-			return 2;
-		}
+		    fstat(fd, &st) == -1)
+			fatal("%s", argv[i]);
 		if (len + (size_t)st.st_size + 1 > cap) {
 			cap = (len + (size_t)st.st_size + 1) * 2;
-			if ((data = realloc(data, cap)) == NULL) {
-				fprintf(stderr, "zbench: out of memory\n");
-				return 2;
-			}
+			data = xreallocarray(data, cap, 1);
 		}
 		while ((n = read(fd, data + len, cap - len)) > 0)
 			len += (size_t)n;
 		close(fd);
 	}
-	if ((out = malloc(CHUNK * 2)) == NULL)
-		return 2;
+	out = xmalloc(CHUNK * 2);
 	memset(&z, 0, sizeof(z));
 	if (deflateInit(&z, level) != Z_OK)
-		return 2;
+		fatalx("deflateInit failed");
 	t0 = cpu_now();
 	for (off = 0; off < len; off += CHUNK) {
 		z.next_in = data + off;
@@ -88,7 +85,7 @@ main(int argc, char *argv[])
 			z.next_out = out;
 			z.avail_out = CHUNK * 2;
 			if (deflate(&z, flush) == Z_STREAM_ERROR)
-				return 2;
+				fatalx("deflate failed");
 			zbytes += CHUNK * 2 - z.avail_out;
 		} while (z.avail_out == 0);
 	}

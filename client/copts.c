@@ -3,14 +3,20 @@
  */
 #include "config.h"
 
-#include <stdio.h>
+#include <sys/types.h>
+#include <sys/stat.h>
+
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "cerr.h"
 #include "compat.h"
 #include "copts.h"
+#include "log.h"
 #include "net.h"
+#include "zstream.h"
 
 /* One row per shared option. */
 static const struct copt {
@@ -49,6 +55,7 @@ copts_usage(void)
 static int
 copts_set(struct netopts *no, int ch, const char *arg)
 {
+	struct cerr	 err;
 	const char	*errstr;
 	long long	 v;
 
@@ -64,8 +71,7 @@ copts_set(struct netopts *no, int ch, const char *arg)
 	case 'w':
 		v = strtonum(arg, 0, 2, &errstr);
 		if (errstr != NULL) {
-			fprintf(stderr, "%s: invalid authorization level\n",
-			    arg);
+			log_warnx("%s: invalid authorization level", arg);
 			return -1;
 		}
 		no->tls = (int)v;
@@ -83,13 +89,11 @@ copts_set(struct netopts *no, int ch, const char *arg)
 		no->key = arg;
 		break;
 	case 'Z':
-		v = strtonum(arg, 0, 9, &errstr);
-		if (errstr != NULL) {
-			fprintf(stderr, "%s: invalid compression level\n",
-			    arg);
-			exit(1);
+		if (zstream_parse_level(arg, &no->zlevel, &err) == -1) {
+			/* Exit 1, as Radmind does. */
+			log_warnx("%s", err.msg);
+			log_exit(1);
 		}
-		no->zlevel = (int)v;
 		break;
 	case 'v':
 		no->verbose++;
@@ -97,6 +101,32 @@ copts_set(struct netopts *no, int ch, const char *arg)
 	case 'r':
 		break;
 	}
+	return 0;
+}
+
+int
+copts_event(const char *arg)
+{
+	if (arg[0] == '\0' || strpbrk(arg, " \t\r\n") != NULL) {
+		log_warnx("%s: event must be one word", arg);
+		return -1;
+	}
+	return 0;
+}
+
+int
+copts_umask(const char *arg, int base)
+{
+	char	*end;
+	long	 v;
+
+	errno = 0;
+	v = strtol(arg, &end, base);
+	if (errno != 0 || end == arg || *end != '\0' || v < 0 || v > 0777) {
+		log_warnx("%s: invalid umask", arg);
+		return -1;
+	}
+	umask((mode_t)v);
 	return 0;
 }
 

@@ -19,10 +19,19 @@ void	copts_init(struct netopts *);
  * Parse argv with getopt.  Shared options fill no; the tool's letters
  * (extra, getopt syntax, e.g. "Cc:K:nq") go to fn.  Returns optind, or
  * -1 on a usage error (unknown option, bad -w, or fn refused).  A -Z
- * level outside 0..9 prints a message and exits 1, as Radmind does.
+ * level outside 0..9 is reported and exits 1, as Radmind does.
  */
 int	copts_parse(int argc, char *argv[], struct netopts *no,
 	    const char *extra, copts_fn fn, void *ctx);
+
+/*
+ * Options several tools take alike, for their callbacks: each returns 0,
+ * or -1 (a usage error) after saying what is wrong with arg.
+ * copts_event: an event name for REPO (-e), one word.
+ * copts_umask: a umask (-u) in base (strtol: 0 for C style, 8), set.
+ */
+int	copts_event(const char *arg);
+int	copts_umask(const char *arg, int base);
 
 /* The shared options for a usage line, e.g. "[-h host] [-p port] ...". */
 const char *copts_usage(void);

@@ -112,13 +112,15 @@ usage(void)
 	exit(EXIT_ERROR);
 }
 
-/* Print an error from library code and stop. */
-static void
-die(struct fsd *f)
+/*
+ * Stop on an error from library code (in f->err), after what was
+ * written so far, so that 2>&1 keeps the order.
+ */
+static void __attribute__((noreturn))
+fatal_err(struct fsd *f)
 {
 	fflush(f->out);
-	fprintf(stderr, "%s\n", f->err.msg);
-	exit(EXIT_ERROR);
+	fatalx("%s", f->err.msg);
 }
 
 static void
@@ -194,14 +196,13 @@ fsobj_init(struct fsd *f, struct fsobj *o, const char *path,
 	o->type = (char)tline_typeof(st->st_mode);
 	if (o->type == 0) {
 		fflush(f->out);
-		fprintf(stderr, "%s: unknown file type\n", path);
+		log_warnx("%s: unknown file type", path);
 		return -1;
 	}
 	if (o->type == 'l') {
 		if ((n = readlink(path, lbuf, sizeof(lbuf) - 1)) == -1) {
 			fflush(f->out);
-			fprintf(stderr, "readlink: %s: %s\n", path,
-			    strerror(errno));
+			log_warn("readlink: %s", path);
 			return -1;
 		}
 		lbuf[n] = '\0';
@@ -225,12 +226,12 @@ fsobj_cksum(struct fsd *f, struct fsobj *o)
 		return 0;
 	if ((fd = open(o->path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) == -1) {
 		fflush(f->out);
-		fprintf(stderr, "%s: %s\n", o->path, strerror(errno));
+		log_warn("%s", o->path);
 		return -1;
 	}
 	if (cksum_fd(f->ck, fd, o->cksum, &size) == -1) {
 		fflush(f->out);
-		fprintf(stderr, "%s: %s\n", o->path, strerror(errno));
+		log_warn("%s", o->path);
 		close(fd);
 		return -1;
 	}
@@ -370,7 +371,7 @@ tpeek(struct fsd *f, int *idx)
 		return NULL;
 	for (;;) {
 		if ((rc = tmerge_peek(f->tm, &t, idx, &f->err)) == -1)
-			die(f);
+			fatal_err(f);
 		if (rc == 0)
 			return NULL;
 		if (!t->minus && in_root(f, t->path))
@@ -386,7 +387,7 @@ tconsume(struct fsd *f)
 	int			 idx;
 
 	if (tmerge_next(f->tm, &t, &idx, &f->err) == -1)
-		die(f);
+		fatal_err(f);
 }
 
 /* Report every transcript entry ordered before path (missing on disk). */
@@ -455,8 +456,7 @@ walk_dir(struct fsd *f, const char *dir, int deleting, int start, int finish)
 
 	if ((dp = opendir(dir)) == NULL) {
 		fflush(f->out);
-		fprintf(stderr, "opendir: %s: %s\n", dir, strerror(errno));
-		exit(EXIT_ERROR);
+		fatal("opendir: %s", dir);
 	}
 	plen = strcmp(dir, "/") == 0 ? 1 : strlen(dir) + 1;
 	while ((errno = 0, de = readdir(dp)) != NULL) {
@@ -471,16 +471,13 @@ walk_dir(struct fsd *f, const char *dir, int deleting, int start, int finish)
 		ents[n].name = ents[n].path + plen;
 		if (lstat(ents[n].path, &ents[n].st) == -1) {
 			fflush(f->out);
-			fprintf(stderr, "%s: %s\n", ents[n].path,
-			    strerror(errno));
-			exit(EXIT_ERROR);
+			fatal("%s", ents[n].path);
 		}
 		n++;
 	}
 	if (errno != 0) {
 		fflush(f->out);
-		fprintf(stderr, "readdir: %s: %s\n", dir, strerror(errno));
-		exit(EXIT_ERROR);
+		fatal("readdir: %s", dir);
 	}
 	closedir(dp);
 	if (n > 1)
@@ -513,9 +510,7 @@ walk_negative(struct fsd *f, const char *dir, int start, int finish)
 		if (lstat(t->path, &st) == -1) {
 			if (errno != ENOENT && errno != ENOTDIR) {
 				fflush(f->out);
-				fprintf(stderr, "%s: %s\n", t->path,
-				    strerror(errno));
-				exit(EXIT_ERROR);
+				fatal("%s", t->path);
 			}
 			tran_only(f, t, idx);
 			tconsume(f);
@@ -559,7 +554,7 @@ compare(struct fsd *f, struct fsobj *o, const struct tline *t, int neg)
 			return DIFF_CONTENT;
 		if (f->ck != NULL) {
 			if (fsobj_cksum(f, o) == -1)
-				exit(EXIT_ERROR);
+				log_exit(EXIT_ERROR);
 			if (strcmp(o->cksum, t->cksum) != 0)
 				return DIFF_CONTENT;
 			if (!f->tflag && (int64_t)o->st.st_mtime != t->mtime)
@@ -631,7 +626,7 @@ visit(struct fsd *f, const char *path, const struct stat *st, int deleting,
 	}
 	flush_before(f, path);
 	if (fsobj_init(f, &o, path, st, 1) == -1)
-		exit(EXIT_ERROR);
+		log_exit(EXIT_ERROR);
 	memset(&tc, 0, sizeof(tc));
 	if (!deleting && (t = tpeek(f, &idx)) != NULL &&
 	    pathcmp(t->path, path, f->icase) == 0) {
@@ -712,7 +707,7 @@ load_transcripts(struct fsd *f, const char *kfile)
 
 	if (cmdset_load(kfile, NULL, CMD_MINUS | CMD_NOMINUSK, &f->cs,
 	    &f->err) == -1)
-		die(f);
+		fatal_err(f);
 	f->tm = tmerge_new(f->icase, f->style);
 	tmerge_setskip(f->tm, skip_entry, f);
 	f->ti = xcalloc(f->cs->ntran + 1, sizeof(*f->ti));
@@ -722,7 +717,7 @@ load_transcripts(struct fsd *f, const char *kfile)
 		if (f->ck != NULL && f->cs->tran[i].type == 'p')
 			flags |= TR_CKSUM;
 		if ((r = treader_open(path, path, flags, &f->err)) == NULL)
-			die(f);
+			fatal_err(f);
 		free(path);
 		f->ti[f->nti].name = f->cs->tran[i].name;
 		f->ti[f->nti].kind = f->cs->tran[i].type;
@@ -733,7 +728,7 @@ load_transcripts(struct fsd *f, const char *kfile)
 		xasprintf(&path, "%sspecial.T", f->cs->kdir);
 		flags = (f->icase ? TR_ICASE : 0) | (f->ck != NULL ? TR_CKSUM : 0);
 		if ((r = treader_open(path, path, flags, &f->err)) == NULL)
-			die(f);
+			fatal_err(f);
 		free(path);
 		f->ti[f->nti].name = "special.T";
 		f->ti[f->nti].kind = 's';
@@ -758,7 +753,7 @@ single(struct fsd *f, const char *arg, const char *kfile)
 		path = canon_root(arg);
 		progress(f, path, 0, 100);
 		if (lstat(path, &st) == -1) {
-			fprintf(stderr, "%s: %s\n", path, strerror(errno));
+			log_warn("%s", path);
 			return EXIT_ERROR;
 		}
 		if (fsobj_init(f, &o, path, &st, 0) == -1)
@@ -770,7 +765,7 @@ single(struct fsd *f, const char *arg, const char *kfile)
 	}
 	if (cmdset_load(kfile, NULL, CMD_MINUS | CMD_NOMINUSK, &f->cs,
 	    &f->err) == -1)
-		die(f);
+		fatal_err(f);
 	while ((n = getline(&line, &cap, stdin)) != -1) {
 		lineno++;
 		if (n > 0 && line[n - 1] == '\n')
@@ -778,8 +773,7 @@ single(struct fsd *f, const char *arg, const char *kfile)
 		if ((size_t)n != strlen(line)) {
 			/* a NUL would silently name another object */
 			fflush(f->out);
-			fprintf(stderr, "(stdin): line %u: NUL byte in line\n",
-			    lineno);
+			log_warnx("(stdin): line %u: NUL byte in line", lineno);
 			rc = EXIT_ERROR;
 			continue;
 		}
@@ -793,8 +787,7 @@ single(struct fsd *f, const char *arg, const char *kfile)
 		}
 		if (lstat(path, &st) == -1) {
 			fflush(f->out);
-			fprintf(stderr, "Warning: %s: %s\n", path,
-			    strerror(errno));
+			log_warn("Warning: %s", path);
 			free(path);
 			continue;
 		}
@@ -820,6 +813,7 @@ main(int argc, char *argv[])
 	memset(&f, 0, sizeof(f));
 	f.mode = MODE_CREATABLE;
 	log_init("fsdiff", LOG_TO_STDERR, 0);
+	log_setfatalstatus(EXIT_ERROR);
 	f.lastpct = -1;
 
 	while ((ch = getopt(argc, argv, "%1ACc:IK:o:tVvW")) != -1) {
@@ -872,16 +866,13 @@ main(int argc, char *argv[])
 	if (kfile[0] == '\0' || kfile[strlen(kfile) - 1] == '/')
 		usage();
 	if (f.digest != NULL) {
-		if ((f.ck = cksum_new(f.digest)) == NULL) {
-			fprintf(stderr, "%s: unsupported checksum\n", f.digest);
-			exit(EXIT_ERROR);
-		}
+		if (cksum_check(f.digest, &f.err) == -1)
+			fatalx("%s", f.err.msg);
+		f.ck = cksum_new(f.digest);
 	}
 	f.out = stdout;
-	if (outfile != NULL && (f.out = fopen(outfile, "w")) == NULL) {
-		fprintf(stderr, "%s: %s\n", outfile, strerror(errno));
-		exit(EXIT_ERROR);
-	}
+	if (outfile != NULL && (f.out = fopen(outfile, "w")) == NULL)
+		fatal("%s", outfile);
 	f.line = buf_new(TRAN_MAXLINE * 2);
 
 	if (f.mode == MODE_SINGLE) {
@@ -894,14 +885,10 @@ main(int argc, char *argv[])
 	f.root = canon_root(argv[0]);
 	f.style = path_style(f.root);
 	load_transcripts(&f, kfile);
-	if (f.mode == MODE_APPLICABLE && f.nti == 0) {
-		fprintf(stderr, "-A option requires a non-NULL transcript\n");
-		exit(EXIT_ERROR);
-	}
-	if (lstat(f.root, &st) == -1) {
-		fprintf(stderr, "%s: %s\n", f.root, strerror(errno));
-		exit(EXIT_ERROR);
-	}
+	if (f.mode == MODE_APPLICABLE && f.nti == 0)
+		fatalx("-A option requires a non-NULL transcript");
+	if (lstat(f.root, &st) == -1)
+		fatal("%s", f.root);
 	visit(&f, f.root, &st, 0, 0, f.progress ? 100 : 0);
 	flush_before(&f, NULL);
 	if (f.progress)
@@ -909,8 +896,7 @@ main(int argc, char *argv[])
 	rc = f.failed ? EXIT_ERROR : EXIT_OK;
 done:
 	if (fflush(f.out) == EOF || (f.out != stdout && fclose(f.out) == EOF)) {
-		fprintf(stderr, "%s: %s\n", outfile != NULL ? outfile :
-		    "stdout", strerror(errno));
+		log_warn("%s", outfile != NULL ? outfile : "stdout");
 		rc = EXIT_ERROR;
 	}
 	exit(rc);

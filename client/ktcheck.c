@@ -27,6 +27,7 @@
 #include "copts.h"
 #include "download.h"
 #include "fsutil.h"
+#include "log.h"
 #include "net.h"
 #include "pathcmp.h"
 #include "proto.h"
@@ -541,19 +542,15 @@ tool_opt(int ch, const char *arg, void *ctx)
 		kt->clean = 1;
 		break;
 	case 'c':
-		if (!cksum_supported(arg)) {
-			fprintf(stderr, "%s: unsupported checksum\n", arg);
-			exit(KT_ERROR);
-		}
+		if (cksum_check(arg, &kt->err) == -1)
+			fatalx("%s", kt->err.msg);
 		kt->digest = arg;
 		break;
 	case 'D':
 		break;		/* accepted, unused (as in Radmind 1.x) */
 	case 'e':
-		if (arg[0] == '\0' || strpbrk(arg, " \t\r\n") != NULL) {
-			fprintf(stderr, "%s: event must be one word\n", arg);
+		if (copts_event(arg) == -1)
 			return -1;
-		}
 		kt->event = arg;
 		break;
 	case 'I':
@@ -588,6 +585,8 @@ main(int argc, char *argv[])
 	const char		*slash, *msg, *base;
 	int			 rc, fd;
 
+	log_init("ktcheck", LOG_TO_STDERR, 0);
+	log_setfatalstatus(KT_ERROR);
 	memset(&kt, 0, sizeof(kt));
 	copts_init(&kt.no);
 	kt.kfile = _RADMIND_PATH "/client/command.K";
@@ -608,15 +607,10 @@ main(int argc, char *argv[])
 	if (kt.kdir[0] != '\0')
 		(void)fs_mkparents(kt.kfile);	/* the command directory */
 	if ((kt.kdirfd = open(kt.kdir[0] != '\0' ? kt.kdir : ".", O_RDONLY |
-	    O_DIRECTORY | O_CLOEXEC)) == -1) {
-		fprintf(stderr, "%s: %s\n", kt.kdir[0] != '\0' ? kt.kdir : ".",
-		    strerror(errno));
-		exit(KT_ERROR);
-	}
-	if ((kt.net = net_open(&kt.no, &kt.err)) == NULL) {
-		fprintf(stderr, "%s\n", kt.err.msg);
-		exit(KT_ERROR);
-	}
+	    O_DIRECTORY | O_CLOEXEC)) == -1)
+		fatal("%s", kt.kdir[0] != '\0' ? kt.kdir : ".");
+	if ((kt.net = net_open(&kt.no, &kt.err)) == NULL)
+		fatalx("%s", kt.err.msg);
 	rc = KT_ERROR;
 	if (check(&kt, "COMMAND", NULL, base, kt.kfile) == -1)
 		goto done;
@@ -635,23 +629,22 @@ main(int argc, char *argv[])
 	}
 	rc = kt.changed ? KT_CHANGED : KT_OK;
 done:
-	if (rc == KT_ERROR)
-		fprintf(stderr, "%s\n", kt.err.msg);
-	if (rc == KT_ERROR)
+	if (rc == KT_ERROR) {
+		log_warnx("%s", kt.err.msg);
 		msg = "Error";
-	else if (rc == KT_CHANGED)
+	} else if (rc == KT_CHANGED)
 		msg = kt.nflag ? "Updates available" : "Updates retrieved";
 	else
 		msg = "No updates needed";
 	if (net_has_cap(kt.net, "REPO") &&
 	    net_report(kt.net, kt.event, msg, &cerr) == -1) {
-		fprintf(stderr, "%s\n", cerr.msg);
+		log_warnx("%s", cerr.msg);
 		rc = KT_ERROR;
 	}
 	if (kt.no.verbose)
 		net_print_stats(kt.net, stdout);
 	if (net_close(kt.net, &cerr) == -1) {
-		fprintf(stderr, "%s\n", cerr.msg);
+		log_warnx("%s", cerr.msg);
 		rc = KT_ERROR;
 	}
 	if (rc == KT_OK && !kt.qflag)

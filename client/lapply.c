@@ -7,7 +7,6 @@
 #include "config.h"
 
 #include <sys/types.h>
-#include <errno.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -43,8 +42,7 @@ lapply_opt(int c, const char *arg, void *ctx)
 {
 	struct lopts	*lo = ctx;
 	struct apply	*ap = lo->ap;
-	char		*end;
-	long		 mask;
+	struct cerr	 err;
 
 	switch (c) {
 	case '%':
@@ -54,13 +52,13 @@ lapply_opt(int c, const char *arg, void *ctx)
 		ap->create_prefix = 1;
 		break;
 	case 'c':
-		if (!cksum_supported(arg)) {
-			fprintf(stderr, "%s: unsupported checksum\n", arg);
-			exit(APPLY_FAIL);
-		}
+		if (cksum_check(arg, &err) == -1)
+			fatalx("%s", err.msg);
 		ap->digest = arg;
 		break;
 	case 'e':
+		if (copts_event(arg) == -1)
+			return -1;
 		ap->event = arg;
 		break;
 	case 'F':
@@ -79,14 +77,8 @@ lapply_opt(int c, const char *arg, void *ctx)
 		ap->quiet = 1;
 		break;
 	case 'u':
-		errno = 0;
-		mask = strtol(arg, &end, 0);
-		if (errno != 0 || end == arg || *end != '\0' || mask < 0 ||
-		    mask > 0777) {
-			fprintf(stderr, "%s: invalid umask\n", arg);
-			exit(APPLY_FAIL);
-		}
-		umask((mode_t)mask);
+		if (copts_umask(arg, 0) == -1)
+			return -1;
 		break;
 	case 'V':
 		version_print(1);
@@ -109,6 +101,7 @@ main(int argc, char **argv)
 	int		 first, percent, bad = 0, mode;
 
 	log_init("lapply", LOG_TO_STDERR, 0);
+	log_setfatalstatus(APPLY_FAIL);
 	/* Past a file size limit, write fails with EFBIG: no signal. */
 	signal(SIGXFSZ, SIG_IGN);
 	memset(ap, 0, sizeof(*ap));
@@ -135,10 +128,8 @@ main(int argc, char **argv)
 
 	if (argc - optind == 1) {
 		ap->name = argv[optind];
-		if ((fp = fopen(ap->name, "r")) == NULL) {
-			fprintf(stderr, "%s: %s\n", ap->name, strerror(errno));
-			exit(APPLY_FAIL);
-		}
+		if ((fp = fopen(ap->name, "r")) == NULL)
+			fatal("%s", ap->name);
 	} else {
 		ap->name = "(stdin)";
 		fp = stdin;
@@ -150,10 +141,8 @@ main(int argc, char **argv)
 		ap->ck = cksum_new(ap->digest);
 
 	if (ap->network) {
-		if ((ap->net = net_open(&no, &err)) == NULL) {
-			fprintf(stderr, "%s\n", err.msg);
-			exit(APPLY_FAIL);
-		}
+		if ((ap->net = net_open(&no, &err)) == NULL)
+			fatalx("%s", err.msg);
 	} else if (!ap->quiet)
 		printf("No network connection\n");
 

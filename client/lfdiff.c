@@ -9,7 +9,6 @@
 #include <sys/types.h>
 #include <sys/stat.h>
 
-#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdint.h>
@@ -23,6 +22,7 @@
 #include "compat.h"
 #include "copts.h"
 #include "encode.h"
+#include "log.h"
 #include "net.h"
 #include "pathcmp.h"
 #include "transcript.h"
@@ -57,10 +57,8 @@ usage(void)
 static void
 diff_add(struct lf *lf, const char *arg)
 {
-	if (lf->ndiff >= LF_MAXDIFFARGS - 5) {
-		fprintf(stderr, "lfdiff: too many diff options\n");
-		exit(LF_ERROR);
-	}
+	if (lf->ndiff >= LF_MAXDIFFARGS - 5)
+		fatalx("lfdiff: too many diff options");
 	lf->diffargv[lf->ndiff++] = arg;
 }
 
@@ -70,7 +68,6 @@ tool_opt(int ch, const char *arg, void *ctx)
 	struct lf	*lf = ctx;
 	char		*p, *tok, *opt;
 	const char	*errstr;
-	long long	 v;
 
 	switch (ch) {
 	case 'I':
@@ -86,14 +83,8 @@ tool_opt(int ch, const char *arg, void *ctx)
 		lf->tname = arg;
 		break;
 	case 'u':
-		errno = 0;
-		v = strtol(arg, &p, 8);
-		if (errno != 0 || *p != '\0' || p == arg || v < 0 ||
-		    v > 0777) {
-			fprintf(stderr, "%s: invalid umask\n", arg);
+		if (copts_umask(arg, 8) == -1)
 			return -1;
-		}
-		umask((mode_t)v);
 		break;
 	case 'V':
 		version_print(0);
@@ -104,9 +95,9 @@ tool_opt(int ch, const char *arg, void *ctx)
 		diff_add(lf, opt);
 		break;
 	case 'C':
-		v = strtonum(arg, 0, INT_MAX, &errstr);
+		(void)strtonum(arg, 0, INT_MAX, &errstr);
 		if (errstr != NULL) {
-			fprintf(stderr, "-C %s: %s\n", arg, errstr);
+			log_warnx("-C %s: %s", arg, errstr);
 			return -1;
 		}
 		diff_add(lf, "-C");
@@ -159,13 +150,12 @@ lookup(struct lf *lf, const char *file, char **tname, char **epath,
 	else if (file[0] == '/')
 		style = PATH_ABSOLUTE;
 	else {
-		fprintf(stderr, "%s: path must start with \"/\" or \"./\"\n",
-		    file);
+		log_warnx("%s: path must start with \"/\" or \"./\"", file);
 		return -1;
 	}
 	if (cmdset_load(lf->kfile, NULL, CMD_MINUS | CMD_NOMINUSK, &cs,
 	    &err) == -1) {
-		fprintf(stderr, "%s\n", err.msg);
+		log_warnx("%s", err.msg);
 		return -1;
 	}
 	want = xstrdup(file);
@@ -174,7 +164,7 @@ lookup(struct lf *lf, const char *file, char **tname, char **epath,
 		got = wildcard(p, want, lf->icase);
 		free(p);
 		if (got) {
-			fprintf(stderr, "%s: excluded by \"%s\"\n", file,
+			log_warnx("%s: excluded by \"%s\"", file,
 			    cs->exclude[i]);
 			goto out;
 		}
@@ -192,7 +182,7 @@ lookup(struct lf *lf, const char *file, char **tname, char **epath,
 	for (i = 0; i < n; i++) {
 		if ((r = treader_open(c[i].path, NULL,
 		    lf->icase ? TR_ICASE : 0, &err)) == NULL) {
-			fprintf(stderr, "%s\n", err.msg);
+			log_warnx("%s", err.msg);
 			goto out;
 		}
 		while ((got = treader_next(r, &l, &err)) == 1) {
@@ -206,8 +196,8 @@ lookup(struct lf *lf, const char *file, char **tname, char **epath,
 			if (l->minus)
 				break;		/* hidden here: look lower */
 			if (l->type != 'f' && l->type != 'a') {
-				fprintf(stderr, "%s: not a file in %s\n",
-				    file, c[i].name);
+				log_warnx("%s: not a file in %s", file,
+				    c[i].name);
 				treader_close(r);
 				goto out;
 			}
@@ -219,13 +209,13 @@ lookup(struct lf *lf, const char *file, char **tname, char **epath,
 			goto out;
 		}
 		if (got == -1) {
-			fprintf(stderr, "%s\n", err.msg);
+			log_warnx("%s", err.msg);
 			treader_close(r);
 			goto out;
 		}
 		treader_close(r);
 	}
-	fprintf(stderr, "%s: not found in any transcript\n", file);
+	log_warnx("%s: not found in any transcript", file);
 out:
 	for (i = 0; i < n; i++) {
 		free(c[i].name);
@@ -249,12 +239,12 @@ private_tmp(void)
 		dir = "/tmp";
 	xasprintf(&path, "%s/lfdiff.radmind.XXXXXX", dir);
 	if ((fd = mkstemp(path)) == -1) {
-		perror(path);
+		log_warn("%s", path);
 		free(path);
 		return -1;
 	}
 	if (unlink(path) == -1) {
-		perror(path);
+		log_warn("%s", path);
 		close(fd);
 		free(path);
 		return -1;
@@ -277,7 +267,7 @@ fetch(struct lf *lf, const char *tname, const char *epath, int special,
 	int		 r, rc = -1;
 
 	if ((net = net_open(&lf->no, &err)) == NULL) {
-		fprintf(stderr, "%s\n", err.msg);
+		log_warnx("%s", err.msg);
 		return -1;
 	}
 	if (special)
@@ -285,26 +275,26 @@ fetch(struct lf *lf, const char *tname, const char *epath, int special,
 	else
 		r = net_send_retr(net, "FILE", tname, epath, &err);
 	if (r == -1 || (r = net_retr_begin(net, &size, &err)) != 0) {
-		fprintf(stderr, "%s\n", err.msg);
+		log_warnx("%s", err.msg);
 		goto out;
 	}
 	buf = xmalloc(LF_CHUNK);
 	while ((n = net_retr_read(net, buf, LF_CHUNK, &err)) > 0) {
 		if (write(fd, buf, (size_t)n) != n) {
-			perror("lfdiff: temporary file");
+			log_warn("lfdiff: temporary file");
 			free(buf);
 			goto out;
 		}
 	}
 	free(buf);
 	if (n == -1 || net_retr_end(net, &err) == -1) {
-		fprintf(stderr, "%s\n", err.msg);
+		log_warnx("%s", err.msg);
 		goto out;
 	}
 	rc = 0;
 out:
 	if (net_close(net, &err) == -1 && rc == 0) {
-		fprintf(stderr, "%s\n", err.msg);
+		log_warnx("%s", err.msg);
 		rc = -1;
 	}
 	return rc;
@@ -319,6 +309,8 @@ main(int argc, char *argv[])
 	char		*tname = NULL, *epath = NULL;
 	int		 fd, special = 0;
 
+	log_init("lfdiff", LOG_TO_STDERR, 0);
+	log_setfatalstatus(LF_ERROR);
 	memset(&lf, 0, sizeof(lf));
 	copts_init(&lf.no);
 	lf.kfile = _RADMIND_PATH "/client/command.K";
@@ -329,26 +321,22 @@ main(int argc, char *argv[])
 	if (lf.special && lf.tname != NULL)
 		usage();
 	file = argv[optind];
-	if (stat(file, &st) == -1) {
-		perror(file);
-		exit(LF_ERROR);
-	}
+	if (stat(file, &st) == -1)
+		fatal("%s", file);
 	if (lf.special || lf.tname != NULL) {
 		epath = encode_dup(file);
 		special = lf.special;
 		if (lf.tname != NULL)
 			tname = xstrdup(lf.tname);
 	} else if (lookup(&lf, file, &tname, &epath, &special) == -1)
-		exit(LF_ERROR);
+		log_exit(LF_ERROR);
 
 	if ((fd = private_tmp()) == -1)
-		exit(LF_ERROR);
+		log_exit(LF_ERROR);
 	if (fetch(&lf, tname, epath, special, fd) == -1)
-		exit(LF_ERROR);
-	if (lseek(fd, 0, SEEK_SET) == -1 || dup2(fd, STDIN_FILENO) == -1) {
-		perror("lfdiff: temporary file");
-		exit(LF_ERROR);
-	}
+		log_exit(LF_ERROR);
+	if (lseek(fd, 0, SEEK_SET) == -1 || dup2(fd, STDIN_FILENO) == -1)
+		fatal("lfdiff: temporary file");
 	if (fd != STDIN_FILENO)
 		close(fd);
 	lf.diffargv[lf.ndiff++] = "--";
@@ -357,6 +345,5 @@ main(int argc, char *argv[])
 	lf.diffargv[lf.ndiff] = NULL;
 	fflush(stdout);
 	execvp("diff", (char *const *)(uintptr_t)lf.diffargv);
-	perror("diff");
-	exit(LF_ERROR);
+	fatal("diff");
 }

@@ -193,7 +193,9 @@ net_open(const struct netopts *o, struct cerr *err)
 	n->c = conn_new(fd, host);
 	conn_set_timeout(n->c, NET_TIMEOUT);
 	conn_set_maxline(n->c, NET_MAXLINE);
-	conn_set_trace(n->c, o->verbose > 0);
+	/* -v: the protocol lines, through the log. */
+	if (o->verbose > 0)
+		conn_set_trace(n->c, proto_trace, NULL);
 	if (proto_banner(n->c, &n->caps, err) == -1)
 		goto fail;
 	if (n->tls != NULL) {

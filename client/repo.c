@@ -13,6 +13,7 @@
 #include "compat.h"
 #include "copts.h"
 #include "encode.h"
+#include "log.h"
 #include "net.h"
 #include "proto.h"
 #include "version.h"
@@ -43,10 +44,8 @@ tool_opt(int ch, const char *arg, void *ctx)
 
 	switch (ch) {
 	case 'e':
-		if (arg[0] == '\0' || strpbrk(arg, " \t\r\n") != NULL) {
-			fprintf(stderr, "%s: event must be one word\n", arg);
+		if (copts_event(arg) == -1)
 			return -1;
-		}
 		r->event = arg;
 		break;
 	case 'V':
@@ -81,20 +80,16 @@ message(int argc, char *argv[])
 	}
 	if ((r = getline(&line, &cap, stdin)) == -1) {
 		free(line);
-		if (ferror(stdin)) {
-			perror("stdin");
-			exit(REPO_ERROR);
-		}
-		fprintf(stderr, "repo: no message (none given, stdin empty)\n");
-		exit(REPO_USAGE);
+		if (ferror(stdin))
+			fatal("stdin");
+		log_warnx("repo: no message (none given, stdin empty)");
+		log_exit(REPO_USAGE);
 	}
 	n = (size_t)r;
 	if (n > 0 && line[n - 1] == '\n')
 		line[--n] = '\0';
-	if (strlen(line) != n) {
-		fprintf(stderr, "repo: stdin: message contains a NUL byte\n");
-		exit(REPO_ERROR);
-	}
+	if (strlen(line) != n)
+		fatalx("repo: stdin: message contains a NUL byte");
 	return line;
 }
 
@@ -108,6 +103,8 @@ main(int argc, char *argv[])
 	char		*msg;
 	int		 rc = REPO_OK;
 
+	log_init("repo", LOG_TO_STDERR, 0);
+	log_setfatalstatus(REPO_ERROR);
 	memset(&r, 0, sizeof(r));
 	copts_init(&no);
 	if (copts_parse(argc, argv, &no, "e:V", tool_opt, &r) == -1 ||
@@ -115,28 +112,22 @@ main(int argc, char *argv[])
 		usage();
 	msg = message(argc - optind, argv + optind);
 	if (msg[0] == '\0') {
-		fprintf(stderr, "repo: empty message\n");
-		exit(REPO_USAGE);
+		log_warnx("repo: empty message");
+		log_exit(REPO_USAGE);
 	}
-	if (strlen(msg) > REPO_MAXMSG) {
-		fprintf(stderr, "repo: message longer than %d bytes\n",
-		    REPO_MAXMSG);
-		exit(REPO_ERROR);
-	}
-	if ((net = net_open(&no, &err)) == NULL) {
-		fprintf(stderr, "%s\n", err.msg);
-		exit(REPO_ERROR);
-	}
+	if (strlen(msg) > REPO_MAXMSG)
+		fatalx("repo: message longer than %d bytes", REPO_MAXMSG);
+	if ((net = net_open(&no, &err)) == NULL)
+		fatalx("%s", err.msg);
 	if (!net_has_cap(net, "REPO")) {
-		fprintf(stderr, "%s: server does not support reporting\n",
-		    no.host);
+		log_warnx("%s: server does not support reporting", no.host);
 		rc = REPO_ERROR;
 	} else if (net_report(net, r.event, msg, &err) == -1) {
-		fprintf(stderr, "%s\n", err.msg);
+		log_warnx("%s", err.msg);
 		rc = REPO_ERROR;
 	}
 	if (net_close(net, &err) == -1) {
-		fprintf(stderr, "%s\n", err.msg);
+		log_warnx("%s", err.msg);
 		rc = REPO_ERROR;
 	}
 	free(msg);

@@ -5,7 +5,6 @@
  */
 #include "config.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +12,7 @@
 
 #include "cerr.h"
 #include "command.h"
+#include "log.h"
 #include "pathcmp.h"
 #include "transcript.h"
 #include "version.h"
@@ -71,10 +71,8 @@ tw_add(struct twhich *tw, char type, const char *name, const char *kfile,
 	t->name = xstrdup(name);
 	t->kfile = xstrdup(kfile);
 	t->path = xstrdup(path);
-	if ((t->r = treader_open(path, NULL, flags, &err)) == NULL) {
-		fprintf(stderr, "%s\n", err.msg);
-		exit(TW_ERROR);
-	}
+	if ((t->r = treader_open(path, NULL, flags, &err)) == NULL)
+		fatalx("%s", err.msg);
 }
 
 /* Convert a decoded path to the run's style (docs/formats.md 3). */
@@ -100,10 +98,8 @@ tw_peek(struct twhich *tw, struct tw_tran *t)
 	if (t->eof)
 		return NULL;
 	if (!t->have) {
-		if ((rc = treader_next(t->r, &l, &err)) == -1) {
-			fprintf(stderr, "%s\n", err.msg);
-			exit(TW_ERROR);
-		}
+		if ((rc = treader_next(t->r, &l, &err)) == -1)
+			fatalx("%s", err.msg);
 		if (rc == 0) {
 			t->eof = 1;
 			return NULL;
@@ -156,11 +152,9 @@ tw_print(struct twhich *tw, const struct tw_tran *t, const struct tline *l)
 		if (c.type == 'f' || c.type == 'a')
 			fputs("+ ", stdout);
 	}
-	if (tline_print(stdout, &c, 0) == -1) {
-		fprintf(stderr, "%s: line %u: line too long to print\n",
-		    t->path, l->lineno);
-		exit(TW_ERROR);
-	}
+	if (tline_print(stdout, &c, 0) == -1)
+		fatalx("%s: line %u: line too long to print", t->path,
+		    l->lineno);
 	tline_clear(&c);
 }
 
@@ -216,6 +210,8 @@ main(int argc, char *argv[])
 	int		 c, bad = 0, server = 0, recursive = 0, defaultk = 1;
 	int		 flags, rc;
 
+	log_init("twhich", LOG_TO_STDERR, 0);
+	log_setfatalstatus(TW_ERROR);
 	memset(&tw, 0, sizeof(tw));
 	while ((c = getopt(argc, argv, "aIK:rsV")) != -1) {
 		switch (c) {
@@ -264,10 +260,8 @@ main(int argc, char *argv[])
 	if (server)
 		xasprintf(&kdir, "%s/command/", _RADMIND_PATH);
 	if (cmdset_load(kfile, kdir, CMD_MINUS | CMD_NOMINUSK, &cs,
-	    &err) == -1) {
-		fprintf(stderr, "%s\n", err.msg);
-		exit(TW_ERROR);
-	}
+	    &err) == -1)
+		fatalx("%s", err.msg);
 	flags = tw.icase ? TR_ICASE : 0;
 	if (cs->nspecial > 0 && !server) {
 		xasprintf(&path, "%sspecial.T", cs->kdir);
@@ -303,9 +297,7 @@ main(int argc, char *argv[])
 		}
 	}
 	rc = twhich(&tw, pattern);
-	if (fflush(stdout) == EOF || ferror(stdout)) {
-		fprintf(stderr, "stdout: %s\n", strerror(errno));
-		exit(TW_ERROR);
-	}
+	if (fflush(stdout) == EOF || ferror(stdout))
+		fatal("stdout");
 	exit(rc);
 }

@@ -12,9 +12,10 @@
 
 #include <openssl/evp.h>
 
+#include "cerr.h"
 #include "cksum.h"
-#include "xmalloc.h"
 #include "log.h"
+#include "xmalloc.h"
 
 #define CKSUM_READSZ	(256 * 1024)
 
@@ -28,6 +29,15 @@ int
 cksum_supported(const char *name)
 {
 	return EVP_get_digestbyname(name) != NULL;
+}
+
+int
+cksum_check(const char *name, struct cerr *err)
+{
+	if (cksum_supported(name))
+		return 0;
+	cerr_set(err, "%s: unsupported checksum", name);
+	return -1;
 }
 
 void

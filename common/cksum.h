@@ -15,6 +15,11 @@ struct cerr;
 
 /* Nonzero if name is a digest OpenSSL supports here. */
 int	 cksum_supported(const char *name);
+/*
+ * The same, as a check every tool words alike: 0, or -1 with
+ * "<name>: unsupported checksum" in err.
+ */
+int	 cksum_check(const char *name, struct cerr *err);
 /* Print names of supported digests (sha1 first), one per line, to fp. */
 void	 cksum_list(void *fp);
 

@@ -43,7 +43,8 @@ struct conn {
 	int		 linewait;	/* ms to wait for a line to begin, -1 */
 	int		 linetime;	/* ms for a line once begun, -1 */
 	int		 zratio;	/* inflate bound for lines, 0 */
-	int		 trace;
+	conn_trace_fn	 trace;		/* NULL: none */
+	void		*tracearg;
 
 	/* Plain input not yet consumed: in[ioff .. ioff+ilen). */
 	unsigned char	*in;
@@ -328,9 +329,10 @@ conn_set_zratio(struct conn *c, int ratio)
 }
 
 void
-conn_set_trace(struct conn *c, int on)
+conn_set_trace(struct conn *c, conn_trace_fn fn, void *arg)
 {
-	c->trace = on;
+	c->trace = fn;
+	c->tracearg = arg;
 }
 
 int
@@ -553,8 +555,9 @@ conn_getline_until(struct conn *c, char **line, int64_t deadline, size_t max,
 				return -1;
 			conn_consume(c, i + 1);
 			*line = (char *)p;
-			if (c->trace)
-				fprintf(stderr, "<<< %s\n", *line);
+			if (c->trace != NULL)
+				c->trace(c->tracearg, CONN_TRACE_IN, *line,
+				    len);
 			return (ssize_t)len;
 		}
 		c->iscan = c->ilen;
@@ -765,11 +768,11 @@ conn_printf(struct conn *c, struct cerr *err, const char *fmt, ...)
 		(void)vsnprintf(s, (size_t)n + 1, fmt, ap);
 		va_end(ap);
 	}
-	if (c->trace) {
+	if (c->trace != NULL) {
 		len = (size_t)n;
 		while (len > 0 && (s[len - 1] == '\n' || s[len - 1] == '\r'))
 			len--;
-		fprintf(stderr, ">>> %.*s\n", (int)len, s);
+		c->trace(c->tracearg, CONN_TRACE_OUT, s, len);
 	}
 	r = conn_write(c, s, (size_t)n, err);
 	if (s != small)

@@ -2,7 +2,7 @@
  * conn.h: one protocol connection: a socket (and, after STARTTLS, a TLS
  * session on it)
  * with buffered line and block I/O, optional zlib in both directions,
- * deadlines, byte counters and an optional line trace.
+ * deadlines, byte counters and an optional line trace (a callback).
  *
  * Only conn.c (and zstream.c under it) touch the fd, the TLS session or
  * zlib.  Line rules follow docs/protocol.md section 2: a line ends at CRLF, LF,
@@ -91,8 +91,18 @@ void		 conn_set_linetimes(struct conn *, int wait, int line);
  * default: no bound.
  */
 void		 conn_set_zratio(struct conn *, int ratio);
-/* Trace lines sent (">>> ") and received ("<<< ") on stderr. */
-void		 conn_set_trace(struct conn *, int on);
+/*
+ * Line trace: fn(arg, dir, line, len) sees every line conn_getline
+ * returns (dir CONN_TRACE_IN) and every line conn_printf sends
+ * (CONN_TRACE_OUT; its CR and LF stripped).  line need not end in a
+ * NUL: len bytes.  fn NULL (the default): no trace.  conn itself never
+ * prints; proto_trace (proto.h) prints the lines through the log.
+ */
+#define CONN_TRACE_IN	0
+#define CONN_TRACE_OUT	1
+typedef void	(*conn_trace_fn)(void *arg, int dir, const char *line,
+		    size_t len);
+void		 conn_set_trace(struct conn *, conn_trace_fn, void *arg);
 
 /*
  * Read one line.  Returns its length with a NUL terminated line in *line

@@ -81,7 +81,7 @@ log_delcleanup(void (*fn)(void *), void *arg)
 }
 
 void
-log_exit(int status)
+log_cleanup(void)
 {
 	void	(*fn)(void *);
 
@@ -91,22 +91,37 @@ log_exit(int status)
 		fn = log_hooks[log_nhooks].fn;
 		fn(log_hooks[log_nhooks].arg);
 	}
+}
+
+void
+log_exit(int status)
+{
+	log_cleanup();
 	exit(status);
 }
 
 /*
- * Emit one message.  errno is preserved so callers can log and then
- * inspect it.
+ * Emit one message, whole however long (a traced protocol line may be
+ * longer than the usual buffer).  errno is preserved so callers can log
+ * and then inspect it.
  */
 void
 vlog(int pri, int with_errno, const char *fmt, va_list ap)
 {
-	char	 msg[4096];
-	int	 saved = errno;
+	char	 small[4096], *msg = small;
+	va_list	 ap2;
+	int	 n, saved = errno;
 
 	if (pri == LOG_DEBUG && log_verbose <= 0)
 		return;
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_copy(ap2, ap);
+	n = vsnprintf(small, sizeof(small), fmt, ap);
+	/* Not xmalloc: it reports through here.  No memory: truncated. */
+	if (n >= (int)sizeof(small) && (msg = malloc((size_t)n + 1)) != NULL)
+		vsnprintf(msg, (size_t)n + 1, fmt, ap2);
+	else
+		msg = small;
+	va_end(ap2);
 	if (log_where == LOG_TO_SYSLOG) {
 		if (pri > log_level)
 			goto out;
@@ -124,6 +139,8 @@ vlog(int pri, int with_errno, const char *fmt, va_list ap)
 		fflush(stderr);
 	}
 out:
+	if (msg != small)
+		free(msg);
 	errno = saved;
 }
 

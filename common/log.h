@@ -58,6 +58,11 @@ void	log_setfatalstatus(int status);
 #define LOG_MAXHOOKS	8
 void	log_addcleanup(void (*fn)(void *), void *arg);
 void	log_delcleanup(void (*fn)(void *), void *arg);
+/*
+ * Run the cleanup hooks now, newest first, each once, and forget them.
+ * Safe in a signal handler when every hook registered is.
+ */
+void	log_cleanup(void);
 /* Run the cleanup hooks, then exit(status). */
 void	log_exit(int status) __attribute__((noreturn));
 

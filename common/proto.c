@@ -10,6 +10,7 @@
 
 #include "cerr.h"
 #include "conn.h"
+#include "log.h"
 #include "proto.h"
 
 int
@@ -198,4 +199,12 @@ proto_parse_size(const char *s, int64_t *out)
 	}
 	*out = v;
 	return 0;
+}
+
+void
+proto_trace(void *arg, int dir, const char *line, size_t len)
+{
+	(void)arg;
+	log_info("%s %.*s", dir == CONN_TRACE_IN ? "<<<" : ">>>", (int)len,
+	    line);
 }

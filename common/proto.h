@@ -118,4 +118,11 @@ int	proto_cap_match(const char *entry, const char *want);
  */
 int	proto_parse_size(const char *s, int64_t *out);
 
+/*
+ * A conn trace callback (conn_set_trace; arg unused) printing each line
+ * through the log as "<<< line" (received) or ">>> line" (sent): what a
+ * tool's -v and the daemon's -d show.
+ */
+void	proto_trace(void *arg, int dir, const char *line, size_t len);
+
 #endif

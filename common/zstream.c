@@ -12,6 +12,7 @@
 
 #include "buf.h"
 #include "cerr.h"
+#include "compat.h"
 #include "xmalloc.h"
 #include "zstream.h"
 
@@ -25,13 +26,28 @@ struct zstream {
 	int		 infdone;
 };
 
+int
+zstream_parse_level(const char *s, int *level, struct cerr *err)
+{
+	const char	*errstr;
+	long long	 v;
+
+	v = strtonum(s, 0, ZS_MAXLEVEL, &errstr);
+	if (errstr != NULL) {
+		cerr_set(err, "%s: invalid compression level", s);
+		return -1;
+	}
+	*level = (int)v;
+	return 0;
+}
+
 struct zstream *
 zstream_new(int level, struct cerr *err)
 {
 	struct zstream	*z;
 
 	if (level < 1 || level > ZS_MAXLEVEL) {
-		cerr_set(err, "invalid compression level %d", level);
+		cerr_set(err, "%d: invalid compression level", level);
 		return NULL;
 	}
 	z = xcalloc(1, sizeof(*z));
@@ -136,7 +152,7 @@ zstream_setlevel(struct zstream *z, int level, struct buf *out,
 	int		 r;
 
 	if (level < 1 || level > ZS_MAXLEVEL) {
-		cerr_set(err, "invalid compression level %d", level);
+		cerr_set(err, "%d: invalid compression level", level);
 		return -1;
 	}
 	if (level == z->level)

@@ -26,6 +26,14 @@ struct zstream;
 
 #define ZS_MAXLEVEL	9
 
+/*
+ * A level as an option gives it, "0" to "9" (0: no compression), into
+ * *level; -1 with "<s>: invalid compression level" in err, the one
+ * wording of that error.
+ */
+int		 zstream_parse_level(const char *s, int *level,
+		    struct cerr *err);
+
 /* New pair of streams; the output side deflates at level (1..9). */
 struct zstream	*zstream_new(int level, struct cerr *err);
 void		 zstream_free(struct zstream *);	/* NULL is fine */

@@ -472,7 +472,7 @@ sess_open(struct sess *s, int fd, const struct sockaddr *sa,
 	conn_set_timeout(s->conn, SESS_IOWAIT);
 	conn_set_linetimes(s->conn, o->idle, o->linetime);
 	conn_set_zratio(s->conn, SESS_ZRATIO);
-	conn_set_trace(s->conn, o->debug);
+	conn_set_trace(s->conn, o->debug ? proto_trace : NULL, NULL);
 	sess_log(s, LOG_INFO, "connect");
 }
 

@@ -129,14 +129,21 @@ expect_out "No network connection
 rc=$?
 expect_rc 2
 grep -q '^usage: lapply' "$T/err" || fail "no usage message"
-(cd "$R" && "$LAPPLY" -n -w 7 "$T/q.T") > "$T/out" 2> "$T/err"
-rc=$?
-[ "$rc" != 0 ] || fail "-w 7 accepted"
-[ "$(head -n 1 "$T/err")" = "7: invalid authorization level" ] ||
-    fail "-w 7: $(head -n 1 "$T/err")"
-(cd "$R" && "$LAPPLY" -n -Z 10 "$T/q.T") > "$T/out" 2> "$T/err"
-rc=$?
-expect_rc 1
+# bad_opt RC LINE OPTION...: lapply -n OPTION... exits RC and the first
+# line of its stderr is LINE (a usage error adds the synopsis after it).
+bad_opt() {
+	_rc=$1 _line=$2
+	shift 2
+	(cd "$R" && "$LAPPLY" -n "$@" "$T/q.T") > "$T/out" 2> "$T/err"
+	rc=$?
+	expect_rc "$_rc"
+	[ "$(head -n 1 "$T/err")" = "$_line" ] ||
+	    fail "$*: $(head -n 1 "$T/err")"
+}
+bad_opt 2 "7: invalid authorization level" -w 7
+bad_opt 1 "10: invalid compression level" -Z 10
+bad_opt 2 "two words: event must be one word" -e "two words"
+bad_opt 2 "0999: invalid umask" -u 0999
 (cd "$R" && "$LAPPLY" -n -c nosuchdigest "$T/q.T") > "$T/out" 2> "$T/err"
 rc=$?
 expect_rc 2

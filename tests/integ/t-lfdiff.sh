@@ -82,6 +82,10 @@ assert_eq 2 "$RC" "-T unlisted: exit"
 grep -q '^543 ' "$T/err" || fail "-T unlisted: $(cat "$T/err")"
 lf -S -T test.T ./etc/motd
 assert_eq 2 "$RC" "-S -T: exit"
+# -u is octal here: 9 is no umask (the wording lapply uses too).
+lf -u 9 ./etc/motd
+assert_eq 2 "$RC" "-u 9: exit"
+assert_eq "9: invalid umask" "$(head -n 1 "$T/err")"
 
 assert_eq "" "$(ls -A "$T/tmpd")" "temporary files left"
 exit 0

@@ -61,8 +61,10 @@ rp hello
 assert_eq 1 "$RC" "no -e: exit"
 rp -e "two words" hello
 assert_eq 1 "$RC" "event with a space: exit"
+assert_eq "two words: event must be one word" "$(head -n 1 "$T/err")"
 rp -e x -Z 12 hello
 assert_eq 1 "$RC" "bad -Z: exit"
+assert_eq "12: invalid compression level" "$(cat "$T/err")"
 rp -e x ""
 assert_eq 1 "$RC" "empty message: exit"
 assert_eq "repo: empty message" "$(cat "$T/err")"

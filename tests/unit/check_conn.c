@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -16,6 +17,7 @@
 #include "buf.h"
 #include "cerr.h"
 #include "conn.h"
+#include "log.h"
 #include "proto.h"
 #include "xmalloc.h"
 #include "zstream.h"
@@ -481,6 +483,91 @@ START_TEST(test_reply_budget)
 }
 END_TEST
 
+/* What a trace callback saw: "<dir>:<line>" for each call, one a line. */
+struct tracelog {
+	char	 text[256];
+	size_t	 len;
+	int	 calls;
+};
+
+static void
+trace_cb(void *arg, int dir, const char *line, size_t len)
+{
+	struct tracelog	*t = arg;
+	int		 n;
+
+	n = snprintf(t->text + t->len, sizeof(t->text) - t->len, "%s:%.*s\n",
+	    dir == CONN_TRACE_IN ? "in" : dir == CONN_TRACE_OUT ? "out" : "?",
+	    (int)len, line);
+	ck_assert(n > 0 && (size_t)n < sizeof(t->text) - t->len);
+	t->len += (size_t)n;
+	t->calls++;
+}
+
+/*
+ * The callback sees the lines read and the lines sent (terminator
+ * stripped, length given), never block data; without one, nothing.
+ */
+START_TEST(test_trace_callback)
+{
+	struct tracelog	 t;
+	struct conn	*c;
+	struct cerr	 err;
+	char		 b[64];
+	ssize_t		 n;
+
+	memset(&t, 0, sizeof(t));
+	pair();
+	c = conn_new(sv[0], "peer");
+	conn_set_trace(c, trace_cb, &t);
+	ck_assert_int_eq(conn_printf(c, &err, "STAT %s\r\n", "x.T"), 0);
+	ck_assert_int_eq(conn_write(c, "raw\n", 4, &err), 0);
+	ck_assert_int_eq(conn_flush(c, &err), 0);
+	n = read(sv[1], b, sizeof(b));
+	ck_assert_int_eq(n, 14);
+	ck_assert_mem_eq(b, "STAT x.T\r\nraw\n", 14);
+	put("230 ok\r\n3\nabc.\n", 15);
+	ck_assert_str_eq(getl(c), "230 ok");
+	ck_assert_str_eq(getl(c), "3");
+	ck_assert_int_eq(conn_read(c, b, 3, &err), 3);
+	ck_assert_str_eq(getl(c), ".");
+	ck_assert_str_eq(t.text, "out:STAT x.T\nin:230 ok\nin:3\nin:.\n");
+
+	conn_set_trace(c, NULL, NULL);
+	put("quiet\n", 6);
+	ck_assert_str_eq(getl(c), "quiet");
+	ck_assert_int_eq(conn_printf(c, &err, "QUIT\r\n"), 0);
+	ck_assert_int_eq(t.calls, 4);
+	conn_free(c);
+	close(sv[1]);
+}
+END_TEST
+
+/* proto_trace prints the -v / -d lines: "<<< line" and ">>> line". */
+START_TEST(test_proto_trace)
+{
+	char	 out[128];
+	ssize_t	 n;
+	int	 p[2], saved;
+
+	log_init("check_conn", LOG_TO_STDERR, 0);
+	ck_assert_int_eq(pipe(p), 0);
+	ck_assert_int_ne(saved = dup(2), -1);
+	ck_assert_int_ne(dup2(p[1], 2), -1);
+	proto_trace(NULL, CONN_TRACE_OUT, "STAT TRANSCRIPT a.T\r\n", 19);
+	proto_trace(NULL, CONN_TRACE_IN, "230 Returning STAT information", 30);
+	ck_assert_int_ne(dup2(saved, 2), -1);
+	close(saved);
+	close(p[1]);
+	n = read(p[0], out, sizeof(out) - 1);
+	close(p[0]);
+	ck_assert_int_gt(n, 0);
+	out[n] = '\0';
+	ck_assert_str_eq(out, ">>> STAT TRANSCRIPT a.T\n"
+	    "<<< 230 Returning STAT information\n");
+}
+END_TEST
+
 static Suite *
 conn_suite(void)
 {
@@ -511,6 +598,8 @@ conn_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_proto);
 	tcase_add_test(tc, test_reply_budget);
+	tcase_add_test(tc, test_trace_callback);
+	tcase_add_test(tc, test_proto_trace);
 	suite_add_tcase(s, tc);
 	return s;
 }

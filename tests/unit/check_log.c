@@ -21,7 +21,7 @@
 static char *
 run_child(void (*fn)(void), int *status)
 {
-	static char	out[4096];
+	static char	out[16384];
 	size_t		len = 0;
 	ssize_t		n;
 	pid_t		pid;
@@ -46,6 +46,18 @@ run_child(void (*fn)(void), int *status)
 	return out;
 }
 
+/* Run fn in a child: it must print exactly want and exit with status. */
+static void
+expect_child(void (*fn)(void), const char *want, int status)
+{
+	int	 st;
+	char	*out = run_child(fn, &st);
+
+	ck_assert_str_eq(out, want);
+	ck_assert(WIFEXITED(st));
+	ck_assert_int_eq(WEXITSTATUS(st), status);
+}
+
 static void
 bare(void)
 {
@@ -57,12 +69,8 @@ bare(void)
 
 START_TEST(test_bare)
 {
-	int	 st;
-	char	*out = run_child(bare, &st);
-
-	ck_assert_str_eq(out, "a.T: line 3: bad\nb.T: " "No such file or "
-	    "directory\n");
-	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	expect_child(bare, "a.T: line 3: bad\nb.T: " "No such file or "
+	    "directory\n", 0);
 }
 END_TEST
 
@@ -125,12 +133,7 @@ hooks(void)
 
 START_TEST(test_fatal_runs_hooks_newest_first)
 {
-	int	 st;
-	char	*out = run_child(hooks, &st);
-
-	ck_assert_str_eq(out, "x.T: gone\ncleanup last\ncleanup first\n");
-	ck_assert(WIFEXITED(st));
-	ck_assert_int_eq(WEXITSTATUS(st), 7);
+	expect_child(hooks, "x.T: gone\ncleanup last\ncleanup first\n", 7);
 }
 END_TEST
 
@@ -152,13 +155,51 @@ reentry(void)
 
 START_TEST(test_hook_that_dies_runs_the_rest_once)
 {
-	int	 st;
-	char	*out = run_child(reentry, &st);
-
 	/* The failing hook's fatalx runs the remaining hook, then exits. */
-	ck_assert_str_eq(out, "hook failed\ncleanup once\n");
-	ck_assert(WIFEXITED(st));
-	ck_assert_int_eq(WEXITSTATUS(st), 2);
+	expect_child(reentry, "hook failed\ncleanup once\n", 2);
+}
+END_TEST
+
+static void
+long_line(void)
+{
+	static char	 big[9001];
+
+	memset(big, 'x', sizeof(big) - 1);
+	log_init("tool", LOG_TO_STDERR, 0);
+	log_info(">>> %s", big);
+}
+
+/* A message longer than any fixed buffer comes out whole. */
+START_TEST(test_long_message_whole)
+{
+	int	 st;
+	char	*out = run_child(long_line, &st);
+	size_t	 i;
+
+	ck_assert_uint_eq(strlen(out), 4 + 9000 + 1);
+	ck_assert(strncmp(out, ">>> x", 5) == 0);
+	for (i = 4; i < 4 + 9000; i++)
+		ck_assert_int_eq(out[i], 'x');
+	ck_assert_int_eq(out[i], '\n');
+}
+END_TEST
+
+static void
+cleanup_now(void)
+{
+	log_init("tool", LOG_TO_STDERR, 0);
+	log_addcleanup(say, "older");
+	log_addcleanup(say, "newer");
+	log_cleanup();
+	log_warnx("after");
+	log_exit(4);
+}
+
+/* log_cleanup runs the hooks at once, and only once. */
+START_TEST(test_cleanup_without_exit)
+{
+	expect_child(cleanup_now, "cleanup newer\ncleanup older\nafter\n", 4);
 }
 END_TEST
 
@@ -208,12 +249,14 @@ log_suite(void)
 	tcase_add_test(tc, test_bare);
 	tcase_add_test(tc, test_prefix_and_debug);
 	tcase_add_test(tc, test_reinit_drops_prefix);
+	tcase_add_test(tc, test_long_message_whole);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("cleanup");
 	tcase_add_test(tc, test_fatal_runs_hooks_newest_first);
 	tcase_add_test(tc, test_hook_that_dies_runs_the_rest_once);
 	tcase_add_test(tc, test_fs_hooks);
+	tcase_add_test(tc, test_cleanup_without_exit);
 	suite_add_tcase(s, tc);
 	return s;
 }
