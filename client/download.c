@@ -92,42 +92,22 @@ dl_skip(struct net *net, int64_t size, int rc)
 	return rc;
 }
 
-int
-dl_file(struct net *net, const struct dl_want *w, int dfd, const char *leaf,
-    int *fdp, char **tmpp, struct cerr *err)
+/*
+ * Receive the body of the RETR begun with size bytes into fd (or only
+ * count and digest it when fd is -1 because werr says why it could not
+ * be made), then check the count and, with w->ck and w->cksum, the
+ * digest.  full names the object in local errors, who in the server's.
+ */
+static int
+dl_body(struct net *net, const struct dl_want *w, int fd, int werr,
+    int64_t size, const char *full, const char *who, struct cerr *err)
 {
-	const char	*who = w->where != NULL ? w->where : w->path;
-	char		 full[PATH_MAX + 64], sum[CKSUM_B64MAX];
+	char		 sum[CKSUM_B64MAX];
 	unsigned char	*buf = w->buf, *own = NULL;
 	size_t		 bufsz = w->bufsz;
-	char		*tmp = NULL;
-	int64_t		 size, got = 0, avail;
+	int64_t		 got = 0;
 	ssize_t		 n;
-	int		 fd = -1, rc, werr = 0;
 
-	*fdp = -1;
-	*tmpp = NULL;
-	if (w->where != NULL)
-		snprintf(full, sizeof(full), "%s: %s", w->where, w->path);
-	else
-		strlcpy(full, w->path, sizeof(full));
-
-	if ((rc = net_retr_begin(net, &size, err)) != 0)
-		return rc == 1 ? DL_SERVER : DL_DEAD;
-	if (size != w->size) {
-		cerr_set(err, "%s: size in %s does not match size from server",
-		    who, w->source);
-		return dl_skip(net, size, DL_SERVER);
-	}
-	if (fs_room(dfd, size, &avail) == 1) {
-		cerr_set(err, "%s: %lld bytes do not fit: %lld bytes free, "
-		    "%lld kept free", full, (long long)size, (long long)avail,
-		    (long long)FS_KEEPFREE);
-		return dl_skip(net, size, DL_LOCAL);
-	}
-
-	if ((fd = dl_opentemp(dfd, leaf, w->lineno, w->mode, &tmp)) == -1)
-		werr = errno;
 	if (buf == NULL)
 		buf = own = xmalloc(bufsz = DL_BUFSZ);
 	if (w->ck != NULL)
@@ -143,40 +123,102 @@ dl_file(struct net *net, const struct dl_want *w, int dfd, const char *leaf,
 			w->progress(w->arg, n);
 	}
 	free(own);
-	if (n == -1 || net_retr_end(net, err) == -1) {
-		rc = DL_DEAD;
-		goto fail;
-	}
-	rc = DL_LOCAL;
+	if (n == -1 || net_retr_end(net, err) == -1)
+		return DL_DEAD;
 	if (werr != 0) {
 		cerr_set(err, "%s: %s", full, strerror(werr));
-		goto fail;
+		return DL_LOCAL;
 	}
 	if (got != size) {
 		cerr_set(err, "%s: received %lld of %lld bytes", full,
 		    (long long)got, (long long)size);
-		goto fail;
+		return DL_LOCAL;
 	}
 	if (w->ck != NULL && w->cksum != NULL) {
 		cksum_final(w->ck, sum);
 		if (strcmp(sum, w->cksum) != 0) {
-			rc = DL_SERVER;
 			cerr_set(err, "%s: checksum in %s does not match "
 			    "checksum from server", who, w->source);
-			goto fail;
+			return DL_SERVER;
 		}
+	}
+	return DL_OK;
+}
+
+/*
+ * Read the reply to the oldest RETR; the size it announces must be
+ * w->size (any size when w->size is -1).  Fills full and who.
+ */
+static int
+dl_begin(struct net *net, const struct dl_want *w, int64_t *size,
+    char *full, size_t fullsz, const char **who, struct cerr *err)
+{
+	int	rc;
+
+	*who = w->where != NULL ? w->where : w->path;
+	if (w->where != NULL)
+		snprintf(full, fullsz, "%s: %s", w->where, w->path);
+	else
+		strlcpy(full, w->path, fullsz);
+	if ((rc = net_retr_begin(net, size, err)) != 0)
+		return rc == 1 ? DL_SERVER : DL_DEAD;
+	if (w->size != -1 && *size != w->size) {
+		cerr_set(err, "%s: size in %s does not match size from server",
+		    *who, w->source);
+		return dl_skip(net, *size, DL_SERVER);
+	}
+	return DL_OK;
+}
+
+int
+dl_tofd(struct net *net, const struct dl_want *w, int fd, struct cerr *err)
+{
+	const char	*who;
+	char		 full[PATH_MAX + 64];
+	int64_t		 size;
+	int		 rc;
+
+	if ((rc = dl_begin(net, w, &size, full, sizeof(full), &who,
+	    err)) != DL_OK)
+		return rc;
+	return dl_body(net, w, fd, 0, size, full, who, err);
+}
+
+int
+dl_file(struct net *net, const struct dl_want *w, int dfd, const char *leaf,
+    int *fdp, char **tmpp, struct cerr *err)
+{
+	const char	*who;
+	char		 full[PATH_MAX + 64];
+	char		*tmp = NULL;
+	int64_t		 size, avail;
+	int		 fd, rc, werr = 0;
+
+	*fdp = -1;
+	*tmpp = NULL;
+	if ((rc = dl_begin(net, w, &size, full, sizeof(full), &who,
+	    err)) != DL_OK)
+		return rc;
+	if (fs_room(dfd, size, &avail) == 1) {
+		cerr_set(err, "%s: %lld bytes do not fit: %lld bytes free, "
+		    "%lld kept free", full, (long long)size, (long long)avail,
+		    (long long)FS_KEEPFREE);
+		return dl_skip(net, size, DL_LOCAL);
+	}
+
+	if ((fd = dl_opentemp(dfd, leaf, w->lineno, w->mode, &tmp)) == -1)
+		werr = errno;
+	if ((rc = dl_body(net, w, fd, werr, size, full, who, err)) != DL_OK) {
+		if (fd != -1) {
+			close(fd);
+			(void)unlinkat(dfd, tmp, 0);
+		}
+		free(tmp);
+		return rc;
 	}
 	*fdp = fd;
 	*tmpp = tmp;
 	return DL_OK;
-
-fail:
-	if (fd != -1) {
-		close(fd);
-		(void)unlinkat(dfd, tmp, 0);
-	}
-	free(tmp);
-	return rc;
 }
 
 int

@@ -1,5 +1,6 @@
 /*
- * download.h: the one download routine of the clients (lapply, ktcheck).
+ * download.h: the one download routine of the clients (lapply, ktcheck,
+ * and lfdiff's private copy through dl_tofd).
  *
  * A file arrives under a directory descriptor, never by path string:
  * the body of a RETR is received into a new temp file created
@@ -25,7 +26,7 @@ struct dl_want {
 	const char	*path;		/* how messages name the object */
 	const char	*where;		/* "line 12", or NULL */
 	const char	*source;	/* of size and cksum: "transcript" */
-	int64_t		 size;		/* the size it must have */
+	int64_t		 size;		/* the size it must have, -1: any */
 	const char	*cksum;		/* base64 digest it must have */
 	struct cksum	*ck;		/* ... computed with this, or NULL */
 	unsigned	 lineno;	/* for the temp name of a long leaf */
@@ -55,6 +56,13 @@ struct dl_want {
  */
 int	 dl_file(struct net *, const struct dl_want *w, int dfd,
 	    const char *leaf, int *fd, char **tmp, struct cerr *err);
+
+/*
+ * As dl_file, into the caller's open descriptor fd (a private file that
+ * is no final path: lfdiff's copy); no room check, nothing to remove.
+ */
+int	 dl_tofd(struct net *, const struct dl_want *w, int fd,
+	    struct cerr *err);
 
 /* Read and throw away the rest of the current RETR body and its ".". */
 int	 dl_skipbody(struct net *, struct cerr *err);

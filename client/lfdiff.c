@@ -22,6 +22,7 @@
 #include "compat.h"
 #include "copts.h"
 #include "encode.h"
+#include "download.h"
 #include "log.h"
 #include "net.h"
 #include "pathcmp.h"
@@ -31,7 +32,6 @@
 #include "xmalloc.h"
 
 #define LF_ERROR	2
-#define LF_CHUNK	(256 * 1024)
 #define LF_MAXDIFFARGS	64
 
 struct lf {
@@ -259,11 +259,9 @@ static int
 fetch(struct lf *lf, const char *tname, const char *epath, int special,
     int fd)
 {
+	struct dl_want	 w;
 	struct net	*net;
 	struct cerr	 err;
-	char		*buf;
-	int64_t		 size;
-	ssize_t		 n;
 	int		 r, rc = -1;
 
 	if ((net = net_open(&lf->no, &err)) == NULL) {
@@ -274,20 +272,10 @@ fetch(struct lf *lf, const char *tname, const char *epath, int special,
 		r = net_send_retr(net, "SPECIAL", NULL, epath, &err);
 	else
 		r = net_send_retr(net, "FILE", tname, epath, &err);
-	if (r == -1 || (r = net_retr_begin(net, &size, &err)) != 0) {
-		log_warnx("%s", err.msg);
-		goto out;
-	}
-	buf = xmalloc(LF_CHUNK);
-	while ((n = net_retr_read(net, buf, LF_CHUNK, &err)) > 0) {
-		if (write(fd, buf, (size_t)n) != n) {
-			log_warn("lfdiff: temporary file");
-			free(buf);
-			goto out;
-		}
-	}
-	free(buf);
-	if (n == -1 || net_retr_end(net, &err) == -1) {
+	memset(&w, 0, sizeof(w));
+	w.path = epath;
+	w.size = -1;
+	if (r == -1 || dl_tofd(net, &w, fd, &err) != DL_OK) {
 		log_warnx("%s", err.msg);
 		goto out;
 	}

@@ -118,11 +118,8 @@ copy_file(const char *src, const char *dst)
 		}
 		if (r == 0)
 			break;
-		if (write(dfd, buf, (size_t)r) != r) {
-			if (errno == 0)
-				errno = ENOSPC;
+		if (fs_write_all(dfd, buf, (size_t)r) == -1)
 			goto faildst;
-		}
 	}
 	ts[0] = st.st_atim;
 	ts[1] = st.st_mtim;

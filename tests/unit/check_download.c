@@ -419,6 +419,72 @@ START_TEST(test_cut_body)
 }
 END_TEST
 
+/*
+ * dl_tofd (lfdiff's copy): any announced size, trickled, lands whole in
+ * the caller's descriptor; nothing is created in any directory.
+ */
+START_TEST(test_tofd)
+{
+	const char	*body = "server copy\n";
+	struct dl_want	 w;
+	struct reply	 r;
+	struct cerr	 err;
+	struct net	*net;
+	char		 buf[64];
+	ssize_t		 n;
+	int		 fd;
+
+	r.bytes = retr_reply(body, strlen(body), (long long)strlen(body),
+	    &r.len);
+	r.trickle = 1;
+	r.close = 0;
+	srv_start(&r, 1);
+	net = connect_srv();
+	memset(&w, 0, sizeof(w));
+	w.path = "./old";
+	w.size = -1;
+	ck_assert_int_ne(fd = openat(dirfd_, "private", O_RDWR | O_CREAT |
+	    O_EXCL, 0600), -1);
+	ck_assert_int_eq(net_send_retr(net, "FILE", "t.T", "./old", &err), 0);
+	ck_assert_int_eq(dl_tofd(net, &w, fd, &err), DL_OK);
+	ck_assert_int_eq(pread(fd, buf, sizeof(buf) - 1, 0),
+	    (ssize_t)strlen(body));
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	buf[n] = '\0';
+	ck_assert_str_eq(buf, body);
+	close(fd);
+	ck_assert_int_eq(unlinkat(dirfd_, "private", 0), 0);
+	assert_old_only();
+	ck_assert_int_eq(net_close(net, &err), 0);
+	free((char *)r.bytes);
+}
+END_TEST
+
+/* dl_tofd: a body cut short is reported, not taken for the file. */
+START_TEST(test_tofd_cut)
+{
+	struct dl_want	 w;
+	struct reply	 r;
+	struct cerr	 err;
+	struct net	*net;
+	char		 s[] = "240 Retrieving file\r\n11\r\nhello";
+
+	r.bytes = s;
+	r.len = strlen(s);
+	r.trickle = 0;
+	r.close = 1;
+	srv_start(&r, 1);
+	net = connect_srv();
+	memset(&w, 0, sizeof(w));
+	w.path = "./old";
+	w.size = -1;
+	ck_assert_int_eq(net_send_retr(net, "FILE", "t.T", "./old", &err), 0);
+	ck_assert_int_eq(dl_tofd(net, &w, -1, &err), DL_DEAD);
+	ck_assert_msg(err.msg[0] != '\0', "no message");
+	net_abort(net);
+}
+END_TEST
+
 /* A declared size that cannot fit is refused before any byte lands. */
 START_TEST(test_no_room)
 {
@@ -645,6 +711,8 @@ download_suite(void)
 	tcase_add_test(tc, test_cut_body);
 	tcase_add_test(tc, test_no_room);
 	tcase_add_test(tc, test_failed_rename);
+	tcase_add_test(tc, test_tofd);
+	tcase_add_test(tc, test_tofd_cut);
 	suite_add_tcase(s, tc);
 
 	tcase_add_checked_fixture(ta, setup_apply, teardown);
