@@ -91,8 +91,11 @@ LAPPLY_TESTS = \
 	tests/integ/t-lapply-batch.sh \
 	tests/integ/t-lapply-links.sh \
 	tests/integ/t-lapply-crash.sh \
-	tests/integ/t-lapply-faults.sh
+	tests/integ/t-lapply-faults.sh \
+	tests/integ/t-lapply-trace.sh \
+	tests/integ/t-lapply-race.sh
 TESTS += $(LAPPLY_TESTS)
 EXTRA_DIST += $(LAPPLY_TESTS) tests/integ/lapply-lib.sh \
-	tests/integ/lapply-srv.py tests/integ/crashcheck.py
+	tests/integ/lapply-srv.py tests/integ/crashcheck.py \
+	tests/integ/tracecheck.py
 # --- lapply (end) ---

@@ -96,3 +96,25 @@ expect_rc() {
 info() {
 	stat -c '%F %a %u %g' "$1"
 }
+
+# sum FILE: the base64 SHA-1 of FILE, as transcripts give it.
+sum() {
+	python3 -c 'import base64,hashlib,sys
+print(base64.b64encode(hashlib.sha1(open(sys.argv[1],"rb").read()).digest()).decode())' "$1"
+}
+
+# serve [FAULT PATH]...: start tests/integ/lapply-srv.py serving $T/srv
+# for one connection; sets PORT and SPID.
+serve() {
+	rm -f "$T/port" "$T/log"
+	python3 "${top_srcdir:-.}/tests/integ/lapply-srv.py" "$T/srv" \
+	    "$T/port" "$T/log" "$@" &
+	SPID=$!
+	i=0
+	while [ ! -s "$T/port" ] && [ $i -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	[ -s "$T/port" ] || fail "server did not start"
+	PORT=$(cat "$T/port")
+}

@@ -18,6 +18,9 @@
 #	need_cmd CMD...		skip unless every CMD is in PATH
 #	need_tool TOOL...	fail unless every cairn TOOL was built
 #	tool_path TOOL		print the path of a built cairn TOOL
+#	need_shim		set SHIM to the built fault injector
+#				tests/integ/shim.so (fail if missing) and
+#				let sanitized tools run under it
 #	mk_tmpdir		create $T (a private temp dir removed on exit)
 #	at_exit CMD		run CMD (eval'd) at exit, before $T is removed
 #	assert_file_eq EXP ACT [LABEL]	byte-compare two files, diff on mismatch
@@ -79,6 +82,15 @@ need_tool()
 	for _t in "$@"; do
 		tool_path "$_t" >/dev/null || fail "$_t was not built"
 	done
+}
+
+need_shim()
+{
+	SHIM=$top_builddir/tests/integ/shim.so
+	[ -f "$SHIM" ] || fail "$SHIM not built"
+	# The shim comes before the sanitizer runtime in the link order.
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
+	export ASAN_OPTIONS
 }
 
 _lib_atexit=

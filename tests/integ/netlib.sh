@@ -9,6 +9,9 @@
 #				Radmind traces use (config '127.0.0.1 test.K',
 #				test.T, neg.T, special ./etc/hostname, all
 #				mtimes 1700000000)
+#	tree_repo DIR TREE NAME	a repository DIR serving TREE as loadset
+#				NAME.T (fsdiff -C -c sha1) to 127.0.0.1
+#				through command file NAME.K
 #	start_cairnd DIR OPTS...	start cairnd -f on 127.0.0.1 on a free
 #				port over repository DIR; sets PORT, SPID and
 #				SLOG (its stderr).  Bounded retries if the
@@ -67,6 +70,18 @@ make_repo()
 	printf 'client1\n' >"$_r/special/127.0.0.1/etc/hostname"
 	printf 'f ./etc/hostname 0640 0 0 0 0 -\n' >"$_r/transcript/special.T"
 	find "$_r" -exec touch -h -d "@$T0" {} + || fail "make_repo: touch"
+}
+
+tree_repo()
+{
+	mkdir -p "$1/command" "$1/transcript" "$1/file" ||
+	    fail "tree_repo: mkdir"
+	echo "127.0.0.1 $3.K" >"$1/config"
+	echo "p $3.T" >"$1/command/$3.K"
+	(cd "$2" && "$(tool_path fsdiff)" -C -c sha1 -K /dev/null .) \
+	    >"$1/transcript/$3.T" || fail "tree_repo: fsdiff -C $2"
+	cp -a "$2" "$1/file/$3.T" || fail "tree_repo: cp $2"
+	find "$1/command" "$1/transcript" -exec touch -d "@$T0" {} +
 }
 
 SPID=

@@ -20,10 +20,14 @@
 #   skip PREFIX           read lines until one starts with PREFIX
 #   zlib                  from here on, deflate what is sent (sync flush
 #                         after each command) and inflate what is read
+#   raw TEXT              send TEXT as it is, not deflated even after zlib
+#                         (bytes that break the compressed stream)
 #   sleep SECS            wait
 #   shutdown              half-close (no more sending)
 #   drain                 read until the other side closes
 #   close                 close the connection now
+#   reset                 close the connection with a TCP reset (RST, by
+#                         SO_LINGER 0) instead of a FIN
 # Every line received is appended to LOG (if given) as "<<< line".  Every
 # wait is bounded: a read waits at most 30 s, and the whole run at most
 # 120 s (then exit 4).  Exit 0 when the script ran to its end, even if the
@@ -31,6 +35,7 @@
 import os
 import signal
 import socket
+import struct
 import sys
 import time
 import zlib
@@ -53,10 +58,10 @@ class Peer:
         self.inflate = None
         self.closed = False
 
-    def send(self, data):
+    def send(self, data, raw=False):
         if self.closed:
             return
-        if self.deflate is not None:
+        if self.deflate is not None and not raw:
             data = self.deflate.compress(data) + \
                 self.deflate.flush(zlib.Z_SYNC_FLUSH)
         try:
@@ -96,6 +101,8 @@ def run(peer, script):
         cmd, _, arg = raw.strip().partition(' ')
         if cmd == 'send':
             peer.send(unescape(arg))
+        elif cmd == 'raw':
+            peer.send(unescape(arg), raw=True)
         elif cmd == 'repeat':
             n, secs, text = arg.split(' ', 2)
             data = unescape(text)
@@ -153,6 +160,12 @@ def run(peer, script):
             while peer.line() is not None:
                 pass
         elif cmd == 'close':
+            peer.s.close()
+            peer.closed = True
+            return 0
+        elif cmd == 'reset':
+            peer.s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
+                              struct.pack('ii', 1, 0))
             peer.s.close()
             peer.closed = True
             return 0

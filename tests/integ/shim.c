@@ -21,6 +21,24 @@
  *	CAIRN_SHIM_RUN=CMD	function NAME, run CMD with /bin/sh -c and
  *				wait for it, then proceed.  NAME "mutate"
  *				stands for the Nth counted mutating call.
+ *	CAIRN_SHIM_TRACE=FILE	append one line per mutating call to FILE
+ *				once it returned (so a call that needs
+ *				another first, like a rename after an
+ *				fsync, is always the later line):
+ *
+ *		NAME ARG... = RESULT [errno=N]
+ *
+ *				Paths are made absolute: a name relative to
+ *				a directory descriptor or the working
+ *				directory is joined to that directory's
+ *				path, a descriptor is shown as the path it
+ *				is open on (/proc/self/fd), and so is a
+ *				/proc/self/fd/N path.  Bytes up to space,
+ *				backslash and from DEL on are written as
+ *				\xHH.  Other arguments: uid=N gid=N (-1:
+ *				unchanged), mode=0NNN, flags=0xN, dev=N.
+ *				Lines are written with one write(2) to an
+ *				O_APPEND file, so threads do not mix them.
  *
  * Everything is thread-safe: counters are updated with atomic builtins.
  * The shim's own I/O goes through syscall(2), never through a wrapper.
@@ -54,6 +72,7 @@ static unsigned long	 eintr_every;
 static char		 stop_name[64];
 static unsigned long	 stop_at;
 static const char	*stop_cmd;
+static const char	*tracefile;
 
 static unsigned long	 n_mutate;	/* atomic */
 static unsigned long	 n_io;		/* atomic */
@@ -88,6 +107,7 @@ shim_init(void)
 	shortio = envnum("CAIRN_SHIM_SHORT") != 0;
 	eintr_every = envnum("CAIRN_SHIM_EINTR");
 	stop_cmd = getenv("CAIRN_SHIM_RUN");
+	tracefile = getenv("CAIRN_SHIM_TRACE");
 	if ((s = getenv("CAIRN_SHIM_STOP")) != NULL &&
 	    (colon = strchr(s, ':')) != NULL &&
 	    (len = (size_t)(colon - s)) < sizeof(stop_name)) {
@@ -218,6 +238,180 @@ mutated(void)
 	errno = e;
 }
 
+/* --- the trace --- */
+
+#define TRACE_MAX	16384
+
+struct trace {
+	char	buf[TRACE_MAX];
+	size_t	len;
+	int	on;
+};
+
+/* Append raw text (cut at the end of the buffer). */
+static void
+tr_raw(struct trace *tr, const char *s, size_t n)
+{
+	if (n > sizeof(tr->buf) - 2 - tr->len)	/* room for "\n" */
+		n = sizeof(tr->buf) - 2 - tr->len;
+	memcpy(tr->buf + tr->len, s, n);
+	tr->len += n;
+}
+
+static void tr_fmt(struct trace *, const char *, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void
+tr_fmt(struct trace *tr, const char *fmt, ...)
+{
+	va_list	ap;
+	char	b[64];
+	int	n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(b, sizeof(b), fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		tr_raw(tr, b, (size_t)n < sizeof(b) ? (size_t)n : sizeof(b) - 1);
+}
+
+/* Append bytes, escaped, without the leading space. */
+static void
+tr_esc(struct trace *tr, const char *s, size_t n)
+{
+	unsigned char	c;
+	char		b[8];
+	size_t		i;
+
+	for (i = 0; i < n; i++) {
+		c = (unsigned char)s[i];
+		if (c <= ' ' || c == '\\' || c >= 0x7f) {
+			snprintf(b, sizeof(b), "\\x%02x", c);
+			tr_raw(tr, b, 4);
+		} else
+			tr_raw(tr, (const char *)&c, 1);
+	}
+}
+
+static void
+tr_str(struct trace *tr, const char *s)
+{
+	tr_raw(tr, " ", 1);
+	if (s == NULL)
+		tr_raw(tr, "(null)", 6);
+	else
+		tr_esc(tr, s, strlen(s));
+}
+
+/* The path an open descriptor stands for, in b; its length or -1. */
+static long
+fdpath(int fd, char *b, size_t len)
+{
+	char	p[64];
+
+	if (fd == AT_FDCWD)
+		return syscall(SYS_getcwd, b, len) > 0 ? (long)strlen(b) : -1;
+	snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
+	return syscall(SYS_readlinkat, AT_FDCWD, p, b, len);
+}
+
+static void
+tr_fd(struct trace *tr, int fd)
+{
+	char	b[4096];
+	long	n;
+
+	if ((n = fdpath(fd, b, sizeof(b))) <= 0) {
+		tr_fmt(tr, " fd:%d", fd);
+		return;
+	}
+	tr_raw(tr, " ", 1);
+	tr_esc(tr, b, (size_t)n);
+}
+
+/* A path relative to dfd, made absolute; "" or NULL is dfd itself. */
+static void
+tr_at(struct trace *tr, int dfd, const char *path)
+{
+	char	b[4096];
+	long	n;
+
+	if (path == NULL || *path == '\0') {
+		tr_fd(tr, dfd);
+		return;
+	}
+	if (strncmp(path, "/proc/self/fd/", 14) == 0 &&
+	    (n = syscall(SYS_readlinkat, AT_FDCWD, path, b, sizeof(b))) > 0) {
+		tr_raw(tr, " ", 1);
+		tr_esc(tr, b, (size_t)n);
+		return;
+	}
+	if (*path == '/') {
+		tr_str(tr, path);
+		return;
+	}
+	if ((n = fdpath(dfd, b, sizeof(b))) <= 0) {
+		tr_fmt(tr, " fd:%d/", dfd);
+		tr_esc(tr, path, strlen(path));
+		return;
+	}
+	tr_raw(tr, " ", 1);
+	tr_esc(tr, b, (size_t)n);
+	if (n > 1 || b[0] != '/')
+		tr_raw(tr, "/", 1);
+	tr_esc(tr, path, strlen(path));
+}
+
+static void
+tr_ids(struct trace *tr, uid_t u, gid_t g)
+{
+	tr_fmt(tr, " uid=%d gid=%d", (int)u, (int)g);
+}
+
+static void
+tr_mode(struct trace *tr, mode_t m)
+{
+	tr_fmt(tr, " mode=0%lo", (unsigned long)m);
+}
+
+static void
+tr_flags(struct trace *tr, int f)
+{
+	tr_fmt(tr, " flags=0x%x", (unsigned)f);
+}
+
+/* Start a line for call name: nonzero if tracing. */
+static int
+tr_begin(struct trace *tr, const char *name)
+{
+	tr->on = tracefile != NULL;
+	tr->len = 0;
+	if (tr->on)
+		tr_raw(tr, name, strlen(name));
+	return tr->on;
+}
+
+/* The call returned r: finish the line and append it to the file. */
+static void
+tr_end(struct trace *tr, long r)
+{
+	int	fd, e = errno;
+
+	if (!tr->on)
+		return;
+	tr_fmt(tr, " = %ld", r);
+	if (r == -1)
+		tr_fmt(tr, " errno=%d", e);
+	tr->buf[tr->len++] = '\n';
+	fd = (int)syscall(SYS_openat, AT_FDCWD, tracefile,
+	    O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (fd != -1) {
+		(void)syscall(SYS_write, fd, tr->buf, tr->len);
+		(void)syscall(SYS_close, fd);
+	}
+	errno = e;
+}
+
 /* An I/O call: 1 if it must fail with EINTR now. */
 static int
 io_eintr(void)
@@ -254,13 +448,22 @@ write_open(int flags)
 	}								\
 } while (0)
 
-#define OPEN_BODY(callreal) do {					\
-	int	w = write_open(flags), r;				\
-	if (w)								\
+#define OPEN_BODY(name, dfd, callreal) do {				\
+	struct trace	tr;						\
+	int		w = write_open(flags), r;			\
+	if (w) {							\
+		if (tr_begin(&tr, name)) {				\
+			tr_at(&tr, dfd, path);				\
+			tr_flags(&tr, flags);				\
+			tr_mode(&tr, mode);				\
+		}							\
 		mutate();						\
+	}								\
 	r = callreal;							\
-	if (w)								\
+	if (w) {							\
 		mutated();						\
+		tr_end(&tr, r);						\
+	}								\
 	return r;							\
 } while (0)
 
@@ -272,7 +475,7 @@ open(const char *path, int flags, ...)
 
 	OPENMODE(flags, mode);
 	enter("open");
-	OPEN_BODY(real_open(path, flags, mode));
+	OPEN_BODY("open", AT_FDCWD, real_open(path, flags, mode));
 }
 
 int
@@ -283,7 +486,7 @@ open64(const char *path, int flags, ...)
 
 	OPENMODE(flags, mode);
 	enter("open64");
-	OPEN_BODY(real_open64(path, flags, mode));
+	OPEN_BODY("open64", AT_FDCWD, real_open64(path, flags, mode));
 }
 
 int
@@ -294,7 +497,7 @@ openat(int dfd, const char *path, int flags, ...)
 
 	OPENMODE(flags, mode);
 	enter("openat");
-	OPEN_BODY(real_openat(dfd, path, flags, mode));
+	OPEN_BODY("openat", dfd, real_openat(dfd, path, flags, mode));
 }
 
 int
@@ -305,55 +508,81 @@ openat64(int dfd, const char *path, int flags, ...)
 
 	OPENMODE(flags, mode);
 	enter("openat64");
-	OPEN_BODY(real_openat64(dfd, path, flags, mode));
+	OPEN_BODY("openat64", dfd, real_openat64(dfd, path, flags, mode));
 }
 
 /* --- other mutating calls --- */
 
-#define MUT(ret, name, params, args)					\
+#define MUT(ret, name, params, args, targets)				\
 ret									\
 name params								\
 {									\
-	REAL(name);					\
-	ret	r;							\
+	REAL(name);							\
+	struct trace	tr;						\
+	ret		r;						\
 									\
 	enter(#name);							\
+	if (tr_begin(&tr, #name)) {					\
+		targets;						\
+	}								\
 	mutate();							\
 	r = real_##name args;						\
 	mutated();							\
+	tr_end(&tr, (long)r);						\
 	return r;							\
 }
 
-MUT(int, unlink, (const char *a), (a))
-MUT(int, unlinkat, (int a, const char *b, int c), (a, b, c))
-MUT(int, rename, (const char *a, const char *b), (a, b))
+#define P(d, p)		tr_at(&tr, d, p)
+#define FD(f)		tr_fd(&tr, f)
+
+MUT(int, unlink, (const char *a), (a), P(AT_FDCWD, a))
+MUT(int, unlinkat, (int a, const char *b, int c), (a, b, c),
+    P(a, b); tr_flags(&tr, c))
+MUT(int, rename, (const char *a, const char *b), (a, b),
+    P(AT_FDCWD, a); P(AT_FDCWD, b))
 MUT(int, renameat, (int a, const char *b, int c, const char *d),
-    (a, b, c, d))
+    (a, b, c, d), P(a, b); P(c, d))
 MUT(int, renameat2, (int a, const char *b, int c, const char *d,
-    unsigned int e), (a, b, c, d, e))
-MUT(int, symlink, (const char *a, const char *b), (a, b))
-MUT(int, symlinkat, (const char *a, int b, const char *c), (a, b, c))
-MUT(int, link, (const char *a, const char *b), (a, b))
+    unsigned int e), (a, b, c, d, e), P(a, b); P(c, d); tr_flags(&tr, (int)e))
+MUT(int, symlink, (const char *a, const char *b), (a, b),
+    tr_str(&tr, a); P(AT_FDCWD, b))
+MUT(int, symlinkat, (const char *a, int b, const char *c), (a, b, c),
+    tr_str(&tr, a); P(b, c))
+MUT(int, link, (const char *a, const char *b), (a, b),
+    P(AT_FDCWD, a); P(AT_FDCWD, b))
 MUT(int, linkat, (int a, const char *b, int c, const char *d, int e),
-    (a, b, c, d, e))
-MUT(int, mkdir, (const char *a, mode_t b), (a, b))
-MUT(int, mkdirat, (int a, const char *b, mode_t c), (a, b, c))
-MUT(int, mknod, (const char *a, mode_t b, dev_t c), (a, b, c))
-MUT(int, mknodat, (int a, const char *b, mode_t c, dev_t d), (a, b, c, d))
-MUT(int, mkfifoat, (int a, const char *b, mode_t c), (a, b, c))
-MUT(int, chown, (const char *a, uid_t b, gid_t c), (a, b, c))
-MUT(int, fchown, (int a, uid_t b, gid_t c), (a, b, c))
+    (a, b, c, d, e), P(a, b); P(c, d); tr_flags(&tr, e))
+MUT(int, mkdir, (const char *a, mode_t b), (a, b),
+    P(AT_FDCWD, a); tr_mode(&tr, b))
+MUT(int, mkdirat, (int a, const char *b, mode_t c), (a, b, c),
+    P(a, b); tr_mode(&tr, c))
+MUT(int, mknod, (const char *a, mode_t b, dev_t c), (a, b, c),
+    P(AT_FDCWD, a); tr_mode(&tr, b); tr_fmt(&tr, " dev=%lu", (unsigned long)c))
+MUT(int, mknodat, (int a, const char *b, mode_t c, dev_t d), (a, b, c, d),
+    P(a, b); tr_mode(&tr, c); tr_fmt(&tr, " dev=%lu", (unsigned long)d))
+MUT(int, mkfifoat, (int a, const char *b, mode_t c), (a, b, c),
+    P(a, b); tr_mode(&tr, c))
+MUT(int, chown, (const char *a, uid_t b, gid_t c), (a, b, c),
+    P(AT_FDCWD, a); tr_ids(&tr, b, c))
+MUT(int, fchown, (int a, uid_t b, gid_t c), (a, b, c),
+    FD(a); tr_ids(&tr, b, c))
 MUT(int, fchownat, (int a, const char *b, uid_t c, gid_t d, int e),
-    (a, b, c, d, e))
-MUT(int, lchown, (const char *a, uid_t b, gid_t c), (a, b, c))
-MUT(int, chmod, (const char *a, mode_t b), (a, b))
-MUT(int, fchmod, (int a, mode_t b), (a, b))
-MUT(int, fchmodat, (int a, const char *b, mode_t c, int d), (a, b, c, d))
-MUT(int, futimens, (int a, const struct timespec b[2]), (a, b))
+    (a, b, c, d, e), P(a, b); tr_ids(&tr, c, d); tr_flags(&tr, e))
+MUT(int, lchown, (const char *a, uid_t b, gid_t c), (a, b, c),
+    P(AT_FDCWD, a); tr_ids(&tr, b, c))
+MUT(int, chmod, (const char *a, mode_t b), (a, b),
+    P(AT_FDCWD, a); tr_mode(&tr, b))
+MUT(int, fchmod, (int a, mode_t b), (a, b), FD(a); tr_mode(&tr, b))
+MUT(int, fchmodat, (int a, const char *b, mode_t c, int d), (a, b, c, d),
+    P(a, b); tr_mode(&tr, c); tr_flags(&tr, d))
+MUT(int, futimens, (int a, const struct timespec b[2]), (a, b), FD(a))
 MUT(int, utimensat, (int a, const char *b, const struct timespec c[2], int d),
-    (a, b, c, d))
-MUT(int, fsync, (int a), (a))
-MUT(int, fdatasync, (int a), (a))
+    (a, b, c, d), P(a, b); tr_flags(&tr, d))
+MUT(int, fsync, (int a), (a), FD(a))
+MUT(int, fdatasync, (int a), (a), FD(a))
+
+#undef P
+#undef FD
 
 /* --- data transfer --- */
 

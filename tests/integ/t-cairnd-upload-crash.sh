@@ -17,10 +17,7 @@ mk_tmpdir
 . "$top_srcdir/tests/integ/netlib.sh"
 LCREATE=$(tool_path lcreate)
 FSDIFF=$(tool_path fsdiff)
-SHIM=$top_builddir/tests/integ/shim.so
-[ -f "$SHIM" ] || fail "$SHIM not built"
-ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
-export ASAN_OPTIONS
+need_shim
 
 R=$T/repo
 make_repo "$R"

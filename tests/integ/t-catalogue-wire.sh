@@ -1,18 +1,20 @@
 #!/bin/sh
-# Hostile bytes on the wire (docs/security.md A2, A3, A5, A6, A8, D1).
-# Against cairnd: a NUL inside a command ends that line (docs/protocol.md 2),
-# so each part gets its own error reply and none runs as another valid
-# command (A2); an unknown verb, wrong argument counts, 1000 arguments,
-# a lone CR, a lone LF and a bare CRLF each get a 5xx reply and the
-# server hangs up after its error limit (A3); a transcript the command
+# Hostile bytes on the wire (docs/security.md A2, A3, A5, A6, A8, D1, D3,
+# G2).  Against cairnd: a NUL inside a command ends that line
+# (docs/protocol.md 2), so each part gets its own error reply and none
+# runs as another valid command (A2); an unknown verb, wrong argument
+# counts, 1000 arguments, a lone CR, a lone LF and a bare CRLF each get a
+# 5xx reply and the server hangs up after its error limit (A3); a transcript the command
 # file does not list gets the same "no access" reply whether it exists
 # or not, with nothing of its size, time or checksum (A5); COMP levels
 # 10 and -1 are clamped (D1).  Against lapply, a server (peer.py) that
 # sends no banner (A3), a malformed or lying size line (A6), more bytes
-# than announced, no "." terminator, ".." or an early "." (A8): exit 2,
-# the message names the problem, the old file stays as it was, no temp
-# file is left and bytes after the fault are never taken as the reply
-# for the next file.
+# than announced, no "." terminator, ".." or an early "." (A8), a
+# compressed stream that turns corrupt or stops inside a block in the
+# middle of a file (D3), a TCP reset in the middle of a file, in clear
+# and compressed (G2): exit 2, the message names the server and the
+# problem, the old file stays as it was, no temp file is left and bytes
+# after the fault are never taken as the reply for the next file.
 . "$top_srcdir/tests/integ/lib.sh"
 need_tool cairnd lapply
 mk_tmpdir
@@ -104,12 +106,14 @@ print(base64.b64encode(hashlib.sha1(sys.stdin.buffer.read()).digest()).decode())
 	printf '+ f ./b\t0644 %s %s 1700000000 12 %s\n' "$U" "$G" "$SUM"
 } >"$T/ab.T"
 BANNER='send 200-RAP 1 peer 1.0 radmind access protocol\r\n200 CAPA REPO\r\n'
+ZBANNER='send 200-RAP 1 peer 1.0 radmind access protocol\r\n200 CAPA ZLIB REPO\r\n'
 
 # hostile CASE REPLY...: lapply downloads ./a and ./b from a peer that
 # sends the banner (unless REPLY starts with "nobanner"), waits for the
-# first RETR and then runs the peer.py commands REPLY.  ./a holds "old"
-# beforehand.  Expects exit 2, ./a unchanged, ./b absent, no temp file;
-# stderr in $T/err.
+# first RETR and then runs the peer.py commands REPLY.  If REPLY starts
+# with "zlib", lapply asks for -Z 6 and the peer agrees to it first, so
+# REPLY runs in compressed mode.  ./a holds "old" beforehand.  Expects
+# exit 2, ./a unchanged, ./b absent, no temp file; stderr in $T/err.
 hostile()
 {
 	_case=$1
@@ -118,11 +122,21 @@ hostile()
 	printf 'old\n' >"$R/a"
 	touch -d @1600000000 "$R/a"
 	_old=$(stat -c '%i %a %Y %s' "$R/a")
+	_z=
 	{
-		[ "$1" = nobanner ] && shift || {
+		if [ "$1" = zlib ]; then
+			shift
+			_z='-Z 6'
+			printf "%s\n" "$ZBANNER" 'skip COMP' \
+			    'send 320 Ready to start ZLIB compression level 6\r\n' \
+			    zlib 'send 220 ZLIB compression level 6 enabled\r\n' \
+			    'skip RETR'
+		elif [ "$1" = nobanner ]; then
+			shift
+		else
 			printf "%s\n" "$BANNER"
 			echo 'skip RETR'
-		}
+		fi
 		for _l in "$@"; do
 			printf "%s\n" "$_l"
 		done
@@ -137,7 +151,7 @@ hostile()
 	done
 	[ -s "$T/port" ] || fail "$_case: peer did not start"
 	_t0=$(date +%s)
-	(cd "$R" && exec "$LAPPLY" -h 127.0.0.1 -p "$(cat "$T/port")" \
+	(cd "$R" && exec "$LAPPLY" $_z -h 127.0.0.1 -p "$(cat "$T/port")" \
 	    "$T/ab.T") >"$T/out" 2>"$T/err"
 	RC=$?
 	wait "$_ppid"
@@ -191,4 +205,24 @@ expect_err '127.0.0.1: file not terminated by "."'
 hostile 'A8 early "."' 'send 240 Retrieving file\r\n12\r\nhello\n.\r\n' \
     'sleep 1' 'close'
 grep -q '^127\.0\.0\.1: ' "$T/err" || fail "A8 early: $(cat "$T/err")"
+
+# D3: the compressed stream turns corrupt in the middle of the body (a
+# block of reserved type after a sync flush).
+hostile 'D3 corrupt' zlib 'send 240 Retrieving file\r\n12\r\nhello' \
+    'raw \xff\xff\xff\xff\xff\xff\xff\xff'
+expect_err '127.0.0.1: inflate: invalid block type'
+# ... or stops inside a block (the header of a fixed-code block and the
+# first five bits of a code), then FIN (a half-close: the peer reads on,
+# so what lapply sent never turns the close into a reset).
+hostile 'D3 truncated' zlib 'send 240 Retrieving file\r\n12\r\nhello' \
+    'raw \x02' 'shutdown'
+expect_err '127.0.0.1: connection closed'
+
+# G2: a TCP reset (not a FIN) in the middle of the body, in clear and
+# compressed.
+hostile 'G2 reset' 'send 240 Retrieving file\r\n12\r\nhello' 'sleep 1' reset
+expect_err '127.0.0.1: read: Connection reset by peer'
+hostile 'G2 reset, zlib' zlib 'send 240 Retrieving file\r\n12\r\nhello' \
+    'sleep 1' reset
+expect_err '127.0.0.1: read: Connection reset by peer'
 exit 0

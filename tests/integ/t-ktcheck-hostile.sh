@@ -6,7 +6,11 @@
 # files and transcripts is refused before anything is written, and so is
 # a RETR size that differs from the STAT size; as root, a size that does
 # not fit the file system (with 16 MiB kept free) is refused up front.
-# Nothing is left in the command directory.
+# Nothing is left in the command directory.  A compressed stream that
+# turns corrupt, or stops inside a block, in the middle of a command
+# file (docs/security.md D3) fails with exit 2 and a message naming the
+# server; the old command file stays as it was, and nothing else is
+# left.
 . "$top_srcdir/tests/integ/lib.sh"
 need_tool ktcheck
 need_cmd python3
@@ -19,12 +23,13 @@ mkdir "$C"
 BANNER='send 200 RAP 1 evil peer.py radmind access protocol\r\n'
 STATHDR='send 230 Returning STAT information\r\n'
 
-# hostile SCRIPT-TEXT: run ktcheck against a peer running the script;
-# sets RC, output in $T/out and $T/err.  Bounded by timeout(1).
+# hostile SCRIPT-TEXT: run ktcheck against a peer running the script
+# (what the peer receives in $T/peer.log); sets RC, output in $T/out and
+# $T/err.  Bounded by timeout(1).
 hostile()
 {
 	printf '%s\n' "$1" >"$T/script"
-	rm -f "$T/port"
+	rm -f "$T/port" "$T/peer.log"
 	$PEER server "$T/port" "$T/script" "$T/peer.log" 2>"$T/peer.err" &
 	ppid=$!
 	n=0
@@ -33,8 +38,8 @@ hostile()
 		n=$((n + 1))
 	done
 	[ -s "$T/port" ] || fail "peer did not start"
-	run_capture "$T/out" "$T/err" timeout 60 "$KTCHECK" -K "$C/command.K" \
-	    -h 127.0.0.1 -p "$(cat "$T/port")"
+	run_capture "$T/out" "$T/err" timeout 60 "$KTCHECK" ${KTZ:-} \
+	    -K "$C/command.K" -h 127.0.0.1 -p "$(cat "$T/port")"
 	kill "$ppid" 2>/dev/null
 	wait "$ppid" 2>/dev/null
 	[ "$RC" != 124 ] || fail "ktcheck still waiting after 60 s"
@@ -96,7 +101,45 @@ grep -q 'command.K: size in STAT reply does not match size from server' "$T/err"
     fail "lying size: $(cat "$T/err")"
 clean
 
-# 6. As root: a size that does not fit a small file system.
+# 6. D3: the compressed stream breaks in the middle of the new command
+# file, after its first five bytes: a block of reserved type, or the
+# header of a fixed-code block and five bits of a code, then FIN (a
+# half-close).  The old command file stays.
+# corrupt LABEL MESSAGE PEER-COMMANDS: one such run; stderr holds the
+# line MESSAGE.
+corrupt()
+{
+	printf 'old\n' > "$C/command.K"
+	touch -d @1600000000 "$C/command.K"
+	OLD=$(stat -c '%i %a %Y %s' "$C/command.K")
+	KTZ='-Z 6'
+	hostile "send 200-RAP 1 evil peer.py radmind access protocol\\r\\n200 CAPA ZLIB REPO\\r\\n
+skip COMP
+send 320 Ready to start ZLIB compression level 6\\r\\n
+zlib
+send 220 ZLIB compression level 6 enabled\\r\\n
+skip STAT
+$STATHDR
+send f command.K 0644 0 0 1700000000 10 -\\r\\n
+skip RETR
+send 240 Retrieving file\\r\\n10\\r\\nhello
+$3
+drain"
+	KTZ=
+	assert_eq 2 "$RC" "$1: exit"
+	grep -qxF "$2" "$T/err" || fail "$1: $(cat "$T/err")"
+	grep -q '^<<< RETR' "$T/peer.log" || fail "$1: no RETR"
+	[ "$(stat -c '%i %a %Y %s' "$C/command.K")" = "$OLD" ] &&
+	    [ "$(cat "$C/command.K")" = old ] || fail "$1: command.K changed"
+	rm "$C/command.K"
+	clean
+}
+corrupt 'corrupt stream' '127.0.0.1: inflate: invalid block type' \
+    'raw \xff\xff\xff\xff\xff\xff\xff\xff'
+corrupt 'stream cut in a block' '127.0.0.1: connection closed' "raw \\x02
+shutdown"
+
+# 7. As root: a size that does not fit a small file system.
 if [ "$(id -u)" = 0 ] && mkdir "$T/small" &&
     mount -t tmpfs -o size=32m tmpfs "$T/small" 2>/dev/null; then
 	at_exit "umount '$T/small'"

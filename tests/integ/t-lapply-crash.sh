@@ -35,8 +35,7 @@ mk_tmpdir
 . "$top_srcdir/tests/integ/netlib.sh"
 LAPPLY=$(tool_path lapply)
 FSDIFF=$(tool_path fsdiff)
-SHIM=$top_builddir/tests/integ/shim.so
-[ -f "$SHIM" ] || fail "$SHIM not built"
+need_shim
 CHECK="python3 $top_srcdir/tests/integ/crashcheck.py"
 MAXM=400
 umask 022
@@ -99,16 +98,11 @@ META="./meta ./bin/chsuid"
 
 # The repository.
 REPO=$T/repo
-mkdir -p "$REPO/command" "$REPO/transcript" "$REPO/file"
-echo '127.0.0.1 crash.K' > "$REPO/config"
-echo 'p new.T' > "$REPO/command/crash.K"
-(cd "$N" && "$FSDIFF" -C -c sha1 -K /dev/null .) > "$REPO/transcript/new.T" ||
-    fail "fsdiff -C"
-cp -a "$N" "$REPO/file/new.T" || fail "cp"
+tree_repo "$REPO" "$N" new
 # The client's copy, as ktcheck would leave it.
 mkdir "$T/k"
-cp "$REPO/command/crash.K" "$REPO/transcript/new.T" "$T/k/"
-K=$T/k/crash.K
+cp "$REPO/command/new.K" "$REPO/transcript/new.T" "$T/k/"
+K=$T/k/new.K
 
 $CHECK snap "$O" "$T/old.json" || fail "snap old"
 $CHECK snap "$N" "$T/new.json" || fail "snap new"

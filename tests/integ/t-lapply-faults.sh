@@ -24,26 +24,10 @@ mk_tmpdir
 KTCHECK=$(tool_path ktcheck)
 LAPPLY=$(tool_path lapply)
 FSDIFF=$(tool_path fsdiff)
-SHIM=$top_builddir/tests/integ/shim.so
-[ -f "$SHIM" ] || fail "$SHIM not built"
-ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
-export ASAN_OPTIONS
+need_shim
 umask 022
 U=$(id -u)
 G=$(id -g)
-
-# mkrepo DIR TREE NAME: a repository serving TREE as loadset NAME.T to
-# 127.0.0.1 through command file NAME.K.
-mkrepo()
-{
-	mkdir -p "$1/command" "$1/transcript" "$1/file" || fail "mkrepo"
-	echo "127.0.0.1 $3.K" > "$1/config"
-	echo "p $3.T" > "$1/command/$3.K"
-	(cd "$2" && "$FSDIFF" -C -c sha1 -K /dev/null .) \
-	    > "$1/transcript/$3.T" || fail "fsdiff -C $2"
-	cp -a "$2" "$1/file/$3.T" || fail "cp $2"
-	find "$1/command" "$1/transcript" -exec touch -d "@$T0" {} +
-}
 
 # --- (a) short transfers and EINTR -------------------------------------
 
@@ -59,7 +43,7 @@ printf 'compressible\n%.0s' $(seq 1 400) > "$N/data/text"
 ln -s motd "$N/etc/motd.link"
 chmod 0600 "$N/etc/empty"
 find "$N" -exec touch -h -d "@$T0" {} +
-mkrepo "$T/repoa" "$N" pull
+tree_repo "$T/repoa" "$N" pull
 
 O=$T/old
 mkdir -p "$O/etc" "$O/gone"
@@ -138,7 +122,7 @@ B=$T/big
 mkdir "$B"
 head -c 1048576 /dev/urandom > "$B/big"
 touch -d "@$T0" "$B/big" "$B"
-mkrepo "$T/repob" "$B" big
+tree_repo "$T/repob" "$B" big
 mkdir "$T/kb"
 cp "$T/repob/command/big.K" "$T/repob/transcript/big.T" "$T/kb/"
 start_cairnd "$T/repob"

@@ -8,7 +8,6 @@
 # the run is reported (REPO) and the session closed (QUIT).
 . "${top_srcdir:-.}/tests/integ/lapply-lib.sh"
 command -v python3 > /dev/null || { echo "skip: needs python3"; exit 77; }
-SRV="${top_srcdir:-.}/tests/integ/lapply-srv.py"
 S=$T/srv
 mkdir -p "$S/file/test.T/etc" "$S/special/etc"
 
@@ -22,10 +21,6 @@ for i in 1 2 3 4 5 6 7 8; do
 	printf 'file %s\n' "$i" > "$S/file/test.T/etc/f$i"
 done
 
-sum() {
-	python3 -c 'import base64,hashlib,sys
-print(base64.b64encode(hashlib.sha1(open(sys.argv[1],"rb").read()).digest()).decode())' "$1"
-}
 size() {
 	stat -c %s "$1"
 }
@@ -33,20 +28,6 @@ size() {
 fline() {
 	printf '%s f %s\t%s %s %s 1700000000 %s %s\n' "${4:-+}" "$1" "$3" \
 	    "$U" "$G" "$(size "$2")" "$(sum "$2")"
-}
-
-# serve [FAULT PATH]...: start the server; sets PORT.
-serve() {
-	rm -f "$T/port" "$T/log"
-	python3 "$SRV" "$S" "$T/port" "$T/log" "$@" &
-	SPID=$!
-	i=0
-	while [ ! -s "$T/port" ] && [ $i -lt 100 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	[ -s "$T/port" ] || fail "server did not start"
-	PORT=$(cat "$T/port")
 }
 
 # netapply TRANSCRIPT [OPTS]: lapply against the server, in $R.

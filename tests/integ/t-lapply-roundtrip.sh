@@ -12,7 +12,6 @@ V=${CAIRN_VECTORS:-$top_srcdir/tests/vectors}
 [ -x "$V/make-trees" ] || { echo "skip: vectors not found (set CAIRN_VECTORS)"; exit 77; }
 FSDIFF=$(dirname "$LAPPLY")/fsdiff
 [ -x "$FSDIFF" ] || { echo "skip: fsdiff not built"; exit 77; }
-SRV="${top_srcdir:-.}/tests/integ/lapply-srv.py"
 
 bash "$V/make-trees" "$T/trees" > "$T/mt.log" 2>&1 || fail "make-trees"
 mkdir -p "$T/k" "$T/srv/file"
@@ -26,17 +25,6 @@ cp -a "$T/trees/mod" "$T/work"
     fail "fsdiff -A"
 grep -q '^+ ' "$T/apply.T" || fail "nothing to download?"
 
-serve() {
-	rm -f "$T/port"
-	python3 "$SRV" "$T/srv" "$T/port" "$T/log" &
-	SPID=$!
-	i=0
-	while [ ! -s "$T/port" ] && [ $i -lt 100 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	[ -s "$T/port" ] || fail "server did not start"
-}
 serve
 (cd "$T/work" && "$LAPPLY" -c sha1 -h 127.0.0.1 -p "$(cat "$T/port")" \
     "$T/apply.T") > "$T/out" 2> "$T/err"
