@@ -22,6 +22,7 @@
 #       in clear after STARTTLS is appended to LOG.
 #
 # Every wait is bounded (10 s).
+import os
 import socket
 import ssl
 import sys
@@ -122,8 +123,9 @@ def server(args):
     ls.bind(('127.0.0.1', 0))
     ls.listen(1)
     ls.settimeout(TIMEOUT)
-    with open(portfile, 'w') as f:
+    with open(portfile + '.tmp', 'w') as f:
         f.write('%d\n' % ls.getsockname()[1])
+    os.rename(portfile + '.tmp', portfile)
     c, _ = ls.accept()
     c.settimeout(TIMEOUT)
     log = open(logfile, 'ab')
