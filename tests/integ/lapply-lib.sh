@@ -25,6 +25,9 @@
 #	fline PATH FILE MODE [UID GID]	a "+ f" line downloading FILE as
 #				PATH (mtime $T0, FILE's size and SHA-1;
 #				owner $U $G unless given)
+#	flines DIR PREFIX MODE UID GID NAME...	fline PREFIX/NAME DIR/NAME
+#				MODE UID GID for every NAME (no tab or
+#				newline in it), checksummed in one run
 #	serve_files ROOT [FAULT PATH]...	start tests/integ/lapply-srv.py
 #				serving ROOT for one connection; sets PORT
 #				and SRVPID, requests logged in $T/log
@@ -112,6 +115,20 @@ fline()
 	    fail "cannot read $2"
 	printf '+ f %s\t%s %s %s %s %s %s\n' "$1" "$3" "${4:-$U}" "${5:-$G}" \
 	    "$T0" "$_fl_size" "$_fl_sum"
+}
+
+flines()
+{
+	_fl_dir=$1 _fl_pre=$2 _fl_mode=$3 _fl_uid=$4 _fl_gid=$5
+	shift 5
+	printf '%s\n' "$@" >"$T/flines.names"
+	in_dir "$_fl_dir" stat -c %s -- "$@" >"$T/flines.sizes" &&
+	    (cd "$_fl_dir" && sha1b64 "$@") >"$T/flines.sums" ||
+	    fail "cannot read the files in $_fl_dir"
+	paste "$T/flines.names" "$T/flines.sizes" "$T/flines.sums" |
+	    awk -F '\t' -v p="$_fl_pre" -v m="$_fl_mode" -v u="$_fl_uid" \
+	    -v g="$_fl_gid" -v t="$T0" \
+	    '{ printf "+ f %s/%s\t%s %s %s %s %s %s\n", p, $1, m, u, g, t, $2, $3 }'
 }
 
 serve_files()

@@ -48,9 +48,8 @@ done <"$T/many"
 	fline ./g "$F/g" 0640 0 0
 	echo '- f ./g/old 0644 0 0 1700000000 4 -'
 	echo 'd ./many 0755 0 0'
-	while read -r m; do
-		fline "./many/$m" "$F/many/$m" 0640 0 0
-	done <"$T/many"
+	# shellcheck disable=SC2046
+	flines "$F/many" ./many 0640 0 0 $(cat "$T/many")
 	echo 'h ./many2 ./many/m99'
 } >"$T/apply.T"
 
