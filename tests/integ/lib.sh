@@ -92,6 +92,10 @@ LC_ALL=C
 export LC_ALL
 PATH="$top_builddir/client:$top_builddir/server:$top_builddir/bench:$PATH"
 export PATH
+# The scripted peers import tests/integ/testnet.py: no bytecode beside
+# it in the source tree.
+PYTHONDONTWRITEBYTECODE=1
+export PYTHONDONTWRITEBYTECODE
 
 # PYTHON is the interpreter behind python3, resolved once, and python3
 # runs it: where python3 is a version manager's wrapper script, that
