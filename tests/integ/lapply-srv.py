@@ -20,6 +20,8 @@ import os
 import socket
 import sys
 
+from testnet import listen
+
 TIMEOUT = 20.0
 
 
@@ -52,14 +54,7 @@ def main():
     for i in range(0, len(rest), 2):
         faults[rest[i + 1].encode()] = rest[i]
 
-    ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    ls.bind(('127.0.0.1', 0))
-    ls.listen(1)
-    ls.settimeout(TIMEOUT)
-    with open(portfile + '.tmp', 'w') as f:
-        f.write('%d\n' % ls.getsockname()[1])
-    os.rename(portfile + '.tmp', portfile)
+    ls = listen(portfile, 1, TIMEOUT)
     log = open(logfile, 'wb', buffering=0)
     try:
         s, _ = ls.accept()

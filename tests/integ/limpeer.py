@@ -58,6 +58,8 @@ import threading
 import time
 import zlib
 
+from testnet import recv_until
+
 TIMEOUT = 10.0
 
 
@@ -69,16 +71,6 @@ def connect(port):
     s = socket.create_connection(('127.0.0.1', port), TIMEOUT)
     s.settimeout(TIMEOUT)
     return s
-
-
-def recv_until(s, buf, marker):
-    """Read until marker is in buf; return buf (or what came before EOF)."""
-    while marker not in buf:
-        d = s.recv(4096)
-        if not d:
-            break
-        buf += d
-    return buf
 
 
 def banner(s):

@@ -1,46 +1,70 @@
-# tests/integ/netlib.sh: helpers for tests that talk to a live cairnd.
-# Source after lib.sh and mk_tmpdir:
+# tests/integ/netlib.sh: helpers for tests that talk over the network, to
+# a live cairnd or to a scripted peer.  Source after lib.sh and mk_tmpdir:
 #
 #	. "$top_srcdir/tests/integ/lib.sh"
+#	need_tool cairnd		(when the test starts cairnd)
+#	mk_tmpdir
 #	. "$top_srcdir/tests/integ/netlib.sh"
 #
 # Provided:
+#   cairnd
 #	make_repo DIR		a small repository like the one the recorded
 #				Radmind traces use (config '127.0.0.1 test.K',
 #				test.T, neg.T, special ./etc/hostname, all
-#				mtimes 1700000000)
-#	tree_repo DIR TREE NAME	a repository DIR serving TREE as loadset
-#				NAME.T (fsdiff -C -c sha1) to 127.0.0.1
-#				through command file NAME.K
-#	start_cairnd DIR OPTS...	start cairnd -f on 127.0.0.1 on a free
-#				port over repository DIR; sets PORT, SPID and
-#				SLOG (its stderr).  Bounded retries if the
-#				port is taken meanwhile.  Stopped at exit.
+#				mtimes $T0)
+#	tree_repo DIR TREE NAME	a repository DIR serving the tree TREE (its
+#				fsdiff -C -c sha1 transcript and files) as
+#				loadset NAME.T to 127.0.0.1 through command
+#				file NAME.K
+#	start_cairnd DIR OPTS...	start cairnd -f on $CAIRND_ADDR on a
+#				free port over repository DIR and wait until
+#				it listens; sets PORT, SPID and SLOG (its
+#				stderr).  Bounded retries if the port is
+#				taken meanwhile.  Stopped at exit.
+#	CAIRND_ADDR		the address cairnd listens on (-a), by
+#				default 127.0.0.1; empty for every address
 #	stop_cairnd		stop it (SIGTERM) and wait for it
+#	wait_log PATTERN	bounded wait until PATTERN (grep) is in $SLOG
+#	cairnd_kids		the pids of cairnd's session children, one a
+#				line
+#	wait_kids N		bounded wait until it has N session children
+#	upload_gone REPO NAME	true if REPO/tmp holds nothing of upload NAME
+#	no_upload REPO NAME	fail unless upload_gone REPO NAME
+#   clients
+#	run_client TOOL ARGS...	run_capture the cairn client TOOL with -h
+#				127.0.0.1 -p $PORT ARGS... into $T/out and
+#				$T/err; sets RC
 #	rap ARGS...		run tests/integ/rap.py (raw protocol client)
 #	banner [ZLIB]		print the two banner lines cairnd sends
+#	limpeer ARGS...		run tests/integ/limpeer.py (misbehaving
+#				clients printing KEY=VALUE lines)
+#	field KEY FILE		the value of the first KEY=... line in FILE
+#	noop_ok LABEL		fail unless a new client gets "202 NOOP OK"
+#	wait_served N		bounded wait until N clients at once get the
+#				banner (while cairnd reaps earlier sessions)
+#   peers and proxies
+#	start_peer SCRIPT LOG	run tests/integ/peer.py server with the
+#				script file SCRIPT, logging to LOG (emptied
+#				first); sets PEERPORT and PEERPID
+#	start_proxy READY NAME ARGS...	run tests/integ/NAME (recproxy.py,
+#				slowproxy.py) as NAME PPORT PORT ARGS... on a
+#				free port PPORT in front of cairnd's PORT,
+#				ready once it creates READY; sets PPORT and
+#				PROXY
 
 need_cmd python3
-CAIRND=$(tool_path cairnd) || fail "cairnd was not built"
 RAP="$top_srcdir/tests/integ/rap.py"
-T0=1700000000
+CAIRND_ADDR=127.0.0.1
 HOST=$(python3 -c 'import socket; print(socket.gethostname())')
-VERSION=$("$CAIRND" -V)
+# Tests of the clients alone talk to peers, not to cairnd.
+if CAIRND=$(tool_path cairnd); then
+	VERSION=$("$CAIRND" -V)
+else
+	CAIRND=
+	VERSION=
+fi
 
-rap()
-{
-	python3 "$RAP" "$@"
-}
-
-banner()
-{
-	printf '200-RAP 1 %s %s radmind access protocol\r\n' "$HOST" "$VERSION"
-	if [ -n "${1:-}" ]; then
-		printf '200 CAPA ZLIB REPO\r\n'
-	else
-		printf '200 CAPA REPO\r\n'
-	fi
-}
+# --- cairnd ----------------------------------------------------------------
 
 make_repo()
 {
@@ -74,13 +98,12 @@ make_repo()
 
 tree_repo()
 {
-	mkdir -p "$1/command" "$1/transcript" "$1/file" ||
-	    fail "tree_repo: mkdir"
+	mkdir -p "$1/command" "$1/transcript" "$1/file" || fail "mkdir $1"
 	echo "127.0.0.1 $3.K" >"$1/config"
 	echo "p $3.T" >"$1/command/$3.K"
-	(cd "$2" && "$(tool_path fsdiff)" -C -c sha1 -K /dev/null .) \
-	    >"$1/transcript/$3.T" || fail "tree_repo: fsdiff -C $2"
-	cp -a "$2" "$1/file/$3.T" || fail "tree_repo: cp $2"
+	in_dir "$2" "$(tool_path fsdiff)" -C -c sha1 -K /dev/null . \
+	    >"$1/transcript/$3.T" || fail "fsdiff -C $2"
+	cp -a "$2" "$1/file/$3.T" || fail "cp -a $2"
 	find "$1/command" "$1/transcript" -exec touch -d "@$T0" {} +
 }
 
@@ -94,8 +117,17 @@ stop_cairnd()
 	fi
 }
 
+# Ready once it logged that it listens; given up if it exited.
+_net_listening()
+{
+	grep -q "listening on port $PORT " "$SLOG" 2>/dev/null && return 0
+	kill -0 "$SPID" 2>/dev/null || return 255
+	return 1
+}
+
 start_cairnd()
 {
+	[ -n "$CAIRND" ] || fail "cairnd was not built"
 	_dir=$1
 	shift
 	SLOG="$T/cairnd.log"
@@ -103,19 +135,13 @@ start_cairnd()
 	while [ "$_try" -lt 5 ]; do
 		_try=$((_try + 1))
 		PORT=$(free_port) || fail "no free port"
-		"$CAIRND" -f -a 127.0.0.1 -p "$PORT" -D "$_dir" "$@" \
-		    2>>"$SLOG" &
+		"$CAIRND" -f ${CAIRND_ADDR:+-a "$CAIRND_ADDR"} -p "$PORT" \
+		    -D "$_dir" "$@" 2>>"$SLOG" &
 		SPID=$!
-		# Ready once it logged that it listens (bounded: 10 s).
-		_n=0
-		while [ "$_n" -lt 100 ] && kill -0 "$SPID" 2>/dev/null; do
-			if grep -q "listening on port $PORT " "$SLOG" 2>/dev/null; then
-				at_exit stop_cairnd
-				return 0
-			fi
-			_n=$((_n + 1))
-			sleep 0.1
-		done
+		if retry 100 _net_listening; then
+			at_exit stop_cairnd
+			return 0
+		fi
 		# Lost the port to someone else, or failed to start.
 		stop_cairnd
 	done
@@ -123,9 +149,110 @@ start_cairnd()
 	fail "cairnd did not start"
 }
 
-# sha1b64 FILE: the SHA-1 of FILE in base64, as STAT prints it.
-sha1b64()
+wait_log()
 {
-	python3 -c 'import base64, hashlib, sys
-print(base64.b64encode(hashlib.sha1(open(sys.argv[1], "rb").read()).digest()).decode())' "$1"
+	retry 100 grep -q "$1" "$SLOG" ||
+	    fail "no '$1' in the log: $(cat "$SLOG")"
+}
+
+cairnd_kids()
+{
+	for _k in $(cat "/proc/$SPID/task/$SPID/children" 2>/dev/null); do
+		echo "$_k"
+	done
+}
+
+_net_nkids()
+{
+	[ "$(cairnd_kids | wc -w)" -eq "$1" ]
+}
+
+wait_kids()
+{
+	retry 100 _net_nkids "$1" ||
+	    fail "$(cairnd_kids | wc -w) session children, expected $1"
+}
+
+upload_gone()
+{
+	[ ! -e "$1/tmp/transcript/$2" ] && [ ! -e "$1/tmp/file/$2" ]
+}
+
+no_upload()
+{
+	upload_gone "$1" "$2" ||
+	    fail "$2: left in tmp/: $(ls -d "$1/tmp/transcript/$2" "$1/tmp/file/$2" 2>/dev/null)"
+}
+
+# --- clients ---------------------------------------------------------------
+
+run_client()
+{
+	_rc_tool=$(tool_path "$1") || fail "$1 was not built"
+	shift
+	run_capture "$T/out" "$T/err" "$_rc_tool" -h 127.0.0.1 -p "$PORT" "$@"
+}
+
+rap()
+{
+	python3 "$RAP" "$@"
+}
+
+banner()
+{
+	printf '200-RAP 1 %s %s radmind access protocol\r\n' "$HOST" "$VERSION"
+	if [ -n "${1:-}" ]; then
+		printf '200 CAPA ZLIB REPO\r\n'
+	else
+		printf '200 CAPA REPO\r\n'
+	fi
+}
+
+limpeer()
+{
+	python3 "$top_srcdir/tests/integ/limpeer.py" "$@"
+}
+
+field()
+{
+	sed -n "s/^$1=//p" "$2" | head -n 1
+}
+
+noop_ok()
+{
+	rap "$PORT" 'NOOP\r\nQUIT\r\n' >"$T/out" || fail "rap"
+	grep -q '^202 NOOP OK' "$T/out" || fail "$1: no service: $(cat "$T/out")"
+}
+
+_net_served()
+{
+	limpeer "$PORT" hold "$1" >"$T/hold" || fail "limpeer hold"
+	[ "$(grep -c '^reply=200-RAP 1 ' "$T/hold")" -eq "$1" ]
+}
+
+wait_served()
+{
+	retry 30 _net_served "$1" ||
+	    fail "$1 clients not served: $(cat "$T/hold")"
+}
+
+# --- peers and proxies -----------------------------------------------------
+
+start_peer()
+{
+	: >"$2" || fail "cannot create $2"
+	bg_start "$T/peer.port" python3 "$top_srcdir/tests/integ/peer.py" \
+	    server "$T/peer.port" "$1" "$2"
+	PEERPID=$BGPID
+	PEERPORT=$(cat "$T/peer.port")
+}
+
+start_proxy()
+{
+	_ready=$1 _name=$2
+	shift 2
+	PPORT=$(free_port) || fail "no free port"
+	bg_start "$_ready" python3 "$top_srcdir/tests/integ/$_name" \
+	    "$PPORT" "$PORT" "$@"
+	PROXY=$BGPID
 }

@@ -40,6 +40,8 @@ import sys
 import time
 import zlib
 
+from testnet import listen
+
 READWAIT = 30.0
 RUNLIMIT = 120
 
@@ -186,14 +188,7 @@ def main():
     role, where, script = sys.argv[1:4]
     log = open(sys.argv[4], 'ab') if len(sys.argv) > 4 else None
     if role == 'server':
-        ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        ls.bind(('127.0.0.1', 0))
-        ls.listen(4)
-        ls.settimeout(READWAIT)
-        with open(where + '.tmp', 'w') as f:
-            f.write('%d\n' % ls.getsockname()[1])
-        os.rename(where + '.tmp', where)
+        ls = listen(where, 4, READWAIT)
         try:
             s, _ = ls.accept()
         except socket.timeout:

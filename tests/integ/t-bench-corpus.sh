@@ -9,11 +9,10 @@
 . "$top_srcdir/tests/integ/lib.sh"
 
 need_tool cairn-bench
-bench=$(tool_path cairn-bench)
 mk_tmpdir
 
 size=1048576
-run_capture "$T/out" "$T/err" "$bench" --make-corpus "$T/a" 1M
+run_capture "$T/out" "$T/err" "$CAIRN_BENCH" --make-corpus "$T/a" 1M
 [ "$RC" -eq 0 ] || { cat "$T/err" >&2; fail "--make-corpus exited $RC"; }
 assert_file_eq "$T/out" "$T/a/MANIFEST.txt" "summary and MANIFEST.txt"
 assert_eq "seed 1 size $size" "$(sed -n 1p "$T/out")" "summary header"
@@ -35,7 +34,6 @@ assert_eq "$(awk '$1 == "total" { print $3 }' "$T/out")" \
     "files counted"
 
 # The same size and seed, through the front end: the same tree.
-CAIRN_BENCH=$bench
 export CAIRN_BENCH
 run_capture "$T/out2" "$T/err2" "$top_srcdir/bench/gen-corpus" --seed 1 \
     "$T/b" 1M
@@ -43,7 +41,7 @@ run_capture "$T/out2" "$T/err2" "$top_srcdir/bench/gen-corpus" --seed 1 \
 diff -r "$T/a" "$T/b" >/dev/null || fail "same size and seed, other tree"
 
 # Files mode: exactly N files, the shares by count; another seed differs.
-run_capture "$T/out" "$T/err" "$bench" --make-corpus "$T/f5" --files 400 \
+run_capture "$T/out" "$T/err" "$CAIRN_BENCH" --make-corpus "$T/f5" --files 400 \
     --seed 5
 [ "$RC" -eq 0 ] || { cat "$T/err" >&2; fail "--files exited $RC"; }
 assert_eq "seed 5 files 400" "$(sed -n 1p "$T/out")" "files summary header"
@@ -58,21 +56,21 @@ find "$T/f5" -type d | while read -r d; do
 	[ "$(find "$d" -maxdepth 1 -type f | wc -l)" -le 200 ] ||
 	    fail "$d holds more than 200 files"
 done || exit 1
-run_capture "$T/out" "$T/err" "$bench" --make-corpus "$T/f6" --files 400 \
+run_capture "$T/out" "$T/err" "$CAIRN_BENCH" --make-corpus "$T/f6" --files 400 \
     --seed 6
 [ "$RC" -eq 0 ] || { cat "$T/err" >&2; fail "--seed 6 exited $RC"; }
 diff -r "$T/f5" "$T/f6" >/dev/null && fail "seeds 5 and 6 made the same tree"
 
 # A directory in the way is refused (a failure, exit 1); usage errors 2.
-run_capture "$T/out" "$T/err" "$bench" --make-corpus "$T/a" 1M
+run_capture "$T/out" "$T/err" "$CAIRN_BENCH" --make-corpus "$T/a" 1M
 assert_eq 1 "$RC" "--make-corpus into a full directory"
 grep -q "$T/a exists and is not an empty directory" "$T/err" ||
     fail "no message for a full directory"
-run_capture "$T/out" "$T/err" "$bench" --make-corpus "$T/c" 1M --files 3
+run_capture "$T/out" "$T/err" "$CAIRN_BENCH" --make-corpus "$T/c" 1M --files 3
 assert_eq 2 "$RC" "size and --files together"
-run_capture "$T/out" "$T/err" "$bench" --files 3
+run_capture "$T/out" "$T/err" "$CAIRN_BENCH" --files 3
 assert_eq 2 "$RC" "--files without --make-corpus"
-run_capture "$T/out" "$T/err" "$bench" --make-corpus "$T/c" 1X
+run_capture "$T/out" "$T/err" "$CAIRN_BENCH" --make-corpus "$T/c" 1X
 assert_eq 2 "$RC" "a bad size"
 [ -e "$T/c" ] && fail "a usage error made $T/c"
 exit 0

@@ -9,13 +9,10 @@
 probe=$top_builddir/tests/bench/relay-probe
 [ -x "$probe" ] || fail "$probe was not built"
 
-rc=0
 for spec in "1000000 20000 40000" "20000000 4000 800000" \
     "100000000 2000 4000000"; do
 	# shellcheck disable=SC2086
-	if ! "$probe" $spec; then
-		echo "$TEST_NAME: relay check failed for rate/rtt/bytes $spec" >&2
-		rc=1
-	fi
+	"$probe" $spec ||
+	    note_fail "relay check failed for rate/rtt/bytes $spec"
 done
-exit $rc
+end_test

@@ -6,15 +6,10 @@
 # CSV files (their columns, a row per link and level, every cell filled,
 # fewer bytes on the wire at level 6 than at level 0 and than the files
 # hold), the SVG (well-formed, one line per link); --make-repo from a
-# generated corpus; usage errors and --help.  Skips while cairnd, ktcheck
-# or lapply are not built.
+# generated corpus; usage errors and --help.
 . "$top_srcdir/tests/integ/lib.sh"
 
-for t in cairnd ktcheck lapply; do
-	tool_path "$t" >/dev/null || skip "$t is not built yet"
-done
-need_tool fsdiff cairn-bench
-bench=$(tool_path cairn-bench)
+need_tool cairnd ktcheck lapply fsdiff cairn-bench
 mk_tmpdir
 
 # A text tree: config-like files and a log, about 600 KB.
@@ -36,7 +31,7 @@ while [ $i -lt 4000 ]; do
 done >"$data/var/log/messages"
 ln -s ../../etc/conf.d/file1.conf "$data/usr/share/doc/link"
 
-run_capture "$T/out" "$T/err" "$bench" -q -B "$top_builddir" -w "$T/work" \
+run_capture "$T/out" "$T/err" "$CAIRN_BENCH" -q -B "$top_builddir" -w "$T/work" \
     -d "$data" -l 0,6 -L loopback -L rate=50mbit,rtt=2ms -n 1 \
     --csv "$T/r.csv" --runs-csv "$T/runs.csv" --svg "$T/r.svg"
 if [ "$RC" -ne 0 ]; then
@@ -103,7 +98,7 @@ if command -v python3 >/dev/null 2>&1; then
 fi
 
 # --make-repo from a generated corpus.
-run_capture "$T/out2" "$T/err2" "$bench" -B "$top_builddir" -w "$T/work2" \
+run_capture "$T/out2" "$T/err2" "$CAIRN_BENCH" -B "$top_builddir" -w "$T/work2" \
     -s 256K --make-repo "$T/repo"
 [ "$RC" -eq 0 ] || { cat "$T/err2" >&2; fail "--make-repo exited $RC"; }
 grep -q "^repository in $T/repo: [1-9][0-9]* files" "$T/out2" ||
@@ -117,18 +112,18 @@ m=$(find "$T/repo/file/bench.T" -type f | wc -l)
 [ "$n" -eq "$m" ] || fail "--make-repo: $n files listed, $m stored"
 
 # Usage errors exit 2 and name the option.
-run_capture "$T/out3" "$T/err3" "$bench" -L rate=fast
+run_capture "$T/out3" "$T/err3" "$CAIRN_BENCH" -L rate=fast
 [ "$RC" -eq 2 ] || fail "bad --link: exit $RC"
 grep -q -- '--link rate=fast' "$T/err3" || fail "bad --link: no message"
-run_capture "$T/out3" "$T/err3" "$bench" -l 3-12
+run_capture "$T/out3" "$T/err3" "$CAIRN_BENCH" -l 3-12
 [ "$RC" -eq 2 ] || fail "bad --levels: exit $RC"
 grep -q -- '--levels 3-12' "$T/err3" || fail "bad --levels: no message"
-run_capture "$T/out3" "$T/err3" "$bench" --no-such-option
+run_capture "$T/out3" "$T/err3" "$CAIRN_BENCH" --no-such-option
 [ "$RC" -eq 2 ] || fail "unknown option: exit $RC"
 grep -q '^usage: cairn-bench ' "$T/err3" || fail "unknown option: no usage"
 
 # --help: the synopsis, every option and every link profile, on stdout.
-run_capture "$T/out3" "$T/err3" "$bench" --help
+run_capture "$T/out3" "$T/err3" "$CAIRN_BENCH" --help
 [ "$RC" -eq 0 ] || fail "--help: exit $RC"
 [ -s "$T/err3" ] && fail "--help: unexpected stderr"
 grep -q '^usage: cairn-bench ' "$T/out3" || fail "--help: no synopsis"

@@ -5,17 +5,12 @@
 # faster than its bytes at 10 Mbit/s, none shorter than two rtts (lower
 # bounds, which a loaded machine cannot break); level 6 must send fewer
 # bytes than level 0 and than the files hold, and the namespaces must be
-# gone afterwards.  Skips without root, iproute2, network namespaces, or
-# the built cairnd/ktcheck/lapply.
+# gone afterwards.  Skips without root, iproute2 or network namespaces.
 . "$top_srcdir/tests/integ/lib.sh"
 
 need_root
 need_cmd ip tc
-for t in cairnd ktcheck lapply; do
-	tool_path "$t" >/dev/null || skip "$t is not built yet"
-done
-need_tool fsdiff cairn-bench
-bench=$(tool_path cairn-bench)
+need_tool cairnd ktcheck lapply fsdiff cairn-bench
 mk_tmpdir
 
 probe=cbench-probe-$$
@@ -32,7 +27,7 @@ while [ $i -lt 12000 ]; do
 done >"$T/data/etc/big.conf"
 cp "$T/data/etc/big.conf" "$T/data/etc/copy.conf"
 
-run_capture "$T/out" "$T/err" "$bench" -q -B "$top_builddir" -w "$T/work" \
+run_capture "$T/out" "$T/err" "$CAIRN_BENCH" -q -B "$top_builddir" -w "$T/work" \
     -d "$T/data" -l 0,6 -L rate=10mbit,rtt=6ms -n 1 --shaper tc \
     --csv "$T/r.csv"
 cat "$T/out"

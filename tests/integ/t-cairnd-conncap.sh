@@ -9,7 +9,6 @@ need_tool cairnd
 mk_tmpdir
 . "$top_srcdir/tests/integ/netlib.sh"
 make_repo "$T/repo"
-PEER="$top_srcdir/tests/integ/limpeer.py"
 
 # banners FILE: how many connections of FILE got the banner.
 banners()
@@ -21,34 +20,20 @@ busy()
 {
 	grep -c '^reply=420 Server busy$' "$1"
 }
-# served N: N simultaneous clients are served (bounded retries while
-# the daemon reaps the sessions that went before).
-served()
-{
-	_n=0
-	while :; do
-		python3 "$PEER" "$PORT" hold "$1" >"$T/hold" ||
-		    fail "limpeer hold"
-		[ "$(banners "$T/hold")" -eq "$1" ] && break
-		_n=$((_n + 1))
-		[ "$_n" -lt 30 ] || fail "$1 clients not served: $(cat "$T/hold")"
-		sleep 0.1
-	done
-}
 
 # -s 2: the third connection from 127.0.0.1 is refused and logged.
 start_cairnd "$T/repo" -s 2
-python3 "$PEER" "$PORT" hold 3 >"$T/out" || fail "limpeer hold"
+limpeer "$PORT" hold 3 >"$T/out" || fail "limpeer hold"
 assert_eq 2 "$(banners "$T/out")" "-s 2: served"
 assert_eq 1 "$(busy "$T/out")" "-s 2: refused"
 grep -q 'connection from 127.0.0.1 refused: 2 connections from that address (-s 2)' "$SLOG" ||
     fail "-s 2: refusal not logged: $(cat "$SLOG")"
-served 2
+wait_served 2
 stop_cairnd
 
 # The default is 32.
 start_cairnd "$T/repo"
-python3 "$PEER" "$PORT" hold 33 >"$T/out" || fail "limpeer hold"
+limpeer "$PORT" hold 33 >"$T/out" || fail "limpeer hold"
 assert_eq 32 "$(banners "$T/out")" "default: served"
 assert_eq 1 "$(busy "$T/out")" "default: refused"
 stop_cairnd
@@ -56,7 +41,7 @@ stop_cairnd
 # -s 0: no cap.  The listen queue: 100 connections complete their
 # handshake while the daemon is stopped, and are served once it goes on.
 start_cairnd "$T/repo" -s 0
-python3 "$PEER" "$PORT" hold 40 >"$T/out" || fail "limpeer hold"
+limpeer "$PORT" hold 40 >"$T/out" || fail "limpeer hold"
 assert_eq 40 "$(banners "$T/out")" "-s 0: served"
 if command -v ss >/dev/null 2>&1; then
 	q=$(ss -Hltn "sport = :$PORT" | awk '{ print $3 }')
@@ -65,19 +50,19 @@ if command -v ss >/dev/null 2>&1; then
 	assert_eq "$max" "$q" "listen queue length"
 fi
 kill -STOP "$SPID"
-python3 "$PEER" "$PORT" burst 100 >"$T/out"
+limpeer "$PORT" burst 100 >"$T/out"
 kill -CONT "$SPID"
 assert_eq 100 "$(sed -n 's/^established=//p' "$T/out")" \
     "connections established while the daemon was stopped"
-served 1
+wait_served 1
 stop_cairnd
 
 # With -b 5 the same burst does not get through.
 start_cairnd "$T/repo" -s 0 -b 5
 kill -STOP "$SPID"
-python3 "$PEER" "$PORT" burst 100 >"$T/out"
+limpeer "$PORT" burst 100 >"$T/out"
 kill -CONT "$SPID"
 n=$(sed -n 's/^established=//p' "$T/out")
 [ "$n" -lt 100 ] || fail "-b 5: all $n connections established"
-served 1
+wait_served 1
 exit 0

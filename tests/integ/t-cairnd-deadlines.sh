@@ -11,17 +11,12 @@ need_tool cairnd
 mk_tmpdir
 . "$top_srcdir/tests/integ/netlib.sh"
 make_repo "$T/repo"
-PEER="$top_srcdir/tests/integ/limpeer.py"
 
-# field KEY: the value of KEY=... in the last limpeer output, $OUT.
-field()
-{
-	sed -n "s/^$1=//p" "$OUT" | head -n 1
-}
-# closed_within N SCENARIO LABEL: the server closed within N s.
+# closed_within N SCENARIO LABEL: the server closed within N s (as the
+# last limpeer output, $OUT, tells).
 closed_within()
 {
-	_c=$(field "$2.closed_s")
+	_c=$(field "$2.closed_s" "$OUT")
 	[ -n "$_c" ] && [ "$_c" != open ] && [ "$_c" -le "$1" ] ||
 	    fail "$3: not closed within $1 s: $(grep "^$2\." "$OUT")"
 }
@@ -31,10 +26,10 @@ closed_within()
 # (a NOOP every 0.5 s for 3 s) run side by side.
 start_cairnd "$T/repo" -t 2 -I 2
 OUT=$T/a
-python3 "$PEER" "$PORT" trickle 0.5 + silent + noops 6 0.5 >"$T/a" ||
+limpeer "$PORT" trickle 0.5 + silent + noops 6 0.5 >"$T/a" ||
     fail "limpeer"
 closed_within 5 trickle "trickled line"
-s=$(field trickle.sent)
+s=$(field trickle.sent "$OUT")
 [ "$s" -lt 100 ] || fail "trickled line: $s bytes accepted"
 grep -qx 'trickle.reply=444 Server closing connection' "$T/a" ||
     fail "trickled line: $(cat "$T/a")"
@@ -44,8 +39,8 @@ closed_within 5 silent "idle client"
 grep -qx 'silent.reply=444 Server closing connection' "$T/a" ||
     fail "idle client: $(cat "$T/a")"
 grep -q 'no line in 2 s' "$SLOG" || fail "idle time not logged: $(cat "$SLOG")"
-assert_eq 6 "$(field noops.noop_ok)" "busy client: NOOPs answered"
-assert_eq open "$(field noops.closed_s)" "busy client"
+assert_eq 6 "$(field noops.noop_ok "$OUT")" "busy client: NOOPs answered"
+assert_eq open "$(field noops.closed_s "$OUT")" "busy client"
 stop_cairnd
 
 # Level 1 needs TLS material.
@@ -53,13 +48,8 @@ if ! command -v openssl >/dev/null 2>&1; then
 	echo "$TEST_NAME: TLS part skipped (no openssl)"
 	exit 0
 fi
-MKCA="$top_srcdir/contrib/cairn-mkca"
-sh "$MKCA" -o "$T/pki" ca "cairn test CA" >/dev/null || fail "mkca ca"
-sh "$MKCA" -o "$T/pki" server localhost 127.0.0.1 >/dev/null ||
-    fail "mkca server"
-mkdir "$T/repo/cert"
-cp "$T/pki/ca.pem" "$T/repo/cert/ca.pem" || fail "cp ca.pem"
-cp "$T/pki/localhost.pem" "$T/repo/cert/cert.pem" || fail "cp cert.pem"
+. "$top_srcdir/tests/integ/tlslib.sh"
+tls_repo "$T/repo"
 
 # -G 2 and room for four sessions: a client that completes TLS, a silent
 # one, one that stalls in the handshake and one that sends NOOPs in
@@ -69,24 +59,17 @@ cp "$T/pki/localhost.pem" "$T/repo/cert/cert.pem" || fail "cp cert.pem"
 : >"$SLOG"
 start_cairnd "$T/repo" -w 1 -G 2 -m 4
 OUT=$T/b
-python3 "$PEER" "$PORT" tlsidle 3 + silent + halfhello + noops 10 0.5 + \
+limpeer "$PORT" tlsidle 3 + silent + halfhello + noops 10 0.5 + \
     busy >"$T/b" || fail "limpeer"
 grep -qx 'busy.reply=420 Server busy' "$T/b" || fail "-m 4: $(cat "$T/b")"
 closed_within 5 silent "silent client before TLS"
 closed_within 5 halfhello "half a ClientHello"
 closed_within 5 noops "NOOPs before TLS"
-n=$(field noops.noop_ok)
+n=$(field noops.noop_ok "$OUT")
 [ "$n" -lt 10 ] || fail "NOOPs before TLS: all $n answered"
 n=$(grep -c 'not authorized within 2 s' "$SLOG")
 assert_eq 3 "$n" "grace time log lines"
-assert_eq 1 "$(field tlsidle.noop_ok)" "idle after TLS"
+assert_eq 1 "$(field tlsidle.noop_ok "$OUT")" "idle after TLS"
 # The slots are free again (bounded retries while the daemon reaps).
-n=0
-while :; do
-	python3 "$PEER" "$PORT" hold 4 >"$T/hold" || fail "limpeer hold"
-	[ "$(grep -c '^reply=200-RAP 1 ' "$T/hold")" -eq 4 ] && break
-	n=$((n + 1))
-	[ "$n" -lt 20 ] || fail "slots not freed: $(cat "$T/hold")"
-	sleep 0.1
-done
+wait_served 4
 exit 0

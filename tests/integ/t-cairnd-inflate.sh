@@ -11,7 +11,6 @@ need_tool cairnd
 mk_tmpdir
 . "$top_srcdir/tests/integ/netlib.sh"
 make_repo "$T/repo"
-PEER="$top_srcdir/tests/integ/limpeer.py"
 # Memory per connection documented in cairnd(8), in KiB.
 MAXKB=2048
 # Sanitizer builds keep shadow memory and quarantines: no memory checks.
@@ -21,26 +20,10 @@ if grep -aq __asan_init "$CAIRND"; then
 	memcheck=0
 fi
 
-# field KEY FILE: the value of KEY=... in FILE.
-field()
-{
-	sed -n "s/^$1=//p" "$2" | head -n 1
-}
 # anon PID: the anonymous memory (KiB) of process PID.
 anon()
 {
 	awk '/^RssAnon:/ { print $2 }' "/proc/$1/status"
-}
-# kids: the session children of the daemon.
-kids()
-{
-	cat "/proc/$SPID/task/$SPID/children" 2>/dev/null
-}
-# noop_ok LABEL: a new client is served.
-noop_ok()
-{
-	rap "$PORT" 'NOOP\r\nQUIT\r\n' >"$T/out" || fail "rap"
-	grep -q '^202 NOOP OK' "$T/out" || fail "$1: no service: $(cat "$T/out")"
 }
 
 start_cairnd "$T/repo" -Z 9
@@ -48,7 +31,7 @@ start_cairnd "$T/repo" -Z 9
 # 1. 64 MiB of 'A' in one compressed line: cut off at the cap (16 KiB),
 #    with "500 Line too long", and the session inflated no more than the
 #    cap (its log line counts the plain bytes received).
-python3 "$PEER" "$PORT" bomb "$SPID" 64 'A' >"$T/bomb" || fail "limpeer bomb"
+limpeer "$PORT" bomb "$SPID" 64 'A' >"$T/bomb" || fail "limpeer bomb"
 grep -qx 'reply=500 Line too long, closing connection' "$T/bomb" ||
     fail "long compressed line: $(cat "$T/bomb")"
 c=$(field closed_s "$T/bomb")
@@ -69,7 +52,7 @@ noop_ok "after a long compressed line"
 # 2. A bomb of NOOP lines (about 700:1): the session ends at the first
 #    window of 64 KiB of lines, with "444", long before 64 MiB of NOOPs
 #    (13 million) are answered.
-python3 "$PEER" "$PORT" bomb "$SPID" 64 'NOOP\r\n' >"$T/bomb" ||
+limpeer "$PORT" bomb "$SPID" 64 'NOOP\r\n' >"$T/bomb" ||
     fail "limpeer bomb"
 grep -qx 'reply=444 Server closing connection' "$T/bomb" ||
     fail "NOOP bomb: no 444: $(cat "$T/bomb")"
@@ -117,28 +100,19 @@ grep -q '^201 QUIT OK' "$T/stats" || fail "pipelined STATs: no QUIT reply"
 #    full socket with bounded buffers.
 head -c 8388608 /dev/urandom >"$T/repo/file/test.T/etc/big" ||
     fail "big file"
-python3 "$PEER" "$PORT" hold 1 "$T/go0" >"$T/idle" &
+limpeer "$PORT" hold 1 "$T/go0" >"$T/idle" &
 HPID=$!
-n=0
-while [ "$n" -lt 100 ] && [ -z "$(kids)" ]; do
-	n=$((n + 1))
-	sleep 0.1
-done
-idlekid=$(kids)
-[ -n "$idlekid" ] || fail "no session child"
+wait_kids 1
+idlekid=$(cairnd_kids)
 a0=$(anon $idlekid)
 touch "$T/go0"
 wait "$HPID"
-python3 "$PEER" "$PORT" retr ./etc/big 9 "$T/go" >"$T/retr" &
+limpeer "$PORT" retr ./etc/big 9 "$T/go" >"$T/retr" &
 RPID=$!
-n=0
-while [ "$n" -lt 100 ] && ! grep -q '^size=' "$T/retr"; do
-	n=$((n + 1))
-	sleep 0.1
-done
+retry 100 grep -q '^size=' "$T/retr"
 grep -q '^size=8388608' "$T/retr" || fail "RETR: $(cat "$T/retr")"
 sleep 1
-for k in $(kids); do
+for k in $(cairnd_kids); do
 	a=$(anon "$k")
 	if [ "$memcheck" -eq 1 ] && [ -n "$a" ]; then
 		[ $((a - a0)) -le "$MAXKB" ] ||
@@ -149,8 +123,7 @@ done
 noop_ok "during a blocked RETR"
 touch "$T/go"
 wait "$RPID" || fail "limpeer retr"
-assert_eq "$(python3 -c 'import hashlib, sys
-print(hashlib.sha1(open(sys.argv[1], "rb").read()).hexdigest())' "$T/repo/file/test.T/etc/big")" \
+assert_eq "$(sha1hex "$T/repo/file/test.T/etc/big")" \
     "$(field sha1 "$T/retr")" "compressed RETR content"
 assert_eq . "$(field end "$T/retr")" "compressed RETR terminator"
 exit 0

@@ -15,14 +15,13 @@ rap --busy "$PORT" >"$T/out" || fail "rap"
 assert_file_eq "$T/exp" "$T/out" "-m 1"
 # Once the first one is gone, service resumes (bounded retries while the
 # daemon reaps the finished child).
-n=0
-while :; do
+# served: a NOOP is answered.
+served()
+{
 	rap "$PORT" 'NOOP\r\n' >"$T/out" || fail "rap"
-	grep -q '^202 NOOP OK' "$T/out" && break
-	n=$((n + 1))
-	[ "$n" -lt 50 ] || fail "-m 1: no service after the first client left"
-	sleep 0.1
-done
+	grep -q '^202 NOOP OK' "$T/out"
+}
+retry 50 served || fail "-m 1: no service after the first client left"
 stop_cairnd
 
 start_cairnd "$T/repo"
@@ -80,22 +79,13 @@ stop_cairnd
 
 # Without -a the daemon listens on IPv6 too (when the host has it).
 if python3 -c 'import socket; s = socket.socket(socket.AF_INET6); s.bind(("::1", 0))' 2>/dev/null; then
-	PORT=$(free_port)
-	"$CAIRND" -f -p "$PORT" -D "$T/repo" 2>>"$T/v6.log" &
-	SPID=$!
-	at_exit stop_cairnd
 	echo '* test.K' >"$T/repo/config"
-	python3 - "$PORT" <<'PY' || fail "IPv6: $(cat "$T/v6.log")"
-import socket, sys, time
-port = int(sys.argv[1])
-for _ in range(100):
-    try:
-        s = socket.create_connection(('::1', port), 1)
-        break
-    except OSError:
-        time.sleep(0.1)
-else:
-    sys.exit(1)
+	CAIRND_ADDR=
+	start_cairnd "$T/repo"
+	CAIRND_ADDR=127.0.0.1
+	python3 - "$PORT" <<'PY' || fail "IPv6: $(cat "$SLOG")"
+import socket, sys
+s = socket.create_connection(('::1', int(sys.argv[1])), 10)
 s.settimeout(10)
 s.sendall(b'QUIT\r\n')
 got = b''

@@ -13,7 +13,6 @@ mk_tmpdir
 chmod 755 "$T"
 make_repo "$T/repo"
 chmod -R a+rX "$T/repo"
-PEER="$top_srcdir/tests/integ/limpeer.py"
 nuid=$(id -u nobody)
 ngid=$(id -g nobody)
 [ "$nuid" -ne 0 ] && [ "$ngid" -ne 0 ] || skip "nobody is root"
@@ -29,19 +28,10 @@ ids()
 start_cairnd "$T/repo" -g nobody
 grep -q "running as nobody (uid $nuid, gid $ngid)" "$SLOG" ||
     fail "no privilege drop logged: $(cat "$SLOG")"
-python3 "$PEER" "$PORT" hold 1 "$T/go" >"$T/out" &
+limpeer "$PORT" hold 1 "$T/go" >"$T/out" &
 HPID=$!
-n=0
-kid=
-while [ "$n" -lt 100 ]; do
-	kid=$(cat "/proc/$SPID/task/$SPID/children" 2>/dev/null)
-	[ -n "$kid" ] && break
-	n=$((n + 1))
-	sleep 0.1
-done
-[ -n "$kid" ] || fail "no session child"
-set -- $kid
-kid=$1
+wait_kids 1
+kid=$(cairnd_kids)
 want="$nuid $nuid $nuid $nuid $ngid $ngid $ngid $ngid"
 assert_eq "$want" "$(ids "$kid")" "session child ids"
 assert_eq "$want" "$(ids "$SPID")" "daemon ids"

@@ -15,8 +15,6 @@ need_tool cairnd lcreate fsdiff
 need_cmd python3 pgrep
 mk_tmpdir
 . "$top_srcdir/tests/integ/netlib.sh"
-LCREATE=$(tool_path lcreate)
-FSDIFF=$(tool_path fsdiff)
 need_shim
 
 R=$T/repo
@@ -35,16 +33,15 @@ printf 'last\n' > "$T/src/c/last"
 # the daemon to reap the killed child: 10 s).
 gone()
 {
-	_n=0
-	while [ "$_n" -lt 100 ]; do
-		[ ! -e "$R/tmp/transcript/$1" ] && [ ! -e "$R/tmp/file/$1" ] &&
-		    [ -z "$(ls -A "$R/tmp" | grep -v '^file$' |
-		    grep -v '^transcript$')" ] && return 0
-		_n=$((_n + 1))
-		sleep 0.1
-	done
+	retry 100 clean_tmp "$1" && return 0
 	ls -lAR "$R/tmp" >&2
 	return 1
+}
+# clean_tmp NAME: nothing of upload NAME, nor anything else new, in tmp/.
+clean_tmp()
+{
+	upload_gone "$R" "$1" &&
+	    [ -z "$(ls -A "$R/tmp" | grep -v '^file$' | grep -v '^transcript$')" ]
 }
 
 # complete NAME: tmp/ holds upload NAME whole.
@@ -64,8 +61,8 @@ KILLS=0
 # killat NAME STOP: upload as NAME, killing the session at STOP.
 killat()
 {
-	run_capture "$T/out" "$T/err" sh -c 'cd "$1" && shift && exec "$@"' \
-	    sh "$T/src" env LD_PRELOAD="$SHIM" CAIRN_SHIM_STOP="$2" \
+	run_capture "$T/out" "$T/err" in_dir "$T/src" \
+	    env LD_PRELOAD="$SHIM" CAIRN_SHIM_STOP="$2" \
 	    CAIRN_SHIM_RUN="$KILL" "$LCREATE" -t "$1" -h 127.0.0.1 \
 	    -p "$PORT" "$T/up.T"
 	[ "$RC" -ne 0 ] || fail "$2: lcreate succeeded"
@@ -78,8 +75,8 @@ killat()
 # upload NAME: an upload that completes.
 upload()
 {
-	run_capture "$T/out" "$T/err" sh -c 'cd "$1" && shift && exec "$@"' \
-	    sh "$T/src" "$LCREATE" -t "$1" -h 127.0.0.1 -p "$PORT" "$T/up.T"
+	run_capture "$T/out" "$T/err" in_dir "$T/src" \
+	    "$LCREATE" -t "$1" -h 127.0.0.1 -p "$PORT" "$T/up.T"
 	assert_eq 0 "$RC" "upload $1: $(cat "$T/err")"
 	complete "$1"
 }

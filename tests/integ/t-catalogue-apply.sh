@@ -10,10 +10,13 @@
 # download is in progress: the file still lands in the directory the
 # root was at the start, and nothing in the new one (C10).  Root only
 # (device numbers, and running as another user).
-. "${top_srcdir:-.}/tests/integ/lapply-lib.sh"
+. "$top_srcdir/tests/integ/lib.sh"
 need_root
-command -v setpriv > /dev/null || { echo "skip: needs setpriv"; exit 77; }
-command -v python3 > /dev/null || { echo "skip: needs python3"; exit 77; }
+need_tool lapply
+need_cmd setpriv python3
+mk_tmpdir
+. "$top_srcdir/tests/integ/lapply-lib.sh"
+. "$top_srcdir/tests/integ/netlib.sh"
 NOBODY=65534
 
 # --- C5: mknod over a symbolic link never follows it.
@@ -29,10 +32,10 @@ check_sentinel C5
 rm -f "$R/null"
 
 # nobody LAPPLY-ARGS...: run lapply -n in $R as nobody.
-nobody() {
-	(cd "$R" && setpriv --reuid=$NOBODY --regid=$NOBODY --clear-groups \
-	    "$LAPPLY" -n "$@") > "$T/out" 2> "$T/err"
-	rc=$?
+nobody()
+{
+	run_capture "$T/out" "$T/err" in_dir "$R" setpriv --reuid=$NOBODY \
+	    --regid=$NOBODY --clear-groups "$LAPPLY" -n "$@"
 }
 
 # --- C5: devices as an unprivileged user are an error.
@@ -65,11 +68,10 @@ expect_err "line 2: ./ro/new: Permission denied"
 rm -rf "$R/ro"
 
 # --- C10: the root swapped during a download.
-PEER="${top_srcdir:-.}/tests/integ/peer.py"
 mkdir "$T/real1" "$T/real2"
 ln -s "$T/real1" "$T/link"
-SUM=$(printf 'hello world\n' | python3 -c 'import base64, hashlib, sys
-print(base64.b64encode(hashlib.sha1(sys.stdin.buffer.read()).digest()).decode())')
+printf 'hello world\n' >"$T/hello"
+SUM=$(sha1b64 "$T/hello")
 {
 	echo 'test.T:'
 	printf '+ f ./a\t0644 0 0 1700000000 12 %s\n' "$SUM"
@@ -84,30 +86,18 @@ print(base64.b64encode(hashlib.sha1(sys.stdin.buffer.read()).digest()).decode())
 	printf '%s\n' 'skip QUIT' 'send 201 QUIT OK, closing connection\r\n'
 	printf '%s\n' 'drain'
 } > "$T/script"
-python3 "$PEER" server "$T/port" "$T/script" "$T/peer.log" &
-PPID_=$!
-i=0
-while [ ! -s "$T/port" ] && [ $i -lt 100 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
-[ -s "$T/port" ] || fail "C10: peer did not start"
-(cd "$T/link" && exec "$LAPPLY" -h 127.0.0.1 -p "$(cat "$T/port")" \
-    "$T/c10.T") > "$T/out" 2> "$T/err" &
+start_peer "$T/script" "$T/peer.log"
+in_dir "$T/link" "$LAPPLY" -h 127.0.0.1 -p "$PEERPORT" "$T/c10.T" \
+    >"$T/out" 2>"$T/err" &
 LPID=$!
 # Wait (at most 10 s) for the request, then point the root elsewhere.
-i=0
-while ! grep -q '^<<< RETR' "$T/peer.log" 2>/dev/null && [ $i -lt 100 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
-grep -q '^<<< RETR' "$T/peer.log" || fail "C10: no request"
+retry 100 grep -qs '^<<< RETR' "$T/peer.log" || fail "C10: no request"
 ln -s "$T/real2" "$T/link2"
 mv -T "$T/link2" "$T/link"
 [ "$(readlink "$T/link")" = "$T/real2" ] || fail "C10: swap failed"
-wait $LPID
-rc=$?
-wait $PPID_
+RC=0
+wait $LPID || RC=$?
+wait $PEERPID
 expect_rc 0
 [ "$(cat "$T/real1/a" 2>/dev/null)" = "hello world" ] ||
     fail "C10: ./a not in the original root"

@@ -91,15 +91,13 @@ done
 stop_cairnd
 
 # --- lapply against a scripted server
-PEER="$top_srcdir/tests/integ/peer.py"
-LAPPLY=$(tool_path lapply)
 R=$T/root
 mkdir "$R"
 U=$(id -u)
 G=$(id -g)
 # The transcript: ./a and ./b, 12 bytes each ("hello world\n").
-SUM=$(printf 'hello world\n' | python3 -c 'import base64, hashlib, sys
-print(base64.b64encode(hashlib.sha1(sys.stdin.buffer.read()).digest()).decode())')
+printf 'hello world\n' >"$T/hello"
+SUM=$(sha1b64 "$T/hello")
 {
 	echo 'test.T:'
 	printf '+ f ./a\t0644 %s %s 1700000000 12 %s\n' "$U" "$G" "$SUM"
@@ -118,7 +116,7 @@ hostile()
 {
 	_case=$1
 	shift
-	rm -rf "$R"/* "$R"/.[!.]* "$T/port"
+	rm -rf "$R"/* "$R"/.[!.]*
 	printf 'old\n' >"$R/a"
 	touch -d @1600000000 "$R/a"
 	_old=$(stat -c '%i %a %Y %s' "$R/a")
@@ -142,19 +140,11 @@ hostile()
 		done
 		echo 'drain'
 	} >"$T/script"
-	python3 "$PEER" server "$T/port" "$T/script" "$T/peer.log" &
-	_ppid=$!
-	_i=0
-	while [ ! -s "$T/port" ] && [ $_i -lt 100 ]; do
-		sleep 0.1
-		_i=$((_i + 1))
-	done
-	[ -s "$T/port" ] || fail "$_case: peer did not start"
+	start_peer "$T/script" "$T/peer.log"
 	_t0=$(date +%s)
-	(cd "$R" && exec "$LAPPLY" $_z -h 127.0.0.1 -p "$(cat "$T/port")" \
-	    "$T/ab.T") >"$T/out" 2>"$T/err"
-	RC=$?
-	wait "$_ppid"
+	run_capture "$T/out" "$T/err" in_dir "$R" "$LAPPLY" $_z -h 127.0.0.1 \
+	    -p "$PEERPORT" "$T/ab.T"
+	wait "$PEERPID"
 	[ $(($(date +%s) - _t0)) -le 60 ] ||
 	    fail "$_case: lapply took more than 60 s"
 	[ "$RC" = 2 ] || fail "$_case: exit $RC, expected 2: $(cat "$T/err")"
@@ -166,8 +156,8 @@ hostile()
 	return 0
 }
 
-# expect_err TEXT: stderr holds the line TEXT.
-expect_err()
+# err_line TEXT: stderr holds the line TEXT.
+err_line()
 {
 	grep -qxF "$1" "$T/err" ||
 	    fail "$_case: no line \"$1\" in: $(cat "$T/err")"
@@ -183,7 +173,7 @@ hostile 'A3 closed before the banner' nobanner 'close'
 for sz in '-1' 'abc' '' '1e3' ' 12' '12 junk' '99999999999999999999'; do
 	hostile "A6 size \"$sz\"" \
 	    "send 240 Retrieving file\\r\\n$sz\\r\\nhello world\\n.\\r\\n"
-	expect_err "127.0.0.1: bad file size \"$sz\""
+	err_line "127.0.0.1: bad file size \"$sz\""
 done
 # A6: a size that differs from the transcript's.
 hostile 'A6 size 13' 'send 240 Retrieving file\r\n13\r\nhello world\n\n.\r\n' \
@@ -193,14 +183,14 @@ grep -q 'size in transcript does not match size from server' "$T/err" ||
 
 # A8: more bytes than announced, the surplus shaped as the reply for ./b.
 hostile 'A8 surplus' 'send 240 Retrieving file\r\n12\r\nhello world\n240 Retrieving file\r\n12\r\nhello world\n.\r\n'
-expect_err '127.0.0.1: file not terminated by "."'
+err_line '127.0.0.1: file not terminated by "."'
 # No terminator: the body, then the reply for ./b.
 hostile 'A8 no terminator' 'send 240 Retrieving file\r\n12\r\nhello world\n' \
     'send 240 Retrieving file\r\n12\r\nhello world\n.\r\n'
-expect_err '127.0.0.1: file not terminated by "."'
+err_line '127.0.0.1: file not terminated by "."'
 hostile 'A8 ".."' 'send 240 Retrieving file\r\n12\r\nhello world\n..\r\n' \
     'send 240 Retrieving file\r\n12\r\nhello world\n.\r\n'
-expect_err '127.0.0.1: file not terminated by "."'
+err_line '127.0.0.1: file not terminated by "."'
 # "." early: 6 bytes and ".", then the server closes.
 hostile 'A8 early "."' 'send 240 Retrieving file\r\n12\r\nhello\n.\r\n' \
     'sleep 1' 'close'
@@ -210,19 +200,19 @@ grep -q '^127\.0\.0\.1: ' "$T/err" || fail "A8 early: $(cat "$T/err")"
 # block of reserved type after a sync flush).
 hostile 'D3 corrupt' zlib 'send 240 Retrieving file\r\n12\r\nhello' \
     'raw \xff\xff\xff\xff\xff\xff\xff\xff'
-expect_err '127.0.0.1: inflate: invalid block type'
+err_line '127.0.0.1: inflate: invalid block type'
 # ... or stops inside a block (the header of a fixed-code block and the
 # first five bits of a code), then FIN (a half-close: the peer reads on,
 # so what lapply sent never turns the close into a reset).
 hostile 'D3 truncated' zlib 'send 240 Retrieving file\r\n12\r\nhello' \
     'raw \x02' 'shutdown'
-expect_err '127.0.0.1: connection closed'
+err_line '127.0.0.1: connection closed'
 
 # G2: a TCP reset (not a FIN) in the middle of the body, in clear and
 # compressed.
 hostile 'G2 reset' 'send 240 Retrieving file\r\n12\r\nhello' 'sleep 1' reset
-expect_err '127.0.0.1: read: Connection reset by peer'
+err_line '127.0.0.1: read: Connection reset by peer'
 hostile 'G2 reset, zlib' zlib 'send 240 Retrieving file\r\n12\r\nhello' \
     'sleep 1' reset
-expect_err '127.0.0.1: read: Connection reset by peer'
+err_line '127.0.0.1: read: Connection reset by peer'
 exit 0

@@ -5,7 +5,6 @@
 . "$top_srcdir/tests/integ/lib.sh"
 need_tool fsdiff
 mk_tmpdir
-FSDIFF=$(tool_path fsdiff)
 uid=$(id -u) gid=$(id -g)
 
 # line TYPE PATH REST...: one canonical transcript line

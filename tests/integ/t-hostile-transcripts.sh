@@ -14,9 +14,6 @@ need_tool fsdiff lsort lmerge lcksum twhich
 mk_tmpdir
 cd "$T" || fail "cd $T"
 
-nfail=0
-bad() { echo "$TEST_NAME: FAIL: $*" >&2; nfail=$((nfail + 1)); }
-
 # check NAME RC ERRTEXT CMD...: run CMD (stdout NAME.out, stderr NAME.err);
 # exit status must be RC and stderr exactly ERRTEXT plus a newline (or
 # empty when ERRTEXT is empty).
@@ -24,17 +21,11 @@ check()
 {
 	_n=$1 _rc=$2 _e=$3
 	shift 3
-	run_capture "$_n.out" "$_n.err" "$@"
-	[ "$RC" = "$_rc" ] || bad "$_n: exit $RC, want $_rc"
+	check_run "$_n" "$_rc" "$@"
 	if [ -n "$_e" ]; then
-		printf '%s\n' "$_e" >"$_n.want"
-	else
-		: >"$_n.want"
-	fi
-	if ! cmp -s "$_n.want" "$_n.err"; then
-		bad "$_n: unexpected stderr"
-		head -c 2000 "$_n.err" >&2
-	fi
+		printf '%s\n' "$_e"
+	fi >"$T/check.exp"
+	check_same "$_n" "$_n.err" <"$T/check.exp"
 }
 
 # A strings of N copies of S, built in O(log N) steps.
@@ -104,7 +95,7 @@ long=$(rep b 300)
 printf 'd . 0755 0 0\nd ./%s 0755 0 0\n' "$long" >../k/t.T
 fsd name-over-NAME_MAX 0 ''
 grep -q "^- d ./$long[[:space:]]" name-over-NAME_MAX.out ||
-    bad "name-over-NAME_MAX: no removal line for the long name"
+    note_fail "name-over-NAME_MAX: no removal line for the long name"
 
 # --- B5: include loops and nesting
 printf 'd . 0755 0 0\n' >../k/t.T
@@ -136,7 +127,7 @@ printf 'd . 0755 0 0\n' >../k/t.T
 printf 'p t.T\r\nk b.K' >../k/c.K
 printf 'x ./a\r\n' >../k/b.K
 fsd k-crlf 0 ''
-grep -q '^f ./a ' k-crlf.out && bad "k-crlf: x line of a CRLF file ignored"
+grep -q '^f ./a ' k-crlf.out && note_fail "k-crlf: x line of a CRLF file ignored"
 printf 'p t.T\n' >../k/c.K
 
 # --- a tree deeper than PATH_MAX on disk
@@ -148,10 +139,10 @@ for i in range(2100):
     os.mkdir("d"); os.chdir("d")' || fail "cannot build the deep tree"
 	: >empty.K
 	run_capture deep.out deep.err fsdiff -C -K empty.K deep
-	[ "$RC" = 2 ] || bad "deep-tree: exit $RC, want 2"
+	[ "$RC" = 2 ] || note_fail "deep-tree: exit $RC, want 2"
 	[ "$(wc -l <deep.err)" -eq 1 ] &&
 	    grep -q '^\./deep/d/d/.*: File name too long$' deep.err ||
-	    { bad "deep-tree: unexpected stderr"; head -c 300 deep.err >&2; }
+	    { note_fail "deep-tree: unexpected stderr"; head -c 300 deep.err >&2; }
 fi
 
 # --- the same rules in the other transcript readers
@@ -166,7 +157,7 @@ check lsort-long 1 'long.T: line 1: path too long' lsort long.T
 printf 'f ./b 0644 0 0 1 6 -\nd . 0755 0 0' >trunc.T
 check lsort-trunc 0 '' lsort trunc.T
 printf 'd . 0755 0 0\nf ./b 0644 0 0 1 6 -\n' | cmp -s - lsort-trunc.out ||
-    bad "lsort-trunc: unexpected output"
+    note_fail "lsort-trunc: unexpected output"
 
 mkdir -p srv/transcript srv/file/lo.T
 printf 'd . 0755 0 0\nf ./a 0644 0 0 1 6 -' >srv/transcript/hi.T
@@ -174,7 +165,7 @@ printf 'd . 0755 0 0\n' >srv/transcript/lo.T
 cd srv/transcript || fail "cd srv/transcript"
 check lmerge-trunc 2 'hi.T: line 2: incomplete last line (no newline)' \
     lmerge -T hi.T lo.T out.T
-[ -e out.T ] && bad "lmerge-trunc: out.T left behind"
+[ -e out.T ] && note_fail "lmerge-trunc: out.T left behind"
 printf 'd . 0755 0 0\r\n' >hi.T
 check lmerge-crlf 2 'hi.T: line 1: carriage return in line' \
     lmerge -T hi.T lo.T out.T
@@ -191,5 +182,4 @@ printf 'k c.K\n' >k/c.K
 check twhich-loop 2 'command file k/c.K: line 1: c.K: included twice (loop)' \
     twhich -K k/c.K ./a
 
-[ "$nfail" -eq 0 ] || fail "$nfail case(s) failed"
-exit 0
+end_test

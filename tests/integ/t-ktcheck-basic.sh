@@ -9,7 +9,6 @@
 need_tool cairnd ktcheck
 mk_tmpdir
 . "$top_srcdir/tests/integ/netlib.sh"
-KTCHECK=$(tool_path ktcheck)
 make_repo "$T/repo"
 R=$T/repo
 start_cairnd "$R"
@@ -20,8 +19,7 @@ mkdir "$C"
 touch -d "@$T0" "$C/command.K"
 kt()
 {
-	run_capture "$T/out" "$T/err" "$KTCHECK" -K "$C/command.K" \
-	    -h 127.0.0.1 -p "$PORT" "$@"
+	run_client ktcheck -K "$C/command.K" "$@"
 }
 
 kt

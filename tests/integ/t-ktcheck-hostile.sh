@@ -15,8 +15,7 @@
 need_tool ktcheck
 need_cmd python3
 mk_tmpdir
-KTCHECK=$(tool_path ktcheck)
-PEER="python3 $top_srcdir/tests/integ/peer.py"
+. "$top_srcdir/tests/integ/netlib.sh"
 C=$T/client
 mkdir "$C"
 
@@ -29,19 +28,11 @@ STATHDR='send 230 Returning STAT information\r\n'
 hostile()
 {
 	printf '%s\n' "$1" >"$T/script"
-	rm -f "$T/port" "$T/peer.log"
-	$PEER server "$T/port" "$T/script" "$T/peer.log" 2>"$T/peer.err" &
-	ppid=$!
-	n=0
-	while [ ! -s "$T/port" ] && [ $n -lt 100 ]; do
-		sleep 0.1
-		n=$((n + 1))
-	done
-	[ -s "$T/port" ] || fail "peer did not start"
+	start_peer "$T/script" "$T/peer.log"
 	run_capture "$T/out" "$T/err" timeout 60 "$KTCHECK" ${KTZ:-} \
-	    -K "$C/command.K" -h 127.0.0.1 -p "$(cat "$T/port")"
-	kill "$ppid" 2>/dev/null
-	wait "$ppid" 2>/dev/null
+	    -K "$C/command.K" -h 127.0.0.1 -p "$PEERPORT"
+	kill "$PEERPID" 2>/dev/null
+	wait "$PEERPID" 2>/dev/null
 	[ "$RC" != 124 ] || fail "ktcheck still waiting after 60 s"
 }
 

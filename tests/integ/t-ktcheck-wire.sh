@@ -11,7 +11,6 @@ mk_tmpdir
 . "$top_srcdir/tests/integ/netlib.sh"
 V=${CAIRN_VECTORS:-$top_srcdir/tests/vectors}
 [ -f "$V/wire/ktcheck.txt" ] || skip "no wire vectors (set CAIRN_VECTORS)"
-KTCHECK=$(tool_path ktcheck)
 make_repo "$T/repo"
 
 # record NCONN KTCHECK-ARGS...: run ktcheck NCONN times through the proxy.
@@ -19,17 +18,8 @@ record()
 {
 	_n=$1
 	shift
-	PPORT=$(free_port)
-	rm -f "$T/wire.log" "$T/wire.log.ready"
-	python3 "$top_srcdir/tests/integ/recproxy.py" "$PPORT" "$PORT" \
-	    "$T/wire.log" "$_n" &
-	PROXY=$!
-	i=0
-	while [ ! -f "$T/wire.log.ready" ]; do
-		i=$((i + 1))
-		[ "$i" -lt 100 ] || fail "proxy did not start"
-		sleep 0.1
-	done
+	rm -f "$T/wire.log"
+	start_proxy "$T/wire.log.ready" recproxy.py "$T/wire.log" "$_n"
 	rm -rf "$T/client"
 	mkdir "$T/client"
 	: >"$T/client/command.K"

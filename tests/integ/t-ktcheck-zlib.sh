@@ -7,7 +7,6 @@
 need_tool cairnd ktcheck
 mk_tmpdir
 . "$top_srcdir/tests/integ/netlib.sh"
-KTCHECK=$(tool_path ktcheck)
 make_repo "$T/repo"
 R=$T/repo
 # A large, compressible transcript.

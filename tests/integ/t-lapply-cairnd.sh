@@ -9,7 +9,6 @@ need_tool cairnd lapply
 need_root
 mk_tmpdir
 . "$top_srcdir/tests/integ/netlib.sh"
-LAPPLY=$(tool_path lapply)
 V=${CAIRN_VECTORS:-$top_srcdir/tests/vectors}
 WIRE=$V/wire/fsdiff-lapply.txt
 [ -f "$WIRE" ] || skip "wire vectors not found at $V (set CAIRN_VECTORS)"
@@ -32,8 +31,7 @@ reset()
 run()
 {
 	reset
-	run_capture "$T/out" "$T/err" sh -c \
-	    'cd "$1" && shift && exec "$@"' sh "$T/c" "$LAPPLY" \
+	run_capture "$T/out" "$T/err" in_dir "$T/c" "$LAPPLY" \
 	    -h 127.0.0.1 -p "$PORT" "$@" "$T/apply.T"
 	assert_eq 0 "$RC" "lapply $*: $(cat "$T/err")"
 	assert_file_eq "$T/expected" "$T/out" "stdout of lapply $*"
@@ -59,8 +57,8 @@ stop_cairnd
 start_cairnd "$T/repo" -Z 9
 run -Z 6 -c sha1
 reset
-run_capture "$T/out" "$T/err" sh -c 'cd "$1" && shift && exec "$@"' sh \
-    "$T/c" "$LAPPLY" -v -Z 6 -h 127.0.0.1 -p "$PORT" "$T/apply.T"
+run_capture "$T/out" "$T/err" in_dir "$T/c" \
+    "$LAPPLY" -v -Z 6 -h 127.0.0.1 -p "$PORT" "$T/apply.T"
 assert_eq 0 "$RC" "lapply -v: $(cat "$T/err")"
 grep -q '^zlib stats +++ In: [0-9]*:[0-9]* ([0-9.]*:1) +++ Out: ' "$T/out" ||
     fail "-v: no zlib stats: $(cat "$T/out")"

@@ -33,8 +33,6 @@ need_tool cairnd lapply fsdiff
 need_cmd python3
 mk_tmpdir
 . "$top_srcdir/tests/integ/netlib.sh"
-LAPPLY=$(tool_path lapply)
-FSDIFF=$(tool_path fsdiff)
 need_shim
 CHECK="python3 $top_srcdir/tests/integ/crashcheck.py"
 MAXM=400

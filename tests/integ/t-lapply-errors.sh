@@ -5,10 +5,14 @@
 # ends, a truncated last line; and a server that cannot be reached.  What
 # every transcript reader checks (framing, syntax, order) is worded as
 # every reader words it, naming file and line.
-. "${top_srcdir:-.}/tests/integ/lapply-lib.sh"
+. "$top_srcdir/tests/integ/lib.sh"
+need_tool lapply
+mk_tmpdir
+. "$top_srcdir/tests/integ/lapply-lib.sh"
 
 # bad TRANSCRIPT-TEXT EXPECTED-STDERR (TEXT goes through printf %b): exit 2, the root untouched.
-bad() {
+bad()
+{
 	printf '%b' "$1" > "$T/e.T"
 	apply "$T/e.T"
 	expect_rc 2
@@ -65,8 +69,7 @@ expect_err "line 1: no transcript indicated"
 
 # Without -n lapply needs the server: no connection, no change (exit 2).
 printf 'd ./a\t0755 0 0\n' > "$T/e.T"
-(cd "$R" && "$LAPPLY" -h 127.0.0.1 -p 1 "$T/e.T") > "$T/out" 2> "$T/err"
-rc=$?
+run_capture "$T/out" "$T/err" in_dir "$R" "$LAPPLY" -h 127.0.0.1 -p 1 "$T/e.T"
 expect_rc 2
 [ -s "$T/err" ] || fail "no message for a failed connection"
 [ -z "$(ls -A "$R")" ] || fail "root changed without a connection"

@@ -21,9 +21,6 @@ need_tool cairnd ktcheck lapply fsdiff
 need_cmd python3
 mk_tmpdir
 . "$top_srcdir/tests/integ/netlib.sh"
-KTCHECK=$(tool_path ktcheck)
-LAPPLY=$(tool_path lapply)
-FSDIFF=$(tool_path fsdiff)
 need_shim
 umask 022
 U=$(id -u)
@@ -73,30 +70,27 @@ pull()
 	    -K "$_k/command.K" -h 127.0.0.1 -p "$PORT"
 	assert_eq 1 "$RC" "$_n: ktcheck: $(cat "$T/err")"
 	sed "s|$_k/|K/|" "$_l" > "$T/kt" && mv "$T/kt" "$_l"
-	run_capture "$T/apply.T" "$T/err" sh -c 'cd "$1" && shift && exec "$@"' \
-	    sh "$_r" env "$@" "$FSDIFF" -A -c sha1 -K "$_k/command.K" .
+	run_capture "$T/apply.T" "$T/err" in_dir "$_r" \
+	    env "$@" "$FSDIFF" -A -c sha1 -K "$_k/command.K" .
 	assert_eq 0 "$RC" "$_n: fsdiff -A: $(cat "$T/err")"
 	cat "$T/apply.T" >> "$_l"
-	run_capture "$T/out" "$T/err" sh -c 'cd "$1" && shift && exec "$@"' \
-	    sh "$_r" env "$@" "$LAPPLY" -c sha1 $_z -h 127.0.0.1 -p "$PORT" \
+	run_capture "$T/out" "$T/err" in_dir "$_r" \
+	    env "$@" "$LAPPLY" -c sha1 $_z -h 127.0.0.1 -p "$PORT" \
 	    "$T/apply.T"
 	assert_eq 0 "$RC" "$_n: lapply: $(cat "$T/err")"
 	cat "$T/out" >> "$_l"
 	(cd "$_r" && "$FSDIFF" -C -c sha1 -K /dev/null .) >> "$_l" ||
 	    fail "$_n: fsdiff -C"
-	(cd "$_r" && { find . -type f -printf '%p %y %m %U %G %s %T@\n'
-	    find . ! -type f -printf '%p %y %m %U %G %l\n'; } | sort) >> "$_l"
-	[ -z "$(find "$_r" -name '*.radmind.*')" ] || fail "$_n: temp left"
+	tree_stat "$_r" >> "$_l"
+	assert_no_files "$_n: temp left" "$_r" -name '*.radmind.*'
 }
 
 # same NAME REF: pull NAME ended exactly like pull REF.
 same()
 {
 	assert_file_eq "$T/pull.$2.log" "$T/pull.$1.log" "$1"
-	diff -r "$T/pull.$2" "$T/pull.$1" > /dev/null ||
-	    fail "$1: tree differs from $2"
-	diff -r "$T/pull.$2.k" "$T/pull.$1.k" > /dev/null ||
-	    fail "$1: client files differ from $2"
+	assert_tree_eq "$T/pull.$2" "$T/pull.$1" "$1: tree"
+	assert_tree_eq "$T/pull.$2.k" "$T/pull.$1.k" "$1: client files"
 }
 
 pull ref "" A=1
@@ -148,8 +142,7 @@ failed()
 	[ "$RC" -ne 0 ] || fail "$2: lapply succeeded"
 	[ "$RC" -lt 128 ] || fail "$2: lapply died (exit $RC)"
 	grep -q '\./big' "$T/err" || fail "$2: no message naming ./big: $(cat "$T/err")"
-	[ -z "$(find "$1" -name '*.radmind.*')" ] ||
-	    fail "$2: temp file left: $(find "$1" -name '*.radmind.*')"
+	assert_no_files "$2: temp file left" "$1" -name '*.radmind.*'
 	[ "$(stat -c '%i %a %u %g %s %Y' "$1/big")" = "$OLDSTAT" ] ||
 	    fail "$2: the old file changed"
 	[ "$(cat "$1/big")" = "old big" ] || fail "$2: old content changed"
@@ -159,9 +152,8 @@ failed()
 
 setup "$T/efbig"
 # 256 blocks: 128 or 256 KiB, whichever the shell counts in.
-run_capture "$T/out" "$T/err" sh -c 'cd "$1" && shift && ulimit -f 256 &&
-    exec "$@"' sh "$T/efbig" "$LAPPLY" -c sha1 -h 127.0.0.1 -p "$PORT" \
-    "$T/big.T"
+run_capture "$T/out" "$T/err" in_dir "$T/efbig" sh -c 'ulimit -f 256 &&
+    exec "$@"' sh "$LAPPLY" -c sha1 -h 127.0.0.1 -p "$PORT" "$T/big.T"
 failed "$T/efbig" EFBIG
 grep -q 'File too large' "$T/err" || fail "EFBIG: $(cat "$T/err")"
 
@@ -177,8 +169,8 @@ at_exit 'umount "$MNT" 2>/dev/null'
 
 # Refused up front: 1 MiB and the 16 MiB kept free exceed 8 MiB.
 setup "$MNT/root"
-run_capture "$T/out" "$T/err" sh -c 'cd "$1" && shift && exec "$@"' sh \
-    "$MNT/root" "$LAPPLY" -c sha1 -h 127.0.0.1 -p "$PORT" "$T/big.T"
+run_capture "$T/out" "$T/err" in_dir "$MNT/root" \
+    "$LAPPLY" -c sha1 -h 127.0.0.1 -p "$PORT" "$T/big.T"
 failed "$MNT/root" "refusal"
 grep -q 'line [0-9]*: \./big: 1048576 bytes do not fit: [0-9]* bytes free, 16777216 kept free' \
     "$T/err" || fail "refusal: $(cat "$T/err")"
@@ -188,8 +180,8 @@ umount "$MNT" || fail "umount"
 # about to be created (the first mutating call).
 mount -t tmpfs -o size=24m tmpfs "$MNT" || fail "mount"
 setup "$MNT/root"
-run_capture "$T/out" "$T/err" sh -c 'cd "$1" && shift && exec "$@"' sh \
-    "$MNT/root" env LD_PRELOAD="$SHIM" CAIRN_SHIM_STOP=mutate:1 \
+run_capture "$T/out" "$T/err" in_dir "$MNT/root" \
+    env LD_PRELOAD="$SHIM" CAIRN_SHIM_STOP=mutate:1 \
     CAIRN_SHIM_RUN="dd if=/dev/zero of='$MNT/fill' bs=64k 2>/dev/null; :" \
     "$LAPPLY" -c sha1 -h 127.0.0.1 -p "$PORT" "$T/big.T"
 [ -s "$MNT/fill" ] || fail "ENOSPC: the hook did not run"
@@ -198,8 +190,8 @@ grep -q 'No space left on device' "$T/err" || fail "ENOSPC: $(cat "$T/err")"
 rm -f "$MNT/fill"
 
 # With the space back, the same transcript applies.
-run_capture "$T/out" "$T/err" sh -c 'cd "$1" && shift && exec "$@"' sh \
-    "$MNT/root" "$LAPPLY" -c sha1 -h 127.0.0.1 -p "$PORT" "$T/big.T"
+run_capture "$T/out" "$T/err" in_dir "$MNT/root" \
+    "$LAPPLY" -c sha1 -h 127.0.0.1 -p "$PORT" "$T/big.T"
 assert_eq 0 "$RC" "after ENOSPC: $(cat "$T/err")"
 cmp -s "$B/big" "$MNT/root/big" || fail "after ENOSPC: content"
 exit 0

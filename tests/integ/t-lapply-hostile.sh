@@ -6,12 +6,16 @@
 # directory or as the object itself, are never followed.  A sentinel
 # outside the root must stay byte-, mode-, owner-, mtime- and
 # link-count-identical (docs/security.md B1, C1-C4, C7).
-. "${top_srcdir:-.}/tests/integ/lapply-lib.sh"
+. "$top_srcdir/tests/integ/lib.sh"
+need_tool lapply
+mk_tmpdir
+. "$top_srcdir/tests/integ/lapply-lib.sh"
 plant
 mkdir "$R/keep"
 
 # refused TRANSCRIPT-TEXT EXPECTED-STDERR: refused before any change.
-refused() {
+refused()
+{
 	printf '%s\n' "$1" > "$T/h.T"
 	apply "$T/h.T"
 	expect_rc 2

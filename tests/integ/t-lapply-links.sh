@@ -7,16 +7,20 @@
 # carrying the declared metadata, leaving the outside file's mode, owner,
 # mtime and link count alone.  Links that stay inside the root, even
 # across directories, are still changed in place.
-. "${top_srcdir:-.}/tests/integ/lapply-lib.sh"
+. "$top_srcdir/tests/integ/lib.sh"
+need_tool lapply
+mk_tmpdir
+. "$top_srcdir/tests/integ/lapply-lib.sh"
 plant
 mkdir "$R/home"
 ln "$OUT/victim" "$R/home/x" 2>/dev/null ||
-    { echo "skip: cannot make hard links here"; exit 77; }
+    skip "cannot make hard links here"
 V=$(stat -c '%i %a %u %g %Y %s' "$OUT/victim")
-sum=$(openssl dgst -sha1 -binary "$OUT/victim" | openssl base64)
+sum=$(sha1b64 "$OUT/victim")
 
 # victim_intact LINKS: the outside file is as planted, with LINKS links.
-victim_intact() {
+victim_intact()
+{
 	[ "$(stat -c '%i %a %u %g %Y %s' "$OUT/victim")" = "$V" ] ||
 	    fail "outside file changed: $(stat -c '%i %a %u %g %Y %s' "$OUT/victim")"
 	[ "$(stat -c %h "$OUT/victim")" = "$1" ] ||

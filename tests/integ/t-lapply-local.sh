@@ -2,7 +2,10 @@
 # t-lapply-local: lapply -n on a real tree: directory creation, metadata
 # repair of files and directories, removals deepest first, the apply
 # root's own line, -q, -%, -C, -F, stdin input, exit statuses.
-. "${top_srcdir:-.}/tests/integ/lapply-lib.sh"
+. "$top_srcdir/tests/integ/lib.sh"
+need_tool lapply
+mk_tmpdir
+. "$top_srcdir/tests/integ/lapply-lib.sh"
 
 # --- creation and metadata repair
 mkdir "$R/dfix"
@@ -84,8 +87,7 @@ expect_err "line 2: ./nofile: No such file or directory"
 cat > "$T/q.T" <<EOF2
 d ./quiet	0755 $U $G
 EOF2
-(cd "$R" && "$LAPPLY" -n -q < "$T/q.T") > "$T/out" 2> "$T/err"
-rc=$?
+run_capture "$T/out" "$T/err" in_dir "$R" "$LAPPLY" -n -q <"$T/q.T"
 expect_rc 0
 [ ! -s "$T/out" ] || fail "-q printed something"
 [ -d "$R/quiet" ] || fail "stdin transcript not applied"
@@ -125,17 +127,16 @@ expect_out "No network connection
 [ "$(info "$R/base/m1/m2/leaf")" = "directory 700 $U $G" ] || fail "leaf"
 
 # --- usage errors
-(cd "$R" && "$LAPPLY" -n -q -v "$T/q.T") > "$T/out" 2> "$T/err"
-rc=$?
+apply "$T/q.T" -q -v
 expect_rc 2
 grep -q '^usage: lapply' "$T/err" || fail "no usage message"
 # bad_opt RC LINE OPTION...: lapply -n OPTION... exits RC and the first
 # line of its stderr is LINE (a usage error adds the synopsis after it).
-bad_opt() {
+bad_opt()
+{
 	_rc=$1 _line=$2
 	shift 2
-	(cd "$R" && "$LAPPLY" -n "$@" "$T/q.T") > "$T/out" 2> "$T/err"
-	rc=$?
+	apply "$T/q.T" "$@"
 	expect_rc "$_rc"
 	[ "$(head -n 1 "$T/err")" = "$_line" ] ||
 	    fail "$*: $(head -n 1 "$T/err")"
@@ -144,11 +145,9 @@ bad_opt 2 "7: invalid authorization level" -w 7
 bad_opt 1 "10: invalid compression level" -Z 10
 bad_opt 2 "two words: event must be one word" -e "two words"
 bad_opt 2 "0999: invalid umask" -u 0999
-(cd "$R" && "$LAPPLY" -n -c nosuchdigest "$T/q.T") > "$T/out" 2> "$T/err"
-rc=$?
+apply "$T/q.T" -c nosuchdigest
 expect_rc 2
 expect_err "nosuchdigest: unsupported checksum"
-(cd "$R" && "$LAPPLY" -n "$T/does-not-exist.T") > "$T/out" 2> "$T/err"
-rc=$?
+apply "$T/does-not-exist.T"
 expect_rc 2
 exit 0

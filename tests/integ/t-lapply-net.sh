@@ -6,8 +6,11 @@
 # refused file leave the old file intact and no temp file behind; a
 # symbolic link at the destination is replaced, never written through;
 # the run is reported (REPO) and the session closed (QUIT).
-. "${top_srcdir:-.}/tests/integ/lapply-lib.sh"
-command -v python3 > /dev/null || { echo "skip: needs python3"; exit 77; }
+. "$top_srcdir/tests/integ/lib.sh"
+need_tool lapply
+mk_tmpdir
+. "$top_srcdir/tests/integ/lapply-lib.sh"
+need_cmd python3
 S=$T/srv
 mkdir -p "$S/file/test.T/etc" "$S/special/etc"
 
@@ -21,32 +24,10 @@ for i in 1 2 3 4 5 6 7 8; do
 	printf 'file %s\n' "$i" > "$S/file/test.T/etc/f$i"
 done
 
-size() {
-	stat -c %s "$1"
-}
-# fline PATH-IN-T FILE MODE [PREFIX]: a "+ f" line for a served file.
-fline() {
-	printf '%s f %s\t%s %s %s 1700000000 %s %s\n' "${4:-+}" "$1" "$3" \
-	    "$U" "$G" "$(size "$2")" "$(sum "$2")"
-}
-
-# netapply TRANSCRIPT [OPTS]: lapply against the server, in $R.
-netapply() {
-	tr=$1
-	shift
-	(cd "$R" && "$LAPPLY" -h 127.0.0.1 -p "$PORT" "$@" "$tr") \
-	    > "$T/out" 2> "$T/err"
-	rc=$?
-	wait "$SPID"
-	if grep -q 'network not available' "$T/err"; then
-		echo "skip: lapply was built without network support"
-		exit 77
-	fi
-}
-
-no_temps() {
-	left=$(find "$R" -name '*.radmind.*' -o -name '.radmind.*')
-	[ -z "$left" ] || fail "temp files left: $left"
+# no_temps: no temp file left in the apply root.
+no_temps()
+{
+	assert_no_files "temp files left" "$R" -name '*.radmind.*'
 }
 
 # --- a normal run
@@ -64,8 +45,8 @@ mkdir "$R/etc"
 	echo "test.T:"
 	fline './hi' "$S/file/test.T/hi" 0755
 } > "$T/a.T"
-serve
-netapply "$T/a.T" -c sha1
+serve_files "$S"
+net_apply "$R" "$T/a.T" -c sha1
 expect_rc 0
 expect_out "./big: created updating mode time
 ./etc/bin ary: created updating time
@@ -103,8 +84,8 @@ rm -rf "$R"/* && mkdir "$R/etc"
 	fline './etc/f1' "$S/file/test.T/etc/f1" 0644
 	fline './hi' "$S/file/test.T/hi" 0755
 } > "$T/p.T"
-serve
-netapply "$T/p.T" -%
+serve_files "$S"
+net_apply "$R" "$T/p.T" -%
 expect_rc 0
 # total 2*1024 + 7 + 18: 7, 1031, 1049, 2073 bytes done.
 expect_out "%00 ./etc/f1
@@ -122,8 +103,8 @@ cp "$S/file/test.T/big" "$S/file/test.T/victimfile"
 	fline './victimfile' "$S/file/test.T/victimfile" 0644
 } > "$T/v.T"
 for fault in bigger short refuse flip; do
-	serve "$fault" ./victimfile
-	netapply "$T/v.T" -c sha1
+	serve_files "$S" "$fault" ./victimfile
+	net_apply "$R" "$T/v.T" -c sha1
 	expect_rc 2
 	[ "$(stat -c '%i %a %Y %s' "$R/victimfile")" = "$OLD" ] ||
 	    fail "$fault: old file changed"
@@ -149,8 +130,8 @@ printf 'bye\n' > "$R/doomed"
 	printf -- '- f ./doomed\t0644 0 0 0 4 -\n'
 	fline './victimfile' "$S/file/test.T/victimfile" 0644
 } > "$T/v.T"
-serve refuse ./victimfile
-netapply "$T/v.T"
+serve_files "$S" refuse ./victimfile
+net_apply "$R" "$T/v.T"
 expect_rc 1
 [ ! -e "$R/doomed" ] || fail "doomed kept"
 grep -q '^REPO lapply Error,\\bchanges\\bmade$' "$T/log" || fail "no partial report"
@@ -163,8 +144,8 @@ cp "$S/file/test.T/hi" "$S/file/test.T/x"
 	echo "test.T:"
 	fline './x' "$S/file/test.T/x" 0644
 } > "$T/c2.T"
-serve
-netapply "$T/c2.T"
+serve_files "$S"
+net_apply "$R" "$T/c2.T"
 expect_rc 0
 expect_out "./x: deleted
 ./x: created updating mode time"
@@ -184,8 +165,8 @@ cp "$S/file/test.T/hi" "$S/file/test.T/d2f"
 	printf -- '- f ./d2f/sub/a\t0644 0 0 0 0 -\n'
 	fline './hi' "$S/file/test.T/hi" 0755
 } > "$T/d.T"
-serve
-netapply "$T/d.T"
+serve_files "$S"
+net_apply "$R" "$T/d.T"
 expect_rc 0
 expect_out "./d2f/sub/a: deleted
 ./d2f/sub: deleted
@@ -200,10 +181,10 @@ if [ "$(id -u)" = 0 ]; then
 	{
 		echo "test.T:"
 		printf '+ f ./tool\t4755 1000 1000 1700000000 %s -\n' \
-		    "$(size "$S/file/test.T/tool")"
+		    "$(stat -c %s "$S/file/test.T/tool")"
 	} > "$T/s.T"
-	serve
-	netapply "$T/s.T"
+	serve_files "$S"
+	net_apply "$R" "$T/s.T"
 	expect_rc 0
 	expect_out "./tool: created updating uid gid mode time"
 	[ "$(stat -c '%a %u %g' "$R/tool")" = "4755 1000 1000" ] ||

@@ -23,16 +23,12 @@
 # their bytes, mode, owner, mtime, inode and link count, lapply acts on
 # the object it opened (which the hook moved aside), and no temp file is
 # left anywhere.
-. "${top_srcdir:-.}/tests/integ/lapply-lib.sh"
-command -v python3 > /dev/null || { echo "skip: needs python3"; exit 77; }
-SHIM=$top_builddir/tests/integ/shim.so
-case $SHIM in
-/*) ;;
-*) SHIM=$(pwd)/$SHIM ;;
-esac
-[ -f "$SHIM" ] || fail "$SHIM not built"
-ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
-export ASAN_OPTIONS
+. "$top_srcdir/tests/integ/lib.sh"
+need_tool lapply
+need_cmd python3
+need_shim
+mk_tmpdir
+. "$top_srcdir/tests/integ/lapply-lib.sh"
 # As root the metadata cases also change the owner.
 if [ "$U" -eq 0 ]; then
 	MU=1234 MG=1235
@@ -44,40 +40,40 @@ mkdir -p "$T/srv/file/test.T/dir"
 printf 'new content\n' > "$T/srv/file/test.T/dir/victim"
 NEW=$T/srv/file/test.T/dir/victim
 DL=$(printf 'test.T:\n+ f ./dir/victim\t0644 %s %s 1700000000 %s %s' \
-    "$U" "$G" "$(stat -c %s "$NEW")" "$(sum "$NEW")")
+    "$U" "$G" "$(stat -c %s "$NEW")" "$(sha1b64 "$NEW")")
 
 # race NAME STOP HOOK TRANSCRIPT [LAPPLY-OPTS]: lapply in $R (or in $IN
 # if set) over TRANSCRIPT, stopped before the call STOP ("NAME:N" as for
 # CAIRN_SHIM_STOP) to run the shell command HOOK, which must succeed.
 # Downloads come from a fresh lapply-srv.py unless -n is given.  Sets
-# rc; output in $T/out and $T/err.  Checks that the hook ran, the
+# RC; output in $T/out and $T/err.  Checks that the hook ran, the
 # sentinel and $OUT are untouched and no temp file is left.
-race() {
+race()
+{
 	_name=$1 _stop=$2 _hook=$3
 	printf '%s\n' "$4" > "$T/race.T"
 	shift 4
 	rm -f "$T/hooked"
+	SRVPID=
 	case " $* " in
 	*" -n "*) ;;
-	*) serve; set -- -h 127.0.0.1 -p "$PORT" "$@" ;;
+	*) serve_files "$T/srv"; set -- -h 127.0.0.1 -p "$PORT" "$@" ;;
 	esac
-	(cd "${IN:-$R}" && exec env LD_PRELOAD="$SHIM" \
-	    CAIRN_SHIM_STOP="$_stop" \
+	run_capture "$T/out" "$T/err" in_dir "${IN:-$R}" \
+	    env LD_PRELOAD="$SHIM" CAIRN_SHIM_STOP="$_stop" \
 	    CAIRN_SHIM_RUN="($_hook) && : > '$T/hooked'" \
-	    "$LAPPLY" "$@" "$T/race.T") > "$T/out" 2> "$T/err"
-	rc=$?
-	[ -n "${SPID:-}" ] && wait "$SPID"
-	SPID=
+	    "$LAPPLY" "$@" "$T/race.T"
+	[ -z "$SRVPID" ] || wait "$SRVPID"
 	[ -f "$T/hooked" ] || fail "$_name: the hook did not run"
-	[ "$rc" -lt 128 ] || fail "$_name: lapply died (exit $rc)"
+	[ "$RC" -lt 128 ] || fail "$_name: lapply died (exit $RC)"
 	check_sentinel "$_name"
-	_left=$(find "$T" -path "$T/srv" -prune -o \( -name '*.radmind.*' \
-	    -o -name '.radmind.*' \) -print)
-	[ -z "$_left" ] || fail "$_name: temp files left: $_left"
+	assert_no_files "$_name: temp files left" "$T" -path "$T/srv" -prune \
+	    -o \( -name '*.radmind.*' -o -name '.radmind.*' \) -print
 }
 
 # fresh: an empty root and a freshly planted sentinel.
-fresh() {
+fresh()
+{
 	rm -rf "$R" "$OUT"
 	mkdir "$R" "$OUT"
 	plant
@@ -117,7 +113,7 @@ expect_rc 0
 # the file, or its directory, swapped before the first change.  The
 # changes land on the file lapply opened, moved aside by the hook.
 META=$(printf 'f ./dir/victim\t0751 %s %s 1700000000 %s %s' "$MU" "$MG" \
-    "$(stat -c %s "$NEW")" "$(sum "$NEW")")
+    "$(stat -c %s "$NEW")" "$(sha1b64 "$NEW")")
 for what in file parent; do
 	fresh
 	mkdir "$R/dir"
@@ -146,7 +142,7 @@ printf 'doomed\n' > "$R/old/victim"
 race "removal, parent swapped" unlinkat:1 \
     "mv '$R/old' '$R/moved' && ln -s '$OUT' '$R/old'" \
     "$(printf -- '- d ./old\t0755 0 0\n- f ./old/victim\t0644 0 0 0 7 -')" -n
-[ "$rc" -eq 1 ] || fail "removal, parent swapped: exit $rc"
+expect_rc 1
 grep -q '^line 1: \./old: Not a directory$' "$T/err" ||
     fail "removal, parent swapped: $(cat "$T/err")"
 [ ! -e "$R/moved/victim" ] || fail "removal, parent swapped: file kept"

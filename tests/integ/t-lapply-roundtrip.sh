@@ -5,13 +5,14 @@
 # (space, tab, LF, CR, backslash, UTF-8, 255-byte names: docs/security.md B4);
 # a second fsdiff -A finds nothing left but the socket lapply cannot
 # create, and a second lapply run changes nothing.
-. "${top_srcdir:-.}/tests/integ/lapply-lib.sh"
+. "$top_srcdir/tests/integ/lib.sh"
 need_root
-command -v python3 > /dev/null || { echo "skip: needs python3"; exit 77; }
+need_tool lapply fsdiff
+need_cmd python3
+mk_tmpdir
+. "$top_srcdir/tests/integ/lapply-lib.sh"
 V=${CAIRN_VECTORS:-$top_srcdir/tests/vectors}
-[ -x "$V/make-trees" ] || { echo "skip: vectors not found (set CAIRN_VECTORS)"; exit 77; }
-FSDIFF=$(dirname "$LAPPLY")/fsdiff
-[ -x "$FSDIFF" ] || { echo "skip: fsdiff not built"; exit 77; }
+[ -x "$V/make-trees" ] || skip "vectors not found (set CAIRN_VECTORS)"
 
 bash "$V/make-trees" "$T/trees" > "$T/mt.log" 2>&1 || fail "make-trees"
 mkdir -p "$T/k" "$T/srv/file"
@@ -25,15 +26,8 @@ cp -a "$T/trees/mod" "$T/work"
     fail "fsdiff -A"
 grep -q '^+ ' "$T/apply.T" || fail "nothing to download?"
 
-serve
-(cd "$T/work" && "$LAPPLY" -c sha1 -h 127.0.0.1 -p "$(cat "$T/port")" \
-    "$T/apply.T") > "$T/out" 2> "$T/err"
-rc=$?
-wait "$SPID"
-if grep -q 'network not available' "$T/err"; then
-	echo "skip: lapply was built without network support"
-	exit 77
-fi
+serve_files "$T/srv"
+net_apply "$T/work" "$T/apply.T" -c sha1
 expect_rc 0
 
 (cd "$T/work" && "$FSDIFF" -A -c sha1 -K "$T/k/command.K" .) > "$T/again.T" ||
@@ -44,11 +38,8 @@ grep -v -e '^s ' -e '^[^ 	]*:$' "$T/again.T" > "$T/rest" || true
 grep -q '^s ./special/sock' "$T/again.T" || fail "socket line expected"
 
 # Rerun: nothing to download, nothing changes.
-serve
-(cd "$T/work" && "$LAPPLY" -c sha1 -h 127.0.0.1 -p "$(cat "$T/port")" \
-    "$T/again.T") > "$T/out" 2> "$T/err"
-rc=$?
-wait "$SPID"
+serve_files "$T/srv"
+net_apply "$T/work" "$T/again.T" -c sha1
 expect_rc 0
 grep -q 'RETR' "$T/log" && fail "second run downloaded something"
 exit 0

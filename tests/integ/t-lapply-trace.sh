@@ -31,8 +31,6 @@ need_tool cairnd lapply fsdiff
 need_cmd python3
 mk_tmpdir
 . "$top_srcdir/tests/integ/netlib.sh"
-LAPPLY=$(tool_path lapply)
-FSDIFF=$(tool_path fsdiff)
 need_shim
 SNAP="python3 $top_srcdir/tests/integ/crashcheck.py snap"
 CHECK="python3 $top_srcdir/tests/integ/tracecheck.py"
@@ -87,7 +85,7 @@ for l in '+ f ./dir/new' '+ f ./dir/changed' '+ f ./bin/tool' \
 done
 $SNAP "$R" "$T/pre.json" || fail "snap"
 
-run_capture "$T/out" "$T/err" sh -c 'cd "$1" && shift && exec "$@"' sh "$R" \
+run_capture "$T/out" "$T/err" in_dir "$R" \
     env LD_PRELOAD="$SHIM" CAIRN_SHIM_TRACE="$T/trace" \
     "$LAPPLY" -c sha1 -h 127.0.0.1 -p "$PORT" "$T/apply.T"
 assert_eq 0 "$RC" "lapply: $(cat "$T/err")"
@@ -102,7 +100,7 @@ echo "$TEST_NAME: $(cat "$T/check")"
 (cd "$R" && "$FSDIFF" -A -c sha1 -K "$T/k/new.K" .) > "$T/again.T" ||
     fail "fsdiff -A after"
 [ ! -s "$T/again.T" ] || fail "not converged: $(cat "$T/again.T")"
-[ -z "$(find "$R" -name '*.radmind.*')" ] || fail "temp file left"
+assert_no_files "temp file left" "$R" -name '*.radmind.*'
 
 # doctored NAME EXPECTED: the check of $T/trace.NAME fails with a line
 # matching EXPECTED.

@@ -4,8 +4,12 @@
 # non-empty directory), hard links, FIFOs, sockets (warning only),
 # character/block devices (root: exact numbers, recreated when they
 # differ), owner changes with set-id bits, directory <-> file changes.
-. "${top_srcdir:-.}/tests/integ/lapply-lib.sh"
+. "$top_srcdir/tests/integ/lib.sh"
 need_root
+need_tool lapply
+need_cmd python3
+mk_tmpdir
+. "$top_srcdir/tests/integ/lapply-lib.sh"
 
 # Disk before.
 printf 'one' > "$R/target"
@@ -22,7 +26,7 @@ chmod 0600 "$R/tty"
 printf 'suid' > "$R/suid"
 chmod 4755 "$R/suid"
 python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[1])' "$R/sock" 2>/dev/null ||
-    { echo "skip: cannot make a socket"; exit 77; }
+    skip "cannot make a socket"
 chmod 0755 "$R/sock"
 
 cat > "$T/t.T" <<'EOF2'

@@ -9,8 +9,6 @@
 need_tool cairnd lcreate fsdiff
 mk_tmpdir
 . "$top_srcdir/tests/integ/netlib.sh"
-LCREATE=$(tool_path lcreate)
-FSDIFF=$(tool_path fsdiff)
 make_repo "$T/repo"
 R=$T/repo
 start_cairnd "$R" -Z 9
@@ -58,11 +56,12 @@ decode_f "$T/up.T" >"$T/files"
 check_tree()
 {
 	cmp -s "$2" "$R/tmp/transcript/$1" || fail "$1: transcript differs"
-	decode_f "$2" | while IFS= read -r p; do
+	decode_f "$2" >"$T/tree.files"
+	while IFS= read -r p; do
 		cmp -s "$p" "$R/tmp/file/$1/$p" || fail "$1: $p differs"
-	done
+	done <"$T/tree.files"
 	n=$(find "$R/tmp/file/$1" ! -type d | wc -l)
-	assert_eq "$(decode_f "$2" | wc -l)" "$n" "$1: objects in tmp/file"
+	assert_eq "$(wc -l <"$T/tree.files")" "$n" "$1: objects in tmp/file"
 }
 
 # Plain upload: messages in transcript order, tree byte-exact.

@@ -8,8 +8,6 @@
 need_tool cairnd lcreate fsdiff
 mk_tmpdir
 . "$top_srcdir/tests/integ/netlib.sh"
-LCREATE=$(tool_path lcreate)
-FSDIFF=$(tool_path fsdiff)
 make_repo "$T/repo"
 R=$T/repo
 
@@ -19,39 +17,29 @@ printf 'small\n' >d/small
 head -c 2097152 /dev/zero | tr '\0' 'z' >d/big
 echo >"$T/empty.K"
 "$FSDIFF" -C -c sha1 -K "$T/empty.K" -o "$T/up.T" . || fail "fsdiff -C"
-lc()
-{
-	run_capture "$T/out" "$T/err" "$LCREATE" -h 127.0.0.1 -p "$PORT" "$@"
-}
-no_upload()
-{
-	[ -e "$R/tmp/transcript/$1" ] && fail "$1: transcript left in tmp/"
-	[ -e "$R/tmp/file/$1" ] && fail "$1: files left in tmp/"
-	return 0
-}
 
 # -M 1m: the 2 MiB file is refused, the upload removed.
 start_cairnd "$R" -M 1m
-lc -t big.T "$T/up.T"
+run_client lcreate -t big.T "$T/up.T"
 assert_eq 2 "$RC" "over -M: exit"
 assert_eq "555 tmp/file/big.T/./d/big: File too large" "$(tail -n 1 "$T/err")"
-no_upload big.T
+no_upload "$R" big.T
 grep -q 'STOR tmp/file/big.T/./d/big: 2097152 bytes refused, limit 1048576' \
     "$SLOG" || fail "refusal not logged"
 # Still serving; under the limit is fine.
 sed '/d\/big/d' "$T/up.T" >"$T/small.T"
-lc "$T/small.T"
+run_client lcreate "$T/small.T"
 assert_eq 0 "$RC" "under -M: exit ($(cat "$T/err"))"
 cmp -s d/small "$R/tmp/file/small.T/d/small" || fail "small file"
 stop_cairnd
 
 # -N: a floor above the free space refuses even the transcript.
 start_cairnd "$R" -N 2000000000
-lc -t floor.T "$T/up.T"
+run_client lcreate -t floor.T "$T/up.T"
 assert_eq 2 "$RC" "under the floor: exit"
 assert_eq "555 tmp/transcript/floor.T: No space left on device" \
     "$(cat "$T/err")"
-no_upload floor.T
+no_upload "$R" floor.T
 stop_cairnd
 
 # Killed mid-file: through a proxy passing 1 MiB/s, wait until the big
@@ -60,38 +48,25 @@ stop_cairnd
 start_cairnd "$R"
 head -c 8388608 /dev/zero | tr '\0' 'k' >d/big
 "$FSDIFF" -C -c sha1 -K "$T/empty.K" -o "$T/kill.T" . || fail "fsdiff -C"
-PPORT=$(free_port)
-python3 "$top_srcdir/tests/integ/slowproxy.py" "$PPORT" "$PORT" \
-    "$T/proxy.ready" 1048576 &
-PROXY=$!
-i=0
-while [ ! -f "$T/proxy.ready" ]; do
-	i=$((i + 1))
-	[ "$i" -lt 100 ] || fail "proxy did not start"
-	sleep 0.1
-done
+start_proxy "$T/proxy.ready" slowproxy.py "$T/proxy.ready" 1048576
 "$LCREATE" -q -h 127.0.0.1 -p "$PPORT" "$T/kill.T" >"$T/out" 2>&1 &
 LPID=$!
-i=0
-while [ ! -s "$R/tmp/file/kill.T/d/big" ]; do
-	i=$((i + 1))
-	[ "$i" -lt 200 ] || fail "upload of the big file never started"
+# big_started: the big file has begun to arrive (lcreate still running).
+big_started()
+{
+	[ -s "$R/tmp/file/kill.T/d/big" ] && return 0
 	kill -0 "$LPID" 2>/dev/null || fail "lcreate ended early: $(cat "$T/out")"
-	sleep 0.05
-done
+	return 1
+}
+retry 200 big_started || fail "upload of the big file never started"
 kill -9 "$LPID"
 wait "$LPID" 2>/dev/null
-i=0
-while [ -e "$R/tmp/file/kill.T" ] || [ -e "$R/tmp/transcript/kill.T" ]; do
-	i=$((i + 1))
-	[ "$i" -lt 200 ] || fail "interrupted upload left in tmp/"
-	sleep 0.05
-done
+retry 200 upload_gone "$R" kill.T || fail "interrupted upload left in tmp/"
 wait "$PROXY"
 grep -q 'upload of kill.T did not end with QUIT: removed' "$SLOG" ||
     fail "removal not logged"
 # And the same upload succeeds afterwards.
-lc "$T/kill.T"
+run_client lcreate "$T/kill.T"
 assert_eq 0 "$RC" "retry: exit ($(cat "$T/err"))"
 cmp -s d/big "$R/tmp/file/kill.T/d/big" || fail "retry: big file differs"
 exit 0

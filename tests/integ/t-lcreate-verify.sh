@@ -9,8 +9,6 @@
 need_tool cairnd lcreate fsdiff
 mk_tmpdir
 . "$top_srcdir/tests/integ/netlib.sh"
-LCREATE=$(tool_path lcreate)
-FSDIFF=$(tool_path fsdiff)
 make_repo "$T/repo"
 R=$T/repo
 start_cairnd "$R"
@@ -25,17 +23,6 @@ echo >"$T/empty.K"
 line_of()
 {
 	grep -n "$1" "$T/up.T" | cut -d: -f1
-}
-lc()
-{
-	run_capture "$T/out" "$T/err" "$LCREATE" -h 127.0.0.1 -p "$PORT" "$@"
-}
-# no_upload NAME: the server holds nothing of upload NAME.
-no_upload()
-{
-	[ -e "$R/tmp/transcript/$1" ] && fail "$1: transcript left in tmp/"
-	[ -e "$R/tmp/file/$1" ] && fail "$1: files left in tmp/"
-	return 0
 }
 
 # -n: all good, silent, no server needed (port 1 is never contacted).
@@ -55,32 +42,32 @@ assert_eq 2 "$RC" "-n -c mismatch: exit"
 assert_eq "line $n: checksum listed in transcript wrong" "$(cat "$T/err")"
 
 # -c over the network: exit 2, nothing of the upload kept.
-lc -c sha1 -t sum.T "$T/up.T"
+run_client lcreate -c sha1 -t sum.T "$T/up.T"
 assert_eq 2 "$RC" "-c mismatch: exit"
 assert_eq "line $n: checksum listed in transcript wrong" "$(cat "$T/err")"
-no_upload sum.T
+no_upload "$R" sum.T
 # -F: a warning, and the live file is uploaded.
-lc -F -c sha1 -t sumF.T "$T/up.T"
+run_client lcreate -F -c sha1 -t sumF.T "$T/up.T"
 assert_eq 0 "$RC" "-F -c mismatch: exit ($(cat "$T/err"))"
 assert_eq "warning: line $n: checksum listed in transcript wrong" \
     "$(cat "$T/err")"
 cmp -s a/two "$R/tmp/file/sumF.T/a/two" || fail "-F: live file not uploaded"
 # Without -c the content is not checked.
-lc -t plain.T "$T/up.T"
+run_client lcreate -t plain.T "$T/up.T"
 assert_eq 0 "$RC" "no -c: exit ($(cat "$T/err"))"
 printf 'two\n' >a/two
 
 # Size differs: refused before anything is sent; -F uploads the live file.
 printf 'three, longer\n' >a/three
 n=$(line_of 'a/three')
-lc -t size.T "$T/up.T"
+run_client lcreate -t size.T "$T/up.T"
 assert_eq 2 "$RC" "size mismatch: exit"
 assert_eq "line $n: size in transcript does not match size of file" \
     "$(cat "$T/err")"
-no_upload size.T
+no_upload "$R" size.T
 run_capture "$T/out" "$T/err" "$LCREATE" -n -p 1 "$T/up.T"
 assert_eq 2 "$RC" "-n size mismatch: exit"
-lc -F -t sizeF.T "$T/up.T"
+run_client lcreate -F -t sizeF.T "$T/up.T"
 assert_eq 0 "$RC" "-F size mismatch: exit ($(cat "$T/err"))"
 assert_eq "warning: line $n: size in transcript does not match size of file" \
     "$(cat "$T/err")"
@@ -90,15 +77,15 @@ printf 'three\n' >a/three
 # Wrong type; missing file; unreadable (-n only, as non-root).
 rm a/one && mkdir a/one
 n=$(line_of 'a/one')
-lc -t type.T "$T/up.T"
+run_client lcreate -t type.T "$T/up.T"
 assert_eq 2 "$RC" "type: exit"
 assert_eq "line $n: file type wrong" "$(cat "$T/err")"
-no_upload type.T
+no_upload "$R" type.T
 rmdir a/one
-lc -t gone.T "$T/up.T"
+run_client lcreate -t gone.T "$T/up.T"
 assert_eq 2 "$RC" "missing: exit"
 assert_eq "./a/one: No such file or directory" "$(cat "$T/err")"
-no_upload gone.T
+no_upload "$R" gone.T
 printf 'one\n' >a/one
 if [ "$(id -u)" -ne 0 ]; then
 	chmod 000 a/one
@@ -111,12 +98,12 @@ fi
 # -c needs checksums in the transcript.
 sed 's/ [^ ]*=$/ -/' "$T/up.T" >"$T/nosum.T"
 n=$(grep -n '^f ' "$T/nosum.T" | head -n 1 | cut -d: -f1)
-lc -c sha1 "$T/nosum.T"
+run_client lcreate -c sha1 "$T/nosum.T"
 assert_eq 2 "$RC" "no checksum: exit"
 assert_eq "line $n: No checksum listed" "$(cat "$T/err")"
-no_upload nosum.T
+no_upload "$R" nosum.T
 
 # An unknown digest.
-lc -c nosuchdigest "$T/up.T"
+run_client lcreate -c nosuchdigest "$T/up.T"
 assert_eq 2 "$RC" "bad digest: exit"
 exit 0

@@ -11,7 +11,6 @@ mk_tmpdir
 . "$top_srcdir/tests/integ/netlib.sh"
 V=${CAIRN_VECTORS:-$top_srcdir/tests/vectors}
 [ -f "$V/wire/lcreate.txt" ] || skip "no wire vectors (set CAIRN_VECTORS)"
-LCREATE=$(tool_path lcreate)
 make_repo "$T/repo"
 start_cairnd "$T/repo"
 
@@ -23,16 +22,7 @@ printf 'x' >"$T/up/opt/x"
 sed -n 's/^# tiny.T: //p' "$V/wire/lcreate.txt" >"$T/tiny.T"
 [ "$(wc -c <"$T/tiny.T")" -eq 429 ] || fail "tiny.T not rebuilt from the vector"
 
-PPORT=$(free_port)
-python3 "$top_srcdir/tests/integ/recproxy.py" "$PPORT" "$PORT" \
-    "$T/wire.log" 1 &
-PROXY=$!
-i=0
-while [ ! -f "$T/wire.log.ready" ]; do
-	i=$((i + 1))
-	[ "$i" -lt 100 ] || fail "proxy did not start"
-	sleep 0.1
-done
+start_proxy "$T/wire.log.ready" recproxy.py "$T/wire.log" 1
 cd "$T/up" || fail "cd"
 run_capture "$T/out" "$T/err" "$LCREATE" -h 127.0.0.1 -p "$PPORT" "$T/tiny.T"
 wait "$PROXY" || fail "proxy failed"

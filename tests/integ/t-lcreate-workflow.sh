@@ -7,15 +7,9 @@
 # client tree must then equal the reference tree: same objects, contents,
 # modes and times (compared through fsdiff -C of both trees).
 . "$top_srcdir/tests/integ/lib.sh"
-need_tool cairnd lcreate fsdiff lcksum ktcheck
-tool_path lapply >/dev/null || skip "lapply not built"
+need_tool cairnd lcreate fsdiff lcksum ktcheck lapply
 mk_tmpdir
 . "$top_srcdir/tests/integ/netlib.sh"
-LCREATE=$(tool_path lcreate)
-FSDIFF=$(tool_path fsdiff)
-LCKSUM=$(tool_path lcksum)
-KTCHECK=$(tool_path ktcheck)
-LAPPLY=$(tool_path lapply)
 umask 022
 
 # Server: one host, one command file, nothing in it yet.

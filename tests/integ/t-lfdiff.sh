@@ -9,8 +9,6 @@ need_tool cairnd lfdiff ktcheck
 need_cmd diff
 mk_tmpdir
 . "$top_srcdir/tests/integ/netlib.sh"
-LFDIFF=$(tool_path lfdiff)
-KTCHECK=$(tool_path ktcheck)
 make_repo "$T/repo"
 start_cairnd "$T/repo"
 
@@ -29,8 +27,7 @@ printf 'client2\n' >etc/hostname
 printf 'x\n' >etc/unlisted
 lf()
 {
-	run_capture "$T/out" "$T/err" "$LFDIFF" -K "$T/client/command.K" \
-	    -h 127.0.0.1 -p "$PORT" "$@"
+	run_client lfdiff -K "$T/client/command.K" "$@"
 }
 
 # Different: diff's normal output, server copy on the left, exit 1.

@@ -4,21 +4,10 @@
 # carries the sections cairn pages promise, and is listed in man/local.mk.
 # Skips (77) when mandoc is not installed.
 
-: "${top_srcdir:=.}"
+. "$top_srcdir/tests/integ/lib.sh"
+need_cmd mandoc
 mandir="$top_srcdir/man"
-
-if ! command -v mandoc >/dev/null 2>&1; then
-	echo "t-man-lint: mandoc not installed, skipping"
-	exit 77
-fi
-
-fail=0
 npages=0
-
-err() {
-	echo "t-man-lint: $*" >&2
-	fail=1
-}
 
 for page in "$mandir"/*.[1-9]; do
 	[ -f "$page" ] || continue
@@ -31,7 +20,7 @@ for page in "$mandir"/*.[1-9]; do
 	out=$(mandoc -Tlint -Wwarning "$page" 2>&1)
 	rc=$?
 	if [ -n "$out" ] || [ $rc -ne 0 ]; then
-		err "$base: mandoc -Tlint -Wwarning (exit $rc):"
+		note_fail "$base: mandoc -Tlint -Wwarning (exit $rc):"
 		printf '%s\n' "$out" >&2
 	fi
 
@@ -39,50 +28,47 @@ for page in "$mandir"/*.[1-9]; do
 	#    and the footer names cairn (.Os cairn).
 	text=$(mandoc -Tascii "$page" 2>&1 | awk '{ gsub(/.\010/, ""); print }')
 	if [ -z "$text" ]; then
-		err "$base: mandoc -Tascii produced no output"
+		note_fail "$base: mandoc -Tascii produced no output"
 		continue
 	fi
 	printf '%s\n' "$text" | grep -q "^ *$name - " ||
-	    err "$base: NAME section does not start with '$name - '"
+	    note_fail "$base: NAME section does not start with '$name - '"
 	printf '%s\n' "$text" | grep -q '^cairn[[:space:]]' ||
-	    err "$base: footer does not name cairn (.Os cairn)"
-	grep -q '^\.Os cairn$' "$page" || err "$base: missing '.Os cairn'"
+	    note_fail "$base: footer does not name cairn (.Os cairn)"
+	grep -q '^\.Os cairn$' "$page" || note_fail "$base: missing '.Os cairn'"
 
 	# 3. Sections every page needs; tools and the daemon also need
 	#    SYNOPSIS, EXIT STATUS and EXAMPLES, and a FILES section naming
 	#    the default directory (except lsort, which reads no files of its
 	#    own).
 	for s in NAME DESCRIPTION "SEE ALSO"; do
-		grep -q "^\.Sh $s\$" "$page" || err "$base: no '$s' section"
+		grep -q "^\.Sh $s\$" "$page" || note_fail "$base: no '$s' section"
 	done
 	case $sect in
 	1|8)
 		for s in SYNOPSIS "EXIT STATUS" EXAMPLES; do
 			grep -q "^\.Sh $s\$" "$page" ||
-			    err "$base: no '$s' section"
+			    note_fail "$base: no '$s' section"
 		done
 		if [ "$name" != lsort ]; then
 			sed -n '/^\.Sh FILES$/,/^\.Sh /p' "$page" |
 			    grep -q '/var/radmind' ||
-			    err "$base: no FILES section naming /var/radmind"
+			    note_fail "$base: no FILES section naming /var/radmind"
 		fi
 		;;
 	esac
 
 	# 4. Installed: listed in man/local.mk.
 	grep -q "man/$base\\>" "$mandir/local.mk" ||
-	    err "$base: not listed in dist_man_MANS (man/local.mk)"
+	    note_fail "$base: not listed in dist_man_MANS (man/local.mk)"
 done
 
 # Every page listed in man/local.mk exists.
 for listed in $(sed -n 's|.*\(man/[^ ]*\.[1-9]\).*|\1|p' "$mandir/local.mk"); do
 	[ -f "$top_srcdir/$listed" ] ||
-	    err "$listed: listed in man/local.mk but missing"
+	    note_fail "$listed: listed in man/local.mk but missing"
 done
 
-if [ $npages -eq 0 ]; then
-	err "no manual pages found in $mandir"
-fi
-
-[ $fail -eq 0 ] && echo "t-man-lint: $npages pages clean"
-exit $fail
+[ "$npages" -gt 0 ] || note_fail "no manual pages found in $mandir"
+echo "$TEST_NAME: $npages pages checked"
+end_test

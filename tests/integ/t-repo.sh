@@ -8,16 +8,10 @@
 need_tool cairnd repo
 mk_tmpdir
 . "$top_srcdir/tests/integ/netlib.sh"
-REPO=$(tool_path repo)
 make_repo "$T/repo"
 start_cairnd "$T/repo"
 
-rp()
-{
-	run_capture "$T/out" "$T/err" "$REPO" -h 127.0.0.1 -p "$PORT" "$@"
-}
-
-rp -e deploy hello "big  world"
+run_client repo -e deploy hello "big  world"
 assert_eq 0 "$RC" "args: exit ($(cat "$T/err"))"
 assert_file_eq /dev/null "$T/out" "args: output"
 grep -q '^report [^ ]* 127\.0\.0\.1 - - deploy hello big  world$' "$SLOG" ||
@@ -33,16 +27,7 @@ grep -q '^report [^ ]* 127\.0\.0\.1 - - ev2 from stdin$' "$SLOG" ||
 grep -q 'second line' "$SLOG" && fail "stdin: second line sent"
 
 # The bytes on the wire, through the recording proxy.
-PPORT=$(free_port)
-python3 "$top_srcdir/tests/integ/recproxy.py" "$PPORT" "$PORT" \
-    "$T/wire.log" 1 &
-PROXY=$!
-i=0
-while [ ! -f "$T/wire.log.ready" ]; do
-	i=$((i + 1))
-	[ "$i" -lt 100 ] || fail "proxy did not start"
-	sleep 0.1
-done
+start_proxy "$T/wire.log.ready" recproxy.py "$T/wire.log" 1
 "$REPO" -h 127.0.0.1 -p "$PPORT" -e wire 'a b\c	d' >"$T/out" 2>&1 ||
     fail "wire: $(cat "$T/out")"
 wait "$PROXY" || fail "proxy failed"
@@ -57,46 +42,25 @@ wait "$PROXY" || fail "proxy failed"
 assert_file_eq "$T/exp" "$T/wire.log" "REPO on the wire"
 
 # Usage errors: exit 1.
-rp hello
+run_client repo hello
 assert_eq 1 "$RC" "no -e: exit"
-rp -e "two words" hello
+run_client repo -e "two words" hello
 assert_eq 1 "$RC" "event with a space: exit"
 assert_eq "two words: event must be one word" "$(head -n 1 "$T/err")"
-rp -e x -Z 12 hello
+run_client repo -e x -Z 12 hello
 assert_eq 1 "$RC" "bad -Z: exit"
 assert_eq "12: invalid compression level" "$(cat "$T/err")"
-rp -e x ""
+run_client repo -e x ""
 assert_eq 1 "$RC" "empty message: exit"
 assert_eq "repo: empty message" "$(cat "$T/err")"
 
 # A server whose banner has no CAPA line: no REPO.
-FPORT=$(free_port)
-python3 - "$FPORT" "$T/fake.ready" <<'PY' &
-import socket, sys
-s = socket.socket()
-s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(("127.0.0.1", int(sys.argv[1])))
-s.listen(1)
-open(sys.argv[2], "w").close()
-s.settimeout(30)
-c, _ = s.accept()
-c.settimeout(30)
-c.sendall(b"200 RAP 1 old 1.0 radmind access protocol\r\n")
-f = c.makefile("rb")
-line = f.readline()
-if line.startswith(b"QUIT"):
-    c.sendall(b"201 QUIT OK, closing connection\r\n")
-c.close()
-PY
-FAKE=$!
-i=0
-while [ ! -f "$T/fake.ready" ]; do
-	i=$((i + 1))
-	[ "$i" -lt 100 ] || fail "fake server did not start"
-	sleep 0.1
-done
-run_capture "$T/out" "$T/err" "$REPO" -h 127.0.0.1 -p "$FPORT" -e x hello
-wait "$FAKE"
+# peer.py answers a QUIT, if one comes, and closes.
+printf '%s\n' 'send 200 RAP 1 old 1.0 radmind access protocol\r\n' 'recv' \
+    'send 201 QUIT OK, closing connection\r\n' 'close' >"$T/fake"
+start_peer "$T/fake" "$T/fake.log"
+run_capture "$T/out" "$T/err" "$REPO" -h 127.0.0.1 -p "$PEERPORT" -e x hello
+wait "$PEERPID"
 assert_eq 2 "$RC" "no REPO: exit"
 assert_eq "127.0.0.1: server does not support reporting" "$(cat "$T/err")"
 exit 0

@@ -21,16 +21,6 @@ kt()
 	    -p "$PORT" -h 127.0.0.1 -w 1 -x "$2"
 	assert_eq "$1" "$RC" "ktcheck trusting $2: $(cat "$T/err")"
 }
-# wait_log PATTERN: bounded wait for PATTERN in $SLOG.
-wait_log()
-{
-	_n=0
-	while ! grep -q "$1" "$SLOG" && [ "$_n" -lt 100 ]; do
-		_n=$((_n + 1))
-		sleep 0.1
-	done
-	grep -q "$1" "$SLOG" || fail "no '$1' in the log: $(cat "$SLOG")"
-}
 
 # SIGUSR1: a new certificate from another CA takes over.
 start_cairnd "$R" -w 1

@@ -3,12 +3,11 @@
 # certificate and compression (zlib inside TLS); the files land byte for
 # byte, and a server that refuses STARTTLS leaves the tree untouched.
 . "$top_srcdir/tests/integ/lib.sh"
-need_tool cairnd lapply ktcheck
+need_tool cairnd lapply
 need_root
 mk_tmpdir
 . "$top_srcdir/tests/integ/netlib.sh"
 . "$top_srcdir/tests/integ/tlslib.sh"
-LAPPLY=$(tool_path lapply)
 R=$T/repo
 make_repo "$R"
 tls_repo "$R"
@@ -25,8 +24,7 @@ run()
 {
 	rm -rf "$T/c"
 	mkdir "$T/c"
-	run_capture "$T/out" "$T/err" sh -c \
-	    'cd "$1" && shift && exec "$@"' sh "$T/c" "$LAPPLY" \
+	run_capture "$T/out" "$T/err" in_dir "$T/c" "$LAPPLY" \
 	    -h 127.0.0.1 -p "$PORT" -x "$PKI/ca.pem" "$@" "$T/apply.T"
 	assert_eq 0 "$RC" "lapply $*: $(cat "$T/err")"
 	for f in bin/hi "etc/bin ary" etc/empty etc/issue etc/motd; do
@@ -49,8 +47,8 @@ stop_cairnd
 start_cairnd "$R"
 rm -rf "$T/c"
 mkdir "$T/c"
-run_capture "$T/out" "$T/err" sh -c 'cd "$1" && shift && exec "$@"' sh \
-    "$T/c" "$LAPPLY" -h 127.0.0.1 -p "$PORT" -x "$PKI/ca.pem" -w 1 \
+run_capture "$T/out" "$T/err" in_dir "$T/c" \
+    "$LAPPLY" -h 127.0.0.1 -p "$PORT" -x "$PKI/ca.pem" -w 1 \
     "$T/apply.T"
 [ "$RC" -ne 0 ] || fail "lapply went on without TLS"
 grep -q 'STARTTLS refused' "$T/err" || fail "message: $(cat "$T/err")"

@@ -8,8 +8,6 @@ need_tool cairnd lcreate repo lfdiff fsdiff
 mk_tmpdir
 . "$top_srcdir/tests/integ/netlib.sh"
 . "$top_srcdir/tests/integ/tlslib.sh"
-LCREATE=$(tool_path lcreate)
-FSDIFF=$(tool_path fsdiff)
 R=$T/repo
 make_repo "$R"
 tls_repo "$R"
@@ -38,7 +36,7 @@ up()
 start_cairnd "$R" -d -w 1
 up w1.T -w 1
 grep -q 'TLS started' "$SLOG" || fail "no TLS: $(cat "$SLOG")"
-"$(tool_path repo)" -h 127.0.0.1 -p "$PORT" -x "$PKI/ca.pem" -w 1 \
+"$REPO" -h 127.0.0.1 -p "$PORT" -x "$PKI/ca.pem" -w 1 \
     -e tls hello over tls || fail "repo over TLS"
 grep -q ' - tls hello over tls$' "$SLOG" || fail "repo not logged"
 stop_cairnd
@@ -53,7 +51,7 @@ mv "$R/tmp/transcript/w2.T" "$R/transcript/" &&
     mv "$R/tmp/file/w2.T" "$R/file/" || fail "mv"
 echo 'p w2.T' >>"$R/command/test.K"
 printf 'changed\n' >"d/a file"
-run_capture "$T/out" "$T/err" "$(tool_path lfdiff)" -h 127.0.0.1 \
+run_capture "$T/out" "$T/err" "$LFDIFF" -h 127.0.0.1 \
     -p "$PORT" -x "$PKI/ca.pem" -w 2 -y "$PKI/client1.pem" \
     -z "$PKI/client1.pem" -T w2.T "./d/a file"
 assert_eq 1 "$RC" "lfdiff over TLS: $(cat "$T/err")"

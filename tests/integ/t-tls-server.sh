@@ -123,12 +123,7 @@ mutual()
 	assert_eq 2 "$RC" "$_name: exit status ($(cat "$T/err"))"
 	grep -q 'TLS' "$T/err" || fail "$_name: client message: $(cat "$T/err")"
 	# The child logs when it is done; wait for that (bounded).
-	_n=0
-	while ! grep -q "$_pat" "$SLOG" && [ "$_n" -lt 50 ]; do
-		_n=$((_n + 1))
-		sleep 0.1
-	done
-	grep -q "$_pat" "$SLOG" || fail "$_name: server log: $(cat "$SLOG")"
+	wait_log "$_pat"
 	no_commands_after_tls "$_name"
 	[ -e "$T/c/command.K" ] && fail "$_name: command.K written"
 	return 0

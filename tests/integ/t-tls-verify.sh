@@ -91,21 +91,14 @@ refused "cairnd -w 0" \
     'STARTTLS refused: 500 Command STARTTLS unrecognized (TLS is required' \
     -w 1 -x "$PKI/ca.pem" -h 127.0.0.1
 stop_cairnd
-# fake MODE: start tlspeer.py's fake server; sets FPID, FPORT.
+# fake MODE: start tlspeer.py's fake server; sets FPID and PORT.
 fake()
 {
-	rm -f "$T/fport" "$T/flog"
 	: >"$T/flog"
-	tlspeer server "$T/fport" "$1" "$PKI/localhost.pem" "$T/flog" \
-	    2>"$T/ferr" &
-	FPID=$!
-	_n=0
-	while [ ! -s "$T/fport" ] && [ "$_n" -lt 100 ]; do
-		_n=$((_n + 1))
-		sleep 0.1
-	done
-	FPORT=$(cat "$T/fport") || fail "fake server did not start"
-	PORT=$FPORT
+	bg_start "$T/fport" python3 "$TLSPEER" server "$T/fport" "$1" \
+	    "$PKI/localhost.pem" "$T/flog"
+	FPID=$BGPID
+	PORT=$(cat "$T/fport")
 }
 fake refuse
 refused "stripped STARTTLS" 'STARTTLS refused: 500' \

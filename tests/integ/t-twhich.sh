@@ -3,26 +3,11 @@
 # lines, excludes, -r, absolute paths, includes and "- p" lines, -I,
 # encoded names, and errors (bad transcript line, missing special.T,
 # usage).
+. "$top_srcdir/tests/integ/lib.sh"
 set -u
-TWHICH=${top_builddir:-.}/client/twhich
-[ -x "$TWHICH" ] || { echo "no $TWHICH"; exit 1; }
-T=$(mktemp -d) || exit 1
-trap 'rm -rf "$T"' EXIT
-cd "$T" || exit 1
-fails=0
-
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-run() {
-	name=$1 want=$2
-	shift 2
-	"$@" >"$T/$name.out" 2>"$T/$name.err"
-	rc=$?
-	[ "$rc" = "$want" ] || { fail "$name: exit $rc, want $want"; cat "$T/$name.err"; }
-}
-same() {
-	cat >"$T/$1.want"
-	cmp -s "$T/$1.want" "$2" || { fail "$1: $2 differs"; diff "$T/$1.want" "$2"; }
-}
+need_tool twhich
+mk_tmpdir
+cd "$T" || fail "cd $T"
 
 mkdir k
 cat >k/command.K <<'EOF'
@@ -59,16 +44,16 @@ EOF
 printf 'f ./etc/gone 0644 0 0 1 1 -\n' >k/gone.T
 printf 'f ./etc/hostname 0644 0 0 1700000000 9 er2RszQ32sErklenBNyCDxSvNn8=\n' >k/special.T
 
-run hi 0 "$TWHICH" -K k/command.K ./etc/a
-same hi hi.out <<'EOF'
+check_run hi 0 "$TWHICH" -K k/command.K ./etc/a
+check_same hi hi.out <<'EOF'
 # Positive
 # k/inc.K:
 hi.T:
 + f ./etc/a                              	0600     5     6         3       3 -
 EOF
 
-run all 0 "$TWHICH" -a -K k/command.K /etc/a/
-same all all.out <<'EOF'
+check_run all 0 "$TWHICH" -a -K k/command.K /etc/a/
+check_same all all.out <<'EOF'
 # Positive
 # k/inc.K:
 hi.T:
@@ -84,8 +69,8 @@ lo.T:
 EOF
 
 # a minus line is reported with "- " and its transcript named
-run minus 0 "$TWHICH" -K k/command.K ./etc/to
-same minus minus.out <<'EOF'
+check_run minus 0 "$TWHICH" -K k/command.K ./etc/to
+check_same minus minus.out <<'EOF'
 # Negative
 # k/command.K:
 neg.T:
@@ -93,8 +78,8 @@ neg.T:
 EOF
 
 # special.T first, then the rest with -a
-run special 0 "$TWHICH" -a -K k/command.K ./etc/hostname
-same special special.out <<'EOF'
+check_run special 0 "$TWHICH" -a -K k/command.K ./etc/hostname
+check_same special special.out <<'EOF'
 # Special
 # special:
 special.T:
@@ -106,13 +91,13 @@ lo.T:
 EOF
 
 # excluded: two comment lines, exit 1; with -a the search goes on
-run excl 1 "$TWHICH" -K k/command.K ./etc/exclude-me
-same excl excl.out <<'EOF'
+check_run excl 1 "$TWHICH" -K k/command.K ./etc/exclude-me
+check_same excl excl.out <<'EOF'
 # Exclude
 # exclude pattern: ./etc/ex*
 EOF
-run excla 0 "$TWHICH" -a -K k/command.K ./etc/exclude-me
-same excla excla.out <<'EOF'
+check_run excla 0 "$TWHICH" -a -K k/command.K ./etc/exclude-me
+check_same excla excla.out <<'EOF'
 # Exclude
 # exclude pattern: ./etc/ex*
 # Positive
@@ -122,12 +107,12 @@ lo.T:
 EOF
 
 # removed by "- p gone.T": not found
-run gone 1 "$TWHICH" -K k/command.K ./etc/gone
-[ -s gone.out ] && fail "gone: output for a removed transcript"
+check_run gone 1 "$TWHICH" -K k/command.K ./etc/gone
+[ -s gone.out ] && note_fail "gone: output for a removed transcript"
 
 # -r: every leading component; the header is not repeated
-run rec 0 "$TWHICH" -r -K k/command.K ./etc/sp\ ace
-same rec rec.out <<'EOF'
+check_run rec 0 "$TWHICH" -r -K k/command.K ./etc/sp\ ace
+check_same rec rec.out <<'EOF'
 # Positive
 # k/command.K:
 lo.T:
@@ -143,8 +128,8 @@ lo.T:
 EOF
 
 # h targets follow the path style; l targets do not
-run habs 0 "$TWHICH" -K k/command.K /etc/z
-same habs habs.out <<'EOF'
+check_run habs 0 "$TWHICH" -K k/command.K /etc/z
+check_same habs habs.out <<'EOF'
 # Positive
 # k/command.K:
 lo.T:
@@ -152,38 +137,38 @@ h /etc/z                               	/etc/a
 EOF
 
 # -I
-run icase 0 "$TWHICH" -I -K k/command.K ./ETC/A
-same icase icase.out <<'EOF'
+check_run icase 0 "$TWHICH" -I -K k/command.K ./ETC/A
+check_same icase icase.out <<'EOF'
 # Positive
 # k/inc.K:
 hi.T:
 + f ./etc/a                              	0600     5     6         3       3 -
 EOF
-run noicase 1 "$TWHICH" -K k/command.K ./ETC/A
+check_run noicase 1 "$TWHICH" -K k/command.K ./ETC/A
 
 # errors: bad line in a transcript that is read, missing special.T,
 # missing transcript, usage
 printf 'f ./etc/a 0644 0 0 3 3 -\nf ./etc/b 0644 0\n' >k/hi.T
-run badline 2 "$TWHICH" -K k/command.K ./etc/c
-same badline-err badline.err <<'EOF'
+check_run badline 2 "$TWHICH" -K k/command.K ./etc/c
+check_same badline-err badline.err <<'EOF'
 k/hi.T: line 2: expected 8 arguments, got 4
 EOF
 printf 'f ./etc/b 0644 0 0 3 3 -\nf ./etc/a 0644 0 0 3 3 -\n' >k/hi.T
-run unsorted 2 "$TWHICH" -K k/command.K ./etc/c
-same unsorted-err unsorted.err <<'EOF'
+check_run unsorted 2 "$TWHICH" -K k/command.K ./etc/c
+check_same unsorted-err unsorted.err <<'EOF'
 k/hi.T: line 2: bad sort order
 EOF
 rm k/special.T
-run nospecial 2 "$TWHICH" -K k/command.K ./etc/a
-same nospecial-err nospecial.err <<'EOF'
+check_run nospecial 2 "$TWHICH" -K k/command.K ./etc/a
+check_same nospecial-err nospecial.err <<'EOF'
 k/special.T: No such file or directory
 EOF
-run nok 2 "$TWHICH" -K k/none.K ./etc/a
-run usage 2 "$TWHICH" -K k/command.K
-run susage 2 "$TWHICH" -s ./etc/a
-same usage-err usage.err <<'EOF'
+check_run nok 2 "$TWHICH" -K k/none.K ./etc/a
+check_run usage 2 "$TWHICH" -K k/command.K
+check_run susage 2 "$TWHICH" -s ./etc/a
+check_same usage-err usage.err <<'EOF'
 Usage: twhich [ -aIrV ] [ -K command file ] file
 Usage: twhich -s -K command [ -aIrV ] file
 EOF
 
-exit $((fails != 0))
+end_test

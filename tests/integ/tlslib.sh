@@ -8,7 +8,8 @@
 #	EVIL=$T/evil		another CA with the same names
 #	tls_repo DIR		install PKI's ca.pem and localhost.pem as
 #				DIR/cert/ca.pem and DIR/cert/cert.pem
-#	tlspeer ARGS...		run tests/integ/tlspeer.py
+#	TLSPEER			tests/integ/tlspeer.py
+#	tlspeer ARGS...		run it
 #	no_commands_after_tls	fail if the cairnd -d trace ($SLOG) shows
 #				any request after STARTTLS but QUIT
 
@@ -16,7 +17,7 @@ need_cmd openssl
 MKCA="$top_srcdir/contrib/cairn-mkca"
 PKI=$T/pki
 EVIL=$T/evil
-KTCHECK=$(tool_path ktcheck) || fail "ktcheck was not built"
+TLSPEER="$top_srcdir/tests/integ/tlspeer.py"
 
 sh "$MKCA" -o "$PKI" ca "cairn test CA" >/dev/null || fail "mkca ca"
 sh "$MKCA" -o "$PKI" server localhost 127.0.0.1 >/dev/null ||
@@ -36,7 +37,7 @@ tls_repo()
 
 tlspeer()
 {
-	python3 "$top_srcdir/tests/integ/tlspeer.py" "$@"
+	python3 "$TLSPEER" "$@"
 }
 
 no_commands_after_tls()

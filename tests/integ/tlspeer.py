@@ -26,20 +26,13 @@ import socket
 import ssl
 import sys
 
+from testnet import listen, recv_until
+
 TIMEOUT = 10.0
 
 
 def unescape(s):
     return s.encode('latin-1').decode('unicode_escape').encode('latin-1')
-
-
-def recv_until(sock, buf, marker):
-    while marker not in buf:
-        data = sock.recv(4096)
-        if not data:
-            break
-        buf += data
-    return buf
 
 
 def recv_all(sock):
@@ -118,12 +111,7 @@ def client(args):
 
 def server(args):
     portfile, mode, certfile, logfile = args
-    ls = socket.socket()
-    ls.bind(('127.0.0.1', 0))
-    ls.listen(1)
-    ls.settimeout(TIMEOUT)
-    with open(portfile, 'w') as f:
-        f.write('%d\n' % ls.getsockname()[1])
+    ls = listen(portfile, 1, TIMEOUT)
     c, _ = ls.accept()
     c.settimeout(TIMEOUT)
     log = open(logfile, 'ab')
