@@ -404,20 +404,48 @@ START_TEST(test_refused)
 END_TEST
 
 /* The body ends early and the server closes: the session is gone. */
+static char	 cut[] = "240 Retrieving file\r\n11\r\nhello";
+
+/* A reply whose body ends after 5 of its 11 bytes, then the close. */
+static void
+cut_reply(struct reply *r)
+{
+	r->bytes = cut;
+	r->len = strlen(cut);
+	r->trickle = 0;
+	r->close = 1;
+}
+
 START_TEST(test_cut_body)
 {
 	struct reply	 r;
 	struct net	*net;
-	char		 s[] = "240 Retrieving file\r\n11\r\nhello";
 
-	r.bytes = s;
-	r.len = strlen(s);
-	r.trickle = 0;
-	r.close = 1;
+	cut_reply(&r);
 	net = fail_with("hello world", &r, 1, DL_DEAD, "");
 	net_abort(net);
 }
 END_TEST
+
+/*
+ * Serve the one reply r to a RETR received with dl_tofd into fd, which
+ * must end in rc; the session is returned.
+ */
+static struct net *
+tofd(struct reply *r, int fd, int rc, struct cerr *err)
+{
+	struct dl_want	 w;
+	struct net	*net;
+
+	srv_start(r, 1);
+	net = connect_srv();
+	memset(&w, 0, sizeof(w));
+	w.path = "./old";
+	w.size = -1;
+	ck_assert_int_eq(net_send_retr(net, "FILE", "t.T", "./old", err), 0);
+	ck_assert_int_eq(dl_tofd(net, &w, fd, err), rc);
+	return net;
+}
 
 /*
  * dl_tofd (lfdiff's copy): any announced size, trickled, lands whole in
@@ -426,7 +454,6 @@ END_TEST
 START_TEST(test_tofd)
 {
 	const char	*body = "server copy\n";
-	struct dl_want	 w;
 	struct reply	 r;
 	struct cerr	 err;
 	struct net	*net;
@@ -438,15 +465,9 @@ START_TEST(test_tofd)
 	    &r.len);
 	r.trickle = 1;
 	r.close = 0;
-	srv_start(&r, 1);
-	net = connect_srv();
-	memset(&w, 0, sizeof(w));
-	w.path = "./old";
-	w.size = -1;
 	ck_assert_int_ne(fd = openat(dirfd_, "private", O_RDWR | O_CREAT |
 	    O_EXCL, 0600), -1);
-	ck_assert_int_eq(net_send_retr(net, "FILE", "t.T", "./old", &err), 0);
-	ck_assert_int_eq(dl_tofd(net, &w, fd, &err), DL_OK);
+	net = tofd(&r, fd, DL_OK, &err);
 	ck_assert_int_eq(pread(fd, buf, sizeof(buf) - 1, 0),
 	    (ssize_t)strlen(body));
 	n = pread(fd, buf, sizeof(buf) - 1, 0);
@@ -463,23 +484,12 @@ END_TEST
 /* dl_tofd: a body cut short is reported, not taken for the file. */
 START_TEST(test_tofd_cut)
 {
-	struct dl_want	 w;
 	struct reply	 r;
 	struct cerr	 err;
 	struct net	*net;
-	char		 s[] = "240 Retrieving file\r\n11\r\nhello";
 
-	r.bytes = s;
-	r.len = strlen(s);
-	r.trickle = 0;
-	r.close = 1;
-	srv_start(&r, 1);
-	net = connect_srv();
-	memset(&w, 0, sizeof(w));
-	w.path = "./old";
-	w.size = -1;
-	ck_assert_int_eq(net_send_retr(net, "FILE", "t.T", "./old", &err), 0);
-	ck_assert_int_eq(dl_tofd(net, &w, -1, &err), DL_DEAD);
+	cut_reply(&r);
+	net = tofd(&r, -1, DL_DEAD, &err);
 	ck_assert_msg(err.msg[0] != '\0', "no message");
 	net_abort(net);
 }
