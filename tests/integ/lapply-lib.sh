@@ -34,6 +34,13 @@
 #	net_apply DIR FILE [OPTS...]	run lapply OPTS... FILE in DIR
 #				against that server and wait for the server
 #				to end; sets RC, output in $T/out and $T/err
+# Without lib.sh and mk_tmpdir, $T is empty and every path below would
+# name the real root: refuse (99, a hard error) rather than run.
+if ! command -v mk_tmpdir >/dev/null 2>&1 || [ -z "${T:-}" ] ||
+    [ ! -d "$T" ]; then
+	echo "lapply-lib.sh: source lib.sh and run mk_tmpdir first" >&2
+	exit 99
+fi
 
 need_tool lapply
 R=$T/root

@@ -51,6 +51,13 @@
 #				free port PPORT in front of cairnd's PORT,
 #				ready once it creates READY; sets PPORT and
 #				PROXY
+# Without lib.sh and mk_tmpdir, $T is empty and every path below would
+# name the real root: refuse (99, a hard error) rather than run.
+if ! command -v mk_tmpdir >/dev/null 2>&1 || [ -z "${T:-}" ] ||
+    [ ! -d "$T" ]; then
+	echo "netlib.sh: source lib.sh and run mk_tmpdir first" >&2
+	exit 99
+fi
 
 need_cmd python3
 RAP="$top_srcdir/tests/integ/rap.py"

@@ -25,24 +25,24 @@
 # stops at a stop file or after 60 seconds and is killed on exit.  The
 # number of rounds and of runs the attacker made fail is printed, never
 # asserted.
-. "${top_srcdir:-.}/tests/integ/lapply-lib.sh"
-command -v python3 > /dev/null || { echo "skip: needs python3"; exit 77; }
+. "$top_srcdir/tests/integ/lib.sh"
+need_tool lapply
+need_cmd python3
 # Owner changes and the sentinel's owner need root.
 need_root
+mk_tmpdir
+. "$top_srcdir/tests/integ/lapply-lib.sh"
 MU=1234 MG=1235
 MAXROUNDS=200
 MAXSECS=25
 
 APID=
-# On exit: stop the attacker, then remove the scratch directory.
-cleanup() {
+# On exit (before the scratch directory goes): stop the attacker.
+stop_attacker() {
 	: > "$T/stop"
 	[ -n "$APID" ] && { kill "$APID" 2> /dev/null; wait "$APID"; }
-	[ -n "${SPID:-}" ] && { kill "$SPID" 2> /dev/null; wait "$SPID"; }
-	rm -rf "$T"
 }
-trap cleanup EXIT
-trap 'exit 1' HUP INT TERM
+at_exit stop_attacker
 
 # ./dir holds $FILES, ./dir/victim among them; $OUT has the same names,
 # so that a change made by path through the link would land on one of
@@ -76,8 +76,8 @@ lines() {
 		esac
 	done
 }
-OSIZE=$(stat -c %s "$OLD") OSUM=$(sum "$OLD")
-NSIZE=$(stat -c %s "$NEW") NSUM=$(sum "$NEW")
+OSIZE=$(stat -c %s "$OLD") OSUM=$(sha1b64 "$OLD")
+NSIZE=$(stat -c %s "$NEW") NSUM=$(sha1b64 "$NEW")
 lines meta > "$T/meta.T"
 { echo test.T:; lines create; } > "$T/create.T"
 lines remove > "$T/remove.T"
@@ -144,6 +144,7 @@ await() {
 # reset: a fresh root with $FILES in ./dir (the old content, mode 0600)
 # and the link ./.lnk to $OUT.
 reset() {
+	[ -n "$T" ] && [ "$R" = "$T/root" ] || fail "reset: no scratch root"
 	rm -rf "$R"
 	mkdir "$R"
 	cp -a "$T/dir" "$R/dir"
@@ -166,7 +167,7 @@ fi
 
 : > "$T/pause"
 reset
-python3 "$T/attack.py" "$T" &
+"$PYTHON" "$T/attack.py" "$T" &
 APID=$!
 await '[ -f "$T/paused" ]' "start"
 
@@ -180,7 +181,7 @@ while [ $rounds -lt $MAXROUNDS ] &&
 	2) kind=remove ;;
 	esac
 	if [ $kind = create ]; then
-		serve
+		serve_files "$T/srv"
 		set -- -h 127.0.0.1 -p "$PORT"
 	else
 		set -- -n
@@ -192,10 +193,10 @@ while [ $rounds -lt $MAXROUNDS ] &&
 	rc=$?
 	: > "$T/pause"
 	await '[ -f "$T/paused" ]' "pause"
-	if [ -n "${SPID:-}" ]; then
-		kill "$SPID" 2> /dev/null
-		wait "$SPID"
-		SPID=
+	if [ -n "${SRVPID:-}" ]; then
+		kill "$SRVPID" 2> /dev/null
+		wait "$SRVPID"
+		SRVPID=
 	fi
 	rounds=$((rounds + 1))
 	what="round $rounds ($kind)"

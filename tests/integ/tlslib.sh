@@ -12,6 +12,13 @@
 #	tlspeer ARGS...		run it
 #	no_commands_after_tls	fail if the cairnd -d trace ($SLOG) shows
 #				any request after STARTTLS but QUIT
+# Without lib.sh and mk_tmpdir, $T is empty and every path below would
+# name the real root: refuse (99, a hard error) rather than run.
+if ! command -v mk_tmpdir >/dev/null 2>&1 || [ -z "${T:-}" ] ||
+    [ ! -d "$T" ]; then
+	echo "tlslib.sh: source lib.sh and run mk_tmpdir first" >&2
+	exit 99
+fi
 
 need_cmd openssl
 MKCA="$top_srcdir/contrib/cairn-mkca"
