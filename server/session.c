@@ -82,6 +82,11 @@ sess_logsafe(char *dst, size_t len, const char *src)
 	dst[i] = '\0';
 }
 
+static void	log_args(int, int, const char *, ...)
+		    __attribute__((format(printf, 3, 4)));
+static void	sess_vlog(const struct sess *, int, int, const char *,
+		    va_list) __attribute__((format(printf, 4, 0)));
+
 /* vlog() with its arguments given in place. */
 static void
 log_args(int pri, int with_errno, const char *fmt, ...)
