@@ -89,7 +89,10 @@ copts_set(struct netopts *no, int ch, const char *arg)
 		no->key = arg;
 		break;
 	case 'Z':
-		if (zstream_parse_level(arg, &no->zlevel, &err) == -1) {
+		no->zauto = strcmp(arg, "auto") == 0;
+		if (no->zauto)
+			no->zlevel = 0;
+		else if (zstream_parse_level(arg, &no->zlevel, &err) == -1) {
 			/* Exit 1, as Radmind does. */
 			log_warnx("%s", err.msg);
 			log_exit(1);

@@ -27,6 +27,7 @@
 #include "xmalloc.h"
 
 #define NET_TIMEOUT	60000	/* every reply, every transfer step */
+#define NET_ZFALLBACK	1	/* -Z auto, server without ZAUTO */
 #define NET_CONNWAIT	30000	/* one connect attempt */
 #define NET_ABORTWAIT	10000	/* net_abort: for the server to close */
 #define NET_MAXLINE	PROTO_REPLY_MAXBYTES	/* no reply line is longer */
@@ -36,6 +37,7 @@ struct net {
 	struct tlsctx	*tls;
 	unsigned	 caps;
 	int		 level;
+	int		 zauto;		/* automatic level, up to level */
 	int		 dead;		/* unusable after a session error */
 	int		 inbody;	/* inside a RETR body */
 	int64_t		 left;		/* bytes of it still unread */
@@ -151,6 +153,61 @@ net_connect(const struct netopts *o, const char *host, struct cerr *err)
 	return -1;
 }
 
+/*
+ * COMP (docs/protocol.md section 9).  -Z auto asks "COMP ZLIB AUTO"
+ * of a server that lists ZAUTO, and then lets the automatic level pick
+ * its own output level too, within the cap the server names; any other
+ * server gets a fixed level, NET_ZFALLBACK.
+ */
+static int
+net_comp(struct net *n, const struct netopts *o, struct cerr *err)
+{
+	const char	*host = conn_peer(n->c);
+	char		*text, *p;
+	long		 cap = 0;
+	int		 code, level = o->zlevel, zauto = 0;
+
+	if (o->zauto && (n->caps & PROTO_CAP_ZAUTO))
+		zauto = 1;
+	else if (o->zauto) {
+		level = NET_ZFALLBACK;
+		if (o->verbose > 0)
+			log_info("%s offers no automatic level: compression "
+			    "level %d", host, level);
+	}
+	if ((zauto ? conn_printf(n->c, err, "COMP ZLIB AUTO\r\n") :
+	    conn_printf(n->c, err, "COMP ZLIB %d\r\n", level)) == -1 ||
+	    proto_reply(n->c, &code, &text, err) == -1)
+		return -1;
+	if (code / 100 != 3) {
+		cerr_set(err, "%s: COMP: %s", host, text);
+		return -1;
+	}
+	if (zauto) {
+		/* "Ready to start ZLIB compression level <cap> auto" */
+		if ((p = strstr(text, "level ")) != NULL)
+			cap = strtol(p + 6, NULL, 10);
+		if (cap < 1 || cap > 9) {
+			cerr_set(err, "%s: COMP: %s", host, text);
+			return -1;
+		}
+		level = 1;
+	}
+	if (conn_start_zlib(n->c, level, err) == -1 ||
+	    (zauto && conn_set_auto(n->c, (int)cap, err) == -1) ||
+	    proto_reply(n->c, &code, &text, err) == -1)
+		return -1;
+	if (code / 100 != 2) {
+		cerr_set(err, "%s: COMP: %s", host, text);
+		return -1;
+	}
+	n->level = zauto ? (int)cap : level;
+	n->zauto = zauto;
+	if (zauto && o->verbose > 0)
+		log_info("%s: compression level auto, 0 to %ld", host, cap);
+	return 0;
+}
+
 struct net *
 net_open(const struct netopts *o, struct cerr *err)
 {
@@ -212,27 +269,14 @@ net_open(const struct netopts *o, struct cerr *err)
 		if (conn_starttls(n->c, n->tls, host, err) == -1)
 			goto fail;
 	}
-	if (o->zlevel > 0) {
+	if (o->zlevel > 0 || o->zauto) {
 		if (!(n->caps & PROTO_CAP_ZLIB)) {
 			log_warnx("compression capability mismatch, "
 			    "compression disabled");
 			return n;
 		}
-		if (conn_printf(n->c, err, "COMP ZLIB %d\r\n", o->zlevel) == -1 ||
-		    proto_reply(n->c, &code, &text, err) == -1)
+		if (net_comp(n, o, err) == -1)
 			goto fail;
-		if (code / 100 != 3) {
-			cerr_set(err, "%s: COMP: %s", host, text);
-			goto fail;
-		}
-		if (conn_start_zlib(n->c, o->zlevel, err) == -1 ||
-		    proto_reply(n->c, &code, &text, err) == -1)
-			goto fail;
-		if (code / 100 != 2) {
-			cerr_set(err, "%s: COMP: %s", host, text);
-			goto fail;
-		}
-		n->level = o->zlevel;
 	}
 	return n;
 fail:
@@ -276,6 +320,8 @@ net_stats(const struct net *n, struct netstats *st)
 	st->raw_in = cs.raw_in;
 	st->wire_in = cs.wire_in;
 	st->level = n->level;
+	st->zauto = n->zauto;
+	memcpy(st->lvl_raw, cs.lvl_raw, sizeof(st->lvl_raw));
 }
 
 void
@@ -283,6 +329,7 @@ net_print_stats(const struct net *n, FILE *fp)
 {
 	struct netstats	 ns;
 	uint64_t	 raw, wire;
+	int		 l;
 
 	net_stats(n, &ns);
 	if (ns.level > 0)
@@ -298,11 +345,20 @@ net_print_stats(const struct net *n, FILE *fp)
 	raw = ns.raw_in + ns.raw_out;
 	wire = ns.wire_in + ns.wire_out;
 	fprintf(fp, "bytes: received %llu (%llu on the wire), sent %llu "
-	    "(%llu on the wire), zlib level %d, saved %.1f%%\n",
+	    "(%llu on the wire), zlib level %s%d, saved %.1f%%\n",
 	    (unsigned long long)ns.raw_in, (unsigned long long)ns.wire_in,
 	    (unsigned long long)ns.raw_out, (unsigned long long)ns.wire_out,
-	    ns.level, raw > 0 && wire < raw ?
+	    ns.zauto ? "auto up to " : "", ns.level, raw > 0 && wire < raw ?
 	    100.0 * (double)(raw - wire) / (double)raw : 0.0);
+	if (ns.level > 0 && ns.raw_out > 0) {
+		/* What we sent, by the level it was deflated at. */
+		fprintf(fp, "bytes sent by level:");
+		for (l = 0; l <= 9; l++)
+			if (ns.lvl_raw[l] > 0)
+				fprintf(fp, " %d:%llu", l,
+				    (unsigned long long)ns.lvl_raw[l]);
+		fprintf(fp, " (0: stored)\n");
+	}
 }
 
 int

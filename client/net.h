@@ -27,6 +27,7 @@ struct netopts {
 	const char	*host;		/* default "radmind" */
 	const char	*port;		/* NULL: service "radmind" else 6222 */
 	int		 zlevel;	/* -Z 0..9 requested */
+	int		 zauto;		/* -Z auto */
 	int		 tls;		/* -w 0..2 */
 	const char	*cafile, *cadir, *cert, *key;
 	int		 verbose;	/* -v: protocol trace on stderr */
@@ -37,6 +38,8 @@ struct netstats {
 	uint64_t	 raw_out, wire_out;	/* sent: before / after deflate */
 	uint64_t	 raw_in, wire_in;	/* received: after / before inflate */
 	int		 level;			/* negotiated level, 0 = none */
+	int		 zauto;			/* automatic, up to level */
+	uint64_t	 lvl_raw[10];		/* sent, by deflate level */
 };
 
 /* Connect, read the banner, STARTTLS and COMP as configured. */

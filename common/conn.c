@@ -29,6 +29,7 @@
 #include "conn.h"
 #include "tls.h"
 #include "xmalloc.h"
+#include "zauto.h"
 #include "zstream.h"
 
 #define CONN_TIMEOUT	60000		/* default per-call deadline, ms */
@@ -64,6 +65,15 @@ struct conn {
 	struct buf	*zout;		/* compressed output not yet written */
 	struct zstream	*z;
 	int		 zdirty;	/* deflated since the last flush */
+	int		 zbase;		/* the level when not pinned, fixed */
+	int		 zpin;		/* pinned level, -1: none */
+	struct zauto	*za;		/* automatic level, NULL: fixed */
+	conn_capture_fn	 capfn;		/* sees compressed output, NULL */
+	void		*caparg;
+	/* What the automatic level is fed: since the last sample. */
+	uint64_t	 zmark;		/* ns clock at the last sample */
+	uint64_t	 zraw, zmade;	/* bytes deflated, bytes they made */
+	uint64_t	 zdef, zstall, zidle;	/* ns deflating, waiting */
 
 	struct tls	*tls;		/* after conn_starttls */
 
@@ -80,6 +90,15 @@ now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static uint64_t
+now_ns(void)
+{
+	struct timespec	 ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
 int64_t
@@ -103,6 +122,7 @@ conn_wait(struct conn *c, short events, int64_t deadline, struct cerr *err)
 {
 	struct pollfd	 pfd;
 	int64_t		 left;
+	uint64_t	 t0 = c->za != NULL ? now_ns() : 0;
 	int		 r;
 
 	for (;;) {
@@ -113,8 +133,16 @@ conn_wait(struct conn *c, short events, int64_t deadline, struct cerr *err)
 		pfd.events = events;
 		pfd.revents = 0;
 		r = poll(&pfd, 1, left > 1000000000 ? 1000000000 : (int)left);
-		if (r > 0)
+		if (r > 0) {
+			if (c->za == NULL)
+				return 0;
+			/* Waiting to send is the link's; to read, idle. */
+			if (events & POLLOUT)
+				c->zstall += now_ns() - t0;
+			else
+				c->zidle += now_ns() - t0;
 			return 0;
+		}
 		if (r == 0) {
 			c->timedout = 1;
 			cerr_set(err, "%s: timed out %s", c->peer,
@@ -256,6 +284,7 @@ conn_free(struct conn *c)
 	if (c->fd != -1)
 		close(c->fd);
 	zstream_free(c->z);
+	zauto_free(c->za);
 	buf_free(c->out);
 	buf_free(c->zout);
 	free(c->in);
@@ -641,6 +670,90 @@ eof:
 }
 
 /*
+ * Deflate len bytes (or only flush) into zout, counting what the
+ * statistics and the automatic level need.
+ */
+static int
+conn_deflate(struct conn *c, const void *p, size_t len, int flush,
+    struct cerr *err)
+{
+	struct cerr	 zerr;
+	size_t		 before = buf_len(c->zout);
+	uint64_t	 t0 = c->za != NULL ? now_ns() : 0;
+
+	if (zstream_deflate(c->z, p, len, flush, c->zout, &zerr) == -1) {
+		cerr_set(err, "%s: %s", c->peer, zerr.msg);
+		return -1;
+	}
+	if (c->za != NULL)
+		c->zdef += now_ns() - t0;
+	if (c->capfn != NULL && buf_len(c->zout) > before)
+		c->capfn(c->caparg, (const unsigned char *)buf_data(c->zout) +
+		    before, buf_len(c->zout) - before);
+	c->zraw += len;
+	c->zmade += buf_len(c->zout) - before;
+	c->st.zout += buf_len(c->zout) - before;
+	c->st.lvl_raw[zstream_level(c->z)] += len;
+	return 0;
+}
+
+/* Change the deflate level; any output goes to zout. */
+static int
+conn_zlevel(struct conn *c, int level, struct cerr *err)
+{
+	struct cerr	 zerr;
+	size_t		 before = buf_len(c->zout);
+
+	if (level == zstream_level(c->z))
+		return 0;
+	if (zstream_setlevel(c->z, level, c->zout, &zerr) == -1) {
+		cerr_set(err, "%s: %s", c->peer, zerr.msg);
+		return -1;
+	}
+	if (c->capfn != NULL && buf_len(c->zout) > before)
+		c->capfn(c->caparg, (const unsigned char *)buf_data(c->zout) +
+		    before, buf_len(c->zout) - before);
+	c->st.zout += buf_len(c->zout) - before;
+	return 0;
+}
+
+/*
+ * After output was deflated and written: give the automatic level what
+ * was measured since the last time, and take its choice.  Output pinned
+ * to a level (a body sent stored) is not the policy's to judge.
+ */
+static int
+conn_ztick(struct conn *c, struct cerr *err)
+{
+	uint64_t	 now, wall;
+	int		 level;
+
+	if (c->za == NULL || c->zraw == 0)
+		return 0;
+	now = now_ns();
+	/*
+	 * Not while pinned; and while output is captured (a cache keeps
+	 * one level's deflate data) the level stays: the sample waits.
+	 */
+	if (c->capfn != NULL)
+		return 0;
+	if (c->zpin < 0) {
+		wall = now - c->zmark;
+		wall = wall > c->zidle ? wall - c->zidle : 0;
+		level = zauto_sample(c->za, zstream_level(c->z), c->zraw,
+		    c->zmade, c->zdef, wall, c->zstall);
+		if (level != zstream_level(c->z)) {
+			c->st.zswitches++;
+			if (conn_zlevel(c, level, err) == -1)
+				return -1;
+		}
+	}
+	c->zmark = now;
+	c->zraw = c->zmade = c->zdef = c->zstall = c->zidle = 0;
+	return 0;
+}
+
+/*
  * Push queued output towards the peer.  flush: ZS_NOFLUSH (just move
  * what is queued), ZS_SYNC or ZS_FULL (and end the compressed data on a
  * byte boundary).
@@ -648,7 +761,6 @@ eof:
 static int
 conn_push(struct conn *c, int flush, int64_t deadline, struct cerr *err)
 {
-	struct cerr	 zerr;
 	int		 r;
 
 	if (c->wfail) {
@@ -665,12 +777,11 @@ conn_push(struct conn *c, int flush, int64_t deadline, struct cerr *err)
 		buf_reset(c->out);
 		return r;
 	}
-	if (buf_len(c->out) > 0 || (flush != ZS_NOFLUSH && c->zdirty)) {
-		if (zstream_deflate(c->z, buf_data(c->out), buf_len(c->out),
-		    flush, c->zout, &zerr) == -1) {
-			cerr_set(err, "%s: %s", c->peer, zerr.msg);
+	if (buf_len(c->out) > 0 || (flush != ZS_NOFLUSH && c->zdirty) ||
+	    (flush == ZS_FULL && !zstream_aligned(c->z))) {
+		if (conn_deflate(c, buf_data(c->out), buf_len(c->out), flush,
+		    err) == -1)
 			return -1;
-		}
 		buf_reset(c->out);
 		c->zdirty = flush == ZS_NOFLUSH;
 	}
@@ -678,6 +789,8 @@ conn_push(struct conn *c, int flush, int64_t deadline, struct cerr *err)
 		return 0;
 	r = io_write(c, buf_data(c->zout), buf_len(c->zout), deadline, err);
 	buf_reset(c->zout);
+	if (r == 0 && conn_ztick(c, err) == -1)
+		return -1;
 	return r;
 }
 
@@ -699,7 +812,6 @@ conn_write(struct conn *c, const void *p, size_t n, struct cerr *err)
 {
 	const unsigned char	*q = p;
 	int64_t			 deadline = conn_deadline(c);
-	struct cerr		 zerr;
 	size_t			 piece;
 
 	if (c->wfail) {
@@ -726,11 +838,8 @@ conn_write(struct conn *c, const void *p, size_t n, struct cerr *err)
 		return io_write(c, p, n, deadline, err);
 	while (n > 0) {
 		piece = n > CONN_IOSIZE ? CONN_IOSIZE : n;
-		if (zstream_deflate(c->z, q, piece, ZS_NOFLUSH, c->zout,
-		    &zerr) == -1) {
-			cerr_set(err, "%s: %s", c->peer, zerr.msg);
+		if (conn_deflate(c, q, piece, ZS_NOFLUSH, err) == -1)
 			return -1;
-		}
 		c->zdirty = 1;
 		q += piece;
 		n -= piece;
@@ -739,6 +848,8 @@ conn_write(struct conn *c, const void *p, size_t n, struct cerr *err)
 			    deadline, err) == -1)
 				return -1;
 			buf_reset(c->zout);
+			if (conn_ztick(c, err) == -1)
+				return -1;
 		}
 	}
 	return 0;
@@ -796,6 +907,8 @@ conn_start_zlib(struct conn *c, int level, struct cerr *err)
 		cerr_set(err, "%s: %s", c->peer, zerr.msg);
 		return -1;
 	}
+	c->zbase = level;
+	c->zpin = -1;
 	if (c->skiplf && c->ilen > 0) {
 		c->skiplf = 0;
 		if (c->in[c->ioff] == '\n')
@@ -816,8 +929,129 @@ conn_start_zlib(struct conn *c, int level, struct cerr *err)
 	return 0;
 }
 
+/* Deflate what is queued, at the level it was queued under. */
+static int
+conn_drain(struct conn *c, struct cerr *err)
+{
+	if (buf_len(c->out) == 0)
+		return 0;
+	if (conn_deflate(c, buf_data(c->out), buf_len(c->out), ZS_NOFLUSH,
+	    err) == -1)
+		return -1;
+	c->zdirty = 1;
+	buf_reset(c->out);
+	return 0;
+}
+
 int
 conn_set_level(struct conn *c, int level, struct cerr *err)
+{
+	if (c->z == NULL) {
+		cerr_set(err, "%s: compression is off", c->peer);
+		return -1;
+	}
+	if (level < 0 || level > ZS_MAXLEVEL) {
+		cerr_set(err, "%s: %d: invalid compression level", c->peer,
+		    level);
+		return -1;
+	}
+	zauto_free(c->za);
+	c->za = NULL;
+	c->zbase = level;
+	if (c->zpin >= 0 || level == zstream_level(c->z))
+		return 0;
+	if (conn_drain(c, err) == -1)
+		return -1;
+	return conn_zlevel(c, level, err);
+}
+
+int
+conn_set_auto(struct conn *c, int cap, struct cerr *err)
+{
+	if (c->z == NULL) {
+		cerr_set(err, "%s: compression is off", c->peer);
+		return -1;
+	}
+	if (cap < 1 || cap > ZS_MAXLEVEL) {
+		cerr_set(err, "%s: %d: invalid compression level", c->peer,
+		    cap);
+		return -1;
+	}
+	zauto_free(c->za);
+	c->za = zauto_new(cap, zstream_level(c->z));
+	c->zmark = now_ns();
+	c->zraw = c->zmade = c->zdef = c->zstall = c->zidle = 0;
+	return 0;
+}
+
+int
+conn_pin_level(struct conn *c, int level, struct cerr *err)
+{
+	int	 want;
+
+	if (c->z == NULL)
+		return 0;
+	if (level > ZS_MAXLEVEL) {
+		cerr_set(err, "%s: %d: invalid compression level", c->peer,
+		    level);
+		return -1;
+	}
+	if (level == c->zpin)
+		return 0;
+	/* What was queued belongs to the level it was queued under. */
+	if (conn_drain(c, err) == -1 || conn_ztick(c, err) == -1)
+		return -1;
+	c->zpin = level < 0 ? -1 : level;
+	if (level >= 0)
+		want = level;
+	else
+		want = c->za != NULL ? zauto_level(c->za) : c->zbase;
+	return conn_zlevel(c, want, err);
+}
+
+void
+conn_set_capture(struct conn *c, conn_capture_fn fn, void *arg)
+{
+	c->capfn = fn;
+	c->caparg = arg;
+}
+
+int
+conn_level(const struct conn *c)
+{
+	return c->z != NULL ? zstream_level(c->z) : 0;
+}
+
+int
+conn_splice(struct conn *c, const void *p, size_t len, struct cerr *err)
+{
+	struct cerr	 zerr;
+
+	if (c->wfail) {
+		cerr_set(err, "%s: connection lost while sending", c->peer);
+		return -1;
+	}
+	if (c->z == NULL || buf_len(c->out) > 0) {
+		cerr_set(err, "%s: splice outside a flushed stream", c->peer);
+		return -1;
+	}
+	if (zstream_splice(c->z, p, len, c->zout, &zerr) == -1) {
+		cerr_set(err, "%s: %s", c->peer, zerr.msg);
+		return -1;
+	}
+	c->st.zout += len;
+	c->st.spliced_wire += len;
+	if (buf_len(c->zout) < CONN_IOSIZE)
+		return 0;
+	if (io_write(c, buf_data(c->zout), buf_len(c->zout),
+	    conn_deadline(c), err) == -1)
+		return -1;
+	buf_reset(c->zout);
+	return 0;
+}
+
+int
+conn_splice_end(struct conn *c, uint64_t raw, int level, struct cerr *err)
 {
 	struct cerr	 zerr;
 
@@ -825,21 +1059,18 @@ conn_set_level(struct conn *c, int level, struct cerr *err)
 		cerr_set(err, "%s: compression is off", c->peer);
 		return -1;
 	}
-	if (level == zstream_level(c->z))
-		return 0;
-	/* Queued data belongs to the old level. */
-	if (buf_len(c->out) > 0 && zstream_deflate(c->z, buf_data(c->out),
-	    buf_len(c->out), ZS_NOFLUSH, c->zout, &zerr) == -1)
-		goto fail;
-	if (buf_len(c->out) > 0)
-		c->zdirty = 1;
-	buf_reset(c->out);
-	if (zstream_setlevel(c->z, level, c->zout, &zerr) == -1)
-		goto fail;
+	if (zstream_resume(c->z, &zerr) == -1) {
+		cerr_set(err, "%s: %s", c->peer, zerr.msg);
+		return -1;
+	}
+	c->st.raw_out += raw;
+	c->st.spliced_raw += raw;
+	if (level >= 0 && level <= ZS_MAXLEVEL)
+		c->st.lvl_raw[level] += raw;
+	/* Copying is not deflating: keep it out of the policy's view. */
+	c->zmark = now_ns();
+	c->zraw = c->zmade = c->zdef = c->zstall = c->zidle = 0;
 	return 0;
-fail:
-	cerr_set(err, "%s: %s", c->peer, zerr.msg);
-	return -1;
 }
 
 size_t

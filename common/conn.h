@@ -47,6 +47,12 @@ struct connstats {
 	uint64_t	 raw_out, wire_out;	/* sent: before / after deflate */
 	uint64_t	 raw_in, wire_in;	/* received: after / before inflate */
 	int		 level;			/* deflate level, 0 = none */
+	/* With compression on: */
+	uint64_t	 zout;		/* compressed bytes made (or spliced) */
+	uint64_t	 lvl_raw[10];	/* plain bytes sent at each level */
+	uint64_t	 spliced_raw;	/* plain bytes sent as ready-made */
+	uint64_t	 spliced_wire;	/* ... deflate data (conn_splice) */
+	uint64_t	 zswitches;	/* level changes of the automatic level */
 };
 
 /*
@@ -150,9 +156,42 @@ int		 conn_flush_full(struct conn *, struct cerr *err);
  * consumed (read-ahead) is treated as compressed.
  */
 int		 conn_start_zlib(struct conn *, int level, struct cerr *err);
-/* Change the output level mid-stream (compression must be on). */
+/*
+ * Fix the output level (0..9; 0: stored blocks) mid-stream, ending any
+ * automatic level (compression must be on).
+ */
 int		 conn_set_level(struct conn *, int level, struct cerr *err);
+/*
+ * Automatic level (zauto.h): from now on the output level is chosen
+ * between 0 and cap from what the connection measures while it sends.
+ */
+int		 conn_set_auto(struct conn *, int cap, struct cerr *err);
+/*
+ * Pin the output level to level (0..9) whatever the policy, until
+ * called with -1: then the fixed or automatic level applies again.
+ * Output queued before the call is deflated at the level it was queued
+ * under.  Does nothing without compression.
+ */
+int		 conn_pin_level(struct conn *, int level, struct cerr *err);
+int		 conn_level(const struct conn *);	/* current, 0: none */
+/*
+ * Capture: fn(arg, p, n) sees every compressed byte deflated from now
+ * on, as it is made (fn NULL: none).  A cache keeps a body's deflate
+ * data so.
+ */
+typedef void	(*conn_capture_fn)(void *arg, const void *p, size_t n);
+void		 conn_set_capture(struct conn *, conn_capture_fn, void *arg);
 int		 conn_compressing(const struct conn *);
+/*
+ * Send ready-made deflate data (zstream.h, zstream_splice) in pieces:
+ * only right after conn_flush_full() with nothing queued since; then
+ * conn_splice_end(), which resets the compressor and counts the raw
+ * plain bytes the data stood for, made at level.
+ */
+int		 conn_splice(struct conn *, const void *, size_t,
+		    struct cerr *err);
+int		 conn_splice_end(struct conn *, uint64_t raw, int level,
+		    struct cerr *err);
 
 void		 conn_stats(const struct conn *, struct connstats *);
 

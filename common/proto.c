@@ -178,6 +178,9 @@ proto_banner(struct conn *c, unsigned *caps, struct cerr *err)
 				*caps |= PROTO_CAP_ZLIB;
 			if (proto_cap_match(av[i], "REPO"))
 				*caps |= PROTO_CAP_REPO;
+			/* Ours: the whole name, no Radmind prefix rule. */
+			if (strcasecmp(av[i], "ZAUTO") == 0)
+				*caps |= PROTO_CAP_ZAUTO;
 		}
 	} while (more);
 	return 0;

@@ -51,6 +51,7 @@ struct conn;
 /* Capabilities listed in the banner's CAPA line. */
 #define PROTO_CAP_ZLIB		0x01
 #define PROTO_CAP_REPO		0x02
+#define PROTO_CAP_ZAUTO		0x04	/* [cairn] COMP ZLIB AUTO */
 
 /*
  * Split a request or reply line in place into at most max tokens,

@@ -19,12 +19,42 @@
 #define ZS_OUTCHUNK	(64 * 1024)
 
 struct zstream {
-	z_stream	 def;
+	z_stream	 def;		/* raw deflate: we write the header */
 	z_stream	 inf;
 	int		 level;
 	int		 defok, infok;
 	int		 infdone;
+	int		 hdrsent;	/* the two-byte zlib header is out */
+	int		 aligned;	/* output ends in a full flush */
 };
+
+/*
+ * The RFC 1950 header zlib itself would write for level (window bits
+ * 15): 78 01, 78 5e, 78 9c or 78 da.  The stream is never finished, so
+ * the Adler-32 trailer that a raw deflate stream cannot give is never
+ * needed; and a raw stream can be reset after a splice without a second
+ * header.
+ */
+static int
+zstream_header(struct zstream *z, struct buf *out, struct cerr *err)
+{
+	unsigned char	 h[2];
+	unsigned int	 v, lf;
+
+	if (z->hdrsent)
+		return 0;
+	lf = z->level < 2 ? 0 : z->level < 6 ? 1 : z->level == 6 ? 2 : 3;
+	v = (0x78U << 8) | (lf << 6);
+	v += 31 - v % 31;
+	h[0] = (unsigned char)(v >> 8);
+	h[1] = (unsigned char)(v & 0xff);
+	if (buf_add(out, h, 2) == -1) {
+		cerr_set(err, "compressed output buffer full");
+		return -1;
+	}
+	z->hdrsent = 1;
+	return 0;
+}
 
 int
 zstream_parse_level(const char *s, int *level, struct cerr *err)
@@ -46,13 +76,14 @@ zstream_new(int level, struct cerr *err)
 {
 	struct zstream	*z;
 
-	if (level < 1 || level > ZS_MAXLEVEL) {
+	if (level < 0 || level > ZS_MAXLEVEL) {
 		cerr_set(err, "%d: invalid compression level", level);
 		return NULL;
 	}
 	z = xcalloc(1, sizeof(*z));
 	z->level = level;
-	if (deflateInit(&z->def, level) != Z_OK) {
+	if (deflateInit2(&z->def, level, Z_DEFLATED, -MAX_WBITS, 8,
+	    Z_DEFAULT_STRATEGY) != Z_OK) {
 		cerr_set(err, "deflateInit: %s",
 		    z->def.msg ? z->def.msg : "failed");
 		zstream_free(z);
@@ -126,6 +157,10 @@ zstream_deflate(struct zstream *z, const void *in, size_t len, int flush,
 	int			 zflush;
 	uInt			 n;
 
+	if (zstream_header(z, out, err) == -1)
+		return -1;
+	if (len > 0)
+		z->aligned = 0;
 	/* Feed in pieces zlib's uInt can count. */
 	while (len > 0) {
 		n = len > (1U << 30) ? (1U << 30) : (uInt)len;
@@ -141,7 +176,46 @@ zstream_deflate(struct zstream *z, const void *in, size_t len, int flush,
 	zflush = flush == ZS_FULL ? Z_FULL_FLUSH : Z_SYNC_FLUSH;
 	z->def.next_in = NULL;
 	z->def.avail_in = 0;
-	return zstream_run(z, zflush, out, err);
+	if (zstream_run(z, zflush, out, err) == -1)
+		return -1;
+	if (flush == ZS_FULL)
+		z->aligned = 1;
+	return 0;
+}
+
+int
+zstream_aligned(const struct zstream *z)
+{
+	return z->aligned;
+}
+
+int
+zstream_splice(struct zstream *z, const void *p, size_t len,
+    struct buf *out, struct cerr *err)
+{
+	if (!z->aligned) {
+		cerr_set(err, "splice without a full flush before it");
+		return -1;
+	}
+	if (zstream_header(z, out, err) == -1)
+		return -1;
+	if (buf_add(out, p, len) == -1) {
+		cerr_set(err, "compressed output buffer full");
+		return -1;
+	}
+	return 0;
+}
+
+int
+zstream_resume(struct zstream *z, struct cerr *err)
+{
+	if (deflateReset(&z->def) != Z_OK) {
+		cerr_set(err, "deflateReset: %s",
+		    z->def.msg ? z->def.msg : "error");
+		return -1;
+	}
+	z->aligned = 1;
+	return 0;
 }
 
 int
@@ -151,12 +225,14 @@ zstream_setlevel(struct zstream *z, int level, struct buf *out,
 	unsigned char	*p;
 	int		 r;
 
-	if (level < 1 || level > ZS_MAXLEVEL) {
+	if (level < 0 || level > ZS_MAXLEVEL) {
 		cerr_set(err, "%d: invalid compression level", level);
 		return -1;
 	}
 	if (level == z->level)
 		return 0;
+	if (zstream_header(z, out, err) == -1)
+		return -1;
 	z->def.next_in = NULL;
 	z->def.avail_in = 0;
 	for (;;) {

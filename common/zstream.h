@@ -34,11 +34,14 @@ struct zstream;
 int		 zstream_parse_level(const char *s, int *level,
 		    struct cerr *err);
 
-/* New pair of streams; the output side deflates at level (1..9). */
+/*
+ * New pair of streams; the output side deflates at level (0..9; 0 sends
+ * stored blocks: the data as they are, framed).
+ */
 struct zstream	*zstream_new(int level, struct cerr *err);
 void		 zstream_free(struct zstream *);	/* NULL is fine */
 
-/* Current / new deflate level (1..9). */
+/* Current / new deflate level (0..9). */
 int		 zstream_level(const struct zstream *);
 /*
  * Change the level for data deflated from now on.  Input already given
@@ -63,5 +66,21 @@ int		 zstream_deflate(struct zstream *, const void *in, size_t len,
  */
 ssize_t		 zstream_inflate(struct zstream *, const unsigned char **in,
 		    size_t *inlen, void *out, size_t outlen, struct cerr *err);
+
+/*
+ * Splicing ready-made deflate data (a cache entry) into the stream.
+ * zstream_aligned() is nonzero when the output so far ends in a full
+ * flush (ZS_FULL) with nothing deflated since: only then may
+ * zstream_splice() append len bytes of deflate blocks, which must be
+ * self-contained (no reference to data before them), none of them final,
+ * ending on a byte boundary with no history needed after them (as a raw
+ * deflate stream made from an empty window and ended by a full flush).
+ * zstream_resume() resets the compressor afterwards, so that nothing
+ * deflated later refers back across the spliced bytes.
+ */
+int		 zstream_aligned(const struct zstream *);
+int		 zstream_splice(struct zstream *, const void *, size_t,
+		    struct buf *out, struct cerr *err);
+int		 zstream_resume(struct zstream *, struct cerr *err);
 
 #endif

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cerr.h"
@@ -36,6 +37,7 @@
 #include "tls.h"
 #include "version.h"
 #include "xmalloc.h"
+#include "zcache.h"
 
 #define MAXLISTEN	8
 #define BACKLOG		1024	/* default -b */
@@ -71,6 +73,8 @@ struct settings {
 	int		 level;		/* -L */
 	int		 jail;		/* -j */
 	int		 pam;		/* -U */
+	const char	*cachedir;	/* -c */
+	int64_t		 cachesize;	/* -S */
 };
 
 /* The listening sockets. */
@@ -83,17 +87,20 @@ static volatile sig_atomic_t	got_term, got_chld, got_usr1;
 static struct kid		*kids;
 static size_t			 nkids, kidcap;
 static int			 reap_rootfd = -1;	/* for stor_reap */
+static struct zcache		*reap_zcache;		/* for zcache_trim */
+static time_t			 reap_trimmed;
 
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: cairnd [-dfjrUV] [-a bind-address] "
-	    "[-b backlog] [-C crl] [-D path] [-F syslog-facility] "
+	fprintf(stderr, "usage: cairnd [-dfjrUV] [-A auto | fixed] "
+	    "[-a bind-address] [-b backlog] [-c cache-directory] "
+	    "[-C crl] [-D path] [-F syslog-facility] "
 	    "[-g user] [-G grace-seconds] [-i pidfile] [-I idle-seconds] "
 	    "[-L syslog-level] [-m max-connections] "
 	    "[-M max-upload] [-N min-free-megabytes] "
 	    "[-p port] [-P ca-directory] [-s max-per-address] "
-	    "[-t line-seconds] [-u umask] [-w auth-level] "
+	    "[-S cache-size] [-t line-seconds] [-u umask] [-w auth-level] "
 	    "[-x ca-pem-file] [-y cert-pem-file] [-z key-pem-file] "
 	    "[-Z max-compression-level]\n");
 	exit(2);
@@ -316,7 +323,7 @@ static void
 reap(void)
 {
 	pid_t	 pid;
-	int	 status;
+	int	 status, n;
 	size_t	 i;
 
 	got_chld = 0;
@@ -334,6 +341,13 @@ reap(void)
 		else if (WIFSIGNALED(status))
 			log_warnx("child %ld killed by signal %d", (long)pid,
 			    WTERMSIG(status));
+	}
+	/* Sessions add to the cache: bring it back under its bound. */
+	if (reap_zcache != NULL && time(NULL) >= reap_trimmed + ZC_TRIMGAP) {
+		reap_trimmed = time(NULL);
+		if ((n = zcache_trim(reap_zcache)) > 0)
+			log_info("compressed cache: %d entries removed to "
+			    "stay under its size", n);
 	}
 }
 
@@ -421,6 +435,8 @@ settings_init(struct settings *st)
 {
 	memset(st, 0, sizeof(*st));
 	st->dir = _RADMIND_PATH;
+	st->o.zauto = 1;
+	st->cachesize = ZC_DEFSIZE;
 	st->backlog = BACKLOG;
 	st->maxsrc = MAXPERSOURCE;
 	st->facility = LOG_LOCAL7;
@@ -442,8 +458,23 @@ parse_options(int argc, char *argv[], struct settings *st)
 
 	settings_init(st);
 	while ((ch = getopt(argc, argv,
-	    "a:b:BC:dD:fF:g:G:i:I:jL:m:M:N:p:P:rRs:t:u:UVw:x:y:z:Z:")) != -1) {
+	    "A:a:b:Bc:C:dD:fF:g:G:i:I:jL:m:M:N:p:P:rRs:S:t:u:UVw:x:y:z:Z:"))
+	    != -1) {
 		switch (ch) {
+		case 'A':
+			if (strcmp(optarg, "auto") == 0)
+				o->zauto = 1;
+			else if (strcmp(optarg, "fixed") == 0)
+				o->zauto = 0;
+			else
+				fatalx("-A %s: not auto or fixed", optarg);
+			break;
+		case 'c':
+			st->cachedir = optarg;
+			break;
+		case 'S':
+			st->cachesize = parse_bytes(optarg, "cache size");
+			break;
 		case 'a':
 			st->addr = optarg;
 			break;
@@ -696,6 +727,13 @@ start(struct settings *st, struct listeners *l)
 		if ((st->o.tlsctx = tlsctx_server(&st->tc, &cerr)) == NULL)
 			fatalx("-w %d: %s", st->o.tls, cerr.msg);
 	}
+	if (st->cachedir != NULL) {
+		/* Relative to the repository, as the TLS files are. */
+		if ((st->o.zcache = zcache_open(st->cachedir, st->cachesize,
+		    &cerr)) == NULL)
+			fatalx("-c %s", cerr.msg);
+		reap_zcache = st->o.zcache;
+	}
 	if (st->user != NULL && getpwnam(st->user) == NULL)
 		fatalx("-g %s: no such user", st->user);
 	if (gethostname(st->o.hostname, sizeof(st->o.hostname) - 1) == -1)
@@ -715,9 +753,13 @@ start(struct settings *st, struct listeners *l)
 	if (st->user != NULL || st->jail)
 		drop_privileges(st->user, st->jail);
 	catch_signals();
-	log_info("cairnd %s listening on port %s (zlib max %d, max "
+	log_info("cairnd %s listening on port %s (zlib max %d%s, max "
 	    "connections %d, TLS level %d)", CAIRN_VERSION, st->port,
-	    st->o.zmax, st->maxconn, st->o.tls);
+	    st->o.zmax, st->o.zmax > 0 && st->o.zauto ? " or auto" : "",
+	    st->maxconn, st->o.tls);
+	if (st->o.zcache != NULL)
+		log_info("compressed cache in %s, up to %lld bytes",
+		    st->cachedir, (long long)st->cachesize);
 	log_debug("limits: %d connections per address, backlog %d, grace "
 	    "%d s, line %d s, idle %d s", st->maxsrc, st->backlog,
 	    st->o.grace / 1000, st->o.linetime / 1000, st->o.idle / 1000);

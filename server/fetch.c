@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,8 +35,14 @@
 #include "server.h"
 #include "transcript.h"
 #include "xmalloc.h"
+#include "zcache.h"
 
 #define FETCH_CHUNK	(256 * 1024)
+#define FETCH_SAMPLE	(16 * 1024)	/* bytes the entropy is taken of */
+#define FETCH_MINSAMPLE	512		/* smaller bodies: just deflate */
+#define FETCH_ENTROPY	7.5		/* bits/byte: incompressible above */
+#define FETCH_WATCH	(1024 * 1024)	/* bytes deflated before judging */
+#define FETCH_NOGAIN	0.97		/* ... and the ratio judged useless */
 #define FETCH_TLINE	(4 * PATH_MAX + 512)
 
 enum kind { K_COMMAND, K_TRANSCRIPT, K_SPECIAL, K_FILE };
@@ -340,16 +347,207 @@ cmd_stat(struct sess *s, int ac, char **av)
 	return r == -1 ? SESS_CLOSE : SESS_OK;
 }
 
+/*
+ * Order-0 entropy of n bytes, in bits per byte (0 to 8).  Deflated,
+ * encrypted and most media data come out near 8; text and programs
+ * well below.
+ */
+static double
+entropy(const unsigned char *p, size_t n)
+{
+	unsigned	 count[256];
+	double		 e = 0, q;
+	size_t		 i;
+
+	if (n == 0)
+		return 0;
+	memset(count, 0, sizeof(count));
+	for (i = 0; i < n; i++)
+		count[p[i]]++;
+	for (i = 0; i < 256; i++) {
+		if (count[i] == 0)
+			continue;
+		q = (double)count[i] / (double)n;
+		e -= q * log2(q);
+	}
+	return e;
+}
+
+/* Plain bytes deflated and compressed bytes made, so far. */
+static void
+zcounts(struct sess *s, uint64_t *raw, uint64_t *made)
+{
+	struct connstats	 st;
+	int			 l;
+
+	conn_stats(s->conn, &st);
+	*raw = 0;
+	for (l = 0; l <= 9; l++)
+		*raw += st.lvl_raw[l];
+	*made = st.zout;
+}
+
+/* Splice a cache entry in place of deflating the body. */
+static int
+send_cached(struct sess *s, struct zhit *h, int64_t size)
+{
+	struct cerr	 err;
+	unsigned char	*chunk;
+	uint64_t	 left;
+	ssize_t		 n;
+
+	chunk = xmalloc(FETCH_CHUNK);
+	for (left = h->len; left > 0; left -= (uint64_t)n) {
+		n = read(h->fd, chunk, left > FETCH_CHUNK ? FETCH_CHUNK :
+		    (size_t)left);
+		if (n <= 0) {
+			/* The size line is out: the framing cannot recover. */
+			sess_logerr(s, LOG_ERR, "compressed cache: read");
+			free(chunk);
+			return SESS_CLOSE;
+		}
+		if (conn_splice(s->conn, chunk, (size_t)n, &err) == -1) {
+			log_warnx("%s", err.msg);
+			free(chunk);
+			return SESS_CLOSE;
+		}
+	}
+	free(chunk);
+	if (conn_splice_end(s->conn, (uint64_t)size, h->level, &err) == -1) {
+		log_warnx("%s", err.msg);
+		return SESS_CLOSE;
+	}
+	s->bodies.files[BODY_CACHED]++;
+	s->bodies.raw[BODY_CACHED] += (uint64_t)size;
+	s->bodies.wire[BODY_CACHED] += h->len;
+	return SESS_OK;
+}
+
+/*
+ * Send the body of the file open on fd (right after the size line and,
+ * with compression, a full flush).  With compression, the body is
+ * served from the cache when an entry for it exists; otherwise it is
+ * sent as stored blocks when it looks incompressible (the cache's
+ * record says so, or the entropy of its first bytes is near 8 bits per
+ * byte, or deflating its first FETCH_WATCH bytes saved nearly nothing;
+ * not under -A fixed, where every byte goes at the session's level),
+ * else deflated, and kept in the cache for next time.
+ */
+static int
+send_body(struct sess *s, int fd, const struct stat *st)
+{
+	struct zcache	*zc = s->opts->zcache;
+	struct zfill	*fill = NULL;
+	struct zhit	 h;
+	struct cerr	 err;
+	struct connstats cs;
+	unsigned char	*chunk;
+	uint64_t	 raw0, made0, raw1, made1, sw0;
+	int64_t		 left, sent = 0;
+	ssize_t		 n;
+	int		 z = conn_compressing(s->conn), cls = BODY_DEFLATED;
+	int		 judge = z && s->opts->zauto;	/* -A fixed: no */
+	int		 lo, hi, r = SESS_CLOSE;
+
+	h.verdict = ZC_UNKNOWN;
+	h.fd = -1;
+	if (z && zc != NULL && st->st_size > 0) {
+		lo = s->zauto ? 1 : conn_level(s->conn);
+		hi = s->zauto ? s->opts->zmax : conn_level(s->conn);
+		(void)zcache_find(zc, st, lo, hi, &h);
+		if (h.fd != -1) {
+			r = send_cached(s, &h, st->st_size);
+			close(h.fd);
+			return r;
+		}
+		if (h.verdict == ZC_STORED && judge)
+			cls = BODY_STORED;
+	}
+	zcounts(s, &raw0, &made0);
+	conn_stats(s->conn, &cs);
+	sw0 = cs.zswitches;
+	chunk = xmalloc(FETCH_CHUNK);
+	for (left = st->st_size; left > 0; left -= n) {
+		n = read(fd, chunk, left > FETCH_CHUNK ? FETCH_CHUNK :
+		    (size_t)left);
+		if (n <= 0) {
+			/* The size is promised: the framing cannot recover. */
+			if (n == 0)
+				sess_log(s, LOG_ERR, "file shrank while "
+				    "being sent");
+			else
+				sess_logerr(s, LOG_ERR, "read");
+			goto out;
+		}
+		if (judge && sent == 0 && cls == BODY_DEFLATED &&
+		    n >= FETCH_MINSAMPLE && entropy(chunk, n > FETCH_SAMPLE ?
+		    FETCH_SAMPLE : (size_t)n) > FETCH_ENTROPY)
+			cls = BODY_STORED;
+		if (z && sent == 0 && cls == BODY_STORED &&
+		    conn_pin_level(s->conn, 0, &err) == -1)
+			goto fail;
+		if (z && sent == 0 && cls == BODY_DEFLATED && zc != NULL &&
+		    conn_level(s->conn) > 0 &&
+		    (fill = zcache_fill_begin(zc, st, conn_level(s->conn))) !=
+		    NULL)
+			conn_set_capture(s->conn, zcache_fill_data, fill);
+		if (fill != NULL)
+			zcache_fill_src(fill, chunk, (size_t)n);
+		if (conn_write(s->conn, chunk, (size_t)n, &err) == -1)
+			goto fail;
+		sent += n;
+		/*
+		 * Deflate that saves nearly nothing: the rest goes stored.
+		 * (Only deflate is judged: not stored blocks the automatic
+		 * level chose, nor a mix of levels.)
+		 */
+		conn_stats(s->conn, &cs);
+		if (judge && cls == BODY_DEFLATED && sent >= FETCH_WATCH &&
+		    sent - n < FETCH_WATCH && conn_level(s->conn) > 0 &&
+		    cs.zswitches == sw0) {
+			zcounts(s, &raw1, &made1);
+			if (raw1 > raw0 && (double)(made1 - made0) >
+			    FETCH_NOGAIN * (double)(raw1 - raw0)) {
+				cls = BODY_STORED;
+				if (conn_pin_level(s->conn, 0, &err) == -1)
+					goto fail;
+			}
+		}
+	}
+	if (z && conn_flush_full(s->conn, &err) == -1)
+		goto fail;
+	if (z) {
+		zcounts(s, &raw1, &made1);
+		s->bodies.files[cls]++;
+		s->bodies.raw[cls] += (uint64_t)st->st_size;
+		s->bodies.wire[cls] += made1 - made0;
+		if (cls == BODY_STORED && zc != NULL &&
+		    h.verdict != ZC_STORED)
+			zcache_stored(zc, st);
+	}
+	r = SESS_OK;
+	goto out;
+fail:
+	log_warnx("%s", err.msg);
+out:
+	free(chunk);
+	if (fill != NULL) {
+		conn_set_capture(s->conn, NULL, NULL);
+		conn_stats(s->conn, &cs);
+		/* One level, one deflate run from flush to flush, or nothing. */
+		(void)zcache_fill_end(fill, r == SESS_OK && cls ==
+		    BODY_DEFLATED && cs.zswitches == sw0, fd);
+	}
+	return r;
+}
+
 int
 cmd_retr(struct sess *s, int ac, char **av)
 {
 	struct pdesc	 pd;
 	struct stat	 st;
 	struct cerr	 err;
-	unsigned char	*chunk;
 	char		 where[PATH_MAX];
-	int64_t		 left;
-	ssize_t		 n;
 	int		 r, fd;
 
 	if ((r = pdesc_parse(s, ac, av, 1, &pd)) != PD_OK) {
@@ -389,31 +587,12 @@ cmd_retr(struct sess *s, int ac, char **av)
 		close(fd);
 		return SESS_CLOSE;
 	}
-	chunk = xmalloc(FETCH_CHUNK);
-	for (left = st.st_size; left > 0; left -= n) {
-		n = read(fd, chunk, left > FETCH_CHUNK ? FETCH_CHUNK :
-		    (size_t)left);
-		if (n <= 0) {
-			/* The size is promised: the framing cannot recover. */
-			if (n == 0)
-				sess_log(s, LOG_ERR, "file shrank while "
-				    "being sent");
-			else
-				sess_logerr(s, LOG_ERR, "read");
-			free(chunk);
-			close(fd);
-			return SESS_CLOSE;
-		}
-		if (conn_write(s->conn, chunk, (size_t)n, &err) == -1) {
-			log_warnx("%s", err.msg);
-			free(chunk);
-			close(fd);
-			return SESS_CLOSE;
-		}
-	}
-	free(chunk);
+	r = send_body(s, fd, &st);
 	close(fd);
-	if (conn_compressing(s->conn) && conn_flush_full(s->conn, &err) == -1) {
+	if (r == SESS_CLOSE)
+		return SESS_CLOSE;
+	if (conn_compressing(s->conn) && (conn_flush_full(s->conn, &err) == -1 ||
+	    conn_pin_level(s->conn, -1, &err) == -1)) {
 		log_warnx("%s", err.msg);
 		return SESS_CLOSE;
 	}

@@ -19,11 +19,14 @@
 
 struct conn;
 struct cerr;
+struct zcache;
 struct tlsctx;
 
 /* Daemon settings a session needs (read only after start-up). */
 struct sopts {
 	int		 zmax;		/* -Z: 0 = no compression */
+	int		 zauto;		/* -A auto: offer the automatic level */
+	struct zcache	*zcache;	/* -c: compressed bodies, NULL: none */
 	int		 debug;		/* -d: trace commands on stderr */
 	int		 tls;		/* -w */
 	struct tlsctx	*tlsctx;	/* -w > 0: the server context */
@@ -48,6 +51,14 @@ struct sopts {
 #define SESS_UNKNOWN	1	/* after STARTTLS, host not in config */
 #define SESS_AUTH	2	/* host in config */
 
+/* How file bodies were sent (RETR), per class. */
+#define BODY_DEFLATED	0	/* deflated live */
+#define BODY_STORED	1	/* judged incompressible: stored blocks */
+#define BODY_CACHED	2	/* ready-made deflate data from the cache */
+struct bodystats {
+	uint64_t	 files[3], raw[3], wire[3];
+};
+
 /* Per-connection state. */
 struct sess {
 	struct conn		*conn;
@@ -67,6 +78,8 @@ struct sess {
 	char			*stortran;	/* raw name of STOR TRANSCRIPT */
 	char			*storname;	/* its decoded name */
 	int			 stormade;	/* STOR_MADE_*: what we created */
+	int			 zauto;		/* automatic level on */
+	struct bodystats	 bodies;
 	int			 close;		/* end the session */
 	int			 status;	/* exit status of the child */
 };

@@ -204,6 +204,27 @@ cmd_comp(struct sess *s, int ac, char **av)
 		return sess_reply(s, RAP_ZLIB_TYPE,
 		    "%s: unknown compression type", type);
 	}
+	if (ac == 3 && s->opts->zauto && strcasecmp(av[2], "AUTO") == 0) {
+		/*
+		 * [cairn] The client leaves the level to us: start at 1 (or
+		 * the cap) and let what we measure decide, within 0 to cap.
+		 */
+		lv = s->opts->zmax;
+		if (sess_reply(s, RAP_ZLIB_READY, "Ready to start ZLIB "
+		    "compression level %ld auto", lv) == SESS_CLOSE)
+			return SESS_CLOSE;
+		if (conn_start_zlib(s->conn, 1, &err) == -1 ||
+		    conn_set_auto(s->conn, (int)lv, &err) == -1) {
+			log_warnx("%s", err.msg);
+			s->close = 1;
+			s->status = 1;
+			return SESS_CLOSE;
+		}
+		s->zauto = 1;
+		sess_log(s, LOG_DEBUG, "zlib level auto, 0 to %ld", lv);
+		return sess_reply(s, RAP_ZLIB_ON, "ZLIB compression level "
+		    "%ld auto enabled", lv);
+	}
 	if (ac == 3) {
 		/* atoi() semantics, minus its overflow: clamp. */
 		errno = 0;
@@ -441,22 +462,51 @@ sess_free(struct sess *s)
 	free(s->stortran);
 }
 
-/* One syslog line with the session's traffic. */
+/*
+ * The session's traffic in syslog: one line of totals, and with
+ * compression one line of what was sent how: per class of file body
+ * (deflated, sent stored, served from the cache) the plain bytes and
+ * what they became on the wire, and the plain bytes per level.
+ */
 static void
 sess_logstats(struct sess *s)
 {
 	struct connstats	 st;
+	const struct bodystats	*b = &s->bodies;
+	char			 hist[256];
+	size_t			 off = 0;
 	double			 rin, rout;
+	int			 l;
 
 	conn_stats(s->conn, &st);
 	rout = st.wire_out > 0 ? (double)st.raw_out / (double)st.wire_out : 1;
 	rin = st.wire_in > 0 ? (double)st.raw_in / (double)st.wire_in : 1;
-	sess_log(s, LOG_INFO, "session end: zlib level %d, sent %llu bytes "
+	sess_log(s, LOG_INFO, "session end: zlib level %s%d, sent %llu bytes "
 	    "(%llu on the wire, ratio %.2f), received %llu bytes (%llu on "
-	    "the wire, ratio %.2f)", st.level,
+	    "the wire, ratio %.2f)", s->zauto ? "auto, now " : "", st.level,
 	    (unsigned long long)st.raw_out, (unsigned long long)st.wire_out,
 	    rout, (unsigned long long)st.raw_in,
 	    (unsigned long long)st.wire_in, rin);
+	if (!conn_compressing(s->conn))
+		return;
+	hist[0] = '\0';
+	for (l = 0; l <= 9 && off < sizeof(hist); l++)
+		if (st.lvl_raw[l] > 0)
+			off += (size_t)snprintf(hist + off, sizeof(hist) - off,
+			    " %d:%llu", l, (unsigned long long)st.lvl_raw[l]);
+	sess_log(s, LOG_INFO, "session bodies: deflated %llu files %llu -> "
+	    "%llu bytes, stored %llu files %llu bytes, cached %llu files "
+	    "%llu -> %llu bytes; bytes by level%s; level changes %llu",
+	    (unsigned long long)b->files[BODY_DEFLATED],
+	    (unsigned long long)b->raw[BODY_DEFLATED],
+	    (unsigned long long)b->wire[BODY_DEFLATED],
+	    (unsigned long long)b->files[BODY_STORED],
+	    (unsigned long long)b->raw[BODY_STORED],
+	    (unsigned long long)b->files[BODY_CACHED],
+	    (unsigned long long)b->raw[BODY_CACHED],
+	    (unsigned long long)b->wire[BODY_CACHED],
+	    hist[0] != '\0' ? hist : " none",
+	    (unsigned long long)st.zswitches);
 }
 
 /* Set up the session of the connection fd. */
@@ -509,8 +559,9 @@ sess_greet(struct sess *s)
 	conn_printf(s->conn, NULL,
 	    "200-RAP 1 %s %s radmind access protocol\r\n", s->opts->hostname,
 	    CAIRN_VERSION);
-	conn_printf(s->conn, NULL, "200 CAPA %sREPO\r\n",
-	    s->opts->zmax > 0 ? "ZLIB " : "");
+	conn_printf(s->conn, NULL, "200 CAPA %sREPO%s\r\n",
+	    s->opts->zmax > 0 ? "ZLIB " : "",
+	    s->opts->zmax > 0 && s->opts->zauto ? " ZAUTO" : "");
 	return SESS_OK;
 }
 

@@ -29,7 +29,9 @@ EXTRA_DIST += tests/integ/t-tools-version.sh
 # conformance vectors (tests/vectors/README.md).
 EXTRA_DIST += tests/vectors
 EXTRA_DIST += tests/valgrind-check
-EXTRA_DIST += tests/integ/peer.py tests/integ/testnet.py
+EXTRA_DIST += tests/integ/peer.py tests/integ/testnet.py tests/integ/zrecv.py
+TESTS += tests/integ/t-cairnd-zauto.sh
+EXTRA_DIST += tests/integ/t-cairnd-zauto.sh
 
 # The LD_PRELOAD fault injector of the fault and crash tests.  Built
 # plainly, without sanitizer flags, even in a sanitizer build.

@@ -9,7 +9,7 @@ mk_tmpdir
 . "$top_srcdir/tests/integ/netlib.sh"
 make_repo "$T/repo"
 
-start_cairnd "$T/repo" -Z 6
+start_cairnd "$T/repo" -Z 6 -A fixed
 
 # comp LEVEL-TOKEN EFFECTIVE: negotiate, then NOOP + STAT + QUIT compressed.
 comp()

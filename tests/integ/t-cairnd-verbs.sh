@@ -36,7 +36,7 @@ assert_file_eq "$T/exp" "$T/out" "verbs"
 stop_cairnd
 
 # With -Z the banner lists ZLIB first.
-start_cairnd "$T/repo" -Z 6
+start_cairnd "$T/repo" -Z 6 -A fixed
 {
 	banner ZLIB
 	printf '201 QUIT OK, closing connection\r\n'

@@ -52,7 +52,7 @@ expect "$V/wire/ktcheck.txt" 2 >"$T/exp"
 assert_file_eq "$T/exp" "$T/wire.log" "ktcheck session"
 stop_cairnd
 
-start_cairnd "$T/repo" -Z 9
+start_cairnd "$T/repo" -Z 9 -A fixed
 record 1 -Z 6
 expect "$V/wire/zlib.txt" 1 >"$T/exp"
 assert_file_eq "$T/exp" "$T/wire.log" "ktcheck -Z 6 session"

@@ -1,0 +1,214 @@
+/*
+ * zauto.c: the automatic compression level (see zauto.h).
+ */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "xmalloc.h"
+#include "zauto.h"
+
+/*
+ * The usual shape of zlib's levels on file-system data: deflate speed
+ * and compressed size relative to level 1.  Only ratios between levels
+ * are used, and only until a level has been measured.
+ */
+static const double speed_shape[10] = {
+	40.0, 1.0, 0.92, 0.80, 0.62, 0.45, 0.33, 0.27, 0.14, 0.09
+};
+static const double size_shape[10] = {
+	0.0, 1.0, 0.97, 0.95, 0.90, 0.87, 0.85, 0.845, 0.84, 0.838
+};
+
+#define ZA_WEIGHT	0.5	/* weight of a new measurement */
+#define ZA_PROBE	2.0	/* growth of an unbounded link estimate */
+#define ZA_FORGET	32	/* windows a level's own throughput is kept */
+
+struct zauto {
+	int		 cap, cur;
+	/* Per level: measured deflate speed (B/s) and ratio, 0: none. */
+	double		 speed[10], ratio[10];
+	/*
+	 * Per level: plain bytes per second achieved at it, whatever held
+	 * it back (deflate, link, or a receiver slower than both), and
+	 * the window it was measured in.  Truth beats the model, until it
+	 * is ZA_FORGET windows old.
+	 */
+	double		 xput[10];
+	uint64_t	 xwhen[10], windows;
+	double		 link;		/* compressed B/s the link takes */
+	int		 linkknown;	/* link measured while it pushed back */
+	/* The window being gathered. */
+	uint64_t	 raw, zout, def, wall, stall;
+	int		 wlevel;
+};
+
+struct zauto *
+zauto_new(int cap, int start)
+{
+	struct zauto	*za;
+
+	za = xcalloc(1, sizeof(*za));
+	za->cap = cap < 1 ? 1 : cap > 9 ? 9 : cap;
+	za->cur = start < 0 ? 0 : start > za->cap ? za->cap : start;
+	za->wlevel = za->cur;
+	return za;
+}
+
+void
+zauto_free(struct zauto *za)
+{
+	free(za);
+}
+
+int
+zauto_level(const struct zauto *za)
+{
+	return za->cur;
+}
+
+double
+zauto_linkrate(const struct zauto *za)
+{
+	return za->link;
+}
+
+static double
+ewma(double old, double new)
+{
+	return old == 0 ? new : old + ZA_WEIGHT * (new - old);
+}
+
+/* Nearest measured level at 1 or above (deflating levels), -1: none. */
+static int
+za_nearest(const struct zauto *za, int level)
+{
+	int	 d, l;
+
+	for (d = 0; d <= 9; d++) {
+		l = level - d;
+		if (l >= 1 && za->speed[l] > 0)
+			return l;
+		l = level + d;
+		if (l <= 9 && l >= 1 && za->speed[l] > 0)
+			return l;
+	}
+	return -1;
+}
+
+/* Estimated speed and ratio of level; 0 when nothing is known. */
+static void
+za_estimate(const struct zauto *za, int level, double *speed, double *ratio)
+{
+	int	 m;
+
+	*speed = *ratio = 0;
+	if (level == 0) {
+		*ratio = 1.0;
+		if (za->speed[0] > 0)
+			*speed = za->speed[0];
+		else if ((m = za_nearest(za, 1)) != -1)
+			*speed = za->speed[m] * speed_shape[0] /
+			    speed_shape[m];
+		return;
+	}
+	if (za->speed[level] > 0) {
+		*speed = za->speed[level];
+		*ratio = za->ratio[level];
+		return;
+	}
+	if ((m = za_nearest(za, level)) == -1)
+		return;
+	*speed = za->speed[m] * speed_shape[level] / speed_shape[m];
+	*ratio = za->ratio[m] * size_shape[level] / size_shape[m];
+	if (*ratio > 1.0)
+		*ratio = 1.0;
+}
+
+/* Estimated plain bytes per second at level, 0: unknown. */
+static double
+za_throughput(const struct zauto *za, int level)
+{
+	double	 speed, ratio, bylink;
+
+	if (za->xput[level] > 0 && za->windows - za->xwhen[level] < ZA_FORGET)
+		return za->xput[level];
+	za_estimate(za, level, &speed, &ratio);
+	if (speed <= 0 || ratio <= 0)
+		return 0;
+	if (za->link <= 0)
+		return speed;
+	bylink = za->link / ratio;
+	return speed < bylink ? speed : bylink;
+}
+
+static void
+za_decide(struct zauto *za)
+{
+	double	 t, best, cur;
+	int	 l, pick;
+
+	pick = za->cur;
+	cur = best = za_throughput(za, za->cur);
+	for (l = 0; l <= za->cap; l++) {
+		t = za_throughput(za, l);
+		/* Equal throughput: the cheaper level (the lower one). */
+		if (t > best * (l < pick ? 1.0 : 1.000001)) {
+			best = t;
+			pick = l;
+		}
+	}
+	if (pick != za->cur && best > cur * ZAUTO_HYSTERESIS)
+		za->cur = pick;
+}
+
+int
+zauto_sample(struct zauto *za, int level, uint64_t raw, uint64_t zout,
+    uint64_t def_ns, uint64_t wall_ns, uint64_t stall_ns)
+{
+	double	 secs, rate;
+
+	if (level < 0 || level > 9)
+		return za->cur;
+	if (level != za->wlevel) {
+		/* A stretch at another level: start the window again. */
+		za->raw = za->zout = za->def = za->wall = za->stall = 0;
+		za->wlevel = level;
+	}
+	za->raw += raw;
+	za->zout += zout;
+	za->def += def_ns;
+	za->wall += wall_ns;
+	za->stall += stall_ns;
+	if (za->raw < ZAUTO_WINDOW || za->def == 0 || za->wall == 0)
+		return za->cur;
+
+	za->speed[level] = ewma(za->speed[level],
+	    (double)za->raw / ((double)za->def / 1e9));
+	if (level > 0)
+		za->ratio[level] = ewma(za->ratio[level],
+		    (double)za->zout / (double)za->raw);
+	secs = (double)za->wall / 1e9;
+	rate = (double)za->zout / secs;
+	za->windows++;
+	za->xput[level] = za->windows - za->xwhen[level] < ZA_FORGET ?
+	    ewma(za->xput[level], (double)za->raw / secs) :
+	    (double)za->raw / secs;
+	za->xwhen[level] = za->windows;
+	if (za->stall * 10 > za->wall) {
+		/* The socket pushed back: it takes no more than this. */
+		za->link = za->linkknown ? ewma(za->link, rate) : rate;
+		za->linkknown = 1;
+	} else {
+		/* It took all we gave: at least this, maybe much more. */
+		if (za->link < rate)
+			za->link = rate;
+		za->link *= ZA_PROBE;
+		za->linkknown = 0;
+	}
+	za->raw = za->zout = za->def = za->wall = za->stall = 0;
+	za_decide(za);
+	za->wlevel = za->cur;
+	return za->cur;
+}

@@ -1,0 +1,53 @@
+/*
+ * zauto.h: the automatic compression level (docs/protocol.md section 9.1).
+ *
+ * A sender that may choose its own deflate level within a cap feeds
+ * this policy what it measures while it sends: for each stretch of
+ * output, the level used, the bytes before and after deflate, the time
+ * spent deflating, the wall time of the stretch and how much of it was
+ * spent waiting for the socket to drain.  From that it keeps, per level,
+ * an estimate of the deflate speed and of the ratio the current data
+ * gets, and of how fast the link takes compressed bytes; it picks the
+ * level whose estimated throughput of plain bytes, the smaller of
+ * "deflate speed" and "link rate / ratio", is highest.
+ *
+ * A level never measured is estimated from a measured one by the shape
+ * zlib's levels usually have (each level slower and a little better than
+ * the one below); level 0 sends stored blocks at memory speed.  When the
+ * socket never made the sender wait, the link is at least as fast as
+ * the output so far; the estimate of its rate then grows each stretch,
+ * so that the policy tries cheaper levels until the socket pushes back.
+ * A change needs an estimated gain of more than ZAUTO_HYSTERESIS.
+ *
+ * Pure computation: no I/O, no clock.  conn.c measures and asks.
+ */
+#ifndef CAIRN_ZAUTO_H
+#define CAIRN_ZAUTO_H
+
+#include <stdint.h>
+
+#define ZAUTO_WINDOW		(512 * 1024)	/* plain bytes per decision */
+#define ZAUTO_HYSTERESIS	1.10		/* gain needed to change */
+
+struct zauto;
+
+/* A policy choosing from levels 0 to cap (1..9), starting at start. */
+struct zauto	*zauto_new(int cap, int start);
+void		 zauto_free(struct zauto *);	/* NULL is fine */
+
+/*
+ * One stretch of output at level: raw plain bytes became zout
+ * compressed bytes in def_ns of deflating, within wall_ns of sending
+ * (idle waits for the peer's requests left out), of which stall_ns
+ * were spent waiting for the socket.  Returns the level to use from
+ * now on (the current one until a window's worth has been seen).
+ */
+int		 zauto_sample(struct zauto *, int level, uint64_t raw,
+		    uint64_t zout, uint64_t def_ns, uint64_t wall_ns,
+		    uint64_t stall_ns);
+
+/* The current choice, and the estimated link rate (bytes/s, 0: none). */
+int		 zauto_level(const struct zauto *);
+double		 zauto_linkrate(const struct zauto *);
+
+#endif

@@ -1,0 +1,91 @@
+/*
+ * zcache.h: cairnd's cache of compressed file bodies (cairnd(8) -c).
+ *
+ * For a file served compressed, the deflate data its body became is
+ * kept, per level, under the file's SHA-1 (so equal files share it), and
+ * spliced into later streams instead of deflating the file again.  An
+ * entry is self-contained deflate data made from an empty window and
+ * ended by a full flush (zstream.h), so splicing it after a full flush
+ * is exactly what deflating the file afresh would have sent.
+ *
+ * A source file is found again by device and inode; its record keeps
+ * its size, modification and change times, and is believed only while
+ * all of them are equal.  A record is only written for a file whose
+ * change time was at least ZC_SETTLE seconds old before it was read and
+ * is the same after: a later write to the file changes its change time,
+ * so no entry is served once its source has changed.  Records also keep
+ * the detector's verdict, so an incompressible file is sent stored next
+ * time without looking at it.
+ *
+ * Layout under the cache directory: z/<digest>.<level> entries (a
+ * 64-byte header line, then the deflate data), i/<dev>-<ino> records,
+ * and temporary files named ".tmp.*" while they are written.  Entries
+ * are written by the session processes, and the whole is kept under
+ * its size bound by the daemon (zcache_trim), oldest use first.
+ */
+#ifndef CAIRN_ZCACHE_H
+#define CAIRN_ZCACHE_H
+
+#include <sys/types.h>
+#include <sys/stat.h>
+#include <stdint.h>
+
+struct cerr;
+struct zcache;
+struct zfill;
+
+#define ZC_SETTLE	2		/* s a source must be unchanged */
+#define ZC_HEADER	64		/* entry header bytes */
+#define ZC_DEFSIZE	(1LL << 30)	/* default bound (-S) */
+#define ZC_TRIMGAP	10		/* s between trims */
+
+/* What the cache knows of a source file. */
+#define ZC_UNKNOWN	0
+#define ZC_DEFLATE	1	/* compressible; entries may exist */
+#define ZC_STORED	2	/* judged incompressible */
+
+struct zhit {
+	int		 verdict;	/* ZC_* */
+	int		 fd;		/* entry, at its data; -1: none */
+	int		 level;		/* of the entry */
+	uint64_t	 len;		/* deflate bytes in the entry */
+};
+
+/*
+ * Open (creating z/ and i/ if needed) the cache in dir, bounded to
+ * bound bytes (0: no bound).
+ */
+struct zcache	*zcache_open(const char *dir, int64_t bound, struct cerr *err);
+void		 zcache_close(struct zcache *);		/* NULL is fine */
+
+/*
+ * Look up source st: h->verdict, and an entry made at a level from hi
+ * down to lo (the first found).  Returns 0; h->fd -1 when no entry.
+ */
+int		 zcache_find(struct zcache *, const struct stat *st, int lo,
+		    int hi, struct zhit *h);
+/* Remember that source st was judged incompressible. */
+void		 zcache_stored(struct zcache *, const struct stat *st);
+
+/*
+ * Start keeping the deflate data of source st at level; NULL when the
+ * source is too fresh to be trusted (ZC_SETTLE) or the temporary file
+ * cannot be made.  Feed it the plain bytes (zcache_fill_src) and the
+ * deflate data (zcache_fill_data) as they pass, then end it: with ok
+ * and the source unchanged (fstat of srcfd equal to st) the entry and
+ * its record are committed, else everything is discarded.
+ */
+struct zfill	*zcache_fill_begin(struct zcache *, const struct stat *st,
+		    int level);
+void		 zcache_fill_src(struct zfill *, const void *, size_t);
+void		 zcache_fill_data(void *fill, const void *, size_t);
+int		 zcache_fill_end(struct zfill *, int ok, int srcfd);
+
+/*
+ * Remove least recently used entries until the cache is under its
+ * bound (records of sources go when their files are gone).  Returns
+ * the number of entries removed.
+ */
+int		 zcache_trim(struct zcache *);
+
+#endif

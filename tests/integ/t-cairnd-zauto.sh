@@ -1,0 +1,143 @@
+#!/bin/sh
+# Compression that pays by itself: the automatic level (COMP ZLIB AUTO,
+# offered as ZAUTO in the banner), incompressible bodies sent as stored
+# blocks, and the compressed cache spliced into the stream.  A receiver
+# written apart from cairn (Python's zlib) inflates every stream; the
+# automatic level never goes above the cap; a cached body whose source
+# changed is never served; ktcheck -Z auto falls back to a fixed level
+# against a server without ZAUTO and says so with -v.
+. "$top_srcdir/tests/integ/lib.sh"
+need_tool cairnd ktcheck
+need_cmd python3
+mk_tmpdir
+. "$top_srcdir/tests/integ/netlib.sh"
+make_repo "$T/repo"
+R=$T/repo
+F=$R/file/test.T/etc
+ZRECV="python3 $top_srcdir/tests/integ/zrecv.py"
+
+# Text (compressible), random bytes, and gzip output (incompressible).
+python3 -c 'import sys
+for i in range(60000):
+    sys.stdout.write("line %06d of a configuration file, key%d = value%d\n" % (i, i % 97, i % 13))' \
+    >"$F/text" || fail "text"
+head -c 1500000 /dev/urandom >"$F/random" || fail "random"
+head -c 900000 /dev/urandom | base64 | gzip -c >"$F/text.gz" || fail "gz"
+# Sources must have settled before the cache trusts them (cairnd(8) -c).
+sleep 3
+
+# zrecv_ok LEVEL NAME...: fetch over one session, compare every body.
+zrecv_ok()
+{
+	_lv=$1
+	shift
+	rm -rf "$T/got"
+	mkdir "$T/got"
+	_paths=
+	for _n in "$@"; do
+		_paths="$_paths ./etc/$_n"
+	done
+	# shellcheck disable=SC2086
+	$ZRECV "$PORT" "$_lv" "$T/got" test.T $_paths >"$T/zout" 2>"$T/zerr" ||
+	    fail "zrecv $_lv $*: $(cat "$T/zerr")"
+	_i=0
+	for _n in "$@"; do
+		cmp -s "$F/$_n" "$T/got/$_i" ||
+		    fail "zrecv $_lv: body of $_n differs"
+		_i=$((_i + 1))
+	done
+}
+
+# levels_at_most CAP: every "bytes by level" entry of the log is <= CAP.
+levels_at_most()
+{
+	grep 'session bodies:' "$SLOG" >"$T/hist" || fail "no body counters"
+	python3 - "$1" "$T/hist" <<'PY' || fail "level above $1: $(cat "$T/hist")"
+import re, sys
+cap = int(sys.argv[1])
+for line in open(sys.argv[2]):
+    m = re.search(r'bytes by level((?: \d:\d+)+)', line)
+    if m is None:
+        sys.exit(1)
+    for tok in m.group(1).split():
+        if int(tok.split(':')[0]) > cap:
+            sys.exit(1)
+PY
+}
+
+# 1. Default policy: ZAUTO offered; the automatic level, stored blocks
+#    for the incompressible bodies, and the cache filled then spliced.
+start_cairnd "$R" -Z 9 -c "$T/cache"
+zrecv_ok AUTO text random text.gz text
+grep -qx 'CAPA ZLIB REPO ZAUTO' "$T/zout" || fail "banner: $(cat "$T/zout")"
+grep -qx '320 Ready to start ZLIB compression level 9 auto' "$T/zout" ||
+    fail "320: $(cat "$T/zout")"
+wait_log 'session bodies:'
+grep -q 'stored 2 files' "$SLOG" ||
+    fail "random and text.gz not sent stored: $(grep bodies: "$SLOG")"
+grep -q 'cached 1 files' "$SLOG" ||
+    fail "second text not from the cache: $(grep bodies: "$SLOG")"
+ls "$T/cache/z" | grep -q '\.[1-9]$' || fail "no cache entry"
+levels_at_most 9
+
+# 2. A fixed level is that level: a miss at level 6 fills level 6, the
+#    next session at 6 is served from the cache.
+: >"$SLOG"
+zrecv_ok 6 text
+grep -qx '320 Ready to start ZLIB compression level 6' "$T/zout" ||
+    fail "320 at 6: $(cat "$T/zout")"
+zrecv_ok 6 text
+wait_log 'cached 1 files'
+ls "$T/cache/z" | grep -q '\.6$' || fail "no level 6 entry"
+levels_at_most 6
+
+# 3. The source changes (same size, same mtime): never the old bytes.
+python3 -c 'import sys
+data = bytearray(open(sys.argv[1], "rb").read())
+data[100:110] = b"CHANGED!!!"
+open(sys.argv[1], "r+b").write(data)' "$F/text" || fail "change text"
+touch -d "@$T0" "$F/text"
+: >"$SLOG"
+zrecv_ok 6 text
+zrecv_ok AUTO text
+wait_log 'session bodies:'
+if grep -q 'cached 1 files' "$SLOG"; then
+	fail "served a cache entry of a changed file: $(cat "$SLOG")"
+fi
+stop_cairnd
+
+# 4. The cap: -Z 3 keeps the automatic level at 3 or below.
+: >"$SLOG"
+start_cairnd "$R" -Z 3
+zrecv_ok AUTO text random text
+grep -qx '320 Ready to start ZLIB compression level 3 auto' "$T/zout" ||
+    fail "320 at cap 3: $(cat "$T/zout")"
+wait_log 'session bodies:'
+levels_at_most 3
+# ktcheck -Z auto against ZAUTO: the automatic level, said with -v.
+mkdir "$T/c1"
+run_client ktcheck -v -Z auto -K "$T/c1/command.K"
+assert_eq 1 "$RC" "ktcheck -Z auto: $(cat "$T/err")"
+grep -q '>>> COMP ZLIB AUTO' "$T/err" || fail "no COMP ZLIB AUTO: $(cat "$T/err")"
+grep -q 'compression level auto, 0 to 3' "$T/err" ||
+    fail "-v does not say auto: $(cat "$T/err")"
+assert_file_eq "$R/transcript/test.T" "$T/c1/test.T" "test.T under auto"
+stop_cairnd
+
+# 5. -A fixed: exactly Radmind's banner; -Z auto falls back to level 1.
+: >"$SLOG"
+start_cairnd "$R" -Z 9 -A fixed
+zrecv_ok 6 text random
+grep -qx 'CAPA ZLIB REPO' "$T/zout" || fail "banner -A fixed: $(cat "$T/zout")"
+wait_log 'session bodies:'
+grep -q 'bytes by level 6:[0-9]*;' "$SLOG" ||
+    fail "-A fixed: not all at level 6: $(grep bodies: "$SLOG")"
+mkdir "$T/c2"
+run_client ktcheck -v -Z auto -K "$T/c2/command.K"
+assert_eq 1 "$RC" "ktcheck -Z auto, -A fixed: $(cat "$T/err")"
+grep -q 'offers no automatic level: compression level 1' "$T/err" ||
+    fail "no fallback message: $(cat "$T/err")"
+grep -q '>>> COMP ZLIB 1' "$T/err" || fail "no COMP ZLIB 1: $(cat "$T/err")"
+assert_file_eq "$R/transcript/test.T" "$T/c2/test.T" "test.T fallback"
+stop_cairnd
+end_test
