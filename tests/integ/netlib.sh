@@ -205,14 +205,16 @@ rap()
 	python3 "$RAP" "$@"
 }
 
+# banner [ZLIB | ZAUTO]: cairnd's banner without -Z, with -Z and -A fixed
+# (Radmind's), or with -Z and the default -A auto.
 banner()
 {
 	printf '200-RAP 1 %s %s radmind access protocol\r\n' "$HOST" "$VERSION"
-	if [ -n "${1:-}" ]; then
-		printf '200 CAPA ZLIB REPO\r\n'
-	else
-		printf '200 CAPA REPO\r\n'
-	fi
+	case ${1:-} in
+	ZAUTO)	printf '200 CAPA ZLIB REPO ZAUTO\r\n' ;;
+	?*)	printf '200 CAPA ZLIB REPO\r\n' ;;
+	*)	printf '200 CAPA REPO\r\n' ;;
+	esac
 }
 
 limpeer()

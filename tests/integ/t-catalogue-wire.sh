@@ -28,7 +28,7 @@ start_cairnd "$T/repo" -Z 6
 
 # A2: NUL ends a line; neither part is a valid command.
 {
-	banner ZLIB
+	banner ZAUTO
 	printf '540 RETR Syntax error\r\n'
 	printf '500 Command COMMAND unrecognized\r\n'
 	printf '540 No access for a\r\n'
@@ -42,7 +42,7 @@ assert_file_eq "$T/exp" "$T/out" "A2 NUL in a command"
 # A3: every bad line gets a 5xx; the error limit ends the session.
 many=$(python3 -c 'print(" a" * 1000, end="")')
 {
-	banner ZLIB
+	banner ZAUTO
 	printf '501 Syntax error (too many arguments)\r\n'
 	printf '500 Command FOO unrecognized\r\n'
 	printf '501 Illegal null command\r\n'
@@ -63,7 +63,7 @@ assert_file_eq "$T/exp" "$T/out" "A3 bad lines and the error limit"
 
 # A5: an unlisted transcript that exists looks like one that does not.
 {
-	banner ZLIB
+	banner ZAUTO
 	printf '540 No access for other.T\r\n'
 	printf '540 No access for other.T\r\n'
 	printf '540 No access for other.T:./etc/motd\r\n'
@@ -79,7 +79,7 @@ assert_file_eq "$T/exp" "$T/out" "A5 unlisted transcript"
 # D1: out-of-range levels are clamped to 1..-Z max.
 for lv in 10:6 -1:1; do
 	{
-		banner ZLIB
+		banner ZAUTO
 		printf '320 Ready to start ZLIB compression level %s\r\n' "${lv#*:}"
 		printf '220 ZLIB compression level %s enabled\r\n' "${lv#*:}"
 		printf '202 NOOP OK\r\n'

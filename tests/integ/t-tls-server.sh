@@ -27,7 +27,7 @@ expect()
 start_cairnd "$R" -d -w 1 -Z 6
 # Before TLS: QUIT NOOP HELP work, LOGIN is unknown, STAT ends it.
 {
-	banner ZLIB
+	banner ZAUTO
 	printf '202 NOOP OK\r\n203 What is this, SMTP?\r\n'
 	printf '500 Command LOGIN unrecognized\r\n'
 	printf '501 Syntax error (no parameters allowed)\r\n'
@@ -38,7 +38,7 @@ rap "$PORT" 'NOOP\r\nHELP\r\nLOGIN a b\r\nSTARTTLS now\r\nSTAT COMMAND\nNOOP\r\n
 assert_file_eq "$T/exp" "$T/out" "pre-TLS STAT"
 for req in 'RETR COMMAND' 'STOR TRANSCRIPT x.T' 'REPO ev msg' 'COMP ZLIB 6'; do
 	{
-		banner ZLIB
+		banner ZAUTO
 		printf '530 Must issue a STARTTLS command first\r\n'
 	} >"$T/exp"
 	rap "$PORT" "$req\\r\\nNOOP\\r\\n" >"$T/out" || fail "rap"
@@ -48,7 +48,7 @@ done
 
 # Clear text pipelined behind STARTTLS: refused, and never obeyed.
 {
-	banner ZLIB
+	banner ZAUTO
 	printf '501 Data after STARTTLS, closing connection\r\n'
 } >"$T/exp"
 rap "$PORT" 'STARTTLS\r\nNOOP\r\n' >"$T/out" || fail "rap"
@@ -56,7 +56,7 @@ assert_file_eq "$T/exp" "$T/out" "pipelined after STARTTLS"
 grep -q 'data in clear after STARTTLS' "$SLOG" || fail "not logged"
 # ... whatever the command behind it.
 {
-	banner ZLIB
+	banner ZAUTO
 	printf '501 Data after STARTTLS, closing connection\r\n'
 } >"$T/exp"
 rap "$PORT" 'STARTTLS\r\nSTAT COMMAND\n' >"$T/out" || fail "rap"
@@ -65,7 +65,7 @@ assert_file_eq "$T/exp" "$T/out" "pipelined STAT after STARTTLS"
 # Inside TLS: NOOP, a second STARTTLS refused, then the real thing, and
 # compression inside TLS is refused only as a syntax matter (-Z given).
 {
-	banner ZLIB
+	banner ZAUTO
 	printf '220 Ready to start TLS\r\n'
 	printf '202 NOOP OK\r\n'
 	printf '501 TLS already started\r\n'
