@@ -183,6 +183,13 @@ zstream_deflate(struct zstream *z, const void *in, size_t len, int flush,
 	return 0;
 }
 
+void
+zstream_headless(struct zstream *z)
+{
+	z->hdrsent = 1;
+	z->aligned = 1;
+}
+
 int
 zstream_aligned(const struct zstream *z)
 {

@@ -79,6 +79,11 @@ ssize_t		 zstream_inflate(struct zstream *, const unsigned char **in,
  * deflated later refers back across the spliced bytes.
  */
 int		 zstream_aligned(const struct zstream *);
+/*
+ * Make z a maker of such data: no zlib header, output as from an empty
+ * window (call right after zstream_new; end with a ZS_FULL deflate).
+ */
+void		 zstream_headless(struct zstream *);
 int		 zstream_splice(struct zstream *, const void *, size_t,
 		    struct buf *out, struct cerr *err);
 int		 zstream_resume(struct zstream *, struct cerr *err);

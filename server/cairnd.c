@@ -74,6 +74,7 @@ struct settings {
 	int		 jail;		/* -j */
 	int		 pam;		/* -U */
 	const char	*cachedir;	/* -c */
+	const char	*warm;		/* -W levels */
 	int64_t		 cachesize;	/* -S */
 };
 
@@ -100,7 +101,7 @@ usage(void)
 	    "[-L syslog-level] [-m max-connections] "
 	    "[-M max-upload] [-N min-free-megabytes] "
 	    "[-p port] [-P ca-directory] [-s max-per-address] "
-	    "[-S cache-size] [-t line-seconds] [-u umask] [-w auth-level] "
+	    "[-S cache-size] [-t line-seconds] [-W levels] [-u umask] [-w auth-level] "
 	    "[-x ca-pem-file] [-y cert-pem-file] [-z key-pem-file] "
 	    "[-Z max-compression-level]\n");
 	exit(2);
@@ -458,7 +459,7 @@ parse_options(int argc, char *argv[], struct settings *st)
 
 	settings_init(st);
 	while ((ch = getopt(argc, argv,
-	    "A:a:b:Bc:C:dD:fF:g:G:i:I:jL:m:M:N:p:P:rRs:S:t:u:UVw:x:y:z:Z:"))
+	    "A:a:b:Bc:C:dD:fF:g:G:i:I:jL:m:M:N:p:P:rRs:S:t:u:UVw:W:x:y:z:Z:"))
 	    != -1) {
 		switch (ch) {
 		case 'A':
@@ -474,6 +475,9 @@ parse_options(int argc, char *argv[], struct settings *st)
 			break;
 		case 'S':
 			st->cachesize = parse_bytes(optarg, "cache size");
+			break;
+		case 'W':
+			st->warm = optarg;
 			break;
 		case 'a':
 			st->addr = optarg;
@@ -609,12 +613,18 @@ resolve_port(struct settings *st)
 static void
 check_options(struct settings *st)
 {
+	int	 lv[10], n;
+
 	if (st->tc.crl != NULL && st->o.tls < 3)
 		fatalx("-C requires -w 3 or higher");
 	if (st->pam && st->o.tls < 1)
 		fatalx("-U requires -w 1 or higher");
 	if (st->pam)
 		fatalx("-U: PAM login is not supported in this build");
+	if (st->warm != NULL && st->cachedir == NULL)
+		fatalx("-W requires -c");
+	if (st->warm != NULL && cache_warm_levels(st->warm, lv, &n) == -1)
+		fatalx("-W %s: levels are 1 to 9", st->warm);
 	resolve_port(st);
 }
 
@@ -653,6 +663,23 @@ enter_repository(struct settings *st)
 	if (st->o.rootfd == -1)
 		fatal("%s", st->dir);
 	reap_rootfd = st->o.rootfd;
+}
+
+/* -W: fill the cache from the repository's transcripts, and exit. */
+static int
+warm(struct settings *st)
+{
+	struct cerr	 cerr;
+	struct zcache	*zc;
+	int		 rc;
+
+	enter_repository(st);
+	if ((zc = zcache_open(st->cachedir, st->cachesize, &cerr)) == NULL)
+		fatalx("-c %s", cerr.msg);
+	rc = cache_warm(zc, st->o.rootfd, st->warm);
+	(void)zcache_trim(zc);
+	zcache_close(zc);
+	return rc == -1 ? 1 : 0;
 }
 
 /* Leave the terminal: a child in a session of its own, on /dev/null. */
@@ -915,6 +942,8 @@ main(int argc, char *argv[])
 	parse_options(argc, argv, &st);
 	check_options(&st);
 	log_setfatalstatus(1);
+	if (st.warm != NULL)
+		exit(warm(&st));
 	start(&st, &l);
 	serve(&st, &l);
 	stop(&st, &l);

@@ -373,6 +373,14 @@ entropy(const unsigned char *p, size_t n)
 	return e;
 }
 
+int
+body_incompressible(const void *p, size_t n)
+{
+	if (n < FETCH_MINSAMPLE)
+		return 0;
+	return entropy(p, n > FETCH_SAMPLE ? FETCH_SAMPLE : n) > FETCH_ENTROPY;
+}
+
 /* Plain bytes deflated and compressed bytes made, so far. */
 static void
 zcounts(struct sess *s, uint64_t *raw, uint64_t *made)
@@ -480,8 +488,7 @@ send_body(struct sess *s, int fd, const struct stat *st)
 			goto out;
 		}
 		if (judge && sent == 0 && cls == BODY_DEFLATED &&
-		    n >= FETCH_MINSAMPLE && entropy(chunk, n > FETCH_SAMPLE ?
-		    FETCH_SAMPLE : (size_t)n) > FETCH_ENTROPY)
+		    body_incompressible(chunk, (size_t)n))
 			cls = BODY_STORED;
 		if (z && sent == 0 && cls == BODY_STORED &&
 		    conn_pin_level(s->conn, 0, &err) == -1)

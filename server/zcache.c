@@ -145,8 +145,8 @@ rec_write(struct zcache *zc, const struct stat *st, int verdict,
 }
 
 /* A source may be trusted once its change time has settled. */
-static int
-settled(const struct stat *st)
+int
+zcache_settled(const struct stat *st)
 {
 	return st->st_ctim.tv_sec + ZC_SETTLE < time(NULL);
 }
@@ -196,7 +196,7 @@ zcache_find(struct zcache *zc, const struct stat *st, int lo, int hi,
 void
 zcache_stored(struct zcache *zc, const struct stat *st)
 {
-	if (settled(st))
+	if (zcache_settled(st))
 		rec_write(zc, st, ZC_STORED, "-");
 }
 
@@ -206,7 +206,7 @@ zcache_fill_begin(struct zcache *zc, const struct stat *st, int level)
 	struct zfill	*f;
 	char		 pad[ZC_HEADER];
 
-	if (!settled(st) || level < 1 || level > 9)
+	if (!zcache_settled(st) || level < 1 || level > 9)
 		return NULL;
 	f = xcalloc(1, sizeof(*f));
 	f->zc = zc;

@@ -64,6 +64,8 @@ void		 zcache_close(struct zcache *);		/* NULL is fine */
  */
 int		 zcache_find(struct zcache *, const struct stat *st, int lo,
 		    int hi, struct zhit *h);
+/* Nonzero if source st changed long enough ago to be trusted. */
+int		 zcache_settled(const struct stat *st);
 /* Remember that source st was judged incompressible. */
 void		 zcache_stored(struct zcache *, const struct stat *st);
 

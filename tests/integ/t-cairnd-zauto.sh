@@ -124,7 +124,39 @@ grep -q 'compression level auto, 0 to 3' "$T/err" ||
 assert_file_eq "$R/transcript/test.T" "$T/c1/test.T" "test.T under auto"
 stop_cairnd
 
-# 5. -A fixed: exactly Radmind's banner; -Z auto falls back to level 1.
+# 5. -W fills the cache ahead of the clients from the transcripts: the
+#    text at level 9 (served spliced to a fixed-level client and to an
+#    automatic one), the random bytes recorded as incompressible.
+#    Bad -W levels are a usage error; -W without -c too.
+{
+	printf 'f ./etc/text 0644 0 0 1700000000 %s -\n' "$(wc -c <"$F/text")"
+	printf 'f ./etc/random 0644 0 0 1700000000 %s -\n' \
+	    "$(wc -c <"$F/random")"
+} >"$R/transcript/test.T"
+touch -d "@$T0" "$R/transcript/test.T"
+sleep 3
+rm -rf "$T/cache"
+run_capture "$T/wout" "$T/werr" "$CAIRND" -D "$R" -c "$T/cache" -W 9,x
+assert_eq 2 "$RC" "-W 9,x: $(cat "$T/werr")"
+run_capture "$T/wout" "$T/werr" "$CAIRND" -D "$R" -W 9
+assert_eq 2 "$RC" "-W without -c: $(cat "$T/werr")"
+run_capture "$T/wout" "$T/werr" "$CAIRND" -D "$R" -c "$T/cache" -W 9
+assert_eq 0 "$RC" "-W 9: $(cat "$T/werr")"
+grep -q 'cache warmed: 2 files, 1 entries made' "$T/werr" ||
+    fail "-W summary: $(cat "$T/werr")"
+grep -q '1 incompressible' "$T/werr" || fail "-W verdict: $(cat "$T/werr")"
+: >"$SLOG"
+start_cairnd "$R" -Z 9 -c "$T/cache"
+zrecv_ok 9 text random
+wait_log 'session bodies:'
+grep -q 'stored 1 files .*cached 1 files' "$SLOG" ||
+    fail "-W entry not used: $(grep bodies: "$SLOG")"
+: >"$SLOG"
+zrecv_ok AUTO text
+wait_log 'cached 1 files'
+stop_cairnd
+
+# 6. -A fixed: exactly Radmind's banner; -Z auto falls back to level 1.
 : >"$SLOG"
 start_cairnd "$R" -Z 9 -A fixed
 zrecv_ok 6 text random

@@ -1,0 +1,250 @@
+/*
+ * warm.c: cairnd -W, filling the compressed cache ahead of the clients
+ * (cairnd(8)).
+ *
+ * Every file a transcript in transcript/ lists ("f" and "a" lines) is
+ * opened as RETR would open it (file/<transcript>/<path>, confined to
+ * the repository), judged as a body sent under -A auto would be, and
+ * deflated afresh at each level asked for into an entry of the cache,
+ * unless the cache has one already.  A file changed too recently to be
+ * trusted is tried again once it has settled.
+ */
+#include "config.h"
+
+#include <sys/types.h>
+#include <sys/stat.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "cerr.h"
+#include "log.h"
+#include "server.h"
+#include "transcript.h"
+#include "xmalloc.h"
+#include "zcache.h"
+#include "zstream.h"
+
+#define WARM_CHUNK	(256 * 1024)
+
+struct warm {
+	struct zcache	*zc;
+	int		 rootfd;
+	int		 levels[10], nlevels;
+	unsigned char	*chunk;
+	struct buf	*out;
+	/* Counts for the summary. */
+	unsigned long	 files, made, had, stored, fresh, failed;
+	unsigned long long raw, deflated;
+	int		 late;		/* second pass: fresh files again */
+};
+
+/* Deflate the file on fd afresh at level into a cache entry. */
+static int
+warm_one(struct warm *w, int fd, const struct stat *st, int level)
+{
+	struct zstream	*z;
+	struct zfill	*f;
+	struct cerr	 err;
+	ssize_t		 n;
+	int		 ok = 0;
+
+	if ((f = zcache_fill_begin(w->zc, st, level)) == NULL)
+		return -1;
+	if ((z = zstream_new(level, &err)) == NULL) {
+		(void)zcache_fill_end(f, 0, fd);
+		return -1;
+	}
+	zstream_headless(z);
+	if (lseek(fd, 0, SEEK_SET) == -1)
+		goto out;
+	for (;;) {
+		if ((n = read(fd, w->chunk, WARM_CHUNK)) == -1)
+			goto out;
+		buf_reset(w->out);
+		if (zstream_deflate(z, w->chunk, (size_t)n, n == 0 ? ZS_FULL :
+		    ZS_NOFLUSH, w->out, &err) == -1)
+			goto out;
+		zcache_fill_data(f, buf_data(w->out), buf_len(w->out));
+		w->deflated += buf_len(w->out);
+		if (n == 0)
+			break;
+		zcache_fill_src(f, w->chunk, (size_t)n);
+	}
+	ok = 1;
+out:
+	zstream_free(z);
+	return zcache_fill_end(f, ok, fd);
+}
+
+/* One file of transcript tname: every level it still lacks. */
+static void
+warm_file(struct warm *w, const char *tname, const struct tline *t)
+{
+	struct stat	 st;
+	struct zhit	 h;
+	char		 rel[PATH_MAX];
+	ssize_t		 n;
+	int		 fd, i, fresh = 0;
+
+	if ((size_t)snprintf(rel, sizeof(rel), "file/%s/%s", tname, t->path)
+	    >= sizeof(rel))
+		return;
+	if ((fd = safe_open(w->rootfd, rel)) == -1 || fstat(fd, &st) == -1) {
+		if (fd != -1)
+			close(fd);
+		/* Radmind serves what exists; a missing file is no error. */
+		return;
+	}
+	w->files++;
+	if (!zcache_settled(&st)) {
+		if (!w->late) {
+			w->fresh++;
+			close(fd);
+			return;
+		}
+		fresh = 1;
+	}
+	if (st.st_size == 0 || fresh) {
+		close(fd);
+		return;
+	}
+	(void)zcache_find(w->zc, &st, 1, 0, &h);
+	if (h.verdict == ZC_STORED) {
+		w->stored++;
+		close(fd);
+		return;
+	}
+	if ((n = read(fd, w->chunk, WARM_CHUNK)) > 0 &&
+	    body_incompressible(w->chunk, (size_t)n)) {
+		zcache_stored(w->zc, &st);
+		w->stored++;
+		close(fd);
+		return;
+	}
+	for (i = 0; i < w->nlevels; i++) {
+		(void)zcache_find(w->zc, &st, w->levels[i], w->levels[i], &h);
+		if (h.fd != -1) {
+			close(h.fd);
+			w->had++;
+			continue;
+		}
+		if (warm_one(w, fd, &st, w->levels[i]) == -1) {
+			log_warnx("%s: cannot cache it at level %d", rel,
+			    w->levels[i]);
+			w->failed++;
+		} else {
+			w->made++;
+			w->raw += (unsigned long long)st.st_size;
+		}
+	}
+	close(fd);
+}
+
+/* Every f/a line of every transcript; 0, or -1 if one was unreadable. */
+static int
+warm_pass(struct warm *w)
+{
+	struct treader		*r;
+	const struct tline	*t;
+	struct dirent		*de;
+	struct cerr		 err;
+	DIR			*d;
+	char			 path[PATH_MAX];
+	int			 rc = 0, n;
+
+	if ((d = opendir("transcript")) == NULL) {
+		log_warn("transcript");
+		return -1;
+	}
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "transcript/%s", de->d_name);
+		if ((r = treader_open(path, path, TR_NOSORT, &err)) == NULL) {
+			log_warnx("%s", err.msg);
+			rc = -1;
+			continue;
+		}
+		while ((n = treader_next(r, &t, &err)) != 0) {
+			if (n == -1) {
+				log_warnx("%s", err.msg);
+				if (treader_ioerror(r)) {
+					rc = -1;
+					break;
+				}
+				continue;
+			}
+			if (n == TL_OBJECT && !t->minus &&
+			    (t->type == 'f' || t->type == 'a'))
+				warm_file(w, de->d_name, t);
+		}
+		treader_close(r);
+	}
+	closedir(d);
+	return rc;
+}
+
+int
+cache_warm_levels(const char *spec, int levels[10], int *n)
+{
+	struct cerr	 err;
+	char		*s, *p, *tok;
+	int		 l, i, rc = 0;
+
+	*n = 0;
+	s = xstrdup(spec);
+	for (p = s; (tok = strsep(&p, ",")) != NULL; ) {
+		if (zstream_parse_level(tok, &l, &err) == -1 || l == 0) {
+			rc = -1;
+			break;
+		}
+		for (i = 0; i < *n; i++)
+			if (levels[i] == l)
+				break;
+		if (i == *n)
+			levels[(*n)++] = l;
+	}
+	free(s);
+	return rc;
+}
+
+int
+cache_warm(struct zcache *zc, int rootfd, const char *levels)
+{
+	struct warm	 w;
+	int		 rc;
+
+	memset(&w, 0, sizeof(w));
+	w.zc = zc;
+	w.rootfd = rootfd;
+	if (cache_warm_levels(levels, w.levels, &w.nlevels) == -1)
+		fatalx("-W %s: levels are 1 to 9", levels);
+	w.chunk = xmalloc(WARM_CHUNK);
+	w.out = buf_new(4 * WARM_CHUNK);
+	rc = warm_pass(&w);
+	if (w.fresh > 0) {
+		/* Just published: wait until they may be trusted. */
+		log_info("%lu files changed in the last %d seconds: waiting "
+		    "for them", w.fresh, ZC_SETTLE);
+		sleep(ZC_SETTLE + 1);
+		w.late = 1;
+		w.files = 0;
+		if (warm_pass(&w) == -1)
+			rc = -1;
+	}
+	log_info("cache warmed: %lu files, %lu entries made (%llu bytes "
+	    "deflated to %llu), %lu present already, %lu incompressible, "
+	    "%lu failed", w.files, w.made, w.raw, w.deflated, w.had,
+	    w.stored, w.failed);
+	buf_free(w.out);
+	free(w.chunk);
+	return rc == -1 || w.failed > 0 ? -1 : 0;
+}
