@@ -145,6 +145,10 @@ assert_eq 0 "$RC" "-W 9: $(cat "$T/werr")"
 grep -q 'cache warmed: 2 files, 1 entries made' "$T/werr" ||
     fail "-W summary: $(cat "$T/werr")"
 grep -q '1 incompressible' "$T/werr" || fail "-W verdict: $(cat "$T/werr")"
+# The bound: an entry larger than -S is removed once made.
+run_capture "$T/wout" "$T/werr" "$CAIRND" -D "$R" -c "$T/small" -S 4k -W 9
+assert_eq 0 "$RC" "-S 4k -W 9: $(cat "$T/werr")"
+[ -z "$(ls "$T/small/z")" ] || fail "-S 4k: entries kept: $(ls -l "$T/small/z")"
 : >"$SLOG"
 start_cairnd "$R" -Z 9 -c "$T/cache"
 zrecv_ok 9 text random
