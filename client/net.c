@@ -25,6 +25,7 @@
 #include "proto.h"
 #include "tls.h"
 #include "xmalloc.h"
+#include "zauto.h"
 
 #define NET_TIMEOUT	60000	/* every reply, every transfer step */
 #define NET_ZFALLBACK	1	/* -Z auto, server without ZAUTO */
@@ -38,11 +39,15 @@ struct net {
 	unsigned	 caps;
 	int		 level;
 	int		 zauto;		/* automatic level, up to level */
+	uint64_t	 st_stored;	/* uploads sent as stored blocks */
+	uint64_t	 st_storedbytes;
 	int		 dead;		/* unusable after a session error */
 	int		 inbody;	/* inside a RETR body */
 	int64_t		 left;		/* bytes of it still unread */
 	int		 wdead;		/* a send failed: no more requests */
 	int		 inup;		/* inside a STOR body */
+	int		 upfirst;	/* no byte of it sent yet */
+	int		 uppinned;	/* it goes as stored blocks */
 	int64_t		 upleft;	/* bytes of it still to send */
 	size_t		 uppending;	/* uploads awaiting their replies */
 };
@@ -322,6 +327,8 @@ net_stats(const struct net *n, struct netstats *st)
 	st->level = n->level;
 	st->zauto = n->zauto;
 	memcpy(st->lvl_raw, cs.lvl_raw, sizeof(st->lvl_raw));
+	st->stored_files = n->st_stored;
+	st->stored_bytes = n->st_storedbytes;
 }
 
 void
@@ -358,6 +365,11 @@ net_print_stats(const struct net *n, FILE *fp)
 				fprintf(fp, " %d:%llu", l,
 				    (unsigned long long)ns.lvl_raw[l]);
 		fprintf(fp, " (0: stored)\n");
+		if (ns.stored_files > 0)
+			fprintf(fp, "files sent stored (incompressible): "
+			    "%llu, %llu bytes\n",
+			    (unsigned long long)ns.stored_files,
+			    (unsigned long long)ns.stored_bytes);
 	}
 }
 
@@ -606,6 +618,7 @@ net_stor_begin(struct net *n, const char *kind, const char *tname,
 		return net_wfail(n);
 	n->uppending++;
 	n->inup = 1;
+	n->upfirst = 1;
 	n->upleft = size;
 	return 0;
 }
@@ -623,6 +636,15 @@ net_stor_data(struct net *n, const void *p, size_t len, struct cerr *err)
 		    conn_peer(n->c));
 		return -1;
 	}
+	/* -Z auto: a body that will not shrink goes as stored blocks. */
+	if (n->upfirst && n->zauto && zauto_incompressible(p, len)) {
+		if (conn_pin_level(n->c, 0, err) == -1)
+			return net_wfail(n);
+		n->uppinned = 1;
+		n->st_stored++;
+		n->st_storedbytes += (uint64_t)n->upleft;
+	}
+	n->upfirst = 0;
 	if (conn_write(n->c, p, len, err) == -1)
 		return net_wfail(n);
 	n->upleft -= (int64_t)len;
@@ -643,6 +665,11 @@ net_stor_end(struct net *n, struct cerr *err)
 		return -1;
 	}
 	n->inup = 0;
+	if (n->uppinned) {
+		n->uppinned = 0;
+		if (conn_pin_level(n->c, -1, err) == -1)
+			return net_wfail(n);
+	}
 	if (conn_printf(n->c, err, ".\r\n") == -1)
 		return net_wfail(n);
 	return 0;

@@ -40,6 +40,7 @@ struct netstats {
 	int		 level;			/* negotiated level, 0 = none */
 	int		 zauto;			/* automatic, up to level */
 	uint64_t	 lvl_raw[10];		/* sent, by deflate level */
+	uint64_t	 stored_files, stored_bytes;	/* uploads sent stored */
 };
 
 /* Connect, read the banner, STARTTLS and COMP as configured. */

@@ -3,11 +3,16 @@
  */
 #include "config.h"
 
+#include <sys/types.h>
+
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "xmalloc.h"
 #include "zauto.h"
+#include "zstream.h"
 
 /*
  * The usual shape of zlib's levels on file-system data: deflate speed
@@ -60,6 +65,36 @@ void
 zauto_free(struct zauto *za)
 {
 	free(za);
+}
+
+int
+zauto_incompressible(const void *p, size_t n)
+{
+	const unsigned char	*q = p;
+	unsigned		 count[256];
+	double			 e = 0, f;
+	ssize_t			 t;
+	size_t			 i;
+
+	if (n < ZAUTO_MINSAMPLE)
+		return 0;
+	if (n > ZAUTO_SAMPLE)
+		n = ZAUTO_SAMPLE;
+	memset(count, 0, sizeof(count));
+	for (i = 0; i < n; i++)
+		count[q[i]]++;
+	for (i = 0; i < 256; i++) {
+		if (count[i] == 0)
+			continue;
+		f = (double)count[i] / (double)n;
+		e -= f * log2(f);
+	}
+	if (e <= ZAUTO_ENTROPY)
+		return 0;
+	/* Only for data that looks random: the cheap test said maybe. */
+	t = zstream_trial(p, n);
+	return t > 0 && (double)t > 0.97 * (double)(n > ZS_TRIALMAX ?
+	    ZS_TRIALMAX : n);
 }
 
 int

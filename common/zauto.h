@@ -46,6 +46,19 @@ int		 zauto_sample(struct zauto *, int level, uint64_t raw,
 		    uint64_t zout, uint64_t def_ns, uint64_t wall_ns,
 		    uint64_t stall_ns);
 
+/*
+ * Nonzero if n bytes from the start of a body say it will not shrink:
+ * at least ZAUTO_MINSAMPLE of them, an order-0 entropy of the first
+ * ZAUTO_SAMPLE above ZAUTO_ENTROPY bits per byte (deflated, encrypted
+ * and most media data), and, since repeated high-entropy data has that
+ * entropy too, a trial deflate of the first bytes (zstream_trial) that
+ * saves less than 3%.  Senders then send the body as stored blocks.
+ */
+#define ZAUTO_SAMPLE		(16 * 1024)
+#define ZAUTO_MINSAMPLE		512
+#define ZAUTO_ENTROPY		7.5
+int		 zauto_incompressible(const void *p, size_t n);
+
 /* The current choice, and the estimated link rate (bytes/s, 0: none). */
 int		 zauto_level(const struct zauto *);
 double		 zauto_linkrate(const struct zauto *);

@@ -190,6 +190,30 @@ zstream_headless(struct zstream *z)
 	z->aligned = 1;
 }
 
+ssize_t
+zstream_trial(const void *p, size_t n)
+{
+	unsigned char	 out[ZS_TRIALMAX + 512];
+	z_stream	 zs;
+	ssize_t		 len;
+
+	if (n > ZS_TRIALMAX)
+		n = ZS_TRIALMAX;
+	memset(&zs, 0, sizeof(zs));
+	/* A window and tables no larger than the trial needs. */
+	if (deflateInit2(&zs, 1, Z_DEFLATED, -13, 5, Z_DEFAULT_STRATEGY) !=
+	    Z_OK)
+		return -1;
+	zs.next_in = (unsigned char *)(uintptr_t)p;
+	zs.avail_in = (uInt)n;
+	zs.next_out = out;
+	zs.avail_out = sizeof(out);
+	len = deflate(&zs, Z_FINISH) == Z_STREAM_END ?
+	    (ssize_t)(sizeof(out) - zs.avail_out) : -1;
+	deflateEnd(&zs);
+	return len;
+}
+
 int
 zstream_aligned(const struct zstream *z)
 {

@@ -68,6 +68,14 @@ ssize_t		 zstream_inflate(struct zstream *, const unsigned char **in,
 		    size_t *inlen, void *out, size_t outlen, struct cerr *err);
 
 /*
+ * Bytes that deflating p (n bytes, at most ZS_TRIALMAX are used) at
+ * level 1 from an empty window gives; -1 if zlib fails.  A trial, for
+ * judging data before sending it.
+ */
+#define ZS_TRIALMAX	(8 * 1024)
+ssize_t		 zstream_trial(const void *p, size_t n);
+
+/*
  * Splicing ready-made deflate data (a cache entry) into the stream.
  * zstream_aligned() is nonzero when the output so far ends in a full
  * flush (ZS_FULL) with nothing deflated since: only then may

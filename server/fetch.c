@@ -15,7 +15,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,12 +34,10 @@
 #include "server.h"
 #include "transcript.h"
 #include "xmalloc.h"
+#include "zauto.h"
 #include "zcache.h"
 
 #define FETCH_CHUNK	(256 * 1024)
-#define FETCH_SAMPLE	(16 * 1024)	/* bytes the entropy is taken of */
-#define FETCH_MINSAMPLE	512		/* smaller bodies: just deflate */
-#define FETCH_ENTROPY	7.5		/* bits/byte: incompressible above */
 #define FETCH_WATCH	(1024 * 1024)	/* bytes deflated before judging */
 #define FETCH_NOGAIN	0.97		/* ... and the ratio judged useless */
 #define FETCH_TLINE	(4 * PATH_MAX + 512)
@@ -347,40 +344,6 @@ cmd_stat(struct sess *s, int ac, char **av)
 	return r == -1 ? SESS_CLOSE : SESS_OK;
 }
 
-/*
- * Order-0 entropy of n bytes, in bits per byte (0 to 8).  Deflated,
- * encrypted and most media data come out near 8; text and programs
- * well below.
- */
-static double
-entropy(const unsigned char *p, size_t n)
-{
-	unsigned	 count[256];
-	double		 e = 0, q;
-	size_t		 i;
-
-	if (n == 0)
-		return 0;
-	memset(count, 0, sizeof(count));
-	for (i = 0; i < n; i++)
-		count[p[i]]++;
-	for (i = 0; i < 256; i++) {
-		if (count[i] == 0)
-			continue;
-		q = (double)count[i] / (double)n;
-		e -= q * log2(q);
-	}
-	return e;
-}
-
-int
-body_incompressible(const void *p, size_t n)
-{
-	if (n < FETCH_MINSAMPLE)
-		return 0;
-	return entropy(p, n > FETCH_SAMPLE ? FETCH_SAMPLE : n) > FETCH_ENTROPY;
-}
-
 /* Plain bytes deflated and compressed bytes made, so far. */
 static void
 zcounts(struct sess *s, uint64_t *raw, uint64_t *made)
@@ -488,7 +451,7 @@ send_body(struct sess *s, int fd, const struct stat *st)
 			goto out;
 		}
 		if (judge && sent == 0 && cls == BODY_DEFLATED &&
-		    body_incompressible(chunk, (size_t)n))
+		    zauto_incompressible(chunk, (size_t)n))
 			cls = BODY_STORED;
 		if (z && sent == 0 && cls == BODY_STORED &&
 		    conn_pin_level(s->conn, 0, &err) == -1)

@@ -125,12 +125,6 @@ int	 cmd_retr(struct sess *, int ac, char **av);
  */
 int	 safe_open(int rootfd, const char *relpath);
 /*
- * Nonzero if n bytes from the start of a body say it will not shrink
- * (an order-0 entropy near 8 bits per byte).
- */
-int	 body_incompressible(const void *p, size_t n);
-
-/*
  * warm.c: cairnd -W levels ("9", "1,6,9"): cache_warm_levels parses
  * them (-1: not levels 1 to 9); cache_warm fills the cache: 0, or -1 if
  * anything could not be done.

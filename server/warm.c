@@ -29,6 +29,7 @@
 #include "server.h"
 #include "transcript.h"
 #include "xmalloc.h"
+#include "zauto.h"
 #include "zcache.h"
 #include "zstream.h"
 
@@ -123,7 +124,7 @@ warm_file(struct warm *w, const char *tname, const struct tline *t)
 		return;
 	}
 	if ((n = read(fd, w->chunk, WARM_CHUNK)) > 0 &&
-	    body_incompressible(w->chunk, (size_t)n)) {
+	    zauto_incompressible(w->chunk, (size_t)n)) {
 		zcache_stored(w->zc, &st);
 		w->stored++;
 		close(fd);

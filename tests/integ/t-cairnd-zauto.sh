@@ -23,6 +23,9 @@ for i in range(60000):
     >"$F/text" || fail "text"
 head -c 1500000 /dev/urandom >"$F/random" || fail "random"
 head -c 900000 /dev/urandom | base64 | gzip -c >"$F/text.gz" || fail "gz"
+# Every byte value, repeated: entropy 8 bits per byte, yet compressible.
+python3 -c 'import sys; sys.stdout.buffer.write(bytes(range(256)) * 4096)' \
+    >"$F/pattern" || fail "pattern"
 # Sources must have settled before the cache trusts them (cairnd(8) -c).
 sleep 3
 
@@ -68,13 +71,13 @@ PY
 # 1. Default policy: ZAUTO offered; the automatic level, stored blocks
 #    for the incompressible bodies, and the cache filled then spliced.
 start_cairnd "$R" -Z 9 -c "$T/cache"
-zrecv_ok AUTO text random text.gz text
+zrecv_ok AUTO text random text.gz pattern text
 grep -qx 'CAPA ZLIB REPO ZAUTO' "$T/zout" || fail "banner: $(cat "$T/zout")"
 grep -qx '320 Ready to start ZLIB compression level 9 auto' "$T/zout" ||
     fail "320: $(cat "$T/zout")"
 wait_log 'session bodies:'
 grep -q 'stored 2 files' "$SLOG" ||
-    fail "random and text.gz not sent stored: $(grep bodies: "$SLOG")"
+    fail "random and text.gz (only) not sent stored: $(grep bodies: "$SLOG")"
 grep -q 'cached 1 files' "$SLOG" ||
     fail "second text not from the cache: $(grep bodies: "$SLOG")"
 ls "$T/cache/z" | grep -q '\.[1-9]$' || fail "no cache entry"

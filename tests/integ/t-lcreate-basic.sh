@@ -4,7 +4,7 @@
 # read chunk, a symlink that is not uploaded) lands byte for byte in the
 # server's tmp/; the messages are Radmind's.  Also -t, -T, -N, -q, an
 # existing transcript, an applicable transcript, -l, and compression
-# (-Z 6 against cairnd -Z 9) with -v's byte counters.
+# (-Z 6 against cairnd -Z 9) with -v's byte counters, and -Z auto.
 . "$top_srcdir/tests/integ/lib.sh"
 need_tool cairnd lcreate fsdiff
 mk_tmpdir
@@ -149,6 +149,18 @@ set -- $(echo "$stats" | tr -c '0-9\n' ' ')
 raw=$3 wire=$4
 [ "$raw" -gt 4000000 ] || fail "-v: raw count $raw too small"
 [ "$wire" -lt "$raw" ] || fail "-v: compressed $wire not below raw $raw"
+
+# -Z auto (cairnd offers ZAUTO): same bytes; the random file went as
+# stored blocks, said by -v with the bytes sent per level.
+run_capture "$T/out" "$T/err" "$LCREATE" -Z auto -v -t auto.T -h 127.0.0.1 \
+    -p "$PORT" "$T/up.T"
+[ "$RC" -eq 0 ] || fail "lcreate -Z auto exit $RC: $(cat "$T/err")"
+grep -q '^>>> COMP ZLIB AUTO' "$T/err" || fail "-Z auto: no COMP line"
+check_tree auto.T "$T/up.T"
+grep -q '^files sent stored (incompressible): 1, 3145745 bytes' "$T/out" ||
+    fail "-Z auto: random file not sent stored: $(cat "$T/out")"
+grep -q '^bytes sent by level: 0:' "$T/out" ||
+    fail "-Z auto: no level counts: $(cat "$T/out")"
 
 # -%: progress lines only, ending at 100.
 run_capture "$T/out" "$T/err" "$LCREATE" -% -t pct.T -h 127.0.0.1 \
