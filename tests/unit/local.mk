@@ -50,6 +50,11 @@ EXTRA_DIST += tests/unit/no-check.sh tests/unit/unit.h
 
 # Connection layers (conn, zstream, proto).
 if HAVE_CHECK
+check_PROGRAMS += tests/unit/check_zauto
+TESTS += tests/unit/check_zauto
+tests_unit_check_zauto_SOURCES = tests/unit/check_zauto.c
+tests_unit_check_zauto_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_check_zauto_LDADD = $(UNIT_LDADD)
 check_PROGRAMS += tests/unit/check_conn
 TESTS += tests/unit/check_conn
 tests_unit_check_conn_SOURCES = tests/unit/check_conn.c

@@ -1,0 +1,246 @@
+/*
+ * check_zauto.c: the automatic level (common/zauto.c), the judge of
+ * incompressible data, and splicing ready-made deflate data into a
+ * stream (common/zstream.c).
+ */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "cerr.h"
+#include "zauto.h"
+#include "zstream.h"
+#include "unit.h"
+
+/*
+ * Feed policy windows of a simulated sender: deflate at speed[level]
+ * plain bytes/s and ratio[level], over a link taking link compressed
+ * bytes/s (0: unlimited).  Returns the level after n windows; *max gets
+ * the highest level it ever chose.
+ */
+static int
+simulate(struct zauto *za, const double *speed, const double *ratio,
+    double link, int n, int *max)
+{
+	uint64_t	 raw = ZAUTO_WINDOW, zout, def, wall, stall;
+	double		 tdef, tlink;
+	int		 i, level = zauto_level(za);
+
+	*max = level;
+	for (i = 0; i < n; i++) {
+		zout = (uint64_t)(raw * ratio[level]);
+		tdef = raw / speed[level];
+		tlink = link > 0 ? zout / link : 0;
+		def = (uint64_t)(tdef * 1e9);
+		wall = (uint64_t)((tdef > tlink ? tdef : tlink) * 1e9);
+		stall = tlink > tdef ? (uint64_t)((tlink - tdef) * 1e9) : 0;
+		level = zauto_sample(za, level, raw, zout, def, wall, stall);
+		if (level > *max)
+			*max = level;
+	}
+	return level;
+}
+
+/* Text-like data: zlib's usual shape, 100 MB/s at level 1. */
+static const double speed[10] = {
+	4e9, 100e6, 92e6, 80e6, 62e6, 45e6, 33e6, 27e6, 14e6, 9e6
+};
+static const double ratio[10] = {
+	1.0, 0.30, 0.29, 0.285, 0.27, 0.26, 0.255, 0.254, 0.252, 0.25
+};
+
+START_TEST(test_fast_link_goes_cheap)
+{
+	struct zauto	*za = zauto_new(9, 1);
+	int		 max;
+
+	/* Nothing ever pushes back: the cheapest level, stored blocks. */
+	ck_assert_int_eq(simulate(za, speed, ratio, 0, 40, &max), 0);
+	ck_assert_int_le(max, 9);
+	zauto_free(za);
+}
+END_TEST
+
+START_TEST(test_slow_link_compresses_more)
+{
+	struct zauto	*za = zauto_new(9, 1);
+	int		 max, l;
+
+	/*
+	 * 1 MB/s of compressed bytes: every level's deflate outruns it, so
+	 * the best ratio pays (level 1: 3.3 MB/s of plain; 9: 4 MB/s).
+	 */
+	l = simulate(za, speed, ratio, 1e6, 60, &max);
+	ck_assert_int_ge(l, 5);
+	zauto_free(za);
+}
+END_TEST
+
+START_TEST(test_middle_link)
+{
+	struct zauto	*za = zauto_new(9, 1);
+	int		 max, l;
+
+	/*
+	 * 12.5 MB/s (100 Mbit): level 1 gives min(100, 41.7) = 41.7 MB/s
+	 * of plain bytes, level 6 only 33: neither stored (12.5) nor high.
+	 */
+	l = simulate(za, speed, ratio, 12.5e6, 60, &max);
+	ck_assert_int_ge(l, 1);
+	ck_assert_int_le(l, 5);
+	zauto_free(za);
+}
+END_TEST
+
+START_TEST(test_never_above_cap)
+{
+	struct zauto	*za;
+	int		 cap, max;
+
+	for (cap = 1; cap <= 9; cap++) {
+		za = zauto_new(cap, 1);
+		(void)simulate(za, speed, ratio, 1e5, 60, &max);
+		ck_assert_int_le(max, cap);
+		zauto_free(za);
+	}
+	/* Out of range: clamped. */
+	za = zauto_new(12, 20);
+	ck_assert_int_le(zauto_level(za), 9);
+	(void)simulate(za, speed, ratio, 1e5, 30, &max);
+	ck_assert_int_le(max, 9);
+	zauto_free(za);
+}
+END_TEST
+
+START_TEST(test_incompressible)
+{
+	unsigned char	*p = malloc(65536);
+	uint32_t	 x = 12345;
+	size_t		 i;
+
+	for (i = 0; i < 65536; i++) {
+		x = x * 1103515245 + 12345;
+		p[i] = (unsigned char)(x >> 23);
+	}
+	ck_assert_int_eq(zauto_incompressible(p, 65536), 1);
+	/* Too short to judge. */
+	ck_assert_int_eq(zauto_incompressible(p, 100), 0);
+	/* Every byte value, repeated: entropy 8, but deflate shrinks it. */
+	for (i = 0; i < 65536; i++)
+		p[i] = (unsigned char)i;
+	ck_assert_int_eq(zauto_incompressible(p, 65536), 0);
+	for (i = 0; i < 65536; i++)
+		p[i] = "configuration line\n"[i % 19];
+	ck_assert_int_eq(zauto_incompressible(p, 65536), 0);
+	free(p);
+}
+END_TEST
+
+/* Inflate all of b with a fresh stream; the plain bytes in out. */
+static void
+inflate_all(struct buf *b, struct buf *out)
+{
+	struct zstream		*z;
+	struct cerr		 err;
+	const unsigned char	*in = (const unsigned char *)buf_data(b);
+	size_t			 left = buf_len(b);
+	unsigned char		 chunk[4096];
+	ssize_t			 n;
+
+	z = zstream_new(1, &err);
+	ck_assert_ptr_nonnull(z);
+	while (left > 0) {
+		n = zstream_inflate(z, &in, &left, chunk, sizeof(chunk), &err);
+		ck_assert_int_ge(n, 0);
+		ck_assert_int_eq(buf_add(out, chunk, (size_t)n), 0);
+	}
+	zstream_free(z);
+}
+
+START_TEST(test_splice)
+{
+	struct zstream	*live, *seg;
+	struct buf	*wire = buf_new(1 << 20), *piece = buf_new(1 << 20);
+	struct buf	*plain = buf_new(1 << 20);
+	struct cerr	 err;
+	const char	*a = "before the splice, before the splice\n";
+	const char	*b = "the spliced body, the spliced body, again\n";
+	const char	*c = "before the splice, after: no reference back\n";
+
+	live = zstream_new(6, &err);
+	ck_assert_ptr_nonnull(live);
+	ck_assert_int_eq(zstream_deflate(live, a, strlen(a), ZS_SYNC, wire,
+	    &err), 0);
+	/* Not after a full flush: refused. */
+	ck_assert_int_eq(zstream_splice(live, "x", 1, wire, &err), -1);
+	ck_assert_int_eq(zstream_deflate(live, NULL, 0, ZS_FULL, wire, &err),
+	    0);
+	ck_assert_int_eq(zstream_aligned(live), 1);
+
+	/* The ready-made data: headless, from an empty window, full flush. */
+	seg = zstream_new(9, &err);
+	zstream_headless(seg);
+	ck_assert_int_eq(zstream_deflate(seg, b, strlen(b), ZS_FULL, piece,
+	    &err), 0);
+	zstream_free(seg);
+	ck_assert_uint_ne(buf_len(piece), 0);
+
+	ck_assert_int_eq(zstream_splice(live, buf_data(piece),
+	    buf_len(piece), wire, &err), 0);
+	ck_assert_int_eq(zstream_resume(live, &err), 0);
+	/* Level 0 (stored blocks) and back, then more text. */
+	ck_assert_int_eq(zstream_setlevel(live, 0, wire, &err), 0);
+	ck_assert_int_eq(zstream_deflate(live, c, strlen(c), ZS_NOFLUSH,
+	    wire, &err), 0);
+	ck_assert_int_eq(zstream_setlevel(live, 6, wire, &err), 0);
+	ck_assert_int_eq(zstream_deflate(live, c, strlen(c), ZS_SYNC, wire,
+	    &err), 0);
+	zstream_free(live);
+
+	/* One zlib stream, never finished: 78 9c for level 6. */
+	ck_assert_int_eq((unsigned char)buf_data(wire)[0], 0x78);
+	ck_assert_int_eq((unsigned char)buf_data(wire)[1], 0x9c);
+	inflate_all(wire, plain);
+	ck_assert_uint_eq(buf_len(plain), strlen(a) + strlen(b) +
+	    2 * strlen(c));
+	ck_assert_mem_eq(buf_data(plain), a, strlen(a));
+	ck_assert_mem_eq(buf_data(plain) + strlen(a), b, strlen(b));
+	ck_assert_mem_eq(buf_data(plain) + strlen(a) + strlen(b), c,
+	    strlen(c));
+	buf_free(wire);
+	buf_free(piece);
+	buf_free(plain);
+}
+END_TEST
+
+static Suite *
+zauto_suite(void)
+{
+	Suite	*s = suite_create("zauto");
+	TCase	*tc;
+
+	tc = tcase_create("policy");
+	tcase_add_test(tc, test_fast_link_goes_cheap);
+	tcase_add_test(tc, test_slow_link_compresses_more);
+	tcase_add_test(tc, test_middle_link);
+	tcase_add_test(tc, test_never_above_cap);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("judge");
+	tcase_add_test(tc, test_incompressible);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("splice");
+	tcase_add_test(tc, test_splice);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	return unit_run(zauto_suite());
+}
