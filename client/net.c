@@ -29,6 +29,7 @@
 
 #define NET_TIMEOUT	60000	/* every reply, every transfer step */
 #define NET_ZFALLBACK	1	/* -Z auto, server without ZAUTO */
+#define NET_SNDBUF	(1024 * 1024)	/* socket send buffer asked for */
 #define NET_CONNWAIT	30000	/* one connect attempt */
 #define NET_ABORTWAIT	10000	/* net_abort: for the server to close */
 #define NET_MAXLINE	PROTO_REPLY_MAXBYTES	/* no reply line is longer */
@@ -222,7 +223,7 @@ net_open(const struct netopts *o, struct cerr *err)
 	struct cerr	 terr;
 	const char	*host = o->host != NULL ? o->host : "radmind";
 	char		*text;
-	int		 fd, one = 1, code;
+	int		 fd, one = 1, code, sndbuf = NET_SNDBUF;
 
 	if (o->tls < 0 || o->tls > 2) {
 		cerr_set(err, "%d: invalid authorization level", o->tls);
@@ -250,6 +251,12 @@ net_open(const struct netopts *o, struct cerr *err)
 		return NULL;
 	}
 	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	/*
+	 * Room for a window of pipelined requests (apply-retr.c) whatever
+	 * the kernel's autotuning starts from (the kernel caps it at
+	 * net.core.wmem_max, 208 KB by default, and doubles it).
+	 */
+	(void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
 	n = xcalloc(1, sizeof(*n));
 	n->tls = tctx;
 	n->c = conn_new(fd, host);
