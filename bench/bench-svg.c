@@ -386,8 +386,8 @@ svg_write(const struct bench *b, const struct levelfit *fit)
 	    Y0 + 20 + b->nlinks * 18);
 	if (b->nlevels > b->nfixed)
 		fprintf(g.fp, "<text x=\"%.0f\" y=\"%.0f\" "
-		    "font-size=\"10\">square: -Z auto, x its time over the "
-		    "fastest fixed level's</text>\n", X1 + 14,
+		    "font-size=\"10\">square: -Z auto, by it its time over "
+		    "the fastest fixed level's</text>\n", X1 + 14,
 		    Y0 + 48 + b->nlinks * 18);
 	for (k = 0; k < b->nlinks && !b->links[k].flagged; k++)
 		;
