@@ -62,25 +62,27 @@ report_fit(const struct bench *b, const struct link *l,
 
 /*
  * -Z auto on link l against the oracle: the fixed level that was fastest
- * on this link, known only once every level has run.
+ * on this link (l->fastest), known only once every level has run.
  */
 static void
-report_auto(const struct bench *b, const struct link *l, int fastest)
+report_auto(const struct bench *b, const struct link *l)
 {
-	const struct cell	*ca, *cf = &l->cells[fastest];
+	const struct cell	*ca, *cf = &l->cells[l->fastest];
 
 	if (b->nlevels == b->nfixed)
 		return;
 	ca = &l->cells[b->nfixed];
 	printf("  %s: %.3f s, best fixed -Z %s: %.3f s (%.2fx)\n",
-	    level_name(LEVEL_AUTO), ca->t_med, level_name(b->levels[fastest]),
+	    level_name(LEVEL_AUTO), ca->t_med,
+	    level_name(b->levels[l->fastest]),
 	    cf->t_med, cf->t_med > 0 ? ca->t_med / cf->t_med : 0.0);
 }
 
 /*
- * The table of link l, its best level (kept in l->best) and how that
- * compares with no compression; -Z auto against the fastest fixed level;
- * then how well the model fits the fixed levels.
+ * The table of link l, its best level (kept in l->best, the fastest
+ * fixed one in l->fastest) and how that compares with no compression;
+ * -Z auto against the fastest fixed level; then how well the model fits
+ * the fixed levels.
  */
 static void
 report_link(const struct bench *b, struct link *l, const struct levelfit *fit)
@@ -142,6 +144,7 @@ report_link(const struct bench *b, struct link *l, const struct levelfit *fit)
 		best = 0;
 	}
 	l->best = best;
+	l->fastest = fastest;
 	printf("  best: -Z %s. ", level_name(b->levels[best]));
 	if (b->levels[0] != 0 || bestc == -1)
 		printf("On %s, level %s is the fastest of those measured.\n",
@@ -173,7 +176,7 @@ report_link(const struct bench *b, struct link *l, const struct levelfit *fit)
 			    l->cells[best].srv_med : 0.0);
 		printf(".\n");
 	}
-	report_auto(b, l, fastest);
+	report_auto(b, l);
 	report_fit(b, l, fit);
 }
 

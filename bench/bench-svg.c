@@ -5,8 +5,9 @@
  * wire bytes each level saves against the lowest.  -Z auto, when
  * measured, stands one step right of the last fixed level, past a dashed
  * rule: per link a square (time; bytes saved) joined to the link's
- * fastest fixed level by a dashed line, with the ratio of their times.  A PNG is written
- * beside it when rsvg-convert or ImageMagick's convert is installed.
+ * fastest fixed level by a dashed line, with the ratio of their times.
+ * A PNG is written beside it when rsvg-convert or ImageMagick's convert
+ * is installed.
  */
 #include "config.h"
 
@@ -179,14 +180,14 @@ svg_axes(const struct svg *g)
  */
 static void
 svg_auto_link(const struct svg *g, const struct link *l, int li,
-    int fastest, const char *color)
+    const char *color)
 {
-	const struct cell	*ca = &l->cells[li], *cf = &l->cells[fastest];
+	const struct cell	*ca = &l->cells[li], *cf = &l->cells[l->fastest];
 	double			 x = svg_x(g, li), y = svg_ty(g, ca->t_med);
 
 	fprintf(g->fp, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" "
 	    "y2=\"%.1f\" stroke=\"%s\" stroke-width=\"1.5\" "
-	    "stroke-dasharray=\"5 3\"/>\n", svg_x(g, fastest), x,
+	    "stroke-dasharray=\"5 3\"/>\n", svg_x(g, l->fastest), x,
 	    svg_ty(g, cf->t_med), y, color);
 	svg_square(g->fp, x, y, color);
 	fprintf(g->fp, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" "
@@ -208,7 +209,7 @@ svg_link(const struct svg *g, int k)
 	const char		*color = colors[k % NCOLORS];
 	FILE			*fp = g->fp;
 	double			 x, y;
-	int			 li, fastest = 0;
+	int			 li;
 
 	fprintf(fp, "<polyline fill=\"none\" stroke-width=\"2\" "
 	    "stroke=\"%s\" points=\"", color);
@@ -223,11 +224,9 @@ svg_link(const struct svg *g, int k)
 		    "y2=\"%.1f\" stroke=\"%s\"/>\n", x, x,
 		    svg_ty(g, c->t_min), svg_ty(g, c->t_max), color);
 		if (li >= g->b->nfixed) {
-			svg_auto_link(g, l, li, fastest, color);
+			svg_auto_link(g, l, li, color);
 			continue;
 		}
-		if (c->t_med < l->cells[fastest].t_med)
-			fastest = li;
 		fprintf(fp, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%d\" "
 		    "fill=\"%s\"/>\n", x, svg_ty(g, c->t_med),
 		    li == l->best ? 5 : 3, li == l->best ? "white\" "

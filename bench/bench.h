@@ -73,6 +73,7 @@ struct link {
 	double		 busy_rate;	/* bit/s while the link had data */
 	int		 flagged;
 	int		 best;		/* index into levels */
+	int		 fastest;	/* index of the fastest fixed level */
 	struct cell	 cells[NLEVELS];
 };
 
