@@ -36,7 +36,10 @@ model_median(double *v, int n)
 }
 
 
-/* Fill fit[li] for every level index li. */
+/*
+ * Fill fit[li] for every fixed level index li; auto, whose level changes
+ * as the stream runs, is no point of the model and is left out.
+ */
 void
 model_fit(const struct bench *b, struct levelfit *fit)
 {
@@ -47,7 +50,7 @@ model_fit(const struct bench *b, struct levelfit *fit)
 	sv = xcalloc((size_t)(b->nlinks * b->reps), sizeof(double));
 	cv = xcalloc((size_t)(b->nlinks * b->reps), sizeof(double));
 	wv = xcalloc((size_t)(b->nlinks * b->reps), sizeof(double));
-	for (li = 0; li < b->nlevels; li++) {
+	for (li = 0; li < b->nfixed; li++) {
 		ns = nc = 0;
 		for (k = 0; k < b->nlinks; k++) {
 			c = &b->links[k].cells[li];

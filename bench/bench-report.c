@@ -1,7 +1,8 @@
 /*
  * bench-report.c: the report of a sweep on standard output: per link a
  * table of the levels, the best level and how it compares with no
- * compression; the fitted model, its crossovers and what it says of each
+ * compression, and -Z auto against the fastest fixed level; the fitted
+ * model (of the fixed levels), its crossovers and what it says of each
  * link; a recommendation to paste.  Also the CSV files (--csv,
  * --runs-csv).
  */
@@ -40,16 +41,16 @@ static void
 report_fit(const struct bench *b, const struct link *l,
     const struct levelfit *fit)
 {
-	double	d[MAXLEVEL + 1], rate, k, e, worst = 0;
+	double	d[NLEVELS], rate, k, e, worst = 0;
 	int	li;
 
 	rate = l->rate ? (double)l->rate : l->delivered;
 	if (!(rate > 0))
 		return;
-	for (li = 0; li < b->nlevels; li++)
+	for (li = 0; li < b->nfixed; li++)
 		d[li] = l->cells[li].t_med - model_time(&fit[li], rate);
-	k = model_median(d, b->nlevels);
-	for (li = 0; li < b->nlevels; li++) {
+	k = model_median(d, b->nfixed);
+	for (li = 0; li < b->nfixed; li++) {
 		e = fabs(model_time(&fit[li], rate) + k - l->cells[li].t_med) /
 		    l->cells[li].t_med;
 		if (e > worst)
@@ -60,8 +61,28 @@ report_fit(const struct bench *b, const struct link *l,
 }
 
 /*
- * The table of link l, its best level (kept in l->best) and how that
- * compares with no compression; then how well the model fits it.
+ * -Z auto on link l against the oracle: the fixed level that was fastest
+ * on this link (l->fastest), known only once every level has run.
+ */
+static void
+report_auto(const struct bench *b, const struct link *l)
+{
+	const struct cell	*ca, *cf = &l->cells[l->fastest];
+
+	if (b->nlevels == b->nfixed)
+		return;
+	ca = &l->cells[b->nfixed];
+	printf("  %s: %.3f s, best fixed -Z %s: %.3f s (%.2fx)\n",
+	    level_name(LEVEL_AUTO), ca->t_med,
+	    level_name(b->levels[l->fastest]),
+	    cf->t_med, cf->t_med > 0 ? ca->t_med / cf->t_med : 0.0);
+}
+
+/*
+ * The table of link l, its best level (kept in l->best, the fastest
+ * fixed one in l->fastest) and how that compares with no compression;
+ * -Z auto against the fastest fixed level; then how well the model fits
+ * the fixed levels.
  */
 static void
 report_link(const struct bench *b, struct link *l, const struct levelfit *fit)
@@ -84,8 +105,8 @@ report_link(const struct bench *b, struct link *l, const struct levelfit *fit)
 	w0 = (double)(c0->down_med + c0->up_med);
 	for (li = 0; li < b->nlevels; li++) {
 		c = &l->cells[li];
-		printf("  %-5d %9.3f %9.3f-%-9.3f ", b->levels[li], c->t_med,
-		    c->t_min, c->t_max);
+		printf("  %-5s %9.3f %9.3f-%-9.3f ", level_name(b->levels[li]),
+		    c->t_med, c->t_min, c->t_max);
 		if (c->srv_med >= 0)
 			printf("%9.3f ", c->srv_med);
 		else
@@ -99,6 +120,8 @@ report_link(const struct bench *b, struct link *l, const struct levelfit *fit)
 			printf("%10.1f\n", b->raw_bytes / 1e6 / c->srv_med);
 		else
 			printf("%10s\n", "-");
+		if (li >= b->nfixed)
+			continue;	/* auto: not a level to pick */
 		if (c->t_med < l->cells[fastest].t_med)
 			fastest = li;
 		if (b->levels[li] > 0 && (bestc == -1 ||
@@ -121,29 +144,31 @@ report_link(const struct bench *b, struct link *l, const struct levelfit *fit)
 		best = 0;
 	}
 	l->best = best;
-	printf("  best: -Z %d. ", b->levels[best]);
+	l->fastest = fastest;
+	printf("  best: -Z %s. ", level_name(b->levels[best]));
 	if (b->levels[0] != 0 || bestc == -1)
-		printf("On %s, level %d is the fastest of those measured.\n",
-		    l->name, b->levels[best]);
+		printf("On %s, level %s is the fastest of those measured.\n",
+		    l->name, level_name(b->levels[best]));
 	else if (tie || (b->levels[best] == 0 &&
 	    l->cells[bestc].t_med < 1.05 * c0->t_med)) {
 		li = tie ? tie : bestc;
 		ratio = l->cells[li].t_med / c0->t_med;
-		printf("On %s, level %d takes %.2fx the time of off, within "
+		printf("On %s, level %s takes %.2fx the time of off, within "
 		    "the noise: leave it off (it only costs server CPU).\n",
-		    l->name, b->levels[li], ratio);
+		    l->name, level_name(b->levels[li]), ratio);
 	} else if (b->levels[best] == 0) {
 		ratio = l->cells[bestc].t_med / c0->t_med;
-		printf("On %s, compression costs %.1fx (level %d, the "
+		printf("On %s, compression costs %.1fx (level %s, the "
 		    "fastest compressed one, takes %.1fx as long as off): "
-		    "leave it off.\n", l->name, ratio, b->levels[bestc], ratio);
+		    "leave it off.\n", l->name, ratio,
+		    level_name(b->levels[bestc]), ratio);
 	} else {
 		ratio = c0->t_med / l->cells[best].t_med;
-		printf("On %s, level %d is %.1fx faster than off", l->name,
-		    b->levels[best], ratio);
+		printf("On %s, level %s is %.1fx faster than off", l->name,
+		    level_name(b->levels[best]), ratio);
 		if (best != fastest)
-			printf(" (level %d is %.1f%% faster still, for %.1fx "
-			    "the server CPU)", b->levels[fastest],
+			printf(" (level %s is %.1f%% faster still, for %.1fx "
+			    "the server CPU)", level_name(b->levels[fastest]),
 			    100 * (l->cells[best].t_med /
 			    l->cells[fastest].t_med - 1),
 			    l->cells[best].srv_med > 0 ?
@@ -151,6 +176,7 @@ report_link(const struct bench *b, struct link *l, const struct levelfit *fit)
 			    l->cells[best].srv_med : 0.0);
 		printf(".\n");
 	}
+	report_auto(b, l);
 	report_fit(b, l, fit);
 }
 
@@ -166,15 +192,15 @@ report_model(const struct bench *b, const struct levelfit *fit,
 	int	li, i, lo, cur, prev;
 
 	printf("\nModel: time(level, rate) = max(server cpu, client cpu, "
-	    "wire bytes / rate) + a per-link rtt term,\nfitted per level "
-	    "to the medians of every run on this data (%.1f MB of files).\n",
-	    b->raw_bytes / 1e6);
-	printf("  %-5s %12s %12s %11s %10s  pays off (vs -Z %d) below\n",
+	    "wire bytes / rate) + a per-link rtt term,\nfitted per fixed "
+	    "level to the medians of every run on this data (%.1f MB of "
+	    "files).\n", b->raw_bytes / 1e6);
+	printf("  %-5s %12s %12s %11s %10s  pays off (vs -Z %s) below\n",
 	    "level", "srv MB/s", "cli cpu s", "wire MB", "ratio",
-	    b->levels[0]);
-	for (li = 0; li < b->nlevels; li++) {
+	    level_name(b->levels[0]));
+	for (li = 0; li < b->nfixed; li++) {
 		cross[li] = li == 0 ? 0 : model_crossover(fit, li);
-		printf("  %-5d ", b->levels[li]);
+		printf("  %-5s ", level_name(b->levels[li]));
 		if (fit[li].srv > 0)
 			printf("%12.1f ", b->raw_bytes / 1e6 / fit[li].srv);
 		else
@@ -196,17 +222,17 @@ report_model(const struct bench *b, const struct levelfit *fit,
 	for (i = 0; i <= MODEL_GRID_N; i++) {
 		cur = -1;
 		if (i < MODEL_GRID_N)
-			for (li = 0; li < b->nlevels; li++)
+			for (li = 0; li < b->nfixed; li++)
 				if (cur == -1 || model_time(&fit[li],
 				    model_grid_rate(i)) < model_time(&fit[cur],
 				    model_grid_rate(i)) * 0.999)
 					cur = li;
 		if (i == MODEL_GRID_N || (prev != -1 && cur != prev)) {
-			printf(" %s-%s: -Z %d;",
+			printf(" %s-%s: -Z %s;",
 			    lo == 0 ? "0" : fmt_rate(r1, sizeof(r1),
 			    model_grid_rate(lo)), i == MODEL_GRID_N ? "up" :
 			    fmt_rate(r2, sizeof(r2), model_grid_rate(i)),
-			    b->levels[prev]);
+			    level_name(b->levels[prev]));
 			lo = i;
 		}
 		prev = cur;
@@ -226,7 +252,7 @@ report_recommend(const struct bench *b)
 	printf("\nRecommendation (from the measured medians on this data):\n");
 	printf("  # server: offer up to the highest level any link class "
 	    "below wants\n");
-	printf("  cairnd -Z %d\n", maxz > 0 ? maxz : 0);
+	printf("  cairnd -Z %s\n", level_name(maxz));
 	for (k = 0; k < b->nlinks; k++) {
 		if (done[k])
 			continue;
@@ -239,8 +265,8 @@ report_recommend(const struct bench *b)
 				done[j] = 1;
 			}
 		printf("%s\n", z == 0 ? " (compression off)" : "");
-		printf("  ktcheck -Z %d -c sha1 ...; lapply -Z %d -c sha1 "
-		    "...\n", z, z);
+		printf("  ktcheck -Z %s -c sha1 ...; lapply -Z %s -c sha1 "
+		    "...\n", level_name(z), level_name(z));
 	}
 }
 
@@ -255,14 +281,14 @@ report_verdicts(const struct bench *b, const double *cross)
 	for (k = 0; k < b->nlinks; k++) {
 		l = &b->links[k];
 		printf("  %s: ", l->name);
-		for (li = 1, n = 0; li < b->nlevels; li++) {
+		for (li = 1, n = 0; li < b->nfixed; li++) {
 			if (cross[li] == 0 || (!isinf(cross[li]) &&
 			    l->rate > 0 && cross[li] < (double)l->rate))
 				continue;
 			if (l->rate == 0 && !isinf(cross[li]))
 				continue;
-			printf("%s-Z %d", n == 0 ? "the model says " : ", ",
-			    b->levels[li]);
+			printf("%s-Z %s", n == 0 ? "the model says " : ", ",
+			    level_name(b->levels[li]));
 			n++;
 		}
 		if (n == 0)
@@ -291,7 +317,10 @@ report_text(struct bench *b, const struct levelfit *fit, double *cross)
 	report_recommend(b);
 }
 
-/* --csv: one line per link and level. */
+/*
+ * --csv: one line per link and level; auto's level column reads "auto"
+ * and, being no point of the model, it has no crossover ("-").
+ */
 void
 report_csv(const struct bench *b, const double *cross)
 {
@@ -311,9 +340,9 @@ report_csv(const struct bench *b, const double *cross)
 		l = &b->links[k];
 		for (li = 0; li < b->nlevels; li++) {
 			c = &l->cells[li];
-			fprintf(fp, "%s,%" PRIu64 ",%.3f,%d,%d,%.6f,%.6f,%.6f,"
+			fprintf(fp, "%s,%" PRIu64 ",%.3f,%s,%d,%.6f,%.6f,%.6f,"
 			    "%.6f,", l->name, l->rate, l->rtt_us / 1e3,
-			    b->levels[li], c->nruns, c->t_med, c->t_min,
+			    level_name(b->levels[li]), c->nruns, c->t_med, c->t_min,
 			    c->t_max, c->lapply_med);
 			if (c->srv_med >= 0)
 				fprintf(fp, "%.6f,", c->srv_med);
@@ -332,9 +361,9 @@ report_csv(const struct bench *b, const double *cross)
 				    c->srv_med);
 			else
 				fprintf(fp, ",");
-			fprintf(fp, "%.0f,%d,%d,", l->delivered, l->flagged,
-			    b->levels[l->best]);
-			if (li == 0)
+			fprintf(fp, "%.0f,%d,%s,", l->delivered, l->flagged,
+			    level_name(b->levels[l->best]));
+			if (li == 0 || li >= b->nfixed)
 				fprintf(fp, "-\n");
 			else if (isinf(cross[li]))
 				fprintf(fp, "inf\n");
@@ -365,10 +394,11 @@ report_runs_csv(const struct bench *b)
 				if (i >= b->links[k].cells[li].nruns)
 					continue;
 				r = &b->links[k].cells[li].runs[i];
-				fprintf(fp, "%s,%" PRIu64 ",%.3f,%d,%d,%.6f,"
+				fprintf(fp, "%s,%" PRIu64 ",%.3f,%s,%d,%.6f,"
 				    "%.6f,", b->links[k].name,
 				    b->links[k].rate,
-				    b->links[k].rtt_us / 1e3, b->levels[li],
+				    b->links[k].rtt_us / 1e3,
+				    level_name(b->levels[li]),
 				    i + 1, r->wall, r->lapply);
 				if (r->srv_cpu >= 0)
 					fprintf(fp, "%.6f,", r->srv_cpu);

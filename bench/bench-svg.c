@@ -2,8 +2,12 @@
  * bench-svg.c: the figure of a sweep (--svg).  The upper panel draws the
  * pull time per level, one line per link on a logarithmic scale, with
  * the range of the runs and the best level ringed; the lower one the
- * wire bytes each level saves against the lowest.  A PNG is written
- * beside it when rsvg-convert or ImageMagick's convert is installed.
+ * wire bytes each level saves against the lowest.  -Z auto, when
+ * measured, stands one step right of the last fixed level, past a dashed
+ * rule: per link a square (time; bytes saved) joined to the link's
+ * fastest fixed level by a dashed line, with the ratio of their times.
+ * A PNG is written beside it when rsvg-convert or ImageMagick's convert
+ * is installed.
  */
 #include "config.h"
 
@@ -40,11 +44,32 @@ struct svg {
 	double		 lo, hi;	/* decades of the time axis */
 };
 
+/*
+ * Where level index li stands on the level axis, in level steps from the
+ * lowest: auto one step past the last fixed level.
+ */
+static double
+svg_pos(const struct bench *b, int li)
+{
+	if (li >= b->nfixed)
+		return b->levels[b->nfixed - 1] - b->levels[0] + 1;
+	return b->levels[li] - b->levels[0];
+}
+
 /* x of level index li. */
 static double
 svg_x(const struct svg *g, int li)
 {
-	return X0 + 20 + (g->b->levels[li] - g->b->levels[0]) * g->d;
+	return X0 + 20 + svg_pos(g->b, li) * g->d;
+}
+
+/* The square that marks auto's points. */
+static void
+svg_square(FILE *fp, double x, double y, const char *color)
+{
+	fprintf(fp, "<rect x=\"%.1f\" y=\"%.1f\" width=\"8\" height=\"8\" "
+	    "fill=\"white\" stroke=\"%s\" stroke-width=\"2\"/>\n", x - 4,
+	    y - 4, color);
 }
 
 /* y of t seconds on the time panel. */
@@ -130,18 +155,51 @@ svg_axes(const struct svg *g)
 	for (li = 0; li < b->nlevels; li++) {
 		x = svg_x(g, li);
 		fprintf(fp, "<text x=\"%.1f\" y=\"%.0f\" "
-		    "text-anchor=\"middle\">%d</text>\n"
+		    "text-anchor=\"middle\">%s</text>\n"
 		    "<text x=\"%.1f\" y=\"%.0f\" "
-		    "text-anchor=\"middle\">%d</text>\n", x, Y1 + 16,
-		    b->levels[li], x, Z1 + 16, b->levels[li]);
+		    "text-anchor=\"middle\">%s</text>\n", x, Y1 + 16,
+		    level_name(b->levels[li]), x, Z1 + 16,
+		    level_name(b->levels[li]));
+	}
+	if (b->nlevels > b->nfixed) {
+		/* Auto is no level of the scale: a rule sets it apart. */
+		x = (svg_x(g, b->nfixed - 1) + svg_x(g, b->nfixed)) / 2;
+		fprintf(fp, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.0f\" "
+		    "y2=\"%.0f\" stroke=\"#999\" stroke-dasharray=\"4 3\"/>\n"
+		    "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.0f\" y2=\"%.0f\" "
+		    "stroke=\"#999\" stroke-dasharray=\"4 3\"/>\n", x, x, Y0,
+		    Y1, x, x, Z0, Z1);
 	}
 	fprintf(fp, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">"
 	    "compression level (-Z)</text>\n", (X0 + X1) / 2, Y1 + 34);
 }
 
 /*
- * Link k on the time panel: a line through its medians, min-max bars,
- * the best level ringed, and its line of the legend.
+ * Auto (level index li) of link l: its square, a dashed line from the
+ * fastest fixed level and, beside the square, its time over that level's.
+ */
+static void
+svg_auto_link(const struct svg *g, const struct link *l, int li,
+    const char *color)
+{
+	const struct cell	*ca = &l->cells[li], *cf = &l->cells[l->fastest];
+	double			 x = svg_x(g, li), y = svg_ty(g, ca->t_med);
+
+	fprintf(g->fp, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" "
+	    "y2=\"%.1f\" stroke=\"%s\" stroke-width=\"1.5\" "
+	    "stroke-dasharray=\"5 3\"/>\n", svg_x(g, l->fastest), x,
+	    svg_ty(g, cf->t_med), y, color);
+	svg_square(g->fp, x, y, color);
+	fprintf(g->fp, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" "
+	    "fill=\"%s\">%.2fx</text>\n", x + 8, y + 4, color,
+	    cf->t_med > 0 ? ca->t_med / cf->t_med : 0.0);
+}
+
+/*
+ * Link k on the time panel: a line through the medians of the fixed
+ * levels, min-max bars, the best level ringed; auto as a square with a
+ * dashed line to the fastest fixed level and the ratio of their times;
+ * and its line of the legend.
  */
 static void
 svg_link(const struct svg *g, int k)
@@ -155,7 +213,7 @@ svg_link(const struct svg *g, int k)
 
 	fprintf(fp, "<polyline fill=\"none\" stroke-width=\"2\" "
 	    "stroke=\"%s\" points=\"", color);
-	for (li = 0; li < g->b->nlevels; li++)
+	for (li = 0; li < g->b->nfixed; li++)
 		fprintf(fp, "%s%.1f,%.1f", li ? " " : "", svg_x(g, li),
 		    svg_ty(g, l->cells[li].t_med));
 	fprintf(fp, "\"/>\n");
@@ -163,12 +221,16 @@ svg_link(const struct svg *g, int k)
 		c = &l->cells[li];
 		x = svg_x(g, li);
 		fprintf(fp, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" "
-		    "y2=\"%.1f\" stroke=\"%s\"/>\n<circle cx=\"%.1f\" "
-		    "cy=\"%.1f\" r=\"%d\" fill=\"%s\"/>\n", x, x,
-		    svg_ty(g, c->t_min), svg_ty(g, c->t_max), color, x,
-		    svg_ty(g, c->t_med), li == l->best ? 5 : 3,
-		    li == l->best ? "white\" stroke-width=\"2\" "
-		    "stroke=\"black" : color);
+		    "y2=\"%.1f\" stroke=\"%s\"/>\n", x, x,
+		    svg_ty(g, c->t_min), svg_ty(g, c->t_max), color);
+		if (li >= g->b->nfixed) {
+			svg_auto_link(g, l, li, color);
+			continue;
+		}
+		fprintf(fp, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%d\" "
+		    "fill=\"%s\"/>\n", x, svg_ty(g, c->t_med),
+		    li == l->best ? 5 : 3, li == l->best ? "white\" "
+		    "stroke-width=\"2\" stroke=\"black" : color);
 	}
 	y = Y0 + 10 + k * 18;
 	fprintf(fp, "<line x1=\"%.0f\" x2=\"%.0f\" y1=\"%.0f\" "
@@ -176,22 +238,40 @@ svg_link(const struct svg *g, int k)
 	    "<text x=\"%.0f\" y=\"%.0f\">", X1 + 14, X1 + 34, y, y, color,
 	    X1 + 40, y + 4);
 	svg_text_escaped(fp, l->name);
-	fprintf(fp, " (best -Z %d)%s</text>\n", g->b->levels[l->best],
-	    l->flagged ? " *" : "");
+	fprintf(fp, " (best -Z %s)%s</text>\n",
+	    level_name(g->b->levels[l->best]), l->flagged ? " *" : "");
 }
 
-/* The lower panel: wire bytes saved per level against the lowest. */
+/* MB that auto saved on link k against the lowest level's fit, or 0. */
+static double
+svg_auto_saved(const struct bench *b, const struct levelfit *fit, int k)
+{
+	const struct cell	*c;
+
+	if (b->nlevels == b->nfixed)
+		return 0;
+	c = &b->links[k].cells[b->nfixed];
+	return (fit[0].wire - (double)(c->down_med + c->up_med)) / 1e6;
+}
+
+/*
+ * The lower panel: wire bytes saved per fixed level against the lowest,
+ * from the model's medians over every link; auto per link.
+ */
 static void
 svg_saved(const struct svg *g, const struct levelfit *fit)
 {
 	const struct bench	*b = g->b;
 	FILE			*fp = g->fp;
 	double			 smax = 1, v, x, y;
-	int			 li, m, pass;
+	int			 li, m, pass, k;
 
-	for (li = 0; li < b->nlevels; li++)
+	for (li = 0; li < b->nfixed; li++)
 		if ((fit[0].wire - fit[li].wire) / 1e6 > smax)
 			smax = (fit[0].wire - fit[li].wire) / 1e6;
+	for (k = 0; k < b->nlinks; k++)
+		if ((v = svg_auto_saved(b, fit, k)) > smax)
+			smax = v;
 	smax = ceil(smax * 1.15);	/* room for the labels */
 	fprintf(fp, "<text x=\"%.0f\" y=\"%.0f\" font-size=\"14\" "
 	    "font-weight=\"bold\">bytes saved on the wire vs level %d "
@@ -211,7 +291,7 @@ svg_saved(const struct svg *g, const struct levelfit *fit)
 	fprintf(fp, "<polyline fill=\"none\" stroke=\"#333\" "
 	    "stroke-width=\"2\" points=\"");
 	for (pass = 0; pass < 2; pass++) {
-		for (li = 0; li < b->nlevels; li++) {
+		for (li = 0; li < b->nfixed; li++) {
 			x = svg_x(g, li);
 			v = (fit[0].wire - fit[li].wire) / 1e6;
 			y = Z1 - (v < 0 ? 0 : v) / smax * (Z1 - Z0);
@@ -229,6 +309,12 @@ svg_saved(const struct svg *g, const struct levelfit *fit)
 		}
 		if (pass == 0)
 			fprintf(fp, "\"/>\n");
+	}
+	/* Auto's level follows the link: a square per link. */
+	for (k = 0; k < b->nlinks && b->nlevels > b->nfixed; k++) {
+		v = svg_auto_saved(b, fit, k);
+		svg_square(fp, svg_x(g, b->nfixed), Z1 - (v < 0 ? 0 : v) /
+		    smax * (Z1 - Z0), colors[k % NCOLORS]);
 	}
 	fprintf(fp, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">"
 	    "compression level (-Z)</text>\n", (X0 + X1) / 2, Z1 + 34);
@@ -277,9 +363,8 @@ svg_write(const struct bench *b, const struct levelfit *fit)
 	memset(&g, 0, sizeof(g));
 	g.b = b;
 	svg_time_scale(&g);
-	if (b->nlevels > 1)
-		g.d = (X1 - X0 - 40) / (b->levels[b->nlevels - 1] -
-		    b->levels[0]);
+	if (svg_pos(b, b->nlevels - 1) > 0)
+		g.d = (X1 - X0 - 40) / svg_pos(b, b->nlevels - 1);
 	if ((g.fp = fopen(b->svg, "w")) == NULL)
 		fatal("%s", b->svg);
 	fprintf(g.fp, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
@@ -298,6 +383,11 @@ svg_write(const struct bench *b, const struct levelfit *fit)
 	fprintf(g.fp, "<text x=\"%.0f\" y=\"%.0f\" font-size=\"10\">"
 	    "ringed: best level; bars: min-max</text>\n", X1 + 14,
 	    Y0 + 20 + b->nlinks * 18);
+	if (b->nlevels > b->nfixed)
+		fprintf(g.fp, "<text x=\"%.0f\" y=\"%.0f\" "
+		    "font-size=\"10\">square: -Z auto, by it its time over "
+		    "the fastest fixed level's</text>\n", X1 + 14,
+		    Y0 + 48 + b->nlinks * 18);
 	for (k = 0; k < b->nlinks && !b->links[k].flagged; k++)
 		;
 	if (k < b->nlinks)

@@ -48,9 +48,9 @@ progress(struct bench *b, const struct link *l, int level, int rep)
 	for (i = 0; i < 40; i++)
 		bar[i] = i < fill ? '#' : '.';
 	bar[40] = '\0';
-	fprintf(stderr, "\r\033[K[%s] %3d%% %d/%d %s -Z %d ", bar,
+	fprintf(stderr, "\r\033[K[%s] %3d%% %d/%d %s -Z %s ", bar,
 	    b->total ? b->done * 100 / b->total : 0, b->done, b->total,
-	    l->name, level);
+	    l->name, level_name(level));
 	if (rep)
 		fprintf(stderr, "run %d/%d", rep, b->reps);
 	else
@@ -101,7 +101,8 @@ log_raw_in(const char *log)
 
 /*
  * Sum the bytes cairnd says it sent in its "session end: zlib level N,
- * sent R bytes (W on the wire, ..." lines (printed in the foreground).
+ * sent R bytes (W on the wire, ..." lines (printed in the foreground);
+ * a session at the automatic level says "zlib level auto, now N, ...".
  */
 static void
 log_server_bytes(const char *log, uint64_t *raw, uint64_t *wire)
@@ -116,8 +117,10 @@ log_server_bytes(const char *log, uint64_t *raw, uint64_t *wire)
 		return;
 	while (fgets(line, sizeof(line), fp) != NULL)
 		if ((p = strstr(line, "session end: zlib level ")) != NULL &&
-		    sscanf(p, "session end: zlib level %d, sent %llu bytes "
-		    "(%llu on the wire", &lv, &r, &w) == 3) {
+		    (sscanf(p, "session end: zlib level %d, sent %llu bytes "
+		    "(%llu on the wire", &lv, &r, &w) == 3 ||
+		    sscanf(p, "session end: zlib level auto, now %d, sent "
+		    "%llu bytes (%llu on the wire", &lv, &r, &w) == 3)) {
 			*raw += r;
 			*wire += w;
 		}
@@ -126,12 +129,12 @@ log_server_bytes(const char *log, uint64_t *raw, uint64_t *wire)
 
 /*
  * Start the command line of ktcheck or lapply: the namespace prefix of
- * --shaper tc, the tool, and -h 127.0.0.1 -p port -Z level -c sha1.
- * Returns the number of words put in argv.
+ * --shaper tc, the tool, and -h 127.0.0.1 -p port -Z level -c sha1 (-Z
+ * auto for LEVEL_AUTO).  Returns the number of words put in argv.
  */
 static int
 pull_argv(const struct bench *b, char *argv[], char *tool, char *port,
-    char *level)
+    int level)
 {
 	int	i;
 
@@ -142,7 +145,7 @@ pull_argv(const struct bench *b, char *argv[], char *tool, char *port,
 	argv[i++] = "-p";
 	argv[i++] = port;
 	argv[i++] = "-Z";
-	argv[i++] = level;
+	argv[i++] = (char *)level_name(level);
 	argv[i++] = "-c";
 	argv[i++] = "sha1";
 	return i;
@@ -164,8 +167,8 @@ pull_tool(struct bench *b, char *const argv[], const char *cwd,
 	progress_end(b);
 	spawn_show_log(log);
 	if (level >= 0)
-		fatalx("%s -Z %d exited with status %d (log: %s)", what, level,
-		    st, log);
+		fatalx("%s -Z %s exited with status %d (log: %s)", what,
+		    level_name(level), st, log);
 	fatalx("%s exited with status %d (log: %s)", what, st, log);
 }
 
@@ -181,7 +184,7 @@ pull(struct bench *b, struct relay *r, int level, struct run *out,
 	struct sockaddr_in	 up;
 	char			*run, *client, *root, *kfile, *apply, *log;
 	char			*slog = NULL;
-	char			 zb[4], pb[8], *argv[20];
+	char			 pb[8], *argv[20];
 	uint16_t		 port = 0;
 	pid_t			 spid = -1;
 	double			 t0, t1, t2, cpu = 0;
@@ -218,11 +221,10 @@ pull(struct bench *b, struct relay *r, int level, struct run *out,
 		relay_set_upstream(r, &up);
 	}
 	relay_stats(r, &kst, 1);
-	snprintf(zb, sizeof(zb), "%d", level);
 	snprintf(pb, sizeof(pb), "%u", relay_port(r));
 
 	t0 = now_s();
-	i = pull_argv(b, argv, b->ktcheck, pb, zb);
+	i = pull_argv(b, argv, b->ktcheck, pb, level);
 	argv[i++] = "-K";
 	argv[i++] = kfile;
 	argv[i] = NULL;
@@ -243,7 +245,7 @@ pull(struct bench *b, struct relay *r, int level, struct run *out,
 	pull_tool(b, argv, root, log, &cpu, 0, "fsdiff -A", -1);
 
 	t1 = now_s();
-	i = pull_argv(b, argv, b->lapply, pb, zb);
+	i = pull_argv(b, argv, b->lapply, pb, level);
 	argv[i++] = "-q";
 	argv[i++] = apply;
 	argv[i] = NULL;

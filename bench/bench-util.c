@@ -36,6 +36,21 @@ baduse(const char *fmt, ...)
 	log_exit(BENCH_EXIT_USAGE);
 }
 
+/*
+ * The name of a level as -Z takes it and as every part of the report
+ * prints it: the digit, or "auto" for LEVEL_AUTO.
+ */
+const char *
+level_name(int level)
+{
+	static const char *names[NLEVELS] = { "0", "1", "2", "3", "4", "5",
+	    "6", "7", "8", "9", "auto" };
+
+	if (level < 0 || level >= NLEVELS)
+		return "?";
+	return names[level];
+}
+
 /* rm -rf, bounded by the tree; errors are reported and fatal. */
 void
 util_rmtree(const char *path)

@@ -27,6 +27,13 @@
 #include <stdio.h>
 
 #define MAXLEVEL	9
+/*
+ * -Z auto, measured beside the fixed levels: a pseudo-level that sorts
+ * after them, so when it is asked for it is always the last level index.
+ * It is named by level_name() and left out of the model.
+ */
+#define LEVEL_AUTO	(MAXLEVEL + 1)
+#define NLEVELS		(LEVEL_AUTO + 1)
 #define MAXLINKS	32
 #define MAXREPS		99
 
@@ -66,7 +73,8 @@ struct link {
 	double		 busy_rate;	/* bit/s while the link had data */
 	int		 flagged;
 	int		 best;		/* index into levels */
-	struct cell	 cells[MAXLEVEL + 1];
+	int		 fastest;	/* index of the fastest fixed level */
+	struct cell	 cells[NLEVELS];
 };
 
 /* What the corpus generator makes (bench-corpus.c). */
@@ -78,8 +86,9 @@ struct corpus_spec {
 
 struct bench {
 	/* Options. */
-	int		 levels[MAXLEVEL + 1];
+	int		 levels[NLEVELS];
 	int		 nlevels;
+	int		 nfixed;	/* levels[0..nfixed-1]; then auto */
 	struct link	 links[MAXLINKS];
 	int		 nlinks;
 	int		 reps;
@@ -132,6 +141,7 @@ void	 util_rmtree(const char *);
 void	 util_mkdir(const char *);
 void	 util_mkdir_p(const char *);
 void	 util_write_file(const char *, const char *);
+const char *level_name(int);
 
 /* bench-spawn.c */
 char	*spawn_find(const struct bench *, const char *);

@@ -71,7 +71,7 @@ static const struct {
 	{ "-d, --data=dir", "serve the tree dir" },
 	{ "-s, --corpus=size", "else a generated corpus of size (16M)" },
 	{ "-l, --levels=levels",
-	    "levels to measure: 0-9 (default), 0,1,6 ..." },
+	    "levels to measure: 0-9,auto (default), 0,1,6,auto ..." },
 	{ "-L, --link=link", "a profile below, or rate=R[,rtt=T][,name=N]" },
 	{ "-n, --reps=n", "runs of every level on every link, 1-99 (3)" },
 	{ "-w, --work=dir", "work in dir (kept), not in a temporary one" },
@@ -206,28 +206,37 @@ parse_unit(const char *s, const struct unit *u, double lo, double hi,
 	return 0;
 }
 
-/* "0-9", "0,1,6", "0-3,9": sorted, without duplicates. */
+/*
+ * "0-9", "0,1,6", "0-3,9", "0,1,6,auto": sorted, without duplicates, auto
+ * (LEVEL_AUTO) last; auto is measured against the fixed levels, so at
+ * least one of them is needed.
+ */
 static int
 parse_levels(struct bench *b, const char *s)
 {
-	int		 want[MAXLEVEL + 1] = { 0 };
+	int		 want[NLEVELS] = { 0 };
 	const char	*p = s;
 	char		*end;
 	long		 lo, hi, i;
 
 	while (*p != '\0') {
-		errno = 0;
-		lo = strtol(p, &end, 10);
-		if (end == p || lo < 0 || lo > MAXLEVEL)
-			return -1;
-		hi = lo;
-		p = end;
-		if (*p == '-') {
-			p++;
-			hi = strtol(p, &end, 10);
-			if (end == p || hi < lo || hi > MAXLEVEL)
+		if (strncmp(p, "auto", 4) == 0) {
+			lo = hi = LEVEL_AUTO;
+			p += 4;
+		} else {
+			errno = 0;
+			lo = strtol(p, &end, 10);
+			if (end == p || lo < 0 || lo > MAXLEVEL)
 				return -1;
+			hi = lo;
 			p = end;
+			if (*p == '-') {
+				p++;
+				hi = strtol(p, &end, 10);
+				if (end == p || hi < lo || hi > MAXLEVEL)
+					return -1;
+				p = end;
+			}
 		}
 		for (i = lo; i <= hi; i++)
 			want[i] = 1;
@@ -236,11 +245,14 @@ parse_levels(struct bench *b, const char *s)
 		else if (*p != '\0')
 			return -1;
 	}
-	b->nlevels = 0;
-	for (i = 0; i <= MAXLEVEL; i++)
-		if (want[i])
+	b->nlevels = b->nfixed = 0;
+	for (i = 0; i < NLEVELS; i++)
+		if (want[i]) {
 			b->levels[b->nlevels++] = (int)i;
-	return b->nlevels > 0 ? 0 : -1;
+			if (i != LEVEL_AUTO)
+				b->nfixed++;
+		}
+	return b->nfixed > 0 ? 0 : -1;
 }
 
 /*
@@ -414,8 +426,9 @@ opts_parse(struct bench *b, int argc, char *argv[])
 			break;
 		case 'l':
 			if (parse_levels(b, optarg) == -1)
-				baduse("--levels %s: expected levels 0-9 such "
-				    "as 0-9 or 0,1,6", optarg);
+				baduse("--levels %s: expected levels 0-9, and "
+				    "auto beside one of them, such as 0-9 or "
+				    "0,1,6,auto", optarg);
 			break;
 		case 'L':
 			if (parse_link(b, optarg) == -1)
@@ -581,8 +594,8 @@ make_work(struct bench *b)
 static void
 sweep(struct bench *b)
 {
-	struct levelfit	 fit[MAXLEVEL + 1];
-	double		 cross[MAXLEVEL + 1];
+	struct levelfit	 fit[NLEVELS];
+	double		 cross[NLEVELS];
 	int		 k;
 
 	if (b->tc)
@@ -600,7 +613,7 @@ sweep(struct bench *b)
 		    b->raw_bytes / 1e6);
 	printf("; levels");
 	for (k = 0; k < b->nlevels; k++)
-		printf("%s%d", k ? "," : " ", b->levels[k]);
+		printf("%s%s", k ? "," : " ", level_name(b->levels[k]));
 	printf("; %d run%s each\n", b->reps, b->reps > 1 ? "s" : "");
 	fflush(stdout);
 
@@ -640,7 +653,7 @@ main(int argc, char *argv[])
 	b.reps = 3;
 	b.corpus.size = 16 * 1024 * 1024;
 	b.corpus.seed = 1;
-	parse_levels(&b, "0-9");
+	parse_levels(&b, "0-9,auto");
 	opts_parse(&b, argc, argv);
 	if (b.make_corpus != NULL) {
 		corpus_make(b.make_corpus, &b.corpus, stdout);

@@ -5,7 +5,8 @@
 # how fast anything went (timing belongs to make bench): the table, the
 # CSV files (their columns, a row per link and level, every cell filled,
 # fewer bytes on the wire at level 6 than at level 0 and than the files
-# hold), the SVG (well-formed, one line per link); --make-repo from a
+# hold), the SVG (well-formed, one line per link); -l auto,1 (auto's row,
+# its line against the best fixed level, its CSV row); --make-repo from a
 # generated corpus; usage errors and --help.
 . "$top_srcdir/tests/integ/lib.sh"
 
@@ -96,6 +97,46 @@ if command -v python3 >/dev/null 2>&1; then
 	python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' \
 	    "$T/r.svg" || fail "SVG: not well-formed XML"
 fi
+
+# -Z auto beside a fixed level: its own row in each table, a line per link
+# against the fastest fixed level, a CSV row named auto without a
+# crossover, and no place in the model or the recommendation.
+run_capture "$T/outa" "$T/erra" "$CAIRN_BENCH" -q -B "$top_builddir" \
+    -w "$T/worka" -d "$data" -l auto,1 -L loopback -n 1 --csv "$T/a.csv" \
+    --svg "$T/a.svg"
+if [ "$RC" -ne 0 ]; then
+	cat "$T/outa" "$T/erra" >&2
+	fail "cairn-bench -l auto,1 exited $RC"
+fi
+cat "$T/outa"
+grep -q '^cairn-bench: data, .*; levels 1,auto; 1 run' "$T/outa" ||
+    fail "auto: no summary line with the levels"
+sed -n '\|^loopback (|,/^  best:/p' "$T/outa" >"$T/table"
+grep -q '^  1  *[0-9.]* ' "$T/table" || fail "auto: no level-1 row"
+grep -q '^  auto  *[0-9.]* ' "$T/table" || fail "auto: no auto row"
+grep -q '^  auto: [0-9.]* s, best fixed -Z 1: [0-9.]* s ([0-9.]*x)$' \
+    "$T/outa" || fail "auto: no line against the best fixed level"
+grep -q '^  best: -Z 1\. ' "$T/outa" || fail "auto: taken as the best level"
+sed -n '/^Model: /,/^  best level by link rate/p' "$T/outa" |
+    grep -q '^  auto ' && fail "auto: in the model"
+grep -q -- '-Z auto' "$T/outa" && fail "auto: recommended"
+assert_eq "loopback,0,0.000,1 loopback,0,0.000,auto" \
+    "$(sed 1d "$T/a.csv" | cut -d, -f1-4 | tr '\n' ' ' | sed 's/ $//')" \
+    "auto: CSV rows"
+awk -F, 'NR > 1 && $4 == "auto" { n++; if (NF != 20 || $20 != "-" ||
+    $13 == "" || $6 == "") bad = 1 } END { exit bad || n != 1 }' \
+    "$T/a.csv" || fail "auto: CSV row"
+grep -q 'text-anchor="middle">auto</text>' "$T/a.svg" ||
+    fail "auto: no auto label in the SVG"
+[ "$(grep -c '<polyline' "$T/a.svg")" -eq 2 ] ||
+    fail "SVG: expected 2 polylines (1 link, 1 savings) with auto"
+if command -v python3 >/dev/null 2>&1; then
+	python3 -c 'import sys, xml.etree.ElementTree as E; E.parse(sys.argv[1])' \
+	    "$T/a.svg" || fail "auto SVG: not well-formed XML"
+fi
+run_capture "$T/out3" "$T/err3" "$CAIRN_BENCH" -l auto
+[ "$RC" -eq 2 ] || fail "--levels auto alone: exit $RC"
+grep -q -- '--levels auto' "$T/err3" || fail "--levels auto alone: no message"
 
 # --make-repo from a generated corpus.
 run_capture "$T/out2" "$T/err2" "$CAIRN_BENCH" -B "$top_builddir" -w "$T/work2" \
