@@ -29,6 +29,7 @@ static const double size_shape[10] = {
 #define ZA_WEIGHT	0.5	/* weight of a new measurement */
 #define ZA_PROBE	2.0	/* growth of an unbounded link estimate */
 #define ZA_FORGET	32	/* windows a level's own throughput is kept */
+#define ZA_LINKMAX	1e12	/* B/s: an unbounded link, for the sums */
 
 struct zauto {
 	int		 cap, cur;
@@ -239,7 +240,9 @@ zauto_sample(struct zauto *za, int level, uint64_t raw, uint64_t zout,
 		/* It took all we gave: at least this, maybe much more. */
 		if (za->link < rate)
 			za->link = rate;
-		za->link *= ZA_PROBE;
+		/* Grows until the socket pushes back; bounded all the same. */
+		if (za->link < ZA_LINKMAX)
+			za->link *= ZA_PROBE;
 		za->linkknown = 0;
 	}
 	za->raw = za->zout = za->def = za->wall = za->stall = 0;
