@@ -32,7 +32,7 @@ client_libclient_a_SOURCES = \
 	client/download.c client/download.h \
 	client/apply.c client/apply.h \
 	client/apply-fs.c client/apply-retr.c client/apply-progress.c \
-	client/apply-sync.c
+	client/apply-sync.c client/apply-jobs.c
 client_libclient_a_CFLAGS = $(AM_CFLAGS) $(PTHREAD_CFLAGS)
 
 # ktcheck
