@@ -41,7 +41,7 @@
 #include "xmalloc.h"
 
 #define JQ_INFLIGHT	2		/* requests in flight per session */
-#define JQ_PERCONN	4		/* queued downloads per session */
+#define JQ_PERCONN	16		/* queued downloads per session */
 #define JQ_BUFSZ	(256 * 1024)
 
 #define JOB_QUEUED	0
