@@ -24,6 +24,7 @@
 #include "config.h"
 
 #include <sys/types.h>
+#include <sys/resource.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -43,6 +44,7 @@
 #define JQ_INFLIGHT	2		/* requests in flight per session */
 #define JQ_PERCONN	16		/* queued downloads per session */
 #define JQ_BUFSZ	(256 * 1024)
+#define JQ_FDRESERVE	1024		/* fds kept for the walk and batches */
 
 #define JOB_QUEUED	0
 #define JOB_TAKEN	1
@@ -237,13 +239,28 @@ jobq_start(struct apply *ap, int n, struct cerr *err)
 	struct jconn	*c;
 	struct netopts	 o;
 	struct netstats	 ns;
+	struct rlimit	 rl;
 	sigset_t	 all, old;
+	size_t		 room;
 	char		*t;
 	int		 i;
 
 	jq = xcalloc(1, sizeof(*jq));
 	jq->nc = n;
+	/*
+	 * A queued download holds up to two descriptors (its directory,
+	 * its temp file): keep the queue within what the directory walk
+	 * and the batches of apply-sync.c leave.
+	 */
 	jq->cap = (size_t)n * JQ_PERCONN;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
+		room = rl.rlim_cur > JQ_FDRESERVE ?
+		    (size_t)(rl.rlim_cur - JQ_FDRESERVE) / 2 : 0;
+		if (room < (size_t)n * JQ_INFLIGHT)
+			room = (size_t)n * JQ_INFLIGHT;
+		if (room < jq->cap)
+			jq->cap = room;
+	}
 	jq->v = xcalloc(jq->cap, sizeof(*jq->v));
 	jq->c = xcalloc((size_t)n, sizeof(*jq->c));
 	/*
