@@ -122,7 +122,7 @@ w = e - s
 print('%-4s %4s %8.2f %8.2f %8.2f %8.1f' % (sys.argv[1], sys.argv[2], w,
     su + ss, cu + cs, raw / 1e6 / w))
 with open(sys.argv[10], 'a') as f:
-    f.write('%f\n' % w)
+    f.write('%f %f\n' % (w, su + ss + cu + cs))
 " "$n" "$run" "$s" "$e" "$su" "$ss" "$cu" "$cs" "$raw" "$tmp/wall.$n"
 	if ! diff -r -q "$corpus" "$root" >/dev/null; then
 		echo "$BENCH_NAME: -j $n: pulled tree differs from the corpus" >&2
@@ -138,14 +138,20 @@ done
 
 echo
 first=${JOBS%% *}
-python3 - "$raw" "$first" "$tmp" $JOBS <<'PY'
+python3 - "$raw" "$first" "$tmp" "$(nproc)" $JOBS <<'PY'
 import statistics, sys
 raw, first, tmp = float(sys.argv[1]), sys.argv[2], sys.argv[3]
-med = {}
-for n in sys.argv[4:]:
+ncpu = int(sys.argv[4])
+med, floor = {}, {}
+for n in sys.argv[5:]:
     with open('%s/wall.%s' % (tmp, n)) as f:
-        med[n] = statistics.median(float(x) for x in f)
-for n in sys.argv[4:]:
+        rows = [tuple(map(float, x.split())) for x in f]
+    med[n] = statistics.median(r[0] for r in rows)
+    floor[n] = statistics.median(r[1] for r in rows) / ncpu
+for n in sys.argv[5:]:
     print('-j %-2s median wall %6.2f s  %6.1f MB/s  throughput %.2fx of -j %s'
-          % (n, med[n], raw / 1e6 / med[n], med[first] / med[n], first))
+          '  (CPU floor %.2f s)' % (n, med[n], raw / 1e6 / med[n],
+          med[first] / med[n], first, floor[n]))
+print('CPU floor: server and client CPU seconds over %d CPUs, the least wall'
+      ' time the run could take with nothing else running.' % ncpu)
 PY
