@@ -7,8 +7,11 @@
 # for N in $BENCH_JOBS_N (default "1 4"), $BENCH_JOBS_RUNS runs each
 # (default 3, interleaved), into a fresh empty root each time.  Printed:
 # every run's wall time and CPU seconds, then per N the median wall
-# time, the throughput and its ratio to -j 1.  Figures only: nothing here
-# passes or fails on speed.
+# time, the throughput and its ratio to -j 1.  For reference (unless
+# BENCH_JOBS_REF=0), as many independent lapply -j 1 pulls at once as
+# there are CPUs: the speedup the machine itself gives two unrelated
+# sessions at that moment, the most -j can hope for.  Figures only:
+# nothing here passes or fails on speed.
 #
 # Run through `make bench`, or by hand with top_builddir, top_srcdir and
 # BENCH_DATA set.
@@ -130,10 +133,37 @@ with open(sys.argv[10], 'a') as f:
 	fi
 }
 
+# par RUN: the machine's own parallel capacity, for reference: as many
+# independent lapply -j 1 pulls at once as there are CPUs, each into its
+# own root; appends the wall time for all of them to $tmp/par.
+par()
+{
+	local k ncpu s e pids=()
+	ncpu=$(nproc)
+	NRUN=$((NRUN + 1))
+	for k in $(seq "$ncpu"); do
+		mkdir -p "$tmp/roots/$NRUN.$k"
+	done
+	sync
+	sleep "${BENCH_JOBS_SETTLE:-2}"
+	start_server
+	s=$(date +%s.%N)
+	for k in $(seq "$ncpu"); do
+		(cd "$tmp/roots/$NRUN.$k" && "$B/client/lapply" -q \
+		    -h 127.0.0.1 -p "$PORT" -Z "$LEVEL" "$tmp/apply.T") &
+		pids+=("$!")
+	done
+	wait "${pids[@]}"
+	e=$(date +%s.%N)
+	stop_server
+	python3 -c "print('%f' % ($e - $s))" >>"$tmp/par"
+}
+
 for run in $(seq "$RUNS"); do
 	for n in $JOBS; do
 		pull "$n" "$run"
 	done
+	[ "${BENCH_JOBS_REF:-1}" = 0 ] || par "$run"
 done
 
 echo
@@ -154,4 +184,14 @@ for n in sys.argv[5:]:
           med[first] / med[n], first, floor[n]))
 print('CPU floor: server and client CPU seconds over %d CPUs, the least wall'
       ' time the run could take with nothing else running.' % ncpu)
+try:
+    with open('%s/par' % tmp) as f:
+        par = statistics.median(float(x) for x in f)
+except OSError:
+    par = None
+if par is not None:
+    # Per tree pulled: the speedup the machine itself allows right now.
+    print('reference: %d independent -j 1 pulls at once, median %.2f s for'
+          ' all: %.1f MB/s, %.2fx of one -j %s' % (ncpu, par,
+          ncpu * raw / 1e6 / par, med[first] * ncpu / par, first))
 PY
