@@ -8,8 +8,9 @@
 # owners, mtimes, link counts, listing) and the same stdout.  A server
 # session dropped mid-transfer fails the run as with one session: the
 # same two lines on stderr, exit status 1, every download before the
-# failed one in place and none after it, no temp file left.  -j 0 and
-# -j 17 are usage errors.
+# failed one in place and none after it, no temp file left; a checksum
+# that does not match gives the very messages, output and tree of one
+# session.  -j 0 and -j 17 are usage errors.
 . "$top_srcdir/tests/integ/lib.sh"
 need_tool cairnd lapply
 need_root
@@ -71,6 +72,8 @@ reset()
 	printf 'x\n' >"$1/gone/x"
 	printf 'was a file\n' >"$1/d3"
 	ln -s nowhere "$1/s"
+	# A run that stops early leaves some: the same in every root.
+	touch -d "@$T0" "$1/c" "$1/g/old" "$1/gone/x" "$1/d3"
 }
 
 # Every entry: type, mode, owner, link count, size, target, and the
@@ -193,5 +196,30 @@ for j in 1 4; do
 	[ ! -s "$T/bad" ] || fail "-j $j: $(cat "$T/bad")"
 	assert_no_files "temp files left (-j $j)" "$T/r4" -name '*.radmind.*'
 done
+
+# A file the server has changed (same size, other bytes) fails -c sha1
+# on whichever session brings it: the same messages, exit status, output
+# and tree as with one session.
+cp "$F/d2/f10" "$T/f10.saved"
+tr 'a-z' 'b-za' <"$T/f10.saved" >"$F/d2/f10"
+for j in 1 4; do
+	japply "$T/r$j" -c sha1 -j "$j"
+	cp "$T/out" "$T/mout$j"
+	cp "$T/err" "$T/merr$j"
+	assert_eq 1 "$RC" "lapply -j $j, checksum mismatch: $(cat "$T/err")"
+done
+n=$(grep -n '^+ f \./d2/f10	' "$T/apply.T" | cut -d: -f1)
+printf '%s\n' \
+    "line $n: checksum in transcript does not match checksum from server" \
+    'FILE test.T ./d2/f10' >"$T/mexp"
+assert_file_eq "$T/mexp" "$T/merr1" "stderr of -j 1, checksum mismatch"
+assert_file_eq "$T/merr1" "$T/merr4" "stderr, -j 1 and -j 4, checksum mismatch"
+assert_file_eq "$T/mout1" "$T/mout4" "stdout, -j 1 and -j 4, checksum mismatch"
+listing "$T/r1" >"$T/list1"
+listing "$T/r4" >"$T/list4"
+assert_file_eq "$T/list1" "$T/list4" "listing, -j 1 and -j 4, checksum mismatch"
+[ ! -e "$T/r4/d2/f10" ] || fail "d2/f10 in place after its checksum failed"
+assert_no_files "temp files left (mismatch)" "$T/r4" -name '*.radmind.*'
+cp "$T/f10.saved" "$F/d2/f10"
 stop_cairnd
 exit 0
