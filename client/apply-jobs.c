@@ -243,7 +243,7 @@ jobq_start(struct apply *ap, int n, struct cerr *err)
 	sigset_t	 all, old;
 	size_t		 room;
 	char		*t;
-	int		 i;
+	int		 i, rc = -1;
 
 	jq = xcalloc(1, sizeof(*jq));
 	jq->nc = n;
@@ -321,7 +321,8 @@ jobq_start(struct apply *ap, int n, struct cerr *err)
 	return 0;
 
 nothread:
-	cerr_set(err, "cannot start the download threads");
+	/* Without threads, one session does it all, as without -j. */
+	rc = 1;
 fail:
 	for (i = 0; i < n; i++) {
 		c = &jq->c[i];
@@ -333,7 +334,7 @@ fail:
 	free(jq->c);
 	free(jq->v);
 	free(jq);
-	return -1;
+	return rc;
 }
 
 /* Throw away a download that is done but will not be landed. */

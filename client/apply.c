@@ -1028,15 +1028,16 @@ apply_run(struct apply *ap, int progmode, int64_t total)
 		apply_warn(ap, "%s", err.msg);
 		return -1;
 	}
-	if (ap->net != NULL && ap->jobs > 1 && (n = count_downloads(ap)) > 1) {
-		if (jobq_start(ap, n < (size_t)ap->jobs ? (int)n : ap->jobs,
-		    &err) == -1) {
-			apply_warn(ap, "%s", err.msg);
-			(void)afs_close(ap->fs, NULL);
-			ap->fs = NULL;
-			return -1;
-		}
-	} else if (ap->net != NULL) {
+	if (ap->net != NULL && ap->jobs > 1 && (n = count_downloads(ap)) > 1 &&
+	    jobq_start(ap, n < (size_t)ap->jobs ? (int)n : ap->jobs,
+	    &err) == -1) {
+		apply_warn(ap, "%s", err.msg);
+		(void)afs_close(ap->fs, NULL);
+		ap->fs = NULL;
+		return -1;
+	}
+	/* One session, or no thread for more: the request window. */
+	if (ap->net != NULL && ap->jq == NULL) {
 		ap->rq = retrq_new(ap->net, ap->ent, ap->nent);
 		if (retrq_fill(ap->rq, &err) == -1) {
 			apply_warn(ap, "%s", err.msg);

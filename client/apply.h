@@ -158,7 +158,9 @@ int		 syncq_msg(struct apply *, char *msg);
  * discarded.
  *
  * jobq_start opens n - 1 connections beside ap->net, set up from
- * ap->no as the first one was; -1 with err if one cannot be opened.
+ * ap->no as the first one was, and starts the workers: 0, -1 with err
+ * if a connection cannot be opened, 1 if no thread could be started
+ * (nothing is left open: one session then does it all).
  * jobq_add queues the download of e into (dfd, leaf); it may first
  * land earlier ones.  jobq_wait is the barrier: every queued download
  * is landed when it returns 0; -1 once any failed (message printed).
