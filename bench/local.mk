@@ -33,7 +33,8 @@ EXTRA_DIST += $(BENCH_TESTS)
 
 # --- make bench (begin) ---
 dist_noinst_SCRIPTS += bench/gen-corpus bench/bench-fsdiff.sh \
-	bench/bench-pull.sh bench/bench-upload.sh bench/bench-load.sh
+	bench/bench-pull.sh bench/bench-upload.sh bench/bench-load.sh \
+	bench/bench-jobs.sh
 EXTRA_DIST += bench/benchlib.sh bench/load-flood.py bench/load-trickle.py
 
 # Generated benchmark trees are cached here between runs.
@@ -49,7 +50,15 @@ bench: all
 	BENCH_DATA='$(CAIRN_BENCH_DIR)' top_builddir='$(abs_top_builddir)' \
 	    top_srcdir='$(abs_top_srcdir)' \
 	    $(SHELL) '$(abs_top_srcdir)/bench/bench-upload.sh'
+	$(MAKE) $(AM_MAKEFLAGS) bench-jobs
 	$(MAKE) $(AM_MAKEFLAGS) bench-load
+
+# lapply -j 1 against -j 4 (BENCH_JOBS_N) pulling compressible text at
+# -Z 6 (see bench/bench-jobs.sh).
+bench-jobs: all
+	BENCH_DATA='$(CAIRN_BENCH_DIR)' top_builddir='$(abs_top_builddir)' \
+	    top_srcdir='$(abs_top_srcdir)' \
+	    $(SHELL) '$(abs_top_srcdir)/bench/bench-jobs.sh'
 
 # Concurrent pulls under a connection flood; BENCH_LOAD_CLIENTS etc. in
 # the environment change its size (see bench/bench-load.sh).
@@ -61,7 +70,7 @@ bench-load: all
 bench-clean:
 	rm -rf '$(CAIRN_BENCH_DIR)'
 
-.PHONY: bench bench-load bench-clean
+.PHONY: bench bench-jobs bench-load bench-clean
 
 # In-process deflate reference for the pull benchmark.
 noinst_PROGRAMS += bench/zbench

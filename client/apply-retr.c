@@ -175,6 +175,23 @@ retr_progress(void *arg, int64_t n)
 	progress_add(rp->prog, n, rp->path);
 }
 
+/*
+ * The failure rc of dl_file (or of sending the request) for the line
+ * of e, as Radmind reports it: the cause, then the request named after
+ * what the server said.
+ */
+void
+apply_dlfail(struct apply *ap, const struct apply_entry *e, int rc,
+    const struct cerr *err)
+{
+	char	desc[2 * PATH_MAX + 64];
+
+	retr_desc(e, desc, sizeof(desc));
+	apply_warn(ap, "%s", err->msg);
+	if (rc != DL_LOCAL)
+		apply_warn(ap, "%s", desc);
+}
+
 int
 apply_download(struct apply *ap, struct apply_entry *e, int dfd,
     const char *leaf)
@@ -183,13 +200,10 @@ apply_download(struct apply *ap, struct apply_entry *e, int dfd,
 	struct dl_want		 w;
 	struct retr_prog	 rp;
 	struct cerr		 err;
-	struct stat		 st;
-	char			 desc[2 * PATH_MAX + 64], where[32];
-	char			 msg[PATH_MAX + 128];
+	char			 where[32];
 	char			*tmp;
-	int			 fd, rc, changed = 0;
+	int			 fd, rc;
 
-	retr_desc(e, desc, sizeof(desc));
 	if (t->type == 'a') {
 		apply_warn(ap, "line %u: %s: applefiles cannot be created "
 		    "on this system", t->lineno, t->path);
@@ -200,8 +214,14 @@ apply_download(struct apply *ap, struct apply_entry *e, int dfd,
 		    t->lineno, t->path);
 		return -1;
 	}
-	if (retrq_fill(ap->rq, &err) == -1)
-		goto dead;
+	/* -j: one of the download connections receives it. */
+	if (ap->jq != NULL)
+		return jobq_add(ap, e, dfd, leaf);
+	if (retrq_fill(ap->rq, &err) == -1) {
+		apply_dlfail(ap, e, DL_DEAD, &err);
+		ap->net_dead = 1;
+		return -1;
+	}
 	if (retrq_next(ap->rq) != (size_t)(e - ap->ent)) {
 		apply_warn(ap, "line %u: %s: download out of order",
 		    t->lineno, t->path);
@@ -211,30 +231,48 @@ apply_download(struct apply *ap, struct apply_entry *e, int dfd,
 	retrq_pop(ap->rq);
 
 	snprintf(where, sizeof(where), "line %u", t->lineno);
-	memset(&w, 0, sizeof(w));
-	w.path = t->path;
-	w.where = where;
-	w.source = "transcript";
-	w.size = t->size;
-	w.cksum = t->cksum;
-	w.ck = ap->ck;
-	w.lineno = t->lineno;
-	w.mode = 0600;
-	w.buf = (unsigned char *)ap->iobuf;
-	w.bufsz = ap->iobufsz;
+	apply_want(e, &w, where, (unsigned char *)ap->iobuf, ap->iobufsz,
+	    ap->ck);
 	w.progress = retr_progress;
 	w.arg = &rp;
 	rp.prog = &ap->prog;
 	rp.path = t->path;
 	if ((rc = dl_file(ap->net, &w, dfd, leaf, &fd, &tmp, &err)) != DL_OK) {
-		apply_warn(ap, "%s", err.msg);
-		/* Radmind names the request after what the server said. */
-		if (rc != DL_LOCAL)
-			apply_warn(ap, "%s", desc);
+		apply_dlfail(ap, e, rc, &err);
 		if (rc == DL_DEAD)
 			ap->net_dead = 1;
 		return -1;
 	}
+	return apply_landed(ap, e, dfd, leaf, fd, tmp);
+}
+
+void
+apply_want(const struct apply_entry *e, struct dl_want *w, const char *where,
+    unsigned char *buf, size_t bufsz, struct cksum *ck)
+{
+	const struct tline	*t = &e->t;
+
+	memset(w, 0, sizeof(*w));
+	w->path = t->path;
+	w->where = where;
+	w->source = "transcript";
+	w->size = t->size;
+	w->cksum = t->cksum;
+	w->ck = ck;
+	w->lineno = t->lineno;
+	w->mode = 0600;
+	w->buf = buf;
+	w->bufsz = bufsz;
+}
+
+int
+apply_landed(struct apply *ap, const struct apply_entry *e, int dfd,
+    const char *leaf, int fd, char *tmp)
+{
+	const struct tline	*t = &e->t;
+	struct stat		 st;
+	char			 msg[PATH_MAX + 128];
+	int			 changed = 0;
 
 	/* Metadata on the open temp file, then make it durable. */
 	if (fstat(fd, &st) == -1)
@@ -253,11 +291,6 @@ apply_download(struct apply *ap, struct apply_entry *e, int dfd,
 	progress_add(&ap->prog, PROGRESSUNIT, t->path);
 	return syncq_add(ap, fd, dfd, tmp, leaf, msg, t);
 
-dead:
-	apply_warn(ap, "%s", err.msg);
-	apply_warn(ap, "%s", desc);
-	ap->net_dead = 1;
-	return -1;
 syserr:
 	apply_warn(ap, "line %u: %s: %s", t->lineno, t->path,
 	    strerror(errno));

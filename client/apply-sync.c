@@ -19,6 +19,10 @@
  * could depend on one (hard links, removals, names like our temp files,
  * warnings) flushes first: see run() in lapply.c.
  *
+ * With -j, syncq_flush first waits until every download still being
+ * received on another session is landed (apply-jobs.c): a barrier
+ * covers them too.
+ *
  * A failure in a batch stops it: the failing file and every later one
  * are discarded (temp file removed, destination untouched), so is the
  * batch filled meanwhile, the failure sticks, and every later add or
@@ -399,15 +403,17 @@ int
 syncq_flush(struct apply *ap)
 {
 	struct syncq	*sq = ap->sq;
-	int		 rc;
+	int		 rc, jrc;
 
+	/* Downloads still on their way (-j) come first, in order. */
+	jrc = jobq_wait(ap);
 	if (sq == NULL || sq->flushing)
-		return sq != NULL && sq->failed ? -1 : 0;
+		return jrc == -1 || (sq != NULL && sq->failed) ? -1 : 0;
 	sq->flushing = 1;
 	rc = syncq_submit(ap);
 	syncq_reap(ap);
 	sq->flushing = 0;
-	return rc == -1 || sq->failed ? -1 : 0;
+	return rc == -1 || jrc == -1 || sq->failed ? -1 : 0;
 }
 
 /* Room for one more item in the batch being filled; -1: failure. */

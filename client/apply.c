@@ -10,8 +10,8 @@
  * never recursively), then creation, download or metadata repair.
  * Every file-system access goes through apply-fs.c, relative to held
  * directory descriptors below the apply root; downloads go through
- * apply-retr.c (the request window) and download.c, durability through
- * apply-sync.c.
+ * apply-retr.c (the request window) and download.c, or with -j through
+ * apply-jobs.c (several sessions), durability through apply-sync.c.
  */
 #include "config.h"
 
@@ -87,6 +87,13 @@ apply_warn(struct apply *ap, const char *fmt, ...)
 {
 	va_list	ap2;
 
+	/*
+	 * Downloads queued on other sessions (-j) were requested before
+	 * this line ran: if one of them failed, one session would have
+	 * stopped there, before this message (the caller stops too).
+	 */
+	if (jobq_pending(ap) && jobq_wait(ap) == -1)
+		return;
 	/* Pending downloads come first, with their messages. */
 	if (syncq_pending(ap))
 		(void)syncq_flush(ap);
@@ -654,7 +661,8 @@ do_line(struct apply *ap, struct apply_entry *e, int present,
 
 	if (t->plus) {
 		/* Creating a missing prefix is not a plain download. */
-		if (ap->create_prefix && syncq_pending(ap) &&
+		if (ap->create_prefix && (syncq_pending(ap) ||
+		    jobq_pending(ap)) &&
 		    afs_parent(ap->fs, t->path, 0, &dfd, &leaf, NULL) == 1 &&
 		    syncq_flush(ap) == -1)
 			return -1;
@@ -940,6 +948,14 @@ run(struct apply *ap)
 		if (t->plus && !ap->network)
 			continue;
 		/*
+		 * With -j only downloads are queued ahead: any other line
+		 * waits until every earlier one is landed, so that it runs
+		 * (or, after a failed download, does not) as with one
+		 * session.
+		 */
+		if (!t->plus && jobq_wait(ap) == -1)
+			return -1;
+		/*
 		 * Downloads are renamed into place in batches.  A line that
 		 * could see a pending one waits until every earlier
 		 * download is in place: removals, hard links (their target
@@ -985,10 +1001,23 @@ run(struct apply *ap)
 	return pend_flush(ap, NULL);
 }
 
+/* The "+" lines the run may download. */
+static size_t
+count_downloads(const struct apply *ap)
+{
+	size_t	i, n = 0;
+
+	for (i = 0; i < ap->nent; i++)
+		if (ap->ent[i].t.type != 0 && ap->ent[i].t.plus)
+			n++;
+	return n;
+}
+
 int
 apply_run(struct apply *ap, int progmode, int64_t total)
 {
 	struct cerr	 err;
+	size_t		 n;
 	int		 ok;
 
 	progress_init(&ap->prog, progmode, total);
@@ -999,7 +1028,16 @@ apply_run(struct apply *ap, int progmode, int64_t total)
 		apply_warn(ap, "%s", err.msg);
 		return -1;
 	}
-	if (ap->net != NULL) {
+	if (ap->net != NULL && ap->jobs > 1 && (n = count_downloads(ap)) > 1 &&
+	    jobq_start(ap, n < (size_t)ap->jobs ? (int)n : ap->jobs,
+	    &err) == -1) {
+		apply_warn(ap, "%s", err.msg);
+		(void)afs_close(ap->fs, NULL);
+		ap->fs = NULL;
+		return -1;
+	}
+	/* One session, or no thread for more: the request window. */
+	if (ap->net != NULL && ap->jq == NULL) {
 		ap->rq = retrq_new(ap->net, ap->ent, ap->nent);
 		if (retrq_fill(ap->rq, &err) == -1) {
 			apply_warn(ap, "%s", err.msg);
@@ -1011,9 +1049,13 @@ apply_run(struct apply *ap, int progmode, int64_t total)
 	}
 
 	ok = run(ap) == 0;
-	/* Verified downloads before a failure go in place all the same. */
+	/* Nothing after a failure is landed... */
+	if (!ok)
+		jobq_cancel(ap);
+	/* ... but verified downloads before it go in place all the same. */
 	if (syncq_flush(ap) == -1)
 		ok = 0;
+	jobq_stop(ap);
 	syncq_free(ap->sq);
 	ap->sq = NULL;
 	if (afs_close(ap->fs, &err) == -1) {
@@ -1030,6 +1072,8 @@ apply_finish(struct apply *ap, int ok)
 	struct cerr	 err;
 	const char	*msg;
 
+	/* The download sessions are done: ap->net carries the report. */
+	jobq_stop(ap);
 	if (ap->net != NULL) {
 		if (!ok && !ap->net_dead && ap->rq != NULL &&
 		    retrq_drain(ap->rq, DL_DRAINMAX, &err) == -1)
@@ -1047,10 +1091,12 @@ apply_finish(struct apply *ap, int ok)
 		}
 		if (ap->verbose)
 			net_print_stats(ap->net, stdout);
+		jobq_free(ap);		/* the other sessions */
 		if (net_close(ap->net, &err) == -1 && ok && !ap->net_dead)
 			apply_warn(ap, "%s", err.msg);
 		ap->net = NULL;
 	}
+	jobq_free(ap);
 	retrq_free(ap->rq);
 	ap->rq = NULL;
 	syncq_free(ap->sq);

@@ -19,7 +19,9 @@
 
 struct cerr;
 struct net;
+struct netopts;
 struct cksum;
+struct dl_want;
 struct apply;
 struct apply_pending;
 
@@ -143,6 +145,40 @@ int		 syncq_pending(const struct apply *);
 /* Queue stdout text (malloc'd, taken over) behind the pending files. */
 int		 syncq_msg(struct apply *, char *msg);
 
+/*
+ * Downloads over several connections (apply-jobs.c, lapply -j).  The
+ * main thread hands each "+" line to the queue; one worker thread per
+ * connection sends RETR requests for the next unclaimed lines (a few in
+ * flight each) and receives their bodies into temp files through
+ * dl_file.  The main thread takes the results back strictly in
+ * transcript order and lands them (apply_landed: metadata, then the
+ * batch of apply-sync.c), so renames and messages keep the order of
+ * one connection.  The first failure in transcript order is reported
+ * as one connection would report it; every later download is then
+ * discarded.
+ *
+ * jobq_start opens n - 1 connections beside ap->net, set up from
+ * ap->no as the first one was, and starts the workers: 0, -1 with err
+ * if a connection cannot be opened, 1 if no thread could be started
+ * (nothing is left open: one session then does it all).
+ * jobq_add queues the download of e into (dfd, leaf); it may first
+ * land earlier ones.  jobq_wait is the barrier: every queued download
+ * is landed when it returns 0; -1 once any failed (message printed).
+ * jobq_pending: downloads queued and not landed.  jobq_cancel discards
+ * what is not landed yet; jobq_stop also ends the workers (ap->net is
+ * then free for the report); jobq_free closes the other connections.
+ */
+struct jobq;
+
+int	jobq_start(struct apply *, int n, struct cerr *err);
+int	jobq_add(struct apply *, struct apply_entry *e, int dfd,
+	    const char *leaf);
+int	jobq_wait(struct apply *);
+int	jobq_pending(const struct apply *);
+void	jobq_cancel(struct apply *);
+void	jobq_stop(struct apply *);
+void	jobq_free(struct apply *);
+
 /* Everything one run of lapply needs. */
 struct apply {
 	/* options */
@@ -155,6 +191,8 @@ struct apply {
 	const char	*digest;		/* -c, NULL: no verification */
 	const char	*event;			/* -e */
 	const char	*name;			/* input name for messages */
+	int		 jobs;			/* -j: download connections */
+	const struct netopts *no;		/* ... each opened with these */
 
 	/* state */
 	struct apply_entry *ent;
@@ -164,6 +202,7 @@ struct apply {
 	int		 net_dead;		/* session unusable */
 	struct retrq	*rq;
 	struct syncq	*sq;
+	struct jobq	*jq;			/* -j 2 or more, else NULL */
 	struct cksum	*ck;
 	struct progress	 prog;
 	int		 modified;		/* something on disk changed */
@@ -202,6 +241,19 @@ void	apply_warn(struct apply *, const char *, ...)
  */
 int	apply_download(struct apply *, struct apply_entry *e, int dfd,
 	    const char *leaf);
+/* What dl_file must check for the "+" line e (no progress hook). */
+void	apply_want(const struct apply_entry *e, struct dl_want *w,
+	    const char *where, unsigned char *buf, size_t bufsz,
+	    struct cksum *ck);
+/*
+ * The verified temp file fd (tmp in dfd) of e: set its metadata and
+ * queue it (syncq_add).  Takes fd and tmp.  Returns 0 or -1 (printed).
+ */
+int	apply_landed(struct apply *, const struct apply_entry *e, int dfd,
+	    const char *leaf, int fd, char *tmp);
+/* Report the download failure rc (DL_*) of e with its cause err. */
+void	apply_dlfail(struct apply *, const struct apply_entry *e, int rc,
+	    const struct cerr *err);
 
 /*
  * Nonzero if every name of the non-directory st is an entry of the

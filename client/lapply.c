@@ -17,16 +17,19 @@
 #include "apply.h"
 #include "cerr.h"
 #include "cksum.h"
+#include "compat.h"
 #include "copts.h"
 #include "log.h"
 #include "net.h"
 #include "version.h"
 
+#define MAXJOBS		16	/* -j: download connections at most */
+
 static void __attribute__((noreturn))
 usage(void)
 {
 	fprintf(stderr, "usage: lapply [-CFiInrV] [-%% | -q | -v] "
-	    "[-c checksum] [-e event] [-u umask] %s "
+	    "[-c checksum] [-e event] [-j connections] [-u umask] %s "
 	    "[appliable-transcript]\n", copts_usage());
 	exit(APPLY_FAIL);
 }
@@ -43,6 +46,7 @@ lapply_opt(int c, const char *arg, void *ctx)
 	struct lopts	*lo = ctx;
 	struct apply	*ap = lo->ap;
 	struct cerr	 err;
+	const char	*errstr;
 
 	switch (c) {
 	case '%':
@@ -66,6 +70,14 @@ lapply_opt(int c, const char *arg, void *ctx)
 		break;
 	case 'i':
 		setvbuf(stdout, NULL, _IOLBF, 0);
+		break;
+	case 'j':
+		ap->jobs = (int)strtonum(arg, 1, MAXJOBS, &errstr);
+		if (errstr != NULL) {
+			log_warnx("%s: invalid number of connections "
+			    "(1 to %d)", arg, MAXJOBS);
+			return -1;
+		}
 		break;
 	case 'I':
 		ap->icase = 1;
@@ -108,9 +120,11 @@ main(int argc, char **argv)
 	copts_init(&no);
 	ap->network = 1;
 	ap->event = "lapply";
+	ap->jobs = 1;
+	ap->no = &no;
 	lo.ap = ap;
 	lo.percent = 0;
-	if ((first = copts_parse(argc, argv, &no, "%Cc:e:FiInqu:V",
+	if ((first = copts_parse(argc, argv, &no, "%Cc:e:FiIj:nqu:V",
 	    lapply_opt, &lo)) == -1)
 		usage();
 	optind = first;

@@ -32,7 +32,7 @@ client_libclient_a_SOURCES = \
 	client/download.c client/download.h \
 	client/apply.c client/apply.h \
 	client/apply-fs.c client/apply-retr.c client/apply-progress.c \
-	client/apply-sync.c
+	client/apply-sync.c client/apply-jobs.c
 client_libclient_a_CFLAGS = $(AM_CFLAGS) $(PTHREAD_CFLAGS)
 
 # ktcheck
@@ -94,9 +94,10 @@ LAPPLY_TESTS = \
 	tests/integ/t-lapply-faults.sh \
 	tests/integ/t-lapply-trace.sh \
 	tests/integ/t-lapply-race.sh \
-	tests/integ/t-lapply-raceloop.sh
+	tests/integ/t-lapply-raceloop.sh \
+	tests/integ/t-lapply-jobs.sh
 TESTS += $(LAPPLY_TESTS)
 EXTRA_DIST += $(LAPPLY_TESTS) tests/integ/lapply-lib.sh \
 	tests/integ/lapply-srv.py tests/integ/crashcheck.py \
-	tests/integ/tracecheck.py
+	tests/integ/tracecheck.py tests/integ/dropproxy.py
 # --- lapply (end) ---

@@ -1,7 +1,7 @@
 #!/bin/sh
 # lapply against cairnd over TLS: -w 1 by IP and -w 2 with a client
-# certificate and compression (zlib inside TLS); the files land byte for
-# byte, and a server that refuses STARTTLS leaves the tree untouched.
+# certificate and compression (zlib inside TLS), also over three sessions
+# (-j 3); the files land byte for byte, and a server that refuses STARTTLS leaves the tree untouched.
 . "$top_srcdir/tests/integ/lib.sh"
 need_tool cairnd lapply
 need_root
@@ -41,6 +41,16 @@ start_cairnd "$R" -d -w 2 -Z 6
 run -w 2 -Z 9 -y "$PKI/client1.pem" -z "$PKI/client1.pem" -c sha1
 grep -q 'certificate name client1$' "$SLOG" || fail "no client cert: $(cat "$SLOG")"
 grep -q 'session end: zlib level 6, ' "$SLOG" || fail "no zlib: $(cat "$SLOG")"
+# -j 3: every download session set up as the first one, certificate and
+# zlib inside TLS included.
+wait_kids 0
+: >"$SLOG"
+run -w 2 -Z 9 -y "$PKI/client1.pem" -z "$PKI/client1.pem" -c sha1 -j 3
+wait_kids 0
+assert_eq 3 "$(grep -c 'certificate name client1$' "$SLOG")" \
+    "sessions with the client certificate (-j 3)"
+assert_eq 3 "$(grep -c 'session end: zlib level 6, ' "$SLOG")" \
+    "sessions with zlib (-j 3)"
 stop_cairnd
 
 # No fallback: a server without TLS, nothing applied.

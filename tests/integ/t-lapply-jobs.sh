@@ -1,0 +1,225 @@
+#!/bin/sh
+# t-lapply-jobs: lapply -j N spreads the downloads over N sessions with
+# cairnd and changes nothing else: a tree of many files in several
+# directories, with hard links, removals, type changes (a directory
+# replaced by a file, a file by a directory, a symbolic link by a file)
+# and a symbolic link, applied with -j 1 into one root and -j 4 into
+# another, plain and with -Z 6, must give the same tree (content, modes,
+# owners, mtimes, link counts, listing) and the same stdout.  A server
+# session dropped mid-transfer fails the run as with one session: the
+# same two lines on stderr, exit status 1, every download before the
+# failed one in place and none after it, no temp file left; a checksum
+# that does not match gives the very messages, output and tree of one
+# session.  -j 0 and -j 17 are usage errors.
+. "$top_srcdir/tests/integ/lib.sh"
+need_tool cairnd lapply
+need_root
+mk_tmpdir
+. "$top_srcdir/tests/integ/netlib.sh"
+. "$top_srcdir/tests/integ/lapply-lib.sh"
+
+REPO=$T/repo
+make_repo "$REPO"
+F=$REPO/file/test.T
+DIRS="d0 d1 d2 d3 d4 d5"
+NAMES=
+k=0
+while [ "$k" -lt 25 ]; do
+	NAMES="$NAMES f$(printf %02d "$k")"
+	k=$((k + 1))
+done
+n=0
+for d in $DIRS; do
+	mkdir -p "$F/$d"
+	for f in $NAMES; do
+		n=$((n + 1))
+		size=$(( (n * 7919) % 60000 + 1 ))
+		yes "$d/$f line of text $n" | head -c "$size" >"$F/$d/$f"
+	done
+done
+printf 'file a\n' >"$F/a"
+printf 'file b\n' >"$F/b"
+printf 'replaces a directory\n' >"$F/g"
+printf 'replaces a symbolic link\n' >"$F/s"
+
+# shellcheck disable=SC2086
+{
+	echo 'test.T:'
+	fline ./a "$F/a" 0640 0 0
+	fline ./b "$F/b" 0600 0 0
+	echo '- f ./c 0644 0 0 1700000000 6 -'
+	for d in $DIRS; do
+		echo "d ./$d 0750 0 0"
+		flines "$F/$d" "./$d" 0644 0 0 $NAMES
+		[ "$d" = d1 ] && echo 'h ./d1/hl ./d0/f03'
+	done
+	echo 'h ./e ./d2/f07'
+	echo 'l ./f 0777 0 0 d0/f01'
+	fline ./g "$F/g" 0640 0 0
+	echo '- f ./g/old 0644 0 0 1700000000 4 -'
+	echo '- d ./gone 0755 0 0'
+	echo '- f ./gone/x 0644 0 0 1700000000 2 -'
+	fline ./s "$F/s" 0644 0 0
+} >"$T/apply.T"
+
+# The root before: what the transcript removes or changes the type of.
+reset()
+{
+	rm -rf "$1"
+	mkdir -p "$1/g" "$1/gone"
+	printf 'old c\n' >"$1/c"
+	printf 'old\n' >"$1/g/old"
+	printf 'x\n' >"$1/gone/x"
+	printf 'was a file\n' >"$1/d3"
+	ln -s nowhere "$1/s"
+	# A run that stops early leaves some: the same in every root.
+	touch -d "@$T0" "$1/c" "$1/g/old" "$1/gone/x" "$1/d3"
+}
+
+# Every entry: type, mode, owner, link count, size, target, and the
+# mtime of files (directories and links get the time of the run).
+listing()
+{
+	(cd "$1" && find . \( -type f -printf '%y %m %U %G %n %s %T@ %p\n' \) \
+	    -o \( -type l -printf '%y %U %G %n %p %l\n' \) \
+	    -o -printf '%y %m %U %G %p\n' | sort)
+}
+
+# japply ROOT OPTS...: lapply OPTS... the transcript in ROOT (reset).
+japply()
+{
+	_ja_root=$1
+	shift
+	reset "$_ja_root"
+	run_capture "$T/out" "$T/err" in_dir "$_ja_root" "$LAPPLY" \
+	    -h 127.0.0.1 -p "$PORT" "$@" "$T/apply.T"
+}
+
+same_trees()
+{
+	listing "$T/r1" >"$T/list1"
+	listing "$T/r4" >"$T/list4"
+	assert_file_eq "$T/list1" "$T/list4" "listing, -j 1 and -j 4 ($1)"
+	diff -r "$T/r1" "$T/r4" >"$T/diff" 2>&1 ||
+	    fail "content differs ($1): $(cat "$T/diff")"
+	for p in a b g s d0/f00 d3/f24 d5/f24; do
+		assert_file_eq "$F/$p" "$T/r4/$p" "$p ($1)"
+	done
+	for l in "d0/f03 d1/hl" "d2/f07 e"; do
+		set -- $l
+		assert_eq "$(stat -c %i "$T/r4/$1")" \
+		    "$(stat -c %i "$T/r4/$2")" "$2 is a hard link to $1"
+	done
+	[ ! -e "$T/r4/c" ] && [ ! -e "$T/r4/gone" ] ||
+	    fail "removals not done ($1)"
+	assert_eq d0/f01 "$(readlink "$T/r4/f")" "symbolic link f"
+	assert_no_files "temp files left" "$T/r4" -name '*.radmind.*'
+}
+
+# -j out of range: usage errors, nothing touched.
+for j in 0 17 x; do
+	reset "$T/r4"
+	run_capture "$T/out" "$T/err" in_dir "$T/r4" "$LAPPLY" -j "$j" \
+	    -h 127.0.0.1 -p 1 "$T/apply.T"
+	assert_eq 2 "$RC" "lapply -j $j"
+	grep -q '^usage: lapply .*\[-j connections\]' "$T/err" ||
+	    fail "lapply -j $j: no usage line: $(cat "$T/err")"
+	[ -f "$T/r4/c" ] || fail "lapply -j $j changed the root"
+done
+
+start_cairnd "$REPO" -Z 9
+for z in 0 6; do
+	japply "$T/r1" -Z "$z" -c sha1 -j 1
+	assert_eq 0 "$RC" "lapply -Z $z -j 1: $(cat "$T/err")"
+	[ ! -s "$T/err" ] || fail "-Z $z -j 1: stderr: $(cat "$T/err")"
+	cp "$T/out" "$T/out1"
+	assert_eq 1 "$(grep -c '^./d1/hl: hard linked to ./d0/f03$' \
+	    "$T/out1")" "hard link message (-Z $z)"
+	japply "$T/r4" -Z "$z" -c sha1 -j 4
+	assert_eq 0 "$RC" "lapply -Z $z -j 4: $(cat "$T/err")"
+	[ ! -s "$T/err" ] || fail "-Z $z -j 4: stderr: $(cat "$T/err")"
+	assert_file_eq "$T/out1" "$T/out" "stdout, -j 1 and -j 4 (-Z $z)"
+	same_trees "-Z $z"
+done
+
+# Four sessions, each with its own counters (-v).
+japply "$T/r4" -Z 6 -j 4 -v
+assert_eq 0 "$RC" "lapply -v -j 4: $(cat "$T/err")"
+assert_eq 4 "$(grep -c '^bytes: received' "$T/out")" "sessions of -j 4"
+assert_eq 4 "$(grep -c '^zlib stats' "$T/out")" "compressed sessions"
+
+# More connections than downloads: one per download at most.
+{
+	echo 'test.T:'
+	fline ./a "$F/a" 0640 0 0
+	fline ./b "$F/b" 0600 0 0
+} >"$T/two.T"
+reset "$T/r4"
+run_capture "$T/out" "$T/err" in_dir "$T/r4" "$LAPPLY" -v -j 16 \
+    -h 127.0.0.1 -p "$PORT" "$T/two.T"
+assert_eq 0 "$RC" "lapply -j 16, two files: $(cat "$T/err")"
+assert_eq 2 "$(grep -c '^bytes: received' "$T/out")" "sessions for 2 files"
+
+# A session dropped by the server mid-transfer: the first one with
+# -j 1, the second with -j 4 (a download session).  Same failure.
+for j in 1 4; do
+	nth=1
+	[ "$j" -eq 1 ] || nth=2
+	bg_start "$T/pport" python3 "$top_srcdir/tests/integ/dropproxy.py" \
+	    "$PORT" "$T/pport" "$nth" 150000
+	PPID_=$BGPID
+	reset "$T/r4"
+	run_capture "$T/out" "$T/err" in_dir "$T/r4" "$LAPPLY" -c sha1 \
+	    -j "$j" -h 127.0.0.1 -p "$(cat "$T/pport")" "$T/apply.T"
+	wait "$PPID_"
+	assert_eq 1 "$RC" "lapply -j $j, session dropped: $(cat "$T/err")"
+	echo "-j $j, session $nth dropped, after $(wc -l <"$T/out") lines:"
+	cat "$T/err"
+	assert_eq 2 "$(wc -l <"$T/err")" "stderr lines (-j $j)"
+	grep -q '^line [0-9]*: \./d[0-9]/f[0-9]*: ' "$T/err" ||
+	    grep -q '127\.0\.0\.1' "$T/err" ||
+	    fail "-j $j: first error line: $(cat "$T/err")"
+	sed -n 2p "$T/err" | grep -q '^FILE test\.T \./d[0-9]/f[0-9][0-9]$' ||
+	    fail "-j $j: no request named: $(cat "$T/err")"
+	# Output as far as one session got, in the same order.
+	head -n "$(wc -l <"$T/out")" "$T/out1" | cmp -s - "$T/out" ||
+	    fail "-j $j: stdout is not a prefix of the full run's"
+	# Every download reported is in place, byte for byte; no other.
+	grep '^+ f ' "$T/apply.T" | sed 's/^+ f \([^	]*\)	.*/\1/' |
+	    while read -r p; do
+		if grep -qx "$p: created updating.*" "$T/out"; then
+			cmp -s "$F/$p" "$T/r4/$p" || echo "$p: not in place"
+		elif [ -f "$T/r4/$p" ] && [ ! -L "$T/r4/$p" ]; then
+			echo "$p: downloaded after the failure"
+		fi
+	    done >"$T/bad"
+	[ ! -s "$T/bad" ] || fail "-j $j: $(cat "$T/bad")"
+	assert_no_files "temp files left (-j $j)" "$T/r4" -name '*.radmind.*'
+done
+
+# A file the server has changed (same size, other bytes) fails -c sha1
+# on whichever session brings it: the same messages, exit status, output
+# and tree as with one session.
+cp "$F/d2/f10" "$T/f10.saved"
+tr 'a-z' 'b-za' <"$T/f10.saved" >"$F/d2/f10"
+for j in 1 4; do
+	japply "$T/r$j" -c sha1 -j "$j"
+	cp "$T/out" "$T/mout$j"
+	cp "$T/err" "$T/merr$j"
+	assert_eq 1 "$RC" "lapply -j $j, checksum mismatch: $(cat "$T/err")"
+done
+n=$(grep -n '^+ f \./d2/f10	' "$T/apply.T" | cut -d: -f1)
+printf '%s\n' \
+    "line $n: checksum in transcript does not match checksum from server" \
+    'FILE test.T ./d2/f10' >"$T/mexp"
+assert_file_eq "$T/mexp" "$T/merr1" "stderr of -j 1, checksum mismatch"
+assert_file_eq "$T/merr1" "$T/merr4" "stderr, -j 1 and -j 4, checksum mismatch"
+assert_file_eq "$T/mout1" "$T/mout4" "stdout, -j 1 and -j 4, checksum mismatch"
+listing "$T/r1" >"$T/list1"
+listing "$T/r4" >"$T/list4"
+assert_file_eq "$T/list1" "$T/list4" "listing, -j 1 and -j 4, checksum mismatch"
+[ ! -e "$T/r4/d2/f10" ] || fail "d2/f10 in place after its checksum failed"
+assert_no_files "temp files left (mismatch)" "$T/r4" -name '*.radmind.*'
+cp "$T/f10.saved" "$F/d2/f10"
+stop_cairnd
+exit 0
