@@ -203,6 +203,7 @@ bad:
 int
 cmd_stor(struct sess *s, int ac, char **av)
 {
+	struct cerr	 err;
 	char		 rel[PATH_MAX], up[PATH_MAX], msg[2 * PATH_MAX];
 	char		*name = NULL, *path = NULL;
 	const char	*leaf;
@@ -303,6 +304,19 @@ cmd_stor(struct sess *s, int ac, char **av)
 	close(dfd);
 	sess_log(s, LOG_INFO, "stored %s", up);
 	r = sess_reply(s, RAP_STOR_DONE, "File stored");
+	/*
+	 * Push the replies now instead of when the client's data runs dry: a
+	 * pipelining client keeps a window of uploads in flight and waits
+	 * for the oldest one's reply, and a reply held back while data is
+	 * queued would stall it until everything sent so far was stored,
+	 * so that the two sides took turns instead of working together.
+	 */
+	if (r == SESS_OK && conn_flush(s->conn, &err) == -1) {
+		log_warnx("%s", err.msg);
+		s->status = 1;
+		s->close = 1;
+		r = SESS_CLOSE;
+	}
 	goto out;
 syntax:
 	r = stor_fatal(s, RAP_STOR_SYNTAX, "STOR Syntax error");
