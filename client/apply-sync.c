@@ -442,6 +442,14 @@ syncq_add(struct apply *ap, int fd, int dfd, char *tmp, const char *leaf,
 		    strerror(errno));
 		goto drop;
 	}
+#ifdef HAVE_SYNC_FILE_RANGE
+	/*
+	 * Start its writeback now rather than when the batch is handed
+	 * over: the data then goes to disk while the next files arrive, and
+	 * the worker's fsyncs find little left to wait for.
+	 */
+	(void)sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+#endif
 	it = &sq->fill->v[sq->fill->n++];
 	it->fd = fd;
 	it->dfd = d;
