@@ -38,7 +38,13 @@
 #define LC_ERROR	2
 
 #define LC_CHUNK	(1024 * 1024)	/* file read size */
-#define LC_WINDOW	128		/* uploads sent ahead of their replies */
+/*
+ * Uploads sent ahead of their replies.  Enough for the client to run well
+ * ahead through a stretch of small files while the server catches up,
+ * and past the replies a server holds for a batch it syncs (cairnd(8));
+ * the replies themselves stay small (35 bytes an upload: about 18 KB).
+ */
+#define LC_WINDOW	512
 
 struct lc {
 	struct netopts	 no;

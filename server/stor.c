@@ -7,7 +7,7 @@
  * the whole upload of a session that does not end with QUIT.
  *
  * Durability is paid for per group of files, not per file: a stored file
- * starts its writeback at once and joins a batch, and its "250 File
+ * joins a batch (a large one starts its writeback at once), and its "250 File
  * stored" (with every reply after it) is held until the batch is synced:
  * the files, then every directory given a new entry.  A batch is synced
  * when it is full, when the session is about to wait for the client
@@ -46,9 +46,10 @@
 #include "xmalloc.h"
 
 #define STOR_CHUNK	(256 * 1024)
-#define STOR_BATCH	64		/* files synced together */
+#define STOR_BATCH	128		/* files synced together */
 #define STOR_BATCHBYTES	(32LL << 20)	/* ... or this much data */
-#define STOR_BATCHDIRS	64		/* directories held for a sync */
+#define STOR_BATCHDIRS	128		/* directories held for a sync */
+#define STOR_KICKBYTES	(256 * 1024)	/* writeback started at once from */
 
 /* Stored files and directories not yet synced, and the replies held. */
 struct storq {
@@ -62,6 +63,8 @@ struct storq {
 	size_t		 ndirs;
 	int		 held[2 * STOR_BATCH + 2];	/* reply codes */
 	size_t		 nheld;
+	int		 tmpfd;		/* tmp/, for syncfs; -1: none */
+	dev_t		 tmpdev;
 };
 
 /* What stor_mkdir needs: the mode, and the batch to note parents in. */
@@ -71,6 +74,7 @@ struct stormk {
 };
 
 static int	stor_dirty(struct storq *, int dfd);
+static int	stor_idle(void *, struct cerr *);
 
 /*
  * Make a missing directory of an upload path (confine_parent); its parent
@@ -248,6 +252,27 @@ stor_sync(struct sess *s)
 
 	if (q == NULL || (q->nfiles == 0 && q->ndirs == 0 && q->nheld == 0))
 		return SESS_OK;
+#ifdef HAVE_SYNCFS
+	/*
+	 * When everything of the batch is on the file system of tmp/, one
+	 * syncfs makes it all durable, for one journal commit and one cache
+	 * flush of the disk instead of one per file and per directory.
+	 * Writeback errors since tmpfd was opened (by this session) are
+	 * reported by it.
+	 */
+	for (i = 0; q->tmpfd != -1 && i < q->ndirs; i++)
+		if (q->ddev[i] != q->tmpdev)
+			break;
+	if (q->tmpfd != -1 && i == q->ndirs) {
+		if (syncfs(q->tmpfd) == -1) {
+			snprintf(msg, sizeof(msg), "%s: %s",
+			    q->nfiles > 0 ? q->name[q->nfiles - 1] : "tmp",
+			    strerror(errno));
+			goto fail;
+		}
+		goto synced;
+	}
+#endif
 	/*
 	 * Writeback of each file began when it was stored; the first fsync
 	 * commits the metadata of the whole batch, so the others mostly
@@ -266,6 +291,9 @@ stor_sync(struct sess *s)
 			    strerror(errno));
 			goto fail;
 		}
+#ifdef HAVE_SYNCFS
+synced:
+#endif
 	r = stor_release(s);
 	stor_drop(q);
 	return r;
@@ -274,6 +302,34 @@ fail:
 	log_warnx("%s", msg);
 	stor_drop(q);
 	return stor_fatal(s, RAP_STOR_DATA, msg);
+}
+
+/*
+ * The session's batch.  tmp/ is opened afresh (not dup'ed from the
+ * shared root) so that syncfs reports the writeback errors that happen
+ * from now on to this session.
+ */
+static void
+stor_qnew(struct sess *s)
+{
+	struct storq	*q;
+	struct stat	 st;
+
+	q = xcalloc(1, sizeof(*q));
+	q->tmpfd = -1;
+#ifdef HAVE_SYNCFS
+	if ((q->tmpfd = openat(s->opts->rootfd, "tmp", O_RDONLY | O_DIRECTORY |
+	    O_NOFOLLOW | O_CLOEXEC)) != -1 && fstat(q->tmpfd, &st) == 0)
+		q->tmpdev = st.st_dev;
+	else if (q->tmpfd != -1) {
+		close(q->tmpfd);
+		q->tmpfd = -1;
+	}
+#else
+	(void)st;
+#endif
+	s->storq = q;
+	conn_set_idle(s->conn, stor_idle, s);
 }
 
 /* conn idle hook: the client has nothing more for now, sync. */
@@ -301,8 +357,13 @@ stor_hold(struct sess *s, int fd, int dfd, const char *up, int64_t size)
 	struct cerr	 err;
 
 #ifdef HAVE_SYNC_FILE_RANGE
-	/* Start writing it out now, while more is received. */
-	(void)sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+	/*
+	 * Start writing a large file out now, while more is received; small
+	 * ones are left to the sync, which writes them out together for
+	 * less than a call each costs.
+	 */
+	if (size >= STOR_KICKBYTES)
+		(void)sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
 #endif
 	if (stor_dirty(q, dfd) == -1) {
 		snprintf(msg, sizeof(msg), "%s: %s", up, strerror(errno));
@@ -456,10 +517,8 @@ cmd_stor(struct sess *s, int ac, char **av)
 			goto syntax;
 	}
 
-	if (s->storq == NULL) {
-		s->storq = xcalloc(1, sizeof(*s->storq));
-		conn_set_idle(s->conn, stor_idle, s);
-	}
+	if (s->storq == NULL)
+		stor_qnew(s);
 	if (istran) {
 		/* A new transcript: the previous upload is complete. */
 		if (stor_sync(s) == SESS_CLOSE)
@@ -577,6 +636,11 @@ stor_finish(struct sess *s)
 		(void)stor_sync(s);
 	}
 	stor_drop(s->storq);
+	/* The session ends after this: no more syncs. */
+	if (s->storq != NULL && s->storq->tmpfd != -1) {
+		close(s->storq->tmpfd);
+		s->storq->tmpfd = -1;
+	}
 	if (s->storname == NULL || s->stormade == 0 || s->status == 0)
 		goto out;
 	sess_logsafe(safe, sizeof(safe), s->storname);
