@@ -7,9 +7,10 @@
  * the whole upload of a session that does not end with QUIT.
  *
  * Durability is paid for per group of files, not per file: a stored file
- * joins a batch (a large one starts its writeback at once), and its "250 File
- * stored" (with every reply after it) is held until the batch is synced:
- * the files, then every directory given a new entry.  A batch is synced
+ * joins a batch (a large one starts its writeback at once), and its
+ * "250 File stored" (with every reply after it) is held until the batch
+ * is synced: the files, then every directory given a new entry (or their
+ * whole file system at once).  A batch is synced
  * when it is full, when the session is about to wait for the client
  * (the idle hook of conn.h), before any other verb and before the next
  * STOR TRANSCRIPT.  So a 250 still means the file and its name are on
