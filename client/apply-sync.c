@@ -3,15 +3,16 @@
  *
  * A verified download (size, digest, metadata already set on its
  * descriptor) is not renamed at once: its still open temp file joins a
- * batch.  A full batch goes to a worker thread while the main thread
- * keeps receiving into the next one.  The worker starts writeback of
- * every temp file of the batch, fsyncs them all, and only then renames
- * them over their destinations, in transcript order, and fsyncs the
- * directories it renamed into.  The main thread prints the messages of
- * a finished batch when it hands over the next one, or at a barrier
- * (syncq_flush), which waits until every pending file is in place.
- * Without a thread (pthread_create failed) the main thread does the
- * same work itself.
+ * batch, and its writeback starts.  A full batch goes to a worker thread
+ * while the main thread keeps receiving into the next one.  The worker
+ * starts writeback of every temp file of the batch, fsyncs them all, and
+ * only then renames them over their destinations, in transcript order,
+ * and fsyncs the directories it renamed into; a large batch on one file
+ * system gets one syncfs before the renames and one after instead
+ * (batch_fs).  The main thread prints the messages of a finished batch
+ * when it hands over the next one, or at a barrier (syncq_flush), which
+ * waits until every pending file is in place.  Without a thread
+ * (pthread_create failed) the main thread does the same work itself.
  *
  * Lines that cannot depend on a pending download (creating or repairing
  * an object at a new, later path) run without waiting; their stdout
@@ -48,6 +49,7 @@
 #define SQ_MAXFILES	64		/* temp files (and messages) per batch */
 #define SQ_FDRESERVE	(AFS_MAXDEPTH + 160)	/* fds kept for everything else */
 #define SQ_MAXBYTES	(8LL << 20)	/* file data per batch */
+#define SQ_SYNCFS_MIN	16		/* files for one syncfs instead */
 
 struct syncitem {
 	int			 fd;		/* the temp file */
@@ -159,6 +161,37 @@ batch_syncdir(struct batch *b, size_t i)
 }
 
 /*
+ * Can one syncfs stand for the fsyncs of batch b?  On Linux, when it has
+ * many files, all on one file system: that is one journal commit and
+ * one flush of the disk's cache instead of one per file and directory.
+ * Returns the descriptor to syncfs, or -1.
+ */
+static int
+batch_fs(const struct batch *b)
+{
+#ifdef HAVE_SYNCFS
+	size_t	 i, nfiles = 0;
+	int	 fd = -1;
+	dev_t	 dev = 0;
+
+	for (i = 0; i < b->n; i++) {
+		if (b->v[i].tmp == NULL)
+			continue;
+		if (fd == -1) {
+			fd = b->v[i].fd;
+			dev = b->v[i].ddev;
+		} else if (b->v[i].ddev != dev)
+			return -1;
+		nfiles++;
+	}
+	return nfiles >= SQ_SYNCFS_MIN ? fd : -1;
+#else
+	(void)b;
+	return -1;
+#endif
+}
+
+/*
  * The worker's job (also run inline).  Only descriptors and names are
  * touched here; nothing is printed.
  */
@@ -167,9 +200,60 @@ batch_run(struct batch *b)
 {
 	struct syncitem	*it;
 	size_t		 i, pd = (size_t)-1;	/* renamed into, unsynced */
+	size_t		 last = (size_t)-1;	/* last renamed */
+	int		 fsfd;
 
 	b->bad = b->n;
 	b->renamed = 0;
+#ifdef HAVE_SYNCFS
+	/* Our own descriptor of the file system: the files get closed. */
+	if ((fsfd = batch_fs(b)) != -1 &&
+	    (fsfd = fcntl(fsfd, F_DUPFD_CLOEXEC, 0)) != -1) {
+		/* The files' data and metadata, all at once. */
+		if (syncfs(fsfd) == -1) {
+			for (i = 0; i < b->n && b->v[i].tmp == NULL; i++)
+				continue;
+			b->bad = i;
+			b->err = errno;
+		}
+		for (i = 0; i < b->n; i++) {
+			it = &b->v[i];
+			if (it->tmp == NULL)
+				continue;
+			if (i >= b->bad) {
+				item_drop(it);
+				continue;
+			}
+			if (close(it->fd) == -1) {
+				it->fd = -1;
+				goto fsfail;
+			}
+			it->fd = -1;
+			if (renameat(it->dfd, it->tmp, it->dfd, it->leaf) == -1)
+				goto fsfail;
+			close(it->dfd);
+			it->dfd = -1;
+			last = i;
+			continue;
+fsfail:
+			b->bad = i;
+			b->err = errno;
+			item_drop(it);
+		}
+		/* The directories renamed into, all at once. */
+		if (last != (size_t)-1 && syncfs(fsfd) == -1 &&
+		    last < b->bad) {
+			b->bad = last;
+			b->err = errno;
+			b->renamed = 1;
+		}
+		close(fsfd);
+		return;
+	}
+#else
+	(void)fsfd;
+	(void)last;
+#endif
 	/*
 	 * Durable first.  Writeback of every file is started before the
 	 * first fsync, so that they wait for I/O already under way.
@@ -448,6 +532,14 @@ syncq_add(struct apply *ap, int fd, int dfd, char *tmp, const char *leaf,
 		    strerror(errno));
 		goto drop;
 	}
+#ifdef HAVE_SYNC_FILE_RANGE
+	/*
+	 * Start its writeback now rather than when the batch is handed
+	 * over: the data then goes to disk while the next files arrive, and
+	 * the worker's fsyncs find little left to wait for.
+	 */
+	(void)sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+#endif
 	it = &sq->fill->v[sq->fill->n++];
 	it->fd = fd;
 	it->dfd = d;

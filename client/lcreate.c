@@ -38,7 +38,13 @@
 #define LC_ERROR	2
 
 #define LC_CHUNK	(1024 * 1024)	/* file read size */
-#define LC_WINDOW	128		/* uploads sent ahead of their replies */
+/*
+ * Uploads sent ahead of their replies.  Enough for the client to run well
+ * ahead through a stretch of small files while the server catches up,
+ * and past the replies a server holds for a batch it syncs (cairnd(8));
+ * the replies themselves stay small (35 bytes an upload: about 18 KB).
+ */
+#define LC_WINDOW	512
 
 struct lc {
 	struct netopts	 no;
@@ -221,7 +227,8 @@ check_line(struct lc *lc, const struct tline *t, struct cksum *ck)
 			return -1;
 	}
 	if (lc->nonet && ck != NULL) {
-		if ((fd = open(t->path, O_RDONLY | O_CLOEXEC)) == -1 ||
+		if ((fd = open(t->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW))
+		    == -1 ||
 		    (cksum_reset(ck), cksum_fd(ck, fd, sum, &size)) == -1) {
 			log_warn("%s", t->path);
 			if (fd != -1)
@@ -329,7 +336,13 @@ send_file(struct lc *lc, const char *kind, const char *path,
 	ssize_t		 n;
 	int		 fd, rc = -1;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1 ||
+	/*
+	 * A listed file is opened without following a symbolic link: one
+	 * put in its place since the scan is refused, not uploaded as the
+	 * file it points to.
+	 */
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC |
+	    (epath != NULL ? O_NOFOLLOW : 0))) == -1 ||
 	    fstat(fd, &st) == -1) {
 		log_warn("%s", path);
 		if (fd != -1)

@@ -46,6 +46,8 @@ struct conn {
 	int		 zratio;	/* inflate bound for lines, 0 */
 	conn_trace_fn	 trace;		/* NULL: none */
 	void		*tracearg;
+	conn_idle_fn	 idle;		/* NULL: none */
+	void		*idlearg;
 
 	/* Plain input not yet consumed: in[ioff .. ioff+ilen). */
 	unsigned char	*in;
@@ -201,7 +203,9 @@ io_read(struct conn *c, void *p, size_t n, int64_t deadline,
 			}
 		}
 		/* About to wait for the peer: it may be waiting for us. */
-		if (!waited && !c->wfail && conn_flush(c, err) == -1)
+		if (!waited && !c->wfail && ((c->idle != NULL &&
+		    c->idle(c->idlearg, err) == -1) ||
+		    conn_flush(c, err) == -1))
 			return -1;
 		waited = 1;
 		if (conn_wait(c, POLLIN, deadline, err) == -1)
@@ -362,6 +366,13 @@ conn_set_trace(struct conn *c, conn_trace_fn fn, void *arg)
 {
 	c->trace = fn;
 	c->tracearg = arg;
+}
+
+void
+conn_set_idle(struct conn *c, conn_idle_fn fn, void *arg)
+{
+	c->idle = fn;
+	c->idlearg = arg;
 }
 
 int

@@ -111,6 +111,16 @@ typedef void	(*conn_trace_fn)(void *arg, int dir, const char *line,
 void		 conn_set_trace(struct conn *, conn_trace_fn, void *arg);
 
 /*
+ * Idle hook: fn(arg, err) runs each time a read is about to wait for the
+ * peer, before the queued output is pushed, so that work held back while
+ * input kept coming (replies that wait for something) can be done and
+ * its output go out with the rest.  It may queue output; returning -1
+ * (err set) fails the read.  fn NULL (the default): none.
+ */
+typedef int	(*conn_idle_fn)(void *arg, struct cerr *err);
+void		 conn_set_idle(struct conn *, conn_idle_fn, void *arg);
+
+/*
  * Read one line.  Returns its length with a NUL terminated line in *line
  * (borrowed: valid until the next call on this connection), or -1: then
  * conn_eof() tells a clean end of stream (no partial line) from an error,

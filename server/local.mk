@@ -12,6 +12,7 @@ CAIRND_TESTS = \
 	tests/integ/t-cairnd-comp.sh \
 	tests/integ/t-cairnd-limits.sh \
 	tests/integ/t-cairnd-stor.sh \
+	tests/integ/t-cairnd-stor-batch.sh \
 	tests/integ/t-cairnd-inflate.sh \
 	tests/integ/t-cairnd-deadlines.sh \
 	tests/integ/t-cairnd-conncap.sh \

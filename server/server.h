@@ -20,6 +20,7 @@
 struct conn;
 struct cerr;
 struct zcache;
+struct storq;
 struct tlsctx;
 
 /* Daemon settings a session needs (read only after start-up). */
@@ -80,6 +81,7 @@ struct sess {
 	int			 stormade;	/* STOR_MADE_*: what we created */
 	int			 zauto;		/* automatic level on */
 	struct bodystats	 bodies;
+	struct storq		*storq;		/* stored, not yet synced */
 	int			 close;		/* end the session */
 	int			 status;	/* exit status of the child */
 };
@@ -137,6 +139,13 @@ int	 cache_warm(struct zcache *, int rootfd, const char *levels);
 #define STOR_MADE_TRAN	0x02	/* tmp/transcript/<t> */
 #define STOR_MINFREE	(16 * 1024 * 1024)	/* default -N, bytes */
 int	 cmd_stor(struct sess *, int ac, char **av);
+/*
+ * Make the files stored so far durable (data, then the directories given
+ * new entries) and send the replies held for them.  Called before any
+ * verb other than STOR.  Returns SESS_OK, or SESS_CLOSE after the
+ * refusal that ends the session.
+ */
+int	 stor_sync(struct sess *);
 /*
  * At the end of a session: an upload is kept only if the session ended
  * with QUIT (s->status 0); otherwise what this session created for its

@@ -380,11 +380,16 @@ sess_dispatch(struct sess *s, char *line)
 	char			*av[SESS_MAXARGS], verb[129];
 	int			 ac, r;
 
-	if ((ac = proto_split(line, av, SESS_MAXARGS)) == 0) {
+	ac = proto_split(line, av, SESS_MAXARGS);
+	v = ac == 0 ? NULL : verb_find(av[0]);
+	/* Replies held for unsynced uploads come first. */
+	if ((v == NULL || v->act != cmd_stor) && stor_sync(s) == SESS_CLOSE)
+		return SESS_CLOSE;
+	if (ac == 0) {
 		s->errors++;
 		return sess_reply(s, RAP_SYNTAX, "Illegal null command");
 	}
-	if ((v = verb_find(av[0])) == NULL ||
+	if (v == NULL ||
 	    ((v->flags & V_TLS) && s->opts->tls == 0) ||
 	    ((v->flags & V_TLS) && s->state == SESS_UNKNOWN)) {
 		s->errors++;
@@ -460,6 +465,7 @@ sess_free(struct sess *s)
 	free(s->key);
 	free(s->specialdir);
 	free(s->stortran);
+	free(s->storq);
 }
 
 /*
@@ -569,6 +575,8 @@ sess_greet(struct sess *s)
 static void
 sess_readfail(struct sess *s, const struct cerr *err)
 {
+	if (s->close)
+		return;		/* already refused, while the read waited */
 	if (conn_eof(s->conn)) {
 		sess_log(s, LOG_INFO, "connection closed by peer");
 		s->status = 1;

@@ -5,6 +5,16 @@
  * would leave less than -N free on the file system, is refused before
  * its data is accepted; a file whose upload fails is removed, and so is
  * the whole upload of a session that does not end with QUIT.
+ *
+ * Durability is paid for per group of files, not per file: a stored file
+ * joins a batch (a large one starts its writeback at once), and its
+ * "250 File stored" (with every reply after it) is held until the batch
+ * is synced: the files, then every directory given a new entry (or their
+ * whole file system at once).  A batch is synced
+ * when it is full, when the session is about to wait for the client
+ * (the idle hook of conn.h), before any other verb and before the next
+ * STOR TRANSCRIPT.  So a 250 still means the file and its name are on
+ * disk, and a pipelining client gets the replies of a batch together.
  */
 #include "config.h"
 
@@ -37,14 +47,50 @@
 #include "xmalloc.h"
 
 #define STOR_CHUNK	(256 * 1024)
+#define STOR_BATCH	128		/* files synced together */
+#define STOR_BATCHBYTES	(32LL << 20)	/* ... or this much data */
+#define STOR_BATCHDIRS	128		/* directories held for a sync */
+#define STOR_KICKBYTES	(256 * 1024)	/* writeback started at once from */
 
-/* Make a missing directory of an upload path (confine_parent). */
+/* Stored files and directories not yet synced, and the replies held. */
+struct storq {
+	int		 fd[STOR_BATCH];	/* stored files, open */
+	char		*name[STOR_BATCH];	/* ... for messages */
+	size_t		 nfiles;
+	int64_t		 bytes;
+	int		 dfd[STOR_BATCHDIRS];	/* given new entries */
+	dev_t		 ddev[STOR_BATCHDIRS];
+	ino_t		 dino[STOR_BATCHDIRS];
+	size_t		 ndirs;
+	int		 held[2 * STOR_BATCH + 2];	/* reply codes */
+	size_t		 nheld;
+	int		 tmpfd;		/* tmp/, for syncfs; -1: none */
+	dev_t		 tmpdev;
+};
+
+/* What stor_mkdir needs: the mode, and the batch to note parents in. */
+struct stormk {
+	mode_t		 mode;
+	struct storq	*q;
+};
+
+static int	stor_dirty(struct storq *, int dfd);
+static int	stor_idle(void *, struct cerr *);
+
+/*
+ * Make a missing directory of an upload path (confine_parent); its parent
+ * now has a new entry to sync.
+ */
 static int
 stor_mkdir(void *ctx, int pfd, const char *name, const char *rel, size_t len)
 {
+	struct stormk	*mk = ctx;
+
 	(void)rel;
 	(void)len;
-	return mkdirat(pfd, name, *(mode_t *)ctx);
+	if (mkdirat(pfd, name, mk->mode) == -1)
+		return -1;
+	return mk->q != NULL ? stor_dirty(mk->q, pfd) : 0;
 }
 
 /*
@@ -55,12 +101,15 @@ stor_mkdir(void *ctx, int pfd, const char *name, const char *rel, size_t len)
  */
 static int
 stor_parent(int rootfd, const char *rel, int mkparents, mode_t mode,
-    const char **leaf)
+    struct storq *q, const char **leaf)
 {
-	size_t	 bad;
-	int	 fd;
+	struct stormk	 mk;
+	size_t		 bad;
+	int		 fd;
 
-	fd = confine_parent(rootfd, rel, mkparents ? stor_mkdir : NULL, &mode,
+	mk.mode = mode;
+	mk.q = q;
+	fd = confine_parent(rootfd, rel, mkparents ? stor_mkdir : NULL, &mk,
 	    leaf, &bad);
 	if (fd != -1 && **leaf == '\0') {
 		close(fd);
@@ -84,7 +133,7 @@ stor_mark(int rootfd, pid_t pid, const char *name)
 	int		 dfd;
 
 	snprintf(rel, sizeof(rel), "tmp/.stor.%ld", (long)pid);
-	if ((dfd = stor_parent(rootfd, rel, 0, 0, &leaf)) == -1) {
+	if ((dfd = stor_parent(rootfd, rel, 0, 0, NULL, &leaf)) == -1) {
 		log_warn("%s", rel);
 		return;
 	}
@@ -95,17 +144,257 @@ stor_mark(int rootfd, pid_t pid, const char *name)
 }
 
 /*
+ * Note that directory dfd got a new entry, to be synced with the batch.
+ * Returns 0, or -1 with errno set.
+ */
+static int
+stor_dirty(struct storq *q, int dfd)
+{
+	struct stat	 st;
+	size_t		 i;
+	int		 fd;
+
+	if (fstat(dfd, &st) == -1)
+		return -1;
+	for (i = 0; i < q->ndirs; i++)
+		if (q->ddev[i] == st.st_dev && q->dino[i] == st.st_ino)
+			return 0;
+	/* No room to hold it open: sync it now. */
+	if (q->ndirs == STOR_BATCHDIRS)
+		return fsync(dfd);
+	if ((fd = fcntl(dfd, F_DUPFD_CLOEXEC, 0)) == -1)
+		return -1;
+	q->dfd[q->ndirs] = fd;
+	q->ddev[q->ndirs] = st.st_dev;
+	q->dino[q->ndirs] = st.st_ino;
+	q->ndirs++;
+	return 0;
+}
+
+/* Close everything of the batch and forget its held replies. */
+static void
+stor_drop(struct storq *q)
+{
+	size_t	 i;
+
+	if (q == NULL)
+		return;
+	for (i = 0; i < q->nfiles; i++) {
+		close(q->fd[i]);
+		free(q->name[i]);
+	}
+	for (i = 0; i < q->ndirs; i++)
+		close(q->dfd[i]);
+	q->nfiles = q->ndirs = q->nheld = 0;
+	q->bytes = 0;
+}
+
+/*
+ * Send reply code (350 or 250 of STOR) now, or hold it behind the replies
+ * already held, which wait for the batch to be synced.
+ */
+static int
+stor_reply(struct sess *s, int code)
+{
+	struct storq	*q = s->storq;
+
+	if (q != NULL && q->nheld > 0) {
+		q->held[q->nheld++] = code;
+		return SESS_OK;
+	}
+	return sess_reply(s, code, "%s", code == RAP_STOR_GO ?
+	    "Storing file" : "File stored");
+}
+
+/* Send the replies held for the batch.  Returns SESS_OK or SESS_CLOSE. */
+static int
+stor_release(struct sess *s)
+{
+	struct storq	*q = s->storq;
+	size_t		 i;
+	int		 r = SESS_OK;
+
+	for (i = 0; q != NULL && i < q->nheld && r == SESS_OK; i++)
+		r = sess_reply(s, q->held[i], "%s", q->held[i] == RAP_STOR_GO ?
+		    "Storing file" : "File stored");
+	if (q != NULL)
+		q->nheld = 0;
+	return r;
+}
+
+/*
  * Reply and end the session.  The session's upload is removed first, so
- * a client that sees the refusal finds nothing of it left.
+ * a client that sees the refusal finds nothing of it left.  The replies
+ * held for earlier files go out before the refusal, as they would have
+ * without the batch: the refusal discards those files with the rest of
+ * the upload.  Once the session is ending (a sync failed while a read
+ * waited) nothing more is said.
  */
 static int
 stor_fatal(struct sess *s, int code, const char *msg)
 {
+	if (s->close)
+		return SESS_CLOSE;
 	s->status = 1;
+	(void)stor_release(s);
 	stor_finish(s);
 	sess_reply(s, code, "%s", msg);
 	s->close = 1;
 	return SESS_CLOSE;
+}
+
+int
+stor_sync(struct sess *s)
+{
+	struct storq	*q = s->storq;
+	char		 msg[PATH_MAX + 128];
+	size_t		 i;
+	int		 r;
+
+	if (q == NULL || (q->nfiles == 0 && q->ndirs == 0 && q->nheld == 0))
+		return SESS_OK;
+#ifdef HAVE_SYNCFS
+	/*
+	 * When everything of the batch is on the file system of tmp/, one
+	 * syncfs makes it all durable, for one journal commit and one cache
+	 * flush of the disk instead of one per file and per directory.
+	 * Writeback errors since tmpfd was opened (by this session) are
+	 * reported by it.
+	 */
+	for (i = 0; q->tmpfd != -1 && i < q->ndirs; i++)
+		if (q->ddev[i] != q->tmpdev)
+			break;
+	if (q->tmpfd != -1 && i == q->ndirs) {
+		if (syncfs(q->tmpfd) == -1) {
+			snprintf(msg, sizeof(msg), "%s: %s",
+			    q->nfiles > 0 ? q->name[q->nfiles - 1] : "tmp",
+			    strerror(errno));
+			goto fail;
+		}
+		goto synced;
+	}
+#endif
+	/*
+	 * Writeback of each file began when it was stored; the first fsync
+	 * commits the metadata of the whole batch, so the others mostly
+	 * wait for data already under way.
+	 */
+	for (i = 0; i < q->nfiles; i++)
+		if (fsync(q->fd[i]) == -1) {
+			snprintf(msg, sizeof(msg), "%s: %s", q->name[i],
+			    strerror(errno));
+			goto fail;
+		}
+	for (i = 0; i < q->ndirs; i++)
+		if (fsync(q->dfd[i]) == -1) {
+			snprintf(msg, sizeof(msg), "%s: %s",
+			    q->nfiles > 0 ? q->name[q->nfiles - 1] : "tmp",
+			    strerror(errno));
+			goto fail;
+		}
+#ifdef HAVE_SYNCFS
+synced:
+#endif
+	r = stor_release(s);
+	stor_drop(q);
+	return r;
+fail:
+	/* Not durable: nothing held may be confirmed. */
+	log_warnx("%s", msg);
+	stor_drop(q);
+	return stor_fatal(s, RAP_STOR_DATA, msg);
+}
+
+/*
+ * The session's batch.  tmp/ is opened afresh (not dup'ed from the
+ * shared root) so that syncfs reports the writeback errors that happen
+ * from now on to this session.
+ */
+static void
+stor_qnew(struct sess *s)
+{
+	struct storq	*q;
+	struct stat	 st;
+
+	q = xcalloc(1, sizeof(*q));
+	q->tmpfd = -1;
+#ifdef HAVE_SYNCFS
+	if ((q->tmpfd = openat(s->opts->rootfd, "tmp", O_RDONLY | O_DIRECTORY |
+	    O_NOFOLLOW | O_CLOEXEC)) != -1 && fstat(q->tmpfd, &st) == 0)
+		q->tmpdev = st.st_dev;
+	else if (q->tmpfd != -1) {
+		close(q->tmpfd);
+		q->tmpfd = -1;
+	}
+#else
+	(void)st;
+#endif
+	s->storq = q;
+	conn_set_idle(s->conn, stor_idle, s);
+}
+
+/* conn idle hook: the client has nothing more for now, sync. */
+static int
+stor_idle(void *arg, struct cerr *err)
+{
+	struct sess	*s = arg;
+
+	if (stor_sync(s) == SESS_CLOSE) {
+		cerr_set(err, "upload could not be made durable");
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Add the file fd just stored (named up, size bytes) to the batch, its
+ * 250 held, and sync the batch when it is full.
+ */
+static int
+stor_hold(struct sess *s, int fd, int dfd, const char *up, int64_t size)
+{
+	struct storq	*q = s->storq;
+	char		 msg[PATH_MAX + 128];
+	struct cerr	 err;
+
+#ifdef HAVE_SYNC_FILE_RANGE
+	/*
+	 * Start writing a large file out now, while more is received; small
+	 * ones are left to the sync, which writes them out together for
+	 * less than a call each costs.
+	 */
+	if (size >= STOR_KICKBYTES)
+		(void)sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+#endif
+	if (stor_dirty(q, dfd) == -1) {
+		snprintf(msg, sizeof(msg), "%s: %s", up, strerror(errno));
+		close(fd);
+		return stor_fatal(s, RAP_STOR_DATA, msg);
+	}
+	q->fd[q->nfiles] = fd;
+	q->name[q->nfiles] = xstrdup(up);
+	q->nfiles++;
+	q->bytes += size;
+	q->held[q->nheld++] = RAP_STOR_DONE;
+	if (q->nfiles < STOR_BATCH && q->bytes < STOR_BATCHBYTES &&
+	    q->ndirs < STOR_BATCHDIRS)
+		return SESS_OK;
+	if (stor_sync(s) == SESS_CLOSE)
+		return SESS_CLOSE;
+	/*
+	 * Push the replies now instead of when the client's data runs dry:
+	 * a pipelining client keeps a window of uploads in flight and waits
+	 * for the oldest one's reply, and a reply held back while data is
+	 * queued would stall it until everything sent so far was stored,
+	 * so that the two sides took turns instead of working together.
+	 */
+	if (conn_flush(s->conn, &err) == -1) {
+		log_warnx("%s", err.msg);
+		s->status = 1;
+		s->close = 1;
+		return SESS_CLOSE;
+	}
+	return SESS_OK;
 }
 
 /*
@@ -149,7 +438,7 @@ stor_room(struct sess *s, int fd, int64_t size, const char *upload)
  */
 static int
 stor_body(struct sess *s, int fd, int dfd, const char *leaf,
-    const char *upload)
+    const char *upload, int64_t *sizep)
 {
 	struct cerr	 err;
 	char		*line, *chunk, msg[PATH_MAX + 128];
@@ -192,6 +481,7 @@ stor_body(struct sess *s, int fd, int dfd, const char *leaf,
 	free(chunk);
 	if (conn_getline(s->conn, &line, &err) == -1 || strcmp(line, ".") != 0)
 		goto bad;
+	*sizep = size;
 	return 0;
 bad:
 	unlinkat(dfd, leaf, 0);
@@ -206,6 +496,7 @@ cmd_stor(struct sess *s, int ac, char **av)
 	char		 rel[PATH_MAX], up[PATH_MAX], msg[2 * PATH_MAX];
 	char		*name = NULL, *path = NULL;
 	const char	*leaf;
+	int64_t		 size;
 	int		 dfd, fd, n, r = SESS_CLOSE, istran;
 
 	if (ac < 2)
@@ -227,8 +518,12 @@ cmd_stor(struct sess *s, int ac, char **av)
 			goto syntax;
 	}
 
+	if (s->storq == NULL)
+		stor_qnew(s);
 	if (istran) {
 		/* A new transcript: the previous upload is complete. */
+		if (stor_sync(s) == SESS_CLOSE)
+			goto out;
 		free(s->storname);
 		s->storname = NULL;
 		s->stormade = 0;
@@ -236,7 +531,7 @@ cmd_stor(struct sess *s, int ac, char **av)
 		n = snprintf(rel, sizeof(rel), "tmp/file/%s", name);
 		if (n < 0 || (size_t)n >= sizeof(rel))
 			goto syntax;
-		if ((dfd = stor_parent(s->opts->rootfd, rel, 0, 0, &leaf))
+		if ((dfd = stor_parent(s->opts->rootfd, rel, 0, 0, NULL, &leaf))
 		    == -1 || mkdirat(dfd, leaf, 0777) == -1) {
 			if (errno == EEXIST)
 				r = stor_fatal(s, RAP_STOR_FAIL,
@@ -251,12 +546,20 @@ cmd_stor(struct sess *s, int ac, char **av)
 				close(dfd);
 			goto out;
 		}
-		close(dfd);
 		stor_mark(s->opts->rootfd, getpid(), name);
 		s->storname = xstrdup(name);
 		s->stormade = STOR_MADE_DIR;
 		free(s->stortran);
 		s->stortran = xstrdup(av[2]);
+		if (stor_dirty(s->storq, dfd) == -1) {
+			sess_logsafe(up, sizeof(up), rel);
+			snprintf(msg, sizeof(msg), "%s: %s", up,
+			    strerror(errno));
+			close(dfd);
+			r = stor_fatal(s, RAP_STOR_FAIL, msg);
+			goto out;
+		}
+		close(dfd);
 		n = snprintf(rel, sizeof(rel), "tmp/transcript/%s", name);
 	} else {
 		if (s->stortran == NULL || strcmp(s->stortran, av[2]) != 0) {
@@ -272,7 +575,7 @@ cmd_stor(struct sess *s, int ac, char **av)
 		goto syntax;
 	sess_logsafe(up, sizeof(up), rel);
 	if ((dfd = stor_parent(s->opts->rootfd, rel, 1, 0777 & ~s->opts->umask,
-	    &leaf)) == -1) {
+	    s->storq, &leaf)) == -1) {
 		snprintf(msg, sizeof(msg), "%s: %s", up, strerror(errno));
 		r = stor_fatal(s, RAP_STOR_DATA, msg);
 		goto out;
@@ -287,22 +590,15 @@ cmd_stor(struct sess *s, int ac, char **av)
 	}
 	if (istran)
 		s->stormade |= STOR_MADE_TRAN;
-	if (sess_reply(s, RAP_STOR_GO, "Storing file") == SESS_CLOSE ||
-	    stor_body(s, fd, dfd, leaf, up) == -1) {
+	if (stor_reply(s, RAP_STOR_GO) == SESS_CLOSE ||
+	    stor_body(s, fd, dfd, leaf, up, &size) == -1) {
 		close(fd);
 		close(dfd);
 		goto out;
 	}
-	if (close(fd) == -1) {
-		unlinkat(dfd, leaf, 0);
-		snprintf(msg, sizeof(msg), "%s: %s", up, strerror(errno));
-		r = stor_fatal(s, RAP_STOR_DATA, msg);
-		close(dfd);
-		goto out;
-	}
-	close(dfd);
 	sess_log(s, LOG_INFO, "stored %s", up);
-	r = sess_reply(s, RAP_STOR_DONE, "File stored");
+	r = stor_hold(s, fd, dfd, up, size);
+	close(dfd);
 	goto out;
 syntax:
 	r = stor_fatal(s, RAP_STOR_SYNTAX, "STOR Syntax error");
@@ -319,7 +615,7 @@ stor_remove(int rootfd, const char *rel, int rmtree)
 	const char	*leaf;
 	int		 dfd, r;
 
-	if ((dfd = stor_parent(rootfd, rel, 0, 0, &leaf)) == -1)
+	if ((dfd = stor_parent(rootfd, rel, 0, 0, NULL, &leaf)) == -1)
 		return errno == ENOENT ? 0 : -1;
 	if (rmtree)
 		r = fs_rmtreeat(dfd, leaf);
@@ -335,6 +631,17 @@ stor_finish(struct sess *s)
 	char	 rel[PATH_MAX], safe[PATH_MAX];
 	int	 n;
 
+	/* Kept: what is still unsynced is made durable (no one to tell). */
+	if (s->status == 0 && s->storq != NULL && s->storq->nheld > 0) {
+		s->storq->nheld = 0;
+		(void)stor_sync(s);
+	}
+	stor_drop(s->storq);
+	/* The session ends after this: no more syncs. */
+	if (s->storq != NULL && s->storq->tmpfd != -1) {
+		close(s->storq->tmpfd);
+		s->storq->tmpfd = -1;
+	}
 	if (s->storname == NULL || s->stormade == 0 || s->status == 0)
 		goto out;
 	sess_logsafe(safe, sizeof(safe), s->storname);
@@ -372,7 +679,7 @@ stor_reap(int rootfd, pid_t pid)
 	int		 dfd, n;
 
 	snprintf(rel, sizeof(rel), "tmp/.stor.%ld", (long)pid);
-	if ((dfd = stor_parent(rootfd, rel, 0, 0, &leaf)) == -1)
+	if ((dfd = stor_parent(rootfd, rel, 0, 0, NULL, &leaf)) == -1)
 		return;
 	len = readlinkat(dfd, leaf, name, sizeof(name) - 1);
 	close(dfd);

@@ -7,7 +7,8 @@
  *	CAIRN_SHIM_CRASH=N	count every mutating file-system call
  *				(open and openat for writing or creating,
  *				unlink, rename, symlink, link, mkdir,
- *				mknod, chown, chmod, utimens, fsync, ...)
+ *				mknod, chown, chmod, utimens, fsync,
+ *				syncfs, ...)
  *				over all threads and raise SIGKILL just
  *				before performing the Nth; 0 only counts.
  *	CAIRN_SHIM_COUNT=FILE	write the count so far to FILE after each
@@ -580,6 +581,7 @@ MUT(int, utimensat, (int a, const char *b, const struct timespec c[2], int d),
     (a, b, c, d), P(a, b); tr_flags(&tr, d))
 MUT(int, fsync, (int a), (a), FD(a))
 MUT(int, fdatasync, (int a), (a), FD(a))
+MUT(int, syncfs, (int a), (a), FD(a))
 
 #undef P
 #undef FD

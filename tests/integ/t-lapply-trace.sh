@@ -134,4 +134,40 @@ doctored order2 'set-uid with owner 1234 '
 # The set-uid root file handed over before it loses the bit.
 grep -v "^fchmod $R/bin/chsuid mode=0755 " "$T/trace" > "$T/trace.keep"
 doctored keep 'set-uid with owner 1234 '
+
+# A batch of many files on one file system is made durable with one
+# syncfs before its renames and one after (lapply(1)); the same checks
+# hold, and without the syncfs lines they fail.
+stop_cairnd
+M=$T/many
+mkdir -p "$M/a" "$M/b" || fail "mkdir many"
+i=0
+while [ "$i" -lt 40 ]; do
+	printf 'file a%d\n' "$i" > "$M/a/f$i"
+	printf 'file b%d\n' "$i" > "$M/b/g$i"
+	i=$((i + 1))
+done
+find "$M" -exec touch -h -d "@$T0" {} +
+tree_repo "$T/repo2" "$M" many
+mkdir "$T/k2"
+cp "$T/repo2/command/many.K" "$T/repo2/transcript/many.T" "$T/k2/"
+start_cairnd "$T/repo2"
+R2=$T/root2
+mkdir "$R2" || fail "mkdir root2"
+(cd "$R2" && "$FSDIFF" -A -c sha1 -K "$T/k2/many.K" .) > "$T/many.T" ||
+    fail "fsdiff -A many"
+$SNAP "$R2" "$T/pre2.json" || fail "snap many"
+run_capture "$T/out" "$T/err" in_dir "$R2" \
+    env LD_PRELOAD="$SHIM" CAIRN_SHIM_TRACE="$T/trace2" \
+    "$LAPPLY" -c sha1 -h 127.0.0.1 -p "$PORT" "$T/many.T"
+assert_eq 0 "$RC" "lapply many: $(cat "$T/err")"
+grep -q '^syncfs ' "$T/trace2" || fail "no syncfs for 80 downloads"
+$CHECK "$T/trace2" "$R2" "$T/many.T" "$T/pre2.json" > "$T/check" ||
+    fail "trace check many: $(cat "$T/check")"
+echo "$TEST_NAME: many: $(cat "$T/check")"
+grep -v '^syncfs ' "$T/trace2" > "$T/trace2.nosync"
+$CHECK "$T/trace2.nosync" "$R2" "$T/many.T" "$T/pre2.json" > "$T/check" &&
+    fail "many without syncfs: the check passed"
+grep -q 'renamed without an fsync before' "$T/check" ||
+    fail "many without syncfs: $(cat "$T/check")"
 exit 0

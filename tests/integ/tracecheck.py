@@ -13,10 +13,13 @@ ROOT taken before the run.  Checked (docs/security.md I2, C8, G5):
     mode 0600, named "<leaf>.radmind.<pid>" (or ".radmind.<pid>.<line>"),
     and renamed over a path the transcript downloads, in the same
     directory; it was fsynced after its last owner, mode or time change
-    and before that rename; every "+" line got exactly one such rename;
+    and before that rename (or a syncfs came after that change and before
+    the rename: the root is one file system); every "+" line got exactly
+    one such rename;
   - every change to the entries of a directory (create, rename into or
     out of, unlink, mkdir, link, symlink, mknod) is followed by an fsync
-    of that directory, unless the directory itself is removed later;
+    of that directory or a syncfs, unless the directory itself is removed
+    later;
   - owner and mode, followed through every chown, chmod and rename from
     the state before the run (a new temp file or directory: root's, its
     creation mode less the umask): an object has a set-uid bit only
@@ -59,6 +62,8 @@ MODE = ('chmod', 'fchmod', 'fchmodat')
 TIME = ('futimens', 'utimensat')
 OPEN = ('open', 'open64', 'openat', 'openat64')
 SYNC = ('fsync', 'fdatasync')
+# A sync of the whole file system (the root under test is one).
+FSSYNC = ('syncfs',)
 
 
 def unescape(s):
@@ -176,17 +181,21 @@ def main():
                 err(c, 'temp file not in the directory of %s' % final)
             if final not in plus:
                 err(c, '%s is not downloaded by the transcript' % final)
-            # Durable before the rename, after its last metadata change.
-            synced = None
+            # Durable before the rename, after its last metadata change:
+            # its own fsync, or a syncfs after that change.
+            synced = fssynced = None
             for d in calls[i + 1:]:
                 if d.paths[:1] == [p] and d.name in SYNC:
                     synced = d
+                elif d.name in FSSYNC:
+                    fssynced = d
                 elif d.paths[:1] == [p] and d.name in OWNER + MODE + TIME:
                     if synced is not None:
                         err(d, 'metadata change after the fsync of call %d'
                             % synced.n)
+                    fssynced = None
                 elif d.name.startswith('rename') and d.paths[0] == p:
-                    if synced is None:
+                    if synced is None and fssynced is None:
                         err(d, 'renamed without an fsync before')
                     renamed[final] = renamed.get(final, 0) + 1
                     break
@@ -205,7 +214,7 @@ def main():
         for d in dirs:
             ok = False
             for e in calls[i + 1:]:
-                if e.name in SYNC and e.paths == [d]:
+                if (e.name in SYNC and e.paths == [d]) or e.name in FSSYNC:
                     ok = True
                     break
                 if (e.name == 'unlinkat' and e.paths == [d] and
@@ -285,7 +294,7 @@ def main():
         return 1
     print('renames %d, fsyncs %d, calls %d' %
           (sum(renamed.values()),
-           sum(1 for c in calls if c.name in SYNC), len(calls)))
+           sum(1 for c in calls if c.name in SYNC + FSSYNC), len(calls)))
     return 0
 
 
