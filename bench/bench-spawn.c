@@ -276,7 +276,7 @@ spawn_forget(struct bench *b)
 pid_t
 spawn_cairnd(struct bench *b, uint16_t *portp)
 {
-	char		*argv[16], pbuf[16], abuf[INET_ADDRSTRLEN], *log;
+	char		*argv[20], pbuf[16], abuf[INET_ADDRSTRLEN], *log;
 	struct in_addr	 addr;
 	uint16_t	 port;
 	pid_t		 pid;
@@ -307,6 +307,10 @@ spawn_cairnd(struct bench *b, uint16_t *portp)
 	argv[i++] = abuf;
 	argv[i++] = "-p";
 	argv[i++] = pbuf;
+	if (b->cachedir != NULL) {
+		argv[i++] = "-c";
+		argv[i++] = b->cachedir;
+	}
 	argv[i] = NULL;
 	pid = spawn_start(argv, b->repo, log);
 	b->cairnd_pid = pid;

@@ -97,6 +97,8 @@ struct bench {
 	const char	*csv, *svg, *runs_csv;
 	const char	*bindir;
 	const char	*server;	/* host:port of a remote cairnd */
+	const char	*cache;		/* --cache levels, NULL: no cache */
+	char		*cachedir;	/* <work>/zcache */
 	const char	*make_repo;
 	const char	*make_corpus;
 	char		*work;

@@ -57,6 +57,7 @@ static const char usage_text[] =
     "usage: cairn-bench [-kq] [-B bindir] [-d dir | -s size] [-l levels]\n"
     "\t[-L link]... [-n reps] [-w workdir] [--csv file] [--svg file]\n"
     "\t[--runs-csv file] [--shaper relay | tc] [--server host:port]\n"
+    "\t[--cache levels]\n"
     "       cairn-bench [-B bindir] [-d dir | -s size] [--seed n] "
     "--make-repo dir\n"
     "       cairn-bench [--seed n] --make-corpus dir [size | --files n]\n"
@@ -85,6 +86,7 @@ static const struct {
 	{ "    --server=host:port",
 	    "measure the real link to a remote cairnd" },
 	{ "    --make-repo=dir", "only build the repository in dir" },
+	{ "    --cache=levels", "serve from a compressed cache warmed at levels" },
 	{ "    --make-corpus=dir", "only generate the corpus in dir" },
 	{ "    --files=n", "with --make-corpus: n small files" },
 	{ "    --seed=n", "seed of the corpus generator (1)" },
@@ -378,6 +380,7 @@ bench_free(struct bench *b)
 	free(b->ip);
 	free(b->tcbin);
 	free(b->repo);
+	free(b->cachedir);
 	free(b->work);
 	if (b->netns_fd != -1)
 		close(b->netns_fd);
@@ -401,6 +404,7 @@ opts_parse(struct bench *b, int argc, char *argv[])
 		{ "svg",	required_argument,	NULL, 'S' },
 		{ "server",	required_argument,	NULL, 'R' },
 		{ "make-repo",	required_argument,	NULL, 'M' },
+		{ "cache",	required_argument,	NULL, 'Z' },
 		{ "make-corpus", required_argument,	NULL, 'G' },
 		{ "files",	required_argument,	NULL, 'F' },
 		{ "seed",	required_argument,	NULL, 'E' },
@@ -461,6 +465,9 @@ opts_parse(struct bench *b, int argc, char *argv[])
 			break;
 		case 'M':
 			b->make_repo = optarg;
+			break;
+		case 'Z':
+			b->cache = optarg;
 			break;
 		case 'G':
 			b->make_corpus = optarg;
@@ -590,6 +597,33 @@ make_work(struct bench *b)
 	return own;
 }
 
+/*
+ * --cache: cairnd -W fills a compressed cache for the repository at the
+ * levels given, before any run; every cairnd then serves from it (-c).
+ */
+static void
+cache_warm(struct bench *b)
+{
+	char	*argv[10], *log;
+	int	 i = 0;
+
+	xasprintf(&b->cachedir, "%s/zcache", b->work);
+	xasprintf(&log, "%s/cairnd-warm.log", b->work);
+	argv[i++] = b->cairnd;
+	argv[i++] = "-D";
+	argv[i++] = b->repo;
+	argv[i++] = "-c";
+	argv[i++] = b->cachedir;
+	argv[i++] = "-W";
+	argv[i++] = (char *)b->cache;
+	argv[i] = NULL;
+	if (spawn_run(argv, b->repo, log, NULL) != 0) {
+		spawn_show_log(log);
+		fatalx("cairnd -W %s failed", b->cache);
+	}
+	free(log);
+}
+
 /* The sweep: every link, every level, then the report. */
 static void
 sweep(struct bench *b)
@@ -603,6 +637,8 @@ sweep(struct bench *b)
 	if (b->server == NULL) {
 		xasprintf(&b->repo, "%s/repo", b->work);
 		repo_make(b, b->repo);
+		if (b->cache != NULL)
+			cache_warm(b);
 	} else {
 		/* The remote serves its own data; count what arrives. */
 		b->corpus_desc = "remote server's data";

@@ -30,21 +30,36 @@ static const double size_shape[10] = {
 #define ZA_PROBE	2.0	/* growth of an unbounded link estimate */
 #define ZA_FORGET	32	/* windows a level's own throughput is kept */
 #define ZA_LINKMAX	1e12	/* B/s: an unbounded link, for the sums */
+#define ZA_DECAY	0.8	/* weight of a window against the next */
+/*
+ * Compressed bytes the socket must have taken without pushing back
+ * before the policy believes a link it never saw the end of, and moves
+ * to cheaper levels (more bytes): socket buffers swallow megabytes at
+ * any link speed before they fill.
+ */
+#define ZA_PROVEN	(4.0 * 1024 * 1024)
 
 struct zauto {
 	int		 cap, cur;
-	/* Per level: measured deflate speed (B/s) and ratio, 0: none. */
-	double		 speed[10], ratio[10];
 	/*
-	 * Per level: plain bytes per second achieved at it, whatever held
-	 * it back (deflate, link, or a receiver slower than both), and
-	 * the window it was measured in.  Truth beats the model, until it
-	 * is ZA_FORGET windows old.
+	 * Per level, sums over its recent windows (each window's weight
+	 * ZA_DECAY of the next one's): plain bytes, compressed bytes, ns
+	 * deflating and ns of wall time.  Ratios of sums, not averages of
+	 * ratios: with large socket buffers a window is either a burst
+	 * that costs nothing or a long wait, and only sums weigh them
+	 * right.  From them: deflate speed (B/s), ratio, and the plain
+	 * bytes per second achieved at the level whatever held it back
+	 * (deflate, the link, or a receiver slower than both) -- truth
+	 * that beats the model, until it is ZA_FORGET windows old.
 	 */
-	double		 xput[10];
+	double		 sraw[10], szout[10], sdef[10], swall[10];
+	double		 speed[10], ratio[10], xput[10];
 	uint64_t	 xwhen[10], windows;
+	/* The same sums for the link, over every level. */
+	double		 lzout, lwall, lstall;
 	double		 link;		/* compressed B/s the link takes */
 	int		 linkknown;	/* link measured while it pushed back */
+	double		 free;		/* compressed bytes since it did */
 	/* The window being gathered. */
 	uint64_t	 raw, zout, def, wall, stall;
 	int		 wlevel;
@@ -108,12 +123,6 @@ double
 zauto_linkrate(const struct zauto *za)
 {
 	return za->link;
-}
-
-static double
-ewma(double old, double new)
-{
-	return old == 0 ? new : old + ZA_WEIGHT * (new - old);
 }
 
 /* Nearest measured level at 1 or above (deflating levels), -1: none. */
@@ -188,6 +197,9 @@ za_decide(struct zauto *za)
 	pick = za->cur;
 	cur = best = za_throughput(za, za->cur);
 	for (l = 0; l <= za->cap; l++) {
+		/* Cheaper levels only on a link known to take it. */
+		if (l < za->cur && !za->linkknown && za->free < ZA_PROVEN)
+			continue;
 		t = za_throughput(za, l);
 		/* Equal throughput: the cheaper level (the lower one). */
 		if (t > best * (l < pick ? 1.0 : 1.000001)) {
@@ -203,7 +215,7 @@ int
 zauto_sample(struct zauto *za, int level, uint64_t raw, uint64_t zout,
     uint64_t def_ns, uint64_t wall_ns, uint64_t stall_ns)
 {
-	double	 secs, rate;
+	double	 rate;
 
 	if (level < 0 || level > 9)
 		return za->cur;
@@ -220,25 +232,36 @@ zauto_sample(struct zauto *za, int level, uint64_t raw, uint64_t zout,
 	if (za->raw < ZAUTO_WINDOW || za->def == 0 || za->wall == 0)
 		return za->cur;
 
-	za->speed[level] = ewma(za->speed[level],
-	    (double)za->raw / ((double)za->def / 1e9));
-	if (level > 0)
-		za->ratio[level] = ewma(za->ratio[level],
-		    (double)za->zout / (double)za->raw);
-	secs = (double)za->wall / 1e9;
-	rate = (double)za->zout / secs;
 	za->windows++;
-	za->xput[level] = za->windows - za->xwhen[level] < ZA_FORGET ?
-	    ewma(za->xput[level], (double)za->raw / secs) :
-	    (double)za->raw / secs;
+	if (za->windows - za->xwhen[level] >= ZA_FORGET)
+		za->sraw[level] = za->szout[level] = za->sdef[level] =
+		    za->swall[level] = 0;
+	za->sraw[level] = za->sraw[level] * ZA_DECAY + (double)za->raw;
+	za->szout[level] = za->szout[level] * ZA_DECAY + (double)za->zout;
+	za->sdef[level] = za->sdef[level] * ZA_DECAY + (double)za->def / 1e9;
+	za->swall[level] = za->swall[level] * ZA_DECAY +
+	    (double)za->wall / 1e9;
 	za->xwhen[level] = za->windows;
-	if (za->stall * 10 > za->wall) {
+	za->speed[level] = za->sraw[level] / za->sdef[level];
+	if (level > 0)
+		za->ratio[level] = za->szout[level] / za->sraw[level];
+	za->xput[level] = za->sraw[level] / za->swall[level];
+
+	za->lzout = za->lzout * ZA_DECAY + (double)za->zout;
+	za->lwall = za->lwall * ZA_DECAY + (double)za->wall / 1e9;
+	za->lstall = za->lstall * ZA_DECAY + (double)za->stall / 1e9;
+	rate = za->lzout / za->lwall;
+	if (za->stall * 10 > za->wall)
+		za->free = 0;
+	else
+		za->free += (double)za->zout;
+	if (za->lstall * 10 > za->lwall) {
 		/* The socket pushed back: it takes no more than this. */
-		za->link = za->linkknown ? ewma(za->link, rate) : rate;
+		za->link = rate;
 		za->linkknown = 1;
 	} else {
 		/* It took all we gave: at least this, maybe much more. */
-		if (za->link < rate)
+		if (za->link < rate || za->linkknown)
 			za->link = rate;
 		/* Grows until the socket pushes back; bounded all the same. */
 		if (za->link < ZA_LINKMAX)

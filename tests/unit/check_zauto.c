@@ -58,7 +58,7 @@ START_TEST(test_fast_link_goes_cheap)
 	int		 max;
 
 	/* Nothing ever pushes back: the cheapest level, stored blocks. */
-	ck_assert_int_eq(simulate(za, speed, ratio, 0, 40, &max), 0);
+	ck_assert_int_eq(simulate(za, speed, ratio, 0, 80, &max), 0);
 	ck_assert_int_le(max, 9);
 	zauto_free(za);
 }
