@@ -28,35 +28,10 @@ bench_need bench/cairn-bench server/cairnd client/ktcheck client/fsdiff \
     client/lapply bench/zbench
 corpus=$(bench_corpus "$SIZE")
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/cairn-pull.XXXXXX")
-srvpid=
-cleanup()
-{
-	[ -n "$srvpid" ] && kill "$srvpid" 2>/dev/null || true
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' HUP INT TERM
-
-# Repository: transcript of the corpus, its files hard-linked into file/.
-R=$tmp/repo
-mkdir -p "$R/command" "$R/transcript" "$R/file"
-: >"$tmp/empty.K"
-(cd "$corpus" && "$B/client/fsdiff" -C -c sha1 -K "$tmp/empty.K" .) \
-    | grep -v ' ./MANIFEST.txt' >"$R/transcript/bench.T"
-cp -al "$corpus" "$R/file/bench.T"
-printf 'p bench.T\n' >"$R/command/bench.K"
-printf '* bench.K\n' >"$R/config"
-nfiles=$(grep -c '^f ' "$R/transcript/bench.T")
-raw=$(awk '$1 == "f" { s += $(NF - 1) } END { print s }' "$R/transcript/bench.T")
-
-# Client command directory and applicable transcript (made once).
-C=$tmp/client
-mkdir -p "$C" "$tmp/empty-root"
-start_server
-"$B/client/ktcheck" -q -h 127.0.0.1 -p "$PORT" -c sha1 -K "$C/command.K" || [ $? -eq 1 ]
-stop_server
-(cd "$tmp/empty-root" && "$B/client/fsdiff" -A -c sha1 -K "$C/command.K" -o "$tmp/apply.T" .)
+bench_scratch pull
+# Repository: transcript of the corpus, its files hard-linked into file/;
+# the client's command file and applicable transcript (made once).
+bench_repo "$corpus" bench.T
 
 echo "cairn pull benchmark: $nfiles files, $((raw / 1000000)) MB, loopback, $(nproc) CPUs"
 # cp -a reference (warm cache), twice, keep the faster

@@ -27,15 +27,7 @@ BENCH_NAME=bench-upload
 bench_need bench/cairn-bench server/cairnd client/fsdiff client/lcreate
 corpus=$(bench_corpus "$SIZE")
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/cairn-upload.XXXXXX")
-srvpid=
-cleanup()
-{
-	[ -n "$srvpid" ] && kill "$srvpid" 2>/dev/null || true
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' HUP INT TERM
+bench_scratch upload
 
 : >"$tmp/empty.K"
 (cd "$corpus" && "$B/client/fsdiff" -C -c sha1 -K "$tmp/empty.K" .) \

@@ -1,6 +1,6 @@
 # bench/benchlib.sh: shell helpers shared by the benchmarks.  Sourced by
-# bench-*.sh after they set B (the build directory), BENCH_DATA, tmp (a
-# scratch directory) and BENCH_NAME.
+# bench-*.sh after they set B (the build directory), BENCH_DATA and
+# BENCH_NAME (and tmp, a scratch directory, or call bench_scratch).
 #
 #	bench_need TOOL...	exit unless every built TOOL (relative to $B)
 #				and /usr/bin/time exist
@@ -13,6 +13,13 @@
 #				sets srvpid and PORT; its CPU seconds land in
 #				$tmp/srv.time, its log in $tmp/srv.log
 #	stop_server		SIGTERM it and wait (srv.time is then written)
+#	bench_scratch NAME	make the scratch directory $tmp, removed (and
+#				the server stopped) when the script exits
+#	bench_repo CORPUS T	make the repository $R serving CORPUS as
+#				transcript T (command T.K, config "* T.K"; the
+#				corpus's MANIFEST.txt left out), and the client
+#				side: $C/command.K and $tmp/apply.T (applicable
+#				to an empty root); sets nfiles and raw (bytes)
 
 bench_need()
 {
@@ -78,6 +85,38 @@ start_server()
 	echo "$BENCH_NAME: cairnd did not start" >&2
 	cat "$tmp/srv.log" >&2
 	exit 1
+}
+
+bench_scratch()
+{
+	tmp=$(mktemp -d "${TMPDIR:-/tmp}/cairn-$1.XXXXXX")
+	srvpid=
+	trap '[ -n "$srvpid" ] && kill "$srvpid" 2>/dev/null; rm -rf "$tmp"' EXIT
+	trap 'exit 130' HUP INT TERM
+}
+
+bench_repo()
+{
+	local corpus=$1 t=$2
+	R=$tmp/repo
+	mkdir -p "$R/command" "$R/transcript" "$R/file"
+	: >"$tmp/empty.K"
+	(cd "$corpus" && "$B/client/fsdiff" -C -c sha1 -K "$tmp/empty.K" .) \
+	    | grep -v ' ./MANIFEST.txt' >"$R/transcript/$t"
+	cp -al "$corpus" "$R/file/$t"
+	printf 'p %s\n' "$t" >"$R/command/$t.K"
+	printf '* %s.K\n' "$t" >"$R/config"
+	nfiles=$(grep -c '^f ' "$R/transcript/$t")
+	raw=$(awk '$1 == "f" { s += $(NF - 1) } END { print s }' \
+	    "$R/transcript/$t")
+	C=$tmp/client
+	mkdir -p "$C" "$tmp/empty-root"
+	start_server
+	"$B/client/ktcheck" -q -h 127.0.0.1 -p "$PORT" -c sha1 \
+	    -K "$C/command.K" || [ $? -eq 1 ]
+	stop_server
+	(cd "$tmp/empty-root" && "$B/client/fsdiff" -A -c sha1 \
+	    -K "$C/command.K" -o "$tmp/apply.T" .)
 }
 
 stop_server()
