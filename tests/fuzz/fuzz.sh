@@ -44,7 +44,7 @@ max_len()
 server_objs()
 {
 	case $1 in
-	request)	echo "hostcfg fetch stor" ;;
+	request)	echo "hostcfg fetch stor zcache" ;;
 	hostcfg)	echo "hostcfg" ;;
 	esac
 }
@@ -99,7 +99,7 @@ jobs=$(nproc 2>/dev/null || echo 2)
 pending=0
 failed_build=
 for f in "$src"/common/*.c "$src"/server/hostcfg.c "$src"/server/fetch.c \
-    "$src"/server/stor.c; do
+    "$src"/server/stor.c "$src"/server/zcache.c; do
 	d=$(basename "$(dirname "$f")")
 	o="$fz/obj/${d}_$(basename "$f" .c).o"
 	stale "$o" "$f" || continue
