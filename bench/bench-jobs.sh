@@ -33,6 +33,7 @@ bench_need server/cairnd client/ktcheck client/fsdiff client/lapply
 corpus=$(bench_corpus "${SIZE}M")
 bench_scratch jobs
 bench_repo "$corpus" jobs.T
+bench_client
 
 echo "cairn lapply -j benchmark: $nfiles files, $((raw / 1000000)) MB (standard corpus)," \
     "cairnd -Z 9, lapply -Z $LEVEL, loopback, $(nproc) CPUs"

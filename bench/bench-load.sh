@@ -95,16 +95,7 @@ trap cleanup EXIT
 trap 'exit 130' HUP INT TERM
 
 # Repository: transcript of the loadset, its files hard-linked into file/.
-R=$tmp/repo
-mkdir -p "$R/command" "$R/transcript" "$R/file"
-: >"$tmp/empty.K"
-(cd "$corpus" && "$B/client/fsdiff" -C -c sha1 -K "$tmp/empty.K" .) \
-    | grep -v ' ./MANIFEST.txt' >"$R/transcript/load.T"
-cp -al "$corpus" "$R/file/load.T"
-printf 'p load.T\n' >"$R/command/load.K"
-printf '* load.K\n' >"$R/config"
-nfiles=$(grep -c '^f ' "$R/transcript/load.T")
-raw=$(awk '$1 == "f" { s += $(NF - 1) } END { print s }' "$R/transcript/load.T")
+bench_repo "$corpus" load.T
 cat "$R/file/load.T"/*/* >/dev/null 2>&1 || true
 
 start_server -m "$MAXCONN" -s "$PERADDR" -t "$LINETIME"

@@ -32,6 +32,7 @@ bench_scratch pull
 # Repository: transcript of the corpus, its files hard-linked into file/;
 # the client's command file and applicable transcript (made once).
 bench_repo "$corpus" bench.T
+bench_client
 
 echo "cairn pull benchmark: $nfiles files, $((raw / 1000000)) MB, loopback, $(nproc) CPUs"
 # cp -a reference (warm cache), twice, keep the faster

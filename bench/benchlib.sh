@@ -17,9 +17,10 @@
 #				the server stopped) when the script exits
 #	bench_repo CORPUS T	make the repository $R serving CORPUS as
 #				transcript T (command T.K, config "* T.K"; the
-#				corpus's MANIFEST.txt left out), and the client
-#				side: $C/command.K and $tmp/apply.T (applicable
-#				to an empty root); sets nfiles and raw (bytes)
+#				corpus's MANIFEST.txt left out); sets nfiles
+#				and raw (bytes)
+#	bench_client		the client side of $R: $C/command.K and
+#				$tmp/apply.T (applicable to an empty root)
 
 bench_need()
 {
@@ -109,6 +110,10 @@ bench_repo()
 	nfiles=$(grep -c '^f ' "$R/transcript/$t")
 	raw=$(awk '$1 == "f" { s += $(NF - 1) } END { print s }' \
 	    "$R/transcript/$t")
+}
+
+bench_client()
+{
 	C=$tmp/client
 	mkdir -p "$C" "$tmp/empty-root"
 	start_server
