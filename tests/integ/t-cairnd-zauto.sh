@@ -143,6 +143,11 @@ run_capture "$T/wout" "$T/werr" "$CAIRND" -D "$R" -c "$T/cache" -W 9,x
 assert_eq 2 "$RC" "-W 9,x: $(cat "$T/werr")"
 run_capture "$T/wout" "$T/werr" "$CAIRND" -D "$R" -W 9
 assert_eq 2 "$RC" "-W without -c: $(cat "$T/werr")"
+run_capture "$T/wout" "$T/werr" "$CAIRND" -D "$R" -A sometimes
+assert_eq 2 "$RC" "-A sometimes: $(cat "$T/werr")"
+grep -q 'sometimes: not auto or fixed' "$T/werr" || fail "-A: $(cat "$T/werr")"
+run_capture "$T/wout" "$T/werr" "$CAIRND" -D "$R" -c "$T/cache" -S 12q -W 9
+assert_eq 2 "$RC" "-S 12q: $(cat "$T/werr")"
 run_capture "$T/wout" "$T/werr" "$CAIRND" -D "$R" -c "$T/cache" -W 9
 assert_eq 0 "$RC" "-W 9: $(cat "$T/werr")"
 grep -q 'cache warmed: 2 files, 1 entries made' "$T/werr" ||
