@@ -7,7 +7,7 @@
  * then replies until an error or the end.  A 230 reply is followed by
  * its STAT line, a 240 reply by a size line, that many bytes and ".".
  * Checked:
- *   - the capabilities are ZLIB and REPO at most;
+ *   - the capabilities are ZLIB, REPO and ZAUTO at most;
  *   - a reply's code is the three digits its last line starts with;
  *   - proto_parse_size accepts exactly the strings of decimal digits
  *     whose value fits in 63 bits, and reads that value.
@@ -117,7 +117,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	conn_set_maxline(c, LINE_MAX_FUZZ);
 	conn_set_timeout(c, 2000);
 	if (proto_banner(c, &caps, &err) == 0) {
-		FUZZ_CHECK((caps & ~(PROTO_CAP_ZLIB | PROTO_CAP_REPO)) == 0);
+		FUZZ_CHECK((caps & ~(PROTO_CAP_ZLIB | PROTO_CAP_REPO |
+		    PROTO_CAP_ZAUTO)) == 0);
 		while (proto_reply(c, &code, &text, &err) == 0) {
 			FUZZ_CHECK(code >= 0 && code <= 999);
 			FUZZ_CHECK(strlen(text) >= 3 && strlen(text) <=
