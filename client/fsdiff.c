@@ -861,10 +861,10 @@ load_transcripts(struct fsd *f, const char *kfile)
 	}
 }
 
-/* -1: one creatable line for path (or each stdin path with "-"). */
 /*
- * With several paths (sorted, duplicates dropped) one line each; a
- * later path to an inode already printed is an h line, as in stdin mode.
+ * -1: one creatable line for path (or each stdin path with "-").  With
+ * several paths (sorted, duplicates dropped) one line each; a later path
+ * to an inode already printed is an h line, as in stdin mode.
  */
 static int
 single(struct fsd *f, int argc, char *argv[], const char *kfile)
