@@ -102,6 +102,15 @@ run_capture "$T/ov.T" "$T/ov.err" "$FSDIFF" -C -K "$T/empty.K" "$R/a" "$R/" \
 run_capture "$T/abs.T" "$T/abs.err" "$FSDIFF" -C -K "$T/empty.K" "$R"
 assert_file_eq "$T/abs.T" "$T/ov.T" "-C $R/a $R/ $R"
 
+# a file linked into another path is an h line, as under their parent
+ln a-c/three c/hl
+run_capture "$T/hl.T" "$T/hl.err" "$FSDIFF" -C -K "$T/empty.K" c a-c
+assert_eq 0 "$RC" "-C c a-c (hard link): exit status"
+grep -q '^f ./a-c/three ' "$T/hl.T" || fail "hard link: no f line"
+grep -q '^h ./c/hl[[:space:]]*./a-c/three$' "$T/hl.T" ||
+    fail "hard link: no h line: $(cat "$T/hl.T")"
+rm c/hl
+
 # --- usage errors and missing paths
 for set in "a $R/b" "/ ." "$R/a ./b" "a/../b b" "a/./x b" "a//x b"; do
 	# shellcheck disable=SC2086
