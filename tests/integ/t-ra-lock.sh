@@ -43,8 +43,16 @@ assert_eq 0 "$rc" "first run: $(cat "$T/first.err")"
 assert_file_eq "$SRC/a" "$R/a" "a"
 assert_eq 0 "$(metric last_run_exit_code update)" "first run's status"
 
-# The lock is free again.
+# The lock is free again, and a daemon that a hook leaves behind does
+# not hold it.
 rm -f "$RADMIND/preapply/10-wait"
+mkhook "$RADMIND/postapply" 10-daemon "sleep 30 </dev/null >/dev/null 2>&1 &
+echo \$! >'$T/daemon.pid'"
+at_exit "[ -s '$T/daemon.pid' ] && kill \$(cat '$T/daemon.pid') 2>/dev/null"
+rm -f "$R/a"
 ra force
 assert_eq 0 "$RC" "force after the first run: $(cat "$T/ra.err")"
+[ -s "$T/daemon.pid" ] || fail "the postapply hook did not run"
+ra trip
+assert_eq 0 "$RC" "trip after a hook left a daemon: $(cat "$T/ra.err")"
 end_test
