@@ -29,6 +29,11 @@ for args in '' '-x update' 'frobnicate' 'update extra arg' 'checkout x' \
 	assert_eq 2 "$RC" "cairn-ra $args: exit status ($(cat "$T/err"))"
 	[ -s "$T/err" ] || fail "cairn-ra $args: no message"
 done
+# A configuration file named without a slash is the one in the current
+# directory (not looked up in PATH).
+run_capture "$T/out" "$T/err" in_dir "$T" "$RA" -f conf checkin
+assert_eq 1 "$RC" "checkin with -f conf: $(cat "$T/err")"
+grep -q 'not checked out' "$T/err" || fail "-f conf: $(cat "$T/err")"
 [ ! -e "$T/radmind" ] && [ ! -e "$T/status.prom" ] ||
     fail "a usage error created files"
 end_test
