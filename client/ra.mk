@@ -24,7 +24,8 @@ noinst_DATA += client/cairn-ra.service client/cairn-ra.timer
 endif
 CLEANFILES += client/cairn-ra client/cairn-ra.service client/cairn-ra.timer
 EXTRA_DIST += client/cairn-ra.in client/cairn-ra.service.in \
-	client/cairn-ra.timer.in contrib/cairn-ra.cron
+	client/cairn-ra.timer.in contrib/cairn-ra.cron \
+	contrib/cairn-ra.default
 
 RA_TESTS = \
 	tests/integ/t-ra-update.sh \

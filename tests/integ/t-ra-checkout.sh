@@ -1,8 +1,8 @@
 #!/bin/sh
 # t-ra-checkout: checkout records who and when; while the machine is
 # checked out, auto and force refuse (exit 5, logged, nothing applied,
-# the status file says so) and only the owner may check in; checkin
-# releases it and auto runs again.
+# the status file says so), update runs for the owner alone, and only
+# the owner may check in; checkin releases it and auto runs again.
 . "$top_srcdir/tests/integ/lib.sh"
 need_tool cairnd
 mk_tmpdir
@@ -31,6 +31,14 @@ assert_eq 5 "$RC" "force while checked out: $(cat "$T/ra.err")"
 [ ! -e "$R/a" ] || fail "applied while checked out"
 assert_eq 5 "$(metric last_run_exit_code auto)" "auto's exit code metric"
 
+# update: for the owner only.
+ra -U bob update
+assert_eq 5 "$RC" "update by another user: $(cat "$T/ra.err")"
+[ ! -e "$R/a" ] || fail "applied for another user"
+ra -U alice update
+assert_eq 0 "$RC" "update by the owner: $(cat "$T/ra.err")"
+assert_file_eq "$SRC/a" "$R/a" "a after the owner's update"
+
 ra -U bob checkout
 assert_eq 5 "$RC" "checkout by another user: $(cat "$T/ra.err")"
 ra -U alice checkout
@@ -45,6 +53,8 @@ assert_eq 0 "$RC" "checkin: $(cat "$T/ra.err")"
 ra checkin
 assert_eq 1 "$RC" "checkin when not checked out"
 
+printf 'alpha, version 2\n' >"$SRC/a"
+ra_publish
 ra auto
 assert_eq 0 "$RC" "auto after checkin: $(cat "$T/ra.err")"
 assert_file_eq "$SRC/a" "$R/a" "a after auto"

@@ -5,7 +5,8 @@
 # timer with a random delay and Persistent=true, installable but not
 # enabled.  The cron example runs "cairn-ra auto" as root after a random
 # sleep.  systemd-analyze verify checks both units when it is installed
-# (that part alone is skipped otherwise).
+# (that part alone is skipped otherwise).  The example configuration
+# matches the script's defaults.
 . "$top_srcdir/tests/integ/lib.sh"
 mk_tmpdir
 
@@ -41,6 +42,20 @@ assert_eq 1 "$(wc -l <"$T/cron.lines")" "cron entries"
 awk 'NF < 7 || $6 != "root" { exit 1 }' "$T/cron.lines" ||
     note_fail "cron entry: $(cat "$T/cron.lines")"
 grep -q 'cairn-ra auto$' "$T/cron.lines" || note_fail "cron: no cairn-ra auto"
+
+# The example configuration names the variables cairn-ra knows, with
+# their defaults.
+DEF=$top_srcdir/contrib/cairn-ra.default
+sed -n 's/^#\([A-Z_]*=.*\)/\1/p' "$DEF" >"$T/defaults"
+[ -s "$T/defaults" ] || fail "no settings in $DEF"
+while IFS= read -r line; do
+	case $line in
+	CAFILE=*|CERTFILE=*|KEYFILE=*|COMMANDFILE=*)
+		# The tools' defaults, not set by cairn-ra.
+		grep -q "^${line%%=*}=" "$top_builddir/client/cairn-ra" ;;
+	*)	grep -qxF "$line" "$top_builddir/client/cairn-ra" ;;
+	esac || note_fail "$DEF: $line is not cairn-ra's default"
+done <"$T/defaults"
 
 if command -v systemd-analyze >/dev/null 2>&1; then
 	# The service must name a program that exists: the built script.
