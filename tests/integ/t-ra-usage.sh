@@ -19,7 +19,7 @@ printf 'RADMIND_DIR=%s\nSTATUS_FILE=%s\n' "$T/radmind" "$T/status.prom" \
     >"$T/conf"
 n=0
 for args in '' '-x update' 'frobnicate' 'update extra arg' 'checkout x' \
-    'create a b' '-w 5 update' '-q -% update' '-h' '-f' \
+    'create a b' '-w 5 update' '-q -% update' '-h' '-f' '-p 12x update' \
     "-f $T/missing update"; do
 	n=$((n + 1))
 	# shellcheck disable=SC2086
