@@ -220,13 +220,17 @@ check_line(struct lck *l, struct lck_run *run, const struct tline *t)
 		progress(l, PROGRESSUNIT, t->path);
 		return LINE_COPY;
 	}
-	if (tverify_line(l->ck, &run->tr, t, l->checkapple, &sf) == -1)
+	if (tverify_line(l->ck, &run->tr, t, l->checkapple, &sf, &err) == -1) {
+		log_warnx("%s", err.msg);
 		return LINE_BAD;
+	}
 	if (sf.wrong & TV_SIZE)
 		mismatch(l, run, t, "size");
 	if (sf.wrong & TV_CKSUM)
 		mismatch(l, run, t, "checksum");
 	if (sf.wrong & TV_APPLE) {
+		log_warnx("%s", err.msg);
+		log_warnx("%s: corrupted applefile", sf.file);
 		tvfile_clear(&sf);
 		return LINE_BAD;
 	}

@@ -13,8 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cerr.h"
 #include "cksum.h"
-#include "log.h"
 #include "transcript.h"
 #include "troot.h"
 #include "tverify.h"
@@ -32,10 +32,10 @@ get32(const unsigned char *p)
 
 /*
  * Check the AppleSingle structure of fd (docs/formats.md 8); returns the size
- * its header describes, or -1 (message printed) if it is malformed.
+ * its header describes, or -1 with err if it is malformed.
  */
 static int64_t
-check_applefile(const char *path, int fd)
+check_applefile(const char *path, int fd, struct cerr *err)
 {
 	static const unsigned char magic[AS_HEADERLEN] = {
 		0x00, 0x05, 0x16, 0x00, 0x00, 0x02, 0x00, 0x00,
@@ -48,7 +48,7 @@ check_applefile(const char *path, int fd)
 	int		 i;
 
 	if (lseek(fd, 0, SEEK_SET) == -1) {
-		log_warn("%s: lseek failed", path);
+		cerr_errno(err, "%s: lseek failed", path);
 		return -1;
 	}
 	while (got < sizeof(hdr)) {
@@ -56,7 +56,7 @@ check_applefile(const char *path, int fd)
 		if (r == -1 && errno == EINTR)
 			continue;
 		if (r == -1) {
-			log_warn("%s: read failed", path);
+			cerr_errno(err, "%s: read failed", path);
 			return -1;
 		}
 		if (r == 0)
@@ -72,20 +72,20 @@ check_applefile(const char *path, int fd)
 		len[i] = get32(hdr + AS_HEADERLEN + i * AS_ENTRYLEN + 8);
 	}
 	if (off[0] != sizeof(hdr)) {
-		log_warnx("%s: invalid finder info offset", path);
+		cerr_set(err, "%s: invalid finder info offset", path);
 		return -1;
 	}
 	if ((uint64_t)off[1] != (uint64_t)off[0] + len[0]) {
-		log_warnx("%s: incorrect rsrc fork offset", path);
+		cerr_set(err, "%s: incorrect rsrc fork offset", path);
 		return -1;
 	}
 	if ((uint64_t)off[2] != (uint64_t)off[1] + len[1]) {
-		log_warnx("%s: incorrect data fork offset", path);
+		cerr_set(err, "%s: incorrect data fork offset", path);
 		return -1;
 	}
 	return (int64_t)sizeof(hdr) + len[0] + len[1] + len[2];
 invalid:
-	log_warnx("%s: invalid applesingle header", path);
+	cerr_set(err, "%s: invalid applesingle header", path);
 	return -1;
 }
 
@@ -97,25 +97,25 @@ tverify_wants(const struct tline *t)
 
 int
 tverify_line(struct cksum *ck, const struct troot *tr, const struct tline *t,
-    int checkapple, struct tvfile *sf)
+    int checkapple, struct tvfile *sf, struct cerr *err)
 {
 	memset(sf, 0, sizeof(*sf));
 	sf->fd = -1;
 	if (path_has_dotdot(t->path)) {
-		log_warnx("line %u: %s: path contains \"..\"", t->lineno,
+		cerr_set(err, "line %u: %s: path contains \"..\"", t->lineno,
 		    t->path);
 		return -1;
 	}
 	xasprintf(&sf->file, "%s/%s/%s", tr->file_root, tr->tran_name,
 	    t->path);
 	if ((sf->fd = open(sf->file, O_RDONLY)) == -1) {
-		log_warn("line %u: open %s", t->lineno, t->path);
+		cerr_errno(err, "line %u: open %s", t->lineno, t->path);
 		tvfile_clear(sf);
 		return -1;
 	}
 	if (fstat(sf->fd, &sf->st) == -1 ||
 	    cksum_fd(ck, sf->fd, sf->sum, &sf->size) == -1) {
-		log_warn("line %u: %s", t->lineno, sf->file);
+		cerr_errno(err, "line %u: %s", t->lineno, sf->file);
 		tvfile_clear(sf);
 		return -1;
 	}
@@ -124,10 +124,8 @@ tverify_line(struct cksum *ck, const struct troot *tr, const struct tline *t,
 	if (strcmp(sf->sum, t->cksum) != 0)
 		sf->wrong |= TV_CKSUM;
 	if (t->type == 'a' && checkapple &&
-	    check_applefile(sf->file, sf->fd) != sf->size) {
-		log_warnx("%s: corrupted applefile", sf->file);
+	    check_applefile(sf->file, sf->fd, err) != sf->size)
 		sf->wrong |= TV_APPLE;
-	}
 	return 0;
 }
 

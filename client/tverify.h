@@ -14,6 +14,7 @@
 
 #include "cksum.h"
 
+struct cerr;
 struct tline;
 struct troot;
 
@@ -44,12 +45,13 @@ int	tverify_wants(const struct tline *t);
  * tverify_wants, beneath tr (tr->file_root/tr->tran_name/t->path), and
  * say in sf->wrong what differs from the line.  With checkapple, an a
  * file must also be a well-formed AppleSingle file of the size digested
- * (TV_APPLE, reported here: "<file>: corrupted applefile").
- * Returns 0 with sf filled (release it with tvfile_clear), or -1 after
- * logging "line N: ..." when the file cannot be checked.
+ * (else TV_APPLE, and err says what is wrong with it).  Returns 0 with sf
+ * filled (release it with tvfile_clear), or -1 with "line N: ..." in err
+ * when the file cannot be checked.  Nothing is printed.
  */
 int	tverify_line(struct cksum *ck, const struct troot *tr,
-	    const struct tline *t, int checkapple, struct tvfile *sf);
+	    const struct tline *t, int checkapple, struct tvfile *sf,
+	    struct cerr *err);
 void	tvfile_clear(struct tvfile *sf);
 
 #endif

@@ -120,11 +120,12 @@ dsync(const struct pub *p, int dfd, const char *rel)
 /*
  * Check tmp/transcript/<T> against the file tree <froot>/<T> as lcksum -n
  * does: every line well formed and in order, every f and a file with the
- * size and checksum its line records.  Every problem is reported, naming
- * the transcript and the line.  Returns 0 if all is right, else 1.
+ * size and checksum its line records.  With report, every problem is
+ * reported, naming the transcript and the line.  Returns 0 if all is
+ * right, else 1.
  */
 static int
-verify(const struct pub *p, const char *froot)
+verify(const struct pub *p, const char *froot, int report)
 {
 	const struct tline	*t;
 	struct treader		*r;
@@ -143,26 +144,27 @@ verify(const struct pub *p, const char *froot)
 		    froot, p->name);
 	if ((r = treader_open(tpath, NULL, 0, &err)) == NULL)
 		fatalx("%s", err.msg);
-	while ((rc = treader_next(r, &t, &err)) != 0) {
+	while ((rc = treader_next(r, &t, &err)) != 0 && (report || !bad)) {
 		if (rc == -1) {
 			if (treader_ioerror(r))
 				fatalx("%s", err.msg);
-			log_warnx("%s", err.msg);
+			if (report)
+				log_warnx("%s", err.msg);
 			bad = 1;
 			continue;
 		}
 		if (!tverify_wants(t))
 			continue;
-		if (tverify_line(p->ck, &tr, t, 0, &sf) == -1) {
-			log_warnx("%s: line %u: %s: cannot be checked", tpath,
-			    t->lineno, t->path);
+		if (tverify_line(p->ck, &tr, t, 0, &sf, &err) == -1) {
+			if (report)
+				log_warnx("%s: %s", tpath, err.msg);
 			bad = 1;
 			continue;
 		}
-		if (sf.wrong & TV_SIZE)
+		if (report && (sf.wrong & TV_SIZE))
 			log_warnx("%s: line %u: %s: size wrong", tpath,
 			    t->lineno, t->path);
-		if (sf.wrong & TV_CKSUM)
+		if (report && (sf.wrong & TV_CKSUM))
 			log_warnx("%s: line %u: %s: checksum wrong", tpath,
 			    t->lineno, t->path);
 		if (sf.wrong)
@@ -326,19 +328,16 @@ publish(struct pub *p)
 	 * an earlier run was interrupted after moving the files, the one
 	 * already in file/<T>.
 	 */
-	if (tf || !pf) {
-		if (verify(p, "tmp/file") == 0)
-			src = "tmp/file";
-	}
-	if (src == NULL && pf) {
-		if (verify(p, "file") == 0) {
-			src = "file";
-			if (p->verbose)
-				printf("file/%s already holds the files\n",
-				    p->name);
-		}
+	if ((tf || !pf) && verify(p, "tmp/file", 0) == 0)
+		src = "tmp/file";
+	if (src == NULL && pf && verify(p, "file", 0) == 0) {
+		src = "file";
+		if (p->verbose)
+			printf("file/%s already holds the files\n", p->name);
 	}
 	if (src == NULL) {
+		/* Again, saying all that is wrong with the upload. */
+		verify(p, tf || !pf ? "tmp/file" : "file", 1);
 		log_warnx("%s: verification failed: nothing published",
 		    p->name);
 		return PUB_NOT;

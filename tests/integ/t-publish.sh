@@ -158,7 +158,8 @@ grep -q "line $line: \./opt/app/data\.bin: checksum wrong" "$T/perr" ||
 # A missing file.
 rm -f "$R/tmp/file/app-2.0.T/etc/app/app.conf"
 publish 1 app-2.0.T
-grep -q 'app\.conf: cannot be checked' "$T/perr" ||
+grep -q "tmp/transcript/app-2.0.T: line [0-9]*: open \./etc/app/app\.conf: No such file or directory" \
+    "$T/perr" ||
     fail "missing file: $(cat "$T/perr")"
 [ -e "$R/transcript/app-2.0.T" ] && fail "corrupt upload published"
 
