@@ -96,17 +96,25 @@ opendir_rel(const struct pub *p, const char *rel)
 	return fd;
 }
 
-/* Whether rel/<name> exists (as anything: a symbolic link counts). */
+/*
+ * Whether rel/<name> exists; if it does, it must be of type fmt (S_IFREG
+ * for a transcript, S_IFDIR for a file tree): a symbolic link is not
+ * followed but refused.
+ */
 static int
-exists(const struct pub *p, int dfd, const char *rel)
+exists(const struct pub *p, int dfd, const char *rel, mode_t fmt)
 {
 	struct stat	st;
 
-	if (fstatat(dfd, p->name, &st, AT_SYMLINK_NOFOLLOW) == 0)
-		return 1;
-	if (errno != ENOENT)
-		fatal("%s/%s/%s", p->dir, rel, p->name);
-	return 0;
+	if (fstatat(dfd, p->name, &st, AT_SYMLINK_NOFOLLOW) == -1) {
+		if (errno != ENOENT)
+			fatal("%s/%s/%s", p->dir, rel, p->name);
+		return 0;
+	}
+	if ((st.st_mode & S_IFMT) != fmt)
+		fatalx("%s/%s/%s: not a %s", p->dir, rel, p->name,
+		    fmt == S_IFDIR ? "directory" : "regular file");
+	return 1;
 }
 
 /* Make the renames in directory rel durable. */
@@ -291,10 +299,10 @@ publish(struct pub *p)
 	const char	*src = NULL;
 	int		 tt, tf, pt, pf;
 
-	tt = exists(p, p->ttfd, "tmp/transcript");
-	tf = exists(p, p->tffd, "tmp/file");
-	pt = exists(p, p->ptfd, "transcript");
-	pf = exists(p, p->pffd, "file");
+	tt = exists(p, p->ttfd, "tmp/transcript", S_IFREG);
+	tf = exists(p, p->tffd, "tmp/file", S_IFDIR);
+	pt = exists(p, p->ptfd, "transcript", S_IFREG);
+	pf = exists(p, p->pffd, "file", S_IFDIR);
 
 	if (!tt) {
 		if (!pt)
@@ -396,7 +404,7 @@ add_command(struct pub *p, int cmdfd, const char *kfile)
 	size_t		 badlen, len = 0;
 	ssize_t		 r;
 	mode_t		 mode = 0644;
-	int		 pfd, fd, nl;
+	int		 pfd, fd, nl, found = 0;
 
 	if ((pfd = confine_parent(cmdfd, kfile, NULL, NULL, &leaf,
 	    &badlen)) == -1)
@@ -411,6 +419,7 @@ add_command(struct pub *p, int cmdfd, const char *kfile)
 			fatalx("%s/command/%s: not a command file", p->dir,
 			    kfile);
 		mode = st.st_mode & 07777;
+		found = 1;
 		buf = xmalloc((size_t)st.st_size + 1);
 		while (len < (size_t)st.st_size) {
 			r = read(fd, buf + len, (size_t)st.st_size - len);
@@ -450,6 +459,9 @@ add_command(struct pub *p, int cmdfd, const char *kfile)
 	log_addcleanup(fs_unlink_hook, tpath);
 	enc = encode_dup(p->name);
 	nl = len > 0 && buf[len - 1] != '\n';
+	/* root keeps the owner of the file it replaces */
+	if (found && geteuid() == 0 && fchown(fd, st.st_uid, st.st_gid) == -1)
+		fatal("%s", tpath);
 	if (fchmod(fd, mode) == -1 ||
 	    (len > 0 && fs_write_all(fd, buf, len) == -1) ||
 	    (nl && fs_write_all(fd, "\n", 1) == -1) ||

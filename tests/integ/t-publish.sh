@@ -92,6 +92,12 @@ for k in ../config ../../x.K sub/../../x.K ''; do
 	    fail "-k '$k': $(cat "$T/perr")"
 done
 publish 2 nosuch.T
+# A symbolic link in place of the upload is not followed.
+ln -s "$T/app-1.0.T" "$R/tmp/transcript/link.T" || fail "ln"
+publish 2 link.T
+grep -q 'tmp/transcript/link.T: not a regular file' "$T/perr" ||
+    fail "link.T: $(cat "$T/perr")"
+rm -f "$R/tmp/transcript/link.T"
 [ -f "$R/tmp/transcript/app-1.0.T" ] && [ -d "$R/tmp/file/app-1.0.T" ] ||
     fail "upload moved by a refused command"
 assert_no_files "refused commands published" "$R/transcript" "$R/file" \
@@ -120,6 +126,12 @@ publish 0 -k app.K app-1.0.T
 assert_eq "app-1.0.T: already published" "$(cat "$T/pout")" "re-run"
 assert_file_eq "$T/want.K" "$R/command/app.K" "command/app.K after re-run"
 assert_no_files "temporary command files" "$R/command" -name '.*'
+# A command file that is a symbolic link is not written through.
+cp "$R/config" "$T/config"
+ln -s ../config "$R/command/evil.K" || fail "ln"
+publish 2 -k evil.K app-1.0.T
+assert_file_eq "$T/config" "$R/config" "config after -k evil.K"
+rm -f "$R/command/evil.K"
 pull
 
 # -k on an existing file without a final newline, in a subdirectory,
