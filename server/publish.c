@@ -351,11 +351,19 @@ publish(struct pub *p)
 		return PUB_NOT;
 	}
 
-	if (strcmp(src, "tmp/file") == 0 && tf)
-		move_files(p, pf);
+	if (strcmp(src, "tmp/file") == 0) {
+		if (tf)
+			move_files(p, pf);
+		/* After an exchange, tmp/file/<T> holds the old tree. */
+		tf = tf && pf;
+	}
 	move_transcript(p);
-	/* What is left in tmp/file/<T> now is the tree that was replaced. */
-	if (p->force && (strcmp(src, "tmp/file") == 0 ? tf && pf : tf))
+	/*
+	 * Only now may the replaced tree go: until the rename above, the
+	 * old transcript was in service.  (Without -f there is none: a
+	 * tree in tmp/file beside one in file/ was refused above.)
+	 */
+	if (tf && p->force)
 		remove_old(p);
 	printf("%s: %spublished\n", p->name, p->dryrun ? "would be " : "");
 	return PUB_OK;
