@@ -68,6 +68,10 @@ printf 'p base.T\np app.T\n' >"$T/F0/command/app.K"
 printf 'p base.T\np app.T\n' >"$T/new.K"
 
 R=$T/R
+# Bounds in time as well as in count: each run, and all of them.
+TO=
+command -v timeout >/dev/null && TO="timeout 60"
+KILL_END=$(($(date +%s) + 900))
 
 # consistent LABEL: every transcript in service has its files; app.K is
 # the old or the new text and names only transcripts in service.
@@ -115,7 +119,9 @@ killrun()
 			rm -rf "${T:?}/R"
 			cp -a "$T/$_start" "$R" || fail "cp"
 			_kr_l="$_start $_kr_sc #$_kr_n"
-			run_capture "$T/kout" "$T/kerr" "$STRACE" -qq \
+			[ "$(date +%s)" -lt "$KILL_END" ] ||
+			    fail "$_kr_l: the kill runs take too long"
+			run_capture "$T/kout" "$T/kerr" $TO "$STRACE" -qq \
 			    -o /dev/null -e trace="$_kr_sc" \
 			    -e inject="$_kr_sc:signal=SIGKILL:when=$_kr_n" \
 			    "$CAIRN_PUBLISH" -D "$R" "$@" app.T
