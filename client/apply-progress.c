@@ -114,10 +114,14 @@ progress_draw(struct progress *p)
 		pct = (int)(100 * p->done / p->total);
 	if (pct > 100)
 		pct = 100;
-	fmt_bytes(a, sizeof(a), (double)bytes);
-	fmt_bytes(b, sizeof(b), (double)p->tot.bytes);
-	n = (size_t)snprintf(line, sizeof(line), "%3d%%  %lld/%lld files  "
-	    "%s/%s", pct, (long long)p->files, (long long)p->tot.files, a, b);
+	n = (size_t)snprintf(line, sizeof(line), "%3d%%", pct);
+	if (p->tot.files > 0) {
+		fmt_bytes(a, sizeof(a), (double)bytes);
+		fmt_bytes(b, sizeof(b), (double)p->tot.bytes);
+		n += (size_t)snprintf(line + n, sizeof(line) - n,
+		    "  %lld/%lld files  %s/%s", (long long)p->files,
+		    (long long)p->tot.files, a, b);
+	}
 	/* A rate over less than a second says little, unless it is all. */
 	if (n < sizeof(line) && bytes > 0 && rate > 0 &&
 	    (secs >= 1 || bytes >= p->tot.bytes)) {
