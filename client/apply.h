@@ -277,7 +277,7 @@ int	apply_finish(struct apply *, int ok);
 /* stdout message for one object (suppressed by -q and -%). */
 void	apply_say(struct apply *, const char *, ...)
 	    __attribute__((format(printf, 2, 3)));
-/* An error or warning, through the log (progress bar hidden first). */
+/* An error or warning, through the log (status line hidden first). */
 void	apply_warn(struct apply *, const char *, ...)
 	    __attribute__((format(printf, 2, 3)));
 
