@@ -139,10 +139,15 @@ progress_draw(struct progress *p)
 	if (n < sizeof(line) && w.zlib && w.raw > 0) {
 		fmt_bytes(a, sizeof(a), (double)w.raw);
 		fmt_bytes(b, sizeof(b), (double)w.wire);
-		snprintf(c, sizeof(c), "%.1f%%", w.wire < w.raw ?
-		    100.0 * (double)(w.raw - w.wire) / (double)w.raw : 0.0);
+		/* Data that does not compress costs a little more. */
+		if (w.wire <= w.raw)
+			snprintf(c, sizeof(c), "%.1f%% saved", 100.0 *
+			    (double)(w.raw - w.wire) / (double)w.raw);
+		else
+			snprintf(c, sizeof(c), "%.1f%% more", 100.0 *
+			    (double)(w.wire - w.raw) / (double)w.raw);
 		n += (size_t)snprintf(line + n, sizeof(line) - n,
-		    "  zlib %s -> %s (%s saved)", a, b, c);
+		    "  zlib %s -> %s (%s)", a, b, c);
 	}
 	if (n >= sizeof(line))
 		n = sizeof(line) - 1;
