@@ -1104,6 +1104,8 @@ apply_finish(struct apply *ap, int ok)
 
 	/* The download sessions are done: ap->net carries the report. */
 	jobq_stop(ap);
+	/* The status line goes first: it reads the sessions closed below. */
+	progress_end(&ap->prog);
 	if (ap->net != NULL) {
 		if (!ok && !ap->net_dead && ap->rq != NULL &&
 		    retrq_drain(ap->rq, DL_DRAINMAX, &err) == -1)
@@ -1131,7 +1133,6 @@ apply_finish(struct apply *ap, int ok)
 	ap->rq = NULL;
 	syncq_free(ap->sq);
 	ap->sq = NULL;
-	progress_end(&ap->prog);
 	fflush(stdout);
 	apply_free(ap);
 	if (ok)
