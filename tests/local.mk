@@ -41,3 +41,7 @@ tests/integ/shim.so: $(srcdir)/tests/integ/shim.c
 	$(CC) -shared -fPIC -O2 $(WARN_CFLAGS) -o $@ $(srcdir)/tests/integ/shim.c -ldl
 CLEANFILES += tests/integ/shim.so
 EXTRA_DIST += tests/integ/shim.c
+
+# cairnd -X: the PROXY protocol from a balancer.
+TESTS += tests/integ/t-cairnd-proxy.sh
+EXTRA_DIST += tests/integ/t-cairnd-proxy.sh tests/integ/pxfwd.py
