@@ -65,3 +65,6 @@ EXTRA_DIST += server/cairnd.init.in server/cairnd.service.in
 # The test-CA helper.
 dist_sbin_SCRIPTS = contrib/cairn-mkca
 # --- TLS (end) ---
+
+# An example balancer in front of cairnd -X (cairnd(8)).
+EXTRA_DIST += contrib/haproxy.cfg

@@ -45,3 +45,5 @@ EXTRA_DIST += tests/integ/shim.c
 # cairnd -X: the PROXY protocol from a balancer.
 TESTS += tests/integ/t-cairnd-proxy.sh
 EXTRA_DIST += tests/integ/t-cairnd-proxy.sh tests/integ/pxfwd.py
+TESTS += tests/integ/t-cairnd-haproxy.sh
+EXTRA_DIST += tests/integ/t-cairnd-haproxy.sh
