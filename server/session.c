@@ -382,7 +382,8 @@ sess_dispatch(struct sess *s, char *line)
 	int			 ac, r;
 
 	ac = proto_split(line, av, SESS_MAXARGS);
-	if (ac != 0 && s->opts->proxies != NULL && strcmp(av[0], "PROXY") == 0) {
+	if (ac != 0 && s->opts->proxies != NULL &&
+	    strcmp(av[0], "PROXY") == 0) {
 		/* A header sent late, after the banner: still not ours. */
 		sess_log(s, LOG_NOTICE, "refused: PROXY header from an "
 		    "address not listed in -X");

@@ -62,7 +62,8 @@ addr_of(const struct sockaddr_storage *ss, char *buf, size_t len,
 
 START_TEST(test_v1_tcp4)
 {
-	const char	 h[] = "PROXY TCP4 192.0.2.7 198.51.100.1 56324 6222\r\n";
+	const char	 h[] =
+	    "PROXY TCP4 192.0.2.7 198.51.100.1 56324 6222\r\n";
 	char		 buf[128];
 	struct proxyhdr	 ph;
 
@@ -283,7 +284,8 @@ END_TEST
 START_TEST(test_truncated)
 {
 	unsigned char	 b[64];
-	const char	 h[] = "PROXY TCP4 192.0.2.7 198.51.100.1 56324 6222\r\n";
+	const char	 h[] =
+	    "PROXY TCP4 192.0.2.7 198.51.100.1 56324 6222\r\n";
 	struct proxyhdr	 ph;
 	size_t		 n;
 
@@ -313,7 +315,8 @@ match(const struct proxylist *pl, const char *ip)
 	if (inet_pton(AF_INET, ip, &sin->sin_addr) == 1)
 		sin->sin_family = AF_INET;
 	else {
-		ck_assert_int_eq(inet_pton(AF_INET6, ip, &sin6->sin6_addr), 1);
+		ck_assert_int_eq(inet_pton(AF_INET6, ip, &sin6->sin6_addr),
+		    1);
 		sin6->sin6_family = AF_INET6;
 	}
 	return proxylist_match(pl, (struct sockaddr *)&ss);
