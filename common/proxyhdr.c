@@ -160,7 +160,7 @@ parse_v2(const unsigned char *b, size_t len, struct proxyhdr *ph)
 	struct sockaddr_in	*sin;
 	struct sockaddr_in6	*sin6;
 	size_t			 total;
-	int			 cmd, fam, proto;
+	int			 cmd, fam;
 
 	ph->version = 2;
 	if (len < PROXYHDR_V2HDR)
@@ -176,20 +176,32 @@ parse_v2(const unsigned char *b, size_t len, struct proxyhdr *ph)
 	if (len < total)
 		return more(ph, total - len);
 	ph->len = total;
-	fam = b[13] >> 4;
-	proto = b[13] & 0x0f;
 	if (cmd == 0) {
 		/* LOCAL: the balancer's own connection; ignore the block. */
 		ph->local = 1;
 		return PROXYHDR_DONE;
 	}
-	if (fam == 0) {
-		/* UNSPEC: no address to use; the spec lets us accept it. */
+	switch (fam = b[13]) {
+	case 0x11:			/* TCP over IPv4 */
+	case 0x21:			/* TCP over IPv6 */
+		break;
+	case 0x00:			/* UNSPEC */
+	case 0x12:			/* UDP over IPv4 */
+	case 0x22:			/* UDP over IPv6 */
+	case 0x31:			/* UNIX stream */
+	case 0x32:			/* UNIX datagram */
+		/*
+		 * Valid, but no TCP client to stand for: the spec has the
+		 * receiver fall back to UNSPEC, the connection's own
+		 * addresses.
+		 */
 		ph->local = 1;
 		return PROXYHDR_DONE;
+	default:
+		return bad(ph, "v2 header: invalid address family or "
+		    "transport");
 	}
-	if ((fam != 1 && fam != 2) || proto != 1)
-		return bad(ph, "v2 header: not TCP over IPv4 or IPv6");
+	fam >>= 4;
 	memset(&ph->src, 0, sizeof(ph->src));
 	memset(&ph->dst, 0, sizeof(ph->dst));
 	if (fam == 1) {

@@ -29,7 +29,7 @@ struct proxyhdr {
 	/*
 	 * Nonzero when the header carries no client address to use: v1
 	 * UNKNOWN, v2 LOCAL (a balancer's health check), v2 PROXY over
-	 * AF_UNSPEC.  The connection's own addresses stand.
+	 * UNSPEC, UDP or UNIX.  The connection's own addresses stand.
 	 */
 	int			 local;
 	struct sockaddr_storage	 src;		/* the client, unless local */

@@ -122,6 +122,7 @@ START_TEST(test_v1_bad)
 	    "PROXY TCP4 2001:db8::7 2001:db8::1 1 2\r\n",
 	    "PROXY TCP6 192.0.2.7 198.51.100.1 1 2\r\n",
 	    "PROXY TCP4 192.0.2.300 198.51.100.1 1 2\r\n",
+	    "PROXY TCP4 192.0.2.07 198.51.100.1 1 2\r\n",
 	    "PROXY UDP4 192.0.2.7 198.51.100.1 1 2\r\n",
 	    "PROXY TCP4 192.0.2.7 198.51.100.1 1 2\n",
 	    "PROXY TCP4 192.0.2.7 198.51.100.1 1 2\rX",
@@ -247,10 +248,20 @@ START_TEST(test_v2_local)
 	ck_assert_int_eq(parse_all(b, n, &ph), PROXYHDR_DONE);
 	ck_assert_int_eq(ph.local, 1);
 	ck_assert_uint_eq(ph.len, 16 + 36 + 8);
-	/* PROXY over UNSPEC carries no address either. */
+	/*
+	 * PROXY over UNSPEC carries no address either, nor over UDP or
+	 * UNIX: valid, they fall back to UNSPEC.
+	 */
 	n = v2(b, 0x21, 0x00, NULL, 0, 0);
 	ck_assert_int_eq(parse_all(b, n, &ph), PROXYHDR_DONE);
 	ck_assert_int_eq(ph.local, 1);
+	n = v2(b, 0x21, 0x12, a4, sizeof(a4), 0);
+	ck_assert_int_eq(parse_all(b, n, &ph), PROXYHDR_DONE);
+	ck_assert_int_eq(ph.local, 1);
+	n = v2(b, 0x21, 0x31, NULL, 0, 216);
+	ck_assert_int_eq(parse_all(b, n, &ph), PROXYHDR_DONE);
+	ck_assert_int_eq(ph.local, 1);
+	ck_assert_uint_eq(ph.len, 16 + 216);
 }
 END_TEST
 
@@ -264,9 +275,11 @@ START_TEST(test_v2_bad)
 	ck_assert_int_eq(parse_all(b, n, &ph), PROXYHDR_BAD);
 	n = v2(b, 0x22, 0x11, a4, sizeof(a4), 0);	/* command 2 */
 	ck_assert_int_eq(parse_all(b, n, &ph), PROXYHDR_BAD);
-	n = v2(b, 0x21, 0x12, a4, sizeof(a4), 0);	/* UDP */
+	n = v2(b, 0x21, 0x13, a4, sizeof(a4), 0);	/* transport 3 */
 	ck_assert_int_eq(parse_all(b, n, &ph), PROXYHDR_BAD);
-	n = v2(b, 0x21, 0x31, a4, sizeof(a4), 0);	/* AF_UNIX */
+	n = v2(b, 0x21, 0x41, a4, sizeof(a4), 0);	/* family 4 */
+	ck_assert_int_eq(parse_all(b, n, &ph), PROXYHDR_BAD);
+	n = v2(b, 0x21, 0x10, a4, sizeof(a4), 0);	/* not a valid pair */
 	ck_assert_int_eq(parse_all(b, n, &ph), PROXYHDR_BAD);
 	n = v2(b, 0x21, 0x11, a4, 8, 0);		/* no ports */
 	ck_assert_int_eq(parse_all(b, n, &ph), PROXYHDR_BAD);
