@@ -96,6 +96,7 @@ struct sess {
 	int			 zauto;		/* automatic level on */
 	struct bodystats	 bodies;
 	struct storq		*storq;		/* stored, not yet synced */
+	const char		*via;		/* -X: the balancer, or NULL */
 	int			 check;		/* a balancer's check (LOCAL) */
 	int			 close;		/* end the session */
 	int			 status;	/* exit status of the child */

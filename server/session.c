@@ -384,9 +384,10 @@ sess_dispatch(struct sess *s, char *line)
 	ac = proto_split(line, av, SESS_MAXARGS);
 	if (ac != 0 && s->opts->proxies != NULL &&
 	    strcmp(av[0], "PROXY") == 0) {
-		/* A header sent late, after the banner: still not ours. */
-		sess_log(s, LOG_NOTICE, "refused: PROXY header from an "
-		    "address not listed in -X");
+		/* A header after the banner is never one to obey. */
+		sess_log(s, LOG_NOTICE, s->via != NULL ? "refused: a second "
+		    "PROXY header" : "refused: PROXY header from an address "
+		    "not listed in -X");
 		s->status = 1;
 		return SESS_CLOSE;
 	}
@@ -691,6 +692,7 @@ sess_serve(int fd, const struct sockaddr *sa, socklen_t salen,
 	int		 r;
 
 	sess_open(&s, fd, sa, salen, via, o);
+	s.via = via;
 	s.check = check;
 	if (via == NULL && o->proxies != NULL && proxy_sent_header(fd)) {
 		/* Only a listed balancer may say who the client is. */
