@@ -5,11 +5,14 @@
 # -X); ktcheck on 127.0.0.1 gets 127.0.0.1's command file through both,
 # and the log names it.  The health check (a v2 LOCAL header) keeps the
 # server up, marks it down while the repository has no command
-# directory, and up again once it is back.
+# directory, and up again once it is back.  At -w 1, TLS runs from
+# ktcheck through HAProxy to cairnd, and config is matched by the
+# address the header named.
 . "$top_srcdir/tests/integ/lib.sh"
 need_tool cairnd ktcheck
 mk_tmpdir
 . "$top_srcdir/tests/integ/netlib.sh"
+. "$top_srcdir/tests/integ/tlslib.sh"
 command -v haproxy >/dev/null 2>&1 || skip "haproxy is not installed"
 python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.3", 0))' \
     2>/dev/null || skip "127.0.0.3 is not a local address"
@@ -21,7 +24,13 @@ on_fail 'echo "--- cairnd:"; cat "$SLOG"; echo "--- haproxy:"; cat "$T/hap.log"'
 F1=$(free_port) || fail "no free port"
 F2=$(free_port) || fail "no free port"
 [ "$F1" != "$F2" ] || F2=$(free_port)
-cat >"$T/haproxy.cfg" <<CFG
+HPID=
+
+# hap_start: HAProxy in front of cairnd's $PORT, frontends $F1 (v1) and
+# $F2 (v2 and checks).
+hap_start()
+{
+	cat >"$T/haproxy.cfg" <<CFG
 global
 	maxconn 100
 	stats socket $T/hap.sock mode 600 level admin
@@ -48,10 +57,22 @@ backend v2
 	tcp-check expect rstring ^201
 	server c2 127.0.0.1:$PORT send-proxy-v2 check-send-proxy source 127.0.0.3 check inter 200ms fall 1 rise 1
 CFG
-haproxy -c -f "$T/haproxy.cfg" >"$T/hap.check" 2>&1 ||
-    fail "haproxy -c: $(cat "$T/hap.check")"
-bg_start "$T/hap.sock" haproxy -db -f "$T/haproxy.cfg" >"$T/hap.log" 2>&1
-wait_port "$F1" 100 || fail "haproxy does not listen"
+	haproxy -c -f "$T/haproxy.cfg" >"$T/hap.check" 2>&1 ||
+	    fail "haproxy -c: $(cat "$T/hap.check")"
+	bg_start "$T/hap.sock" haproxy -db -f "$T/haproxy.cfg" \
+	    >>"$T/hap.log" 2>&1
+	HPID=$BGPID
+	wait_port "$F1" 100 || fail "haproxy does not listen"
+}
+
+hap_stop()
+{
+	kill "$HPID" 2>/dev/null
+	wait "$HPID" 2>/dev/null
+	rm -f "$T/hap.sock"
+}
+
+hap_start
 
 # status WANT: the v2 server's health as HAProxy sees it is WANT.
 status()
@@ -105,4 +126,23 @@ retry 100 status DOWN || fail "v2 server not DOWN without command/"
 wait_log 'repository unusable: command: No such file or directory'
 mv "$R/command.away" "$R/command" || fail "mv back"
 retry 100 status UP || fail "v2 server not UP again"
+hap_stop
+stop_cairnd
+
+# TLS passes through: at -w 1, STARTTLS runs from ktcheck to cairnd and
+# the host is then matched by the address the header named; the checks
+# still pass (NOOP needs no TLS).
+tls_repo "$R"
+: >"$SLOG"
+start_cairnd "$R" -X 127.0.0.3 -w 1
+hap_start
+retry 100 status UP || fail "-w 1: v2 server not UP"
+rm -rf "$T/c3"
+mkdir "$T/c3"
+run_capture "$T/out" "$T/err" "$(tool_path ktcheck)" -h 127.0.0.1 \
+    -p "$F2" -w 1 -x "$PKI/ca.pem" -K "$T/c3/command.K"
+assert_eq 1 "$RC" "ktcheck -w 1 via send-proxy-v2 ($(cat "$T/err"))"
+assert_file_eq "$R/command/test.K" "$T/c3/command.K" "-w 1"
+wait_log '\[127\.0\.0\.1\]: TLS started (TLSv1\.[23] '
+grep -q 'host not in config' "$SLOG" && fail "-w 1: $(cat "$SLOG")"
 exit 0
