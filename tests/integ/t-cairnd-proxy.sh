@@ -7,7 +7,7 @@
 # header from an unlisted address (127.0.0.2) and a malformed header are
 # refused with a log line while others are still served; -s counts the
 # claimed clients; a repository without its command directory answers
-# 421 instead of the banner.
+# 421 instead of the banner; a bad -X is a usage error (2).
 . "$top_srcdir/tests/integ/lib.sh"
 need_tool cairnd ktcheck
 mk_tmpdir
@@ -24,6 +24,13 @@ printf 'n neg.T\n' >"$R/command/v6.K"
 # 127.0.0.2 must be usable as a source address (Linux loopback is /8).
 python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.2", 0))' \
     2>/dev/null || skip "127.0.0.2 is not a local address"
+
+# A bad -X is a usage error (2) naming the option.
+for bad in 10.0.0.0/33 host.example 10.0.0.1, ::1/129; do
+	run_capture "$T/out" "$T/err" "$CAIRND" -f -D "$R" -X "$bad"
+	assert_eq 2 "$RC" "-X $bad exit status"
+	grep -q -- "-X $bad" "$T/err" || fail "-X $bad: $(cat "$T/err")"
+done
 
 start_cairnd "$R" -X 127.0.0.1,::1
 MODE=$T/mode
