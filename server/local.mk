@@ -2,7 +2,8 @@
 sbin_PROGRAMS += server/cairnd
 server_cairnd_SOURCES = \
 	server/cairnd.c server/session.c server/hostcfg.c server/fetch.c \
-	server/stor.c server/zcache.c server/zcache.h server/warm.c server/server.h
+	server/stor.c server/zcache.c server/zcache.h server/warm.c server/server.h \
+	server/proxy.c
 server_cairnd_LDADD = $(CAIRN_LIBS)
 
 CAIRND_TESTS = \
@@ -78,3 +79,5 @@ PUBLISH_TESTS = \
 TESTS += $(PUBLISH_TESTS)
 EXTRA_DIST += $(PUBLISH_TESTS)
 # --- cairn-publish (end) ---
+# An example balancer in front of cairnd -X (cairnd(8)).
+EXTRA_DIST += contrib/haproxy.cfg
