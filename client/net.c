@@ -128,7 +128,11 @@ net_connect(const struct netopts *o, const char *host, struct cerr *err)
 	hints.ai_family = AF_UNSPEC;
 	hints.ai_socktype = SOCK_STREAM;
 	if ((r = getaddrinfo(host, ports[0], &hints, &res)) != 0) {
-		cerr_set(err, "%s: %s", host, gai_strerror(r));
+		if (r == EAI_SERVICE)
+			cerr_set(err, "port %s: %s", ports[0],
+			    gai_strerror(r));
+		else
+			cerr_set(err, "%s: %s", host, gai_strerror(r));
 		return -1;
 	}
 	for (ai = res; ai != NULL; ai = ai->ai_next) {
