@@ -43,3 +43,5 @@ CLEANFILES += tests/integ/shim.so
 EXTRA_DIST += tests/integ/shim.c
 TESTS += tests/integ/t-cairnd-ready.sh
 EXTRA_DIST += tests/integ/t-cairnd-ready.sh
+TESTS += tests/integ/t-tools-usage.sh
+EXTRA_DIST += tests/integ/t-tools-usage.sh
