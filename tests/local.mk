@@ -45,3 +45,5 @@ TESTS += tests/integ/t-cairnd-ready.sh
 EXTRA_DIST += tests/integ/t-cairnd-ready.sh
 TESTS += tests/integ/t-tools-usage.sh
 EXTRA_DIST += tests/integ/t-tools-usage.sh
+TESTS += tests/integ/t-session-bytes.sh
+EXTRA_DIST += tests/integ/t-session-bytes.sh
