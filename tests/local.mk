@@ -47,3 +47,5 @@ TESTS += tests/integ/t-tools-usage.sh
 EXTRA_DIST += tests/integ/t-tools-usage.sh
 TESTS += tests/integ/t-session-bytes.sh
 EXTRA_DIST += tests/integ/t-session-bytes.sh
+TESTS += tests/integ/t-cairnd-logdoc.sh
+EXTRA_DIST += tests/integ/t-cairnd-logdoc.sh
