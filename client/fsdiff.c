@@ -5,7 +5,10 @@
  *
  * The walk visits objects depth first in transcript order and runs in
  * lockstep with the precedence-merged transcript stream, so memory grows
- * with the largest directory, not with the tree.
+ * with the largest directory, not with the tree.  Several paths are
+ * walked one after the other in transcript order (see setup_roots), so
+ * the output still streams: only the list of paths is held, never the
+ * output.
  */
 #include "config.h"
 
@@ -81,6 +84,12 @@ struct hlent {
 
 #define HL_BUCKETS	1024
 
+/* A path given on the command line, canonical, with its lstat data. */
+struct root {
+	char		*path;
+	struct stat	 st;
+};
+
 struct fsd {
 	enum fsd_mode	 mode;
 	int		 icase;
@@ -95,7 +104,8 @@ struct fsd {
 	struct tinfo	*ti;
 	int		 nti;
 	int		 style;
-	char		*root;
+	struct root	*roots;		/* sorted, none inside another */
+	size_t		 nroots;
 	char		*lasthdr;
 	struct hlent	*hl[HL_BUCKETS];
 	struct buf	*line;
@@ -108,7 +118,7 @@ static void
 usage(void)
 {
 	fprintf(stderr, "usage: fsdiff { -C | -A | -1 } [ -IVW ] "
-	    "[ -K command ] [ -c checksum ] [ -o file [ -%% ] ] path\n");
+	    "[ -K command ] [ -c checksum ] [ -o file [ -%% ] ] path ...\n");
 	exit(EXIT_ERROR);
 }
 
@@ -334,12 +344,29 @@ warn_excluded(struct fsd *f, const char *path)
 	printf("#! Warning: excluding %s\n", path);
 }
 
-/* Is path the root or inside it? */
+/*
+ * Is path one of the roots or inside one?  The roots are sorted and none
+ * lies inside another, so only the last root ordered at or before path
+ * can hold it (a subtree is contiguous in transcript order).
+ */
 static int
 in_root(struct fsd *f, const char *path)
 {
-	return pathcmp(path, f->root, f->icase) == 0 ||
-	    ischildcase(path, f->root, f->icase);
+	const char	*r;
+	size_t		 lo = 0, hi = f->nroots, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (pathcmp(f->roots[mid].path, path, f->icase) <= 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return 0;
+	r = f->roots[lo - 1].path;
+	return pathcmp(path, r, f->icase) == 0 ||
+	    ischildcase(path, r, f->icase);
 }
 
 /* tmerge skip callback: excludes hide transcript entries. */
@@ -696,6 +723,103 @@ canon_root(const char *arg)
 	return r;
 }
 
+/*
+ * With several paths, overlaps are found by comparing the paths as
+ * strings, so each must name its object one way only: no empty, "." or
+ * ".." component (a relative path's leading "." aside).
+ */
+static int
+plain_path(const char *p)
+{
+	const char	*e;
+	size_t		 n;
+
+	if (p[0] == '/')
+		p++;
+	else if (p[0] == '.' && (p[1] == '/' || p[1] == '\0'))
+		p += p[1] == '/' ? 2 : 1;
+	if (*p == '\0')
+		return 1;
+	for (;;) {
+		e = strchr(p, '/');
+		n = e != NULL ? (size_t)(e - p) : strlen(p);
+		if (n == 0 || (n == 1 && p[0] == '.') ||
+		    (n == 2 && p[0] == '.' && p[1] == '.'))
+			return 0;
+		if (e == NULL)
+			return 1;
+		p = e + 1;
+	}
+}
+
+static int	roots_icase;	/* for root_cmp, which qsort gives no argument */
+
+static int
+root_cmp(const void *a, const void *b)
+{
+	const struct root	*x = a, *y = b;
+	int			 c;
+
+	if ((c = pathcmp(x->path, y->path, roots_icase)) != 0)
+		return c;
+	return strcmp(x->path, y->path);	/* -I: one order for any input */
+}
+
+/*
+ * Canonicalize the paths given, which must share one style (a transcript
+ * is all relative or all absolute), and sort them in transcript order,
+ * so that walking them one after the other writes one sorted transcript.
+ * Duplicates are dropped, and with nest so is a path inside another
+ * given path: that path's walk lists its objects already.  Under -I
+ * paths equal but for case are one path, as they are in transcripts.
+ * Every object of a kept root then sorts after those of the roots before
+ * it (a subtree is contiguous in transcript order), which in_root relies on.
+ */
+static void
+setup_roots(struct fsd *f, int argc, char *argv[], int nest)
+{
+	struct root	*r;
+	size_t		 i, n, na = (size_t)argc;
+
+	r = xcalloc(na, sizeof(*r));
+	for (i = 0; i < na; i++) {
+		r[i].path = canon_root(argv[i]);
+		if (na > 1 && !plain_path(r[i].path)) {
+			log_warnx("%s: with several paths, a path may not "
+			    "have empty, . or .. components", argv[i]);
+			usage();
+		}
+		if (path_style(r[i].path) != path_style(r[0].path)) {
+			log_warnx("%s, %s: paths must be all relative or "
+			    "all absolute", argv[0], argv[i]);
+			usage();
+		}
+	}
+	f->style = path_style(r[0].path);
+	roots_icase = f->icase;
+	qsort(r, na, sizeof(*r), root_cmp);
+	for (i = n = 0; i < na; i++) {
+		if (n > 0 && (pathcmp(r[i].path, r[n - 1].path,
+		    f->icase) == 0 || (nest &&
+		    ischildcase(r[i].path, r[n - 1].path, f->icase)))) {
+			free(r[i].path);
+			continue;
+		}
+		r[n++] = r[i];
+	}
+	f->roots = r;
+	f->nroots = n;
+}
+
+/* Progress share of root i: the roots split 0..100 evenly. */
+static int
+root_share(struct fsd *f, size_t i)
+{
+	if (!f->progress)
+		return 0;
+	return (int)(i * 100 / f->nroots);
+}
+
 /* Load the command file and open the transcripts in precedence order. */
 static void
 load_transcripts(struct fsd *f, const char *kfile)
@@ -737,31 +861,44 @@ load_transcripts(struct fsd *f, const char *kfile)
 	}
 }
 
-/* -1: one creatable line for path (or each stdin path with "-"). */
+/*
+ * -1: one creatable line for path (or each stdin path with "-").  With
+ * several paths (sorted, duplicates dropped) one line each; a later path
+ * to an inode already printed is an h line, as in stdin mode.
+ */
 static int
-single(struct fsd *f, const char *arg, const char *kfile)
+single(struct fsd *f, int argc, char *argv[], const char *kfile)
 {
 	struct stat	 st;
 	struct fsobj	 o;
 	char		*line = NULL, *path;
-	size_t		 cap = 0;
+	size_t		 cap = 0, i;
 	ssize_t		 n;
 	unsigned	 lineno = 0;
 	int		 rc = EXIT_OK;
 
-	if (strcmp(arg, "-") != 0) {
-		path = canon_root(arg);
-		progress(f, path, 0, 100);
-		if (lstat(path, &st) == -1) {
-			log_warn("%s", path);
-			return EXIT_ERROR;
+	if (argc > 1 || strcmp(argv[0], "-") != 0) {
+		for (i = 0; i < (size_t)argc; i++)
+			if (strcmp(argv[i], "-") == 0)
+				usage();	/* stdin mode takes no paths */
+		setup_roots(f, argc, argv, 0);
+		for (i = 0; i < f->nroots; i++) {
+			path = f->roots[i].path;
+			progress(f, path, root_share(f, i),
+			    root_share(f, i + 1));
+			if (lstat(path, &st) == -1) {
+				fflush(f->out);
+				log_warn("%s", path);
+				rc = EXIT_ERROR;
+				continue;
+			}
+			if (fsobj_init(f, &o, path, &st, f->nroots > 1) == -1)
+				rc = EXIT_ERROR;
+			else
+				print_fs(f, &o, 0, f->ck != NULL);
+			fsobj_clear(&o);
 		}
-		if (fsobj_init(f, &o, path, &st, 0) == -1)
-			return EXIT_ERROR;
-		print_fs(f, &o, 0, f->ck != NULL);
-		fsobj_clear(&o);
-		free(path);
-		return f->failed ? EXIT_ERROR : EXIT_OK;
+		return f->failed ? EXIT_ERROR : rc;
 	}
 	if (cmdset_load(kfile, NULL, CMD_MINUS | CMD_NOMINUSK, &f->cs,
 	    &f->err) == -1)
@@ -806,9 +943,9 @@ int
 main(int argc, char *argv[])
 {
 	struct fsd	 f;
-	struct stat	 st;
 	const char	*kfile = DEFAULT_KFILE, *outfile = NULL;
-	int		 ch, nmodes = 0, rc;
+	size_t		 i;
+	int		 ch, nmodes = 0, rc, missing = 0;
 
 	memset(&f, 0, sizeof(f));
 	f.mode = MODE_CREATABLE;
@@ -861,7 +998,7 @@ main(int argc, char *argv[])
 	}
 	argc -= optind;
 	argv += optind;
-	if (nmodes > 1 || argc != 1 || (f.progress && outfile == NULL))
+	if (nmodes > 1 || argc < 1 || (f.progress && outfile == NULL))
 		usage();
 	if (kfile[0] == '\0' || kfile[strlen(kfile) - 1] == '/')
 		usage();
@@ -876,20 +1013,32 @@ main(int argc, char *argv[])
 	f.line = buf_new(TRAN_MAXLINE * 2);
 
 	if (f.mode == MODE_SINGLE) {
-		rc = single(&f, argv[0], kfile);
+		rc = single(&f, argc, argv, kfile);
 		if (f.progress)
 			printf("%%100\n");
 		goto done;
 	}
 
-	f.root = canon_root(argv[0]);
-	f.style = path_style(f.root);
+	setup_roots(&f, argc, argv, 1);
 	load_transcripts(&f, kfile);
 	if (f.mode == MODE_APPLICABLE && f.nti == 0)
 		fatalx("-A option requires a non-NULL transcript");
-	if (lstat(f.root, &st) == -1)
-		fatal("%s", f.root);
-	visit(&f, f.root, &st, 0, 0, f.progress ? 100 : 0);
+	/* every path is checked before any output: a typo costs no walk */
+	for (i = 0; i < f.nroots; i++)
+		if (lstat(f.roots[i].path, &f.roots[i].st) == -1) {
+			log_warn("%s", f.roots[i].path);
+			missing = 1;
+		}
+	if (missing)
+		log_exit(EXIT_ERROR);
+	/*
+	 * In transcript order, each root after the last object of the one
+	 * before; visit() first reports the transcript entries still due
+	 * before it, so the output streams as for one path.
+	 */
+	for (i = 0; i < f.nroots; i++)
+		visit(&f, f.roots[i].path, &f.roots[i].st, 0,
+		    root_share(&f, i), root_share(&f, i + 1));
 	flush_before(&f, NULL);
 	if (f.progress)
 		printf("%%100\n");

@@ -18,3 +18,6 @@ dist_man_MANS += \
 
 TESTS += tests/integ/t-man-lint.sh
 EXTRA_DIST += tests/integ/t-man-lint.sh
+
+# cairn-ra(8): the client workflow command (client/ra.mk).
+dist_man_MANS += man/cairn-ra.8

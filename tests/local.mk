@@ -41,6 +41,8 @@ tests/integ/shim.so: $(srcdir)/tests/integ/shim.c
 	$(CC) -shared -fPIC -O2 $(WARN_CFLAGS) -o $@ $(srcdir)/tests/integ/shim.c -ldl
 CLEANFILES += tests/integ/shim.so
 EXTRA_DIST += tests/integ/shim.c
+TESTS += tests/integ/t-fsdiff-paths.sh
+EXTRA_DIST += tests/integ/t-fsdiff-paths.sh
 TESTS += tests/integ/t-cairnd-ready.sh
 EXTRA_DIST += tests/integ/t-cairnd-ready.sh
 TESTS += tests/integ/t-tools-usage.sh

@@ -24,13 +24,19 @@ set -u
 # 0007: a typo silently strips permissions.  cairn rejects the line, naming
 # file and line (docs/formats.md 1.1 allows it; docs/security.md B3 asks
 # for it).
+#
+# err-usage: Radmind's fsdiff takes exactly one path; cairn's takes
+# several (one transcript over all of them), so its usage line ends in
+# "path ...".  The exit status is Radmind's.
 declare -A KNOWN_RC=(
 	[err-bad-mode]=2
 	[err-bad-mode-9]=2
+	[err-usage]=2
 )
 declare -A KNOWN_ERR=(
 	[err-bad-mode]='../case/bad.T: line 2: bad mode 0x44'
 	[err-bad-mode-9]='../case/bad.T: line 2: bad mode 0789'
+	[err-usage]='usage: fsdiff { -C | -A | -1 } [ -IVW ] [ -K command ] [ -c checksum ] [ -o file [ -% ] ] path ...'
 )
 KNOWN_DIFF=("${!KNOWN_RC[@]}")
 

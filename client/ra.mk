@@ -1,0 +1,42 @@
+# cairn-ra: the client workflow command, its systemd units and tests.
+# Included after server/local.mk, whose unit lists it appends to.
+ra_subst = sed -e 's|@bindir[@]|$(bindir)|g' \
+	-e 's|@sbindir[@]|$(sbindir)|g' \
+	-e 's|@sysconfdir[@]|$(sysconfdir)|g' \
+	-e 's|@VERSION[@]|$(PACKAGE_VERSION)|g'
+client/cairn-ra: $(srcdir)/client/cairn-ra.in Makefile
+	$(AM_V_GEN)$(MKDIR_P) client && \
+	$(ra_subst) <$(srcdir)/client/cairn-ra.in >$@.tmp && \
+	chmod +x $@.tmp && mv $@.tmp $@
+client/cairn-ra.service: $(srcdir)/client/cairn-ra.service.in Makefile
+	$(AM_V_GEN)$(MKDIR_P) client && \
+	$(ra_subst) <$(srcdir)/client/cairn-ra.service.in >$@.tmp && \
+	mv $@.tmp $@
+client/cairn-ra.timer: $(srcdir)/client/cairn-ra.timer.in Makefile
+	$(AM_V_GEN)$(MKDIR_P) client && \
+	$(ra_subst) <$(srcdir)/client/cairn-ra.timer.in >$@.tmp && \
+	mv $@.tmp $@
+sbin_SCRIPTS = client/cairn-ra
+if INSTALL_SYSTEMD_UNIT
+systemdsystemunit_DATA += client/cairn-ra.service client/cairn-ra.timer
+else
+noinst_DATA += client/cairn-ra.service client/cairn-ra.timer
+endif
+CLEANFILES += client/cairn-ra client/cairn-ra.service client/cairn-ra.timer
+EXTRA_DIST += client/cairn-ra.in client/cairn-ra.service.in \
+	client/cairn-ra.timer.in contrib/cairn-ra.cron \
+	contrib/cairn-ra.default
+
+RA_TESTS = \
+	tests/integ/t-ra-update.sh \
+	tests/integ/t-ra-hooks.sh \
+	tests/integ/t-ra-lock.sh \
+	tests/integ/t-ra-trip.sh \
+	tests/integ/t-ra-checkout.sh \
+	tests/integ/t-ra-retry.sh \
+	tests/integ/t-ra-reboot.sh \
+	tests/integ/t-ra-units.sh \
+	tests/integ/t-ra-usage.sh \
+	tests/integ/t-ra-tls.sh
+TESTS += $(RA_TESTS)
+EXTRA_DIST += $(RA_TESTS) tests/integ/ralib.sh

@@ -1,0 +1,51 @@
+#!/bin/sh
+# t-ra-retry: cairn-ra auto against a server that is down retries with a
+# doubling delay (bounded by RETRY_MAX_DELAY), logging each retry to
+# syslog, and gives up with exit status 7 after RETRIES retries; when the
+# server comes up while it waits, the next retry applies the loadset.
+. "$top_srcdir/tests/integ/lib.sh"
+need_tool cairnd
+mk_tmpdir
+. "$top_srcdir/tests/integ/netlib.sh"
+. "$top_srcdir/tests/integ/ralib.sh"
+
+printf 'alpha\n' >"$SRC/a"
+chmod 755 "$SRC" "$R"
+ra_publish
+PORT=$(free_port) || fail "no free port"
+
+# Down all along: 1 s, then 2 s, then give up.
+ra_conf RETRIES=2 RETRY_DELAY=1 RETRY_MAX_DELAY=10
+ra auto
+assert_eq 7 "$RC" "auto with no server: $(cat "$T/ra.err")"
+grep -q 'retry 1 of 2 in 1s' "$SYSLOGF" || fail "log: $(cat "$SYSLOGF")"
+grep -q 'retry 2 of 2 in 2s' "$SYSLOGF" || fail "log: $(cat "$SYSLOGF")"
+grep -q 'giving up after 2 retries' "$SYSLOGF" || fail "log: $(cat "$SYSLOGF")"
+assert_eq 2 "$(grep -c 'retry [0-9]* of' "$SYSLOGF")" "retries logged"
+assert_eq 7 "$(metric last_run_exit_code auto)" "exit code metric"
+assert_eq 2 "$(metric retries auto)" "retries metric"
+[ ! -e "$R/a" ] || fail "a applied with no server"
+
+# Down, then up: the server starts once the first retry is logged.
+: >"$SYSLOGF"
+ra_conf RETRIES=20 RETRY_DELAY=1 RETRY_MAX_DELAY=1
+"$RA" -f "$T/ra.conf" auto >"$T/auto.out" 2>"$T/auto.err" &
+auto=$!
+at_exit "kill $auto 2>/dev/null; wait $auto 2>/dev/null"
+retry 300 grep -q 'retry 1 of 20' "$SYSLOGF" ||
+    fail "no retry logged: $(cat "$SYSLOGF")"
+SLOG=$T/cairnd.log
+"$CAIRND" -f -a 127.0.0.1 -p "$PORT" -D "$REPO" 2>>"$SLOG" &
+SPID=$!
+at_exit stop_cairnd
+retry 100 _net_listening || fail "cairnd did not start: $(cat "$SLOG")"
+rc=0
+wait "$auto" || rc=$?
+assert_eq 0 "$rc" "auto: $(cat "$T/auto.err") $(cat "$SYSLOGF")"
+assert_file_eq "$SRC/a" "$R/a" "a after auto"
+n=$(metric retries auto)
+[ "$n" -ge 1 ] && [ "$n" -le 20 ] || fail "retries metric $n"
+assert_eq "$n" "$(grep -c 'retry [0-9]* of 20' "$SYSLOGF")" "retries logged"
+grep -q 'auto: done' "$SYSLOGF" || fail "log: $(cat "$SYSLOGF")"
+[ ! -s "$T/auto.out" ] || fail "auto printed: $(cat "$T/auto.out")"
+end_test
