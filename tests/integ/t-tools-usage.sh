@@ -6,7 +6,7 @@
 # arguments (split on blanks; no argument here holds one).
 . "$top_srcdir/tests/integ/lib.sh"
 need_tool ktcheck lapply lcreate lfdiff repo fsdiff lcksum lmerge lsort \
-    twhich cairnd cairn-bench
+    twhich cairnd cairn-bench cairn-ra
 mk_tmpdir
 MKCA="$top_srcdir/contrib/cairn-mkca"
 
@@ -64,6 +64,10 @@ cairn-bench	--levels.12				-l 12
 cairn-bench	--reps.x				-n x
 cairn-bench	unrecognized.option.'--bogus'		--bogus
 cairn-bench	option.requires.an.argument.--.'s'	-s
+cairn-ra	-p.notaport:.not.a.port.number		-p notaport update
+cairn-ra	-w.9:.level.must.be			-w 9 update
+cairn-ra	-Z.10:.level.must.be			-Z 10 update
+cairn-ra	bogus:.unknown.verb			bogus
 cairn-mkca	invalid.option.--.'Q'			-Q ca
 cairn-mkca	option.requires.an.argument.--.'d'	-d
 cairn-mkca	x:.not.a.number.of.days			-d x ca
