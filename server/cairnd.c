@@ -12,6 +12,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <netinet/in.h>
 
@@ -23,6 +24,7 @@
 #include <poll.h>
 #include <pwd.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,6 +85,8 @@ struct settings {
 	const char	*addr;		/* -a, or NULL: every address */
 	const char	*dir;		/* -D */
 	const char	*pidfile;	/* -i, made absolute at start-up */
+	char		*pidtmp;	/* ... written here, renamed when ready */
+	int		 pidfd;
 	const char	*user;		/* -g */
 	const char	*port;		/* -p, a number once resolved */
 	char		 portbuf[16];
@@ -669,9 +673,12 @@ resolve_port(struct settings *st)
 			snprintf(st->portbuf, sizeof(st->portbuf), "%d",
 			    PROTO_PORT);
 		st->port = st->portbuf;
-	} else if (strspn(st->port, "0123456789") != strlen(st->port)) {
+	} else if (st->port[0] != '\0' &&
+	    strspn(st->port, "0123456789") == strlen(st->port))
+		(void)parse_int(st->port, 1, 65535, "port");
+	else {
 		if ((se = getservbyname(st->port, "tcp")) == NULL)
-			fatalx("%s: unknown service", st->port);
+			fatalx("-p %s: unknown service", st->port);
 		snprintf(st->portbuf, sizeof(st->portbuf), "%d",
 		    ntohs((uint16_t)se->s_port));
 		st->port = st->portbuf;
@@ -697,28 +704,127 @@ check_options(struct settings *st)
 	resolve_port(st);
 }
 
+/* Fatal exits before the listener is ready leave no pid file behind. */
+static void
+pidtmp_unlink(void *arg)
+{
+	struct settings	*st = arg;
+
+	if (st->pidtmp != NULL)
+		(void)unlink(st->pidtmp);
+}
+
+static void
+pidfile_unlink(void *arg)
+{
+	struct settings	*st = arg;
+
+	(void)unlink(st->pidfile);
+}
+
 /*
- * -i: create the pid file while the start directory is current (a
- * relative name names a file there, not in -D); the pid goes in once
- * the daemon has forked.
+ * -i: create a temporary file beside the pid file while the start
+ * directory is current (a relative name names a file there, not in -D),
+ * so that an unwritable place fails the start at once.  The pid goes in
+ * once the daemon has forked and listens (pidfile_ready).
  */
-static FILE *
+static void
 pidfile_open(struct settings *st)
 {
 	char	 cwd[PATH_MAX], *abspid;
-	FILE	*fp;
 
+	st->pidfd = -1;
 	if (st->pidfile == NULL)
-		return NULL;
+		return;
 	if (st->pidfile[0] != '/') {
 		if (getcwd(cwd, sizeof(cwd)) == NULL)
 			fatal("getcwd");
 		xasprintf(&abspid, "%s/%s", cwd, st->pidfile);
 		st->pidfile = abspid;
 	}
-	if ((fp = fopen(st->pidfile, "w")) == NULL)
+	xasprintf(&st->pidtmp, "%s.XXXXXX", st->pidfile);
+	if ((st->pidfd = mkstemp(st->pidtmp)) == -1)
 		fatal("%s", st->pidfile);
-	return fp;
+	log_addcleanup(pidtmp_unlink, st);
+}
+
+/*
+ * The sockets listen: write the pid and rename the file into place, so
+ * that whoever waits for the pid file to have content can connect once
+ * it does (cairnd(8), "Starting").  Until the privileges are dropped a
+ * fatal exit removes it again.
+ */
+static void
+pidfile_ready(struct settings *st)
+{
+	char	 line[32];
+	int	 n;
+
+	if (st->pidfd == -1)
+		return;
+	n = snprintf(line, sizeof(line), "%ld\n", (long)getpid());
+	if (write(st->pidfd, line, (size_t)n) != n ||
+	    fchmod(st->pidfd, 0644) == -1 || close(st->pidfd) == -1)
+		fatal("%s", st->pidtmp);
+	st->pidfd = -1;
+	if (rename(st->pidtmp, st->pidfile) == -1)
+		fatal("%s", st->pidfile);
+	log_delcleanup(pidtmp_unlink, st);
+	free(st->pidtmp);
+	st->pidtmp = NULL;
+	log_addcleanup(pidfile_unlink, st);
+}
+
+/*
+ * Under systemd (Type=notify), NOTIFY_SOCKET names a datagram socket,
+ * a path or "@" and an abstract name, that waits for "READY=1"
+ * (sd_notify(3)).  The socket is connected before a chroot (-j) hides
+ * the path; the variable is removed so that no child sends as well.
+ */
+static int
+notify_open(void)
+{
+	struct sockaddr_un	 sun;
+	const char		*path;
+	size_t			 len;
+	int			 fd;
+
+	if ((path = getenv("NOTIFY_SOCKET")) == NULL)
+		return -1;
+	len = strlen(path);
+	if ((path[0] != '/' && path[0] != '@') || len < 2 ||
+	    len >= sizeof(sun.sun_path)) {
+		log_warnx("NOTIFY_SOCKET %s: not a socket name", path);
+		(void)unsetenv("NOTIFY_SOCKET");
+		return -1;
+	}
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	memcpy(sun.sun_path, path, len);
+	if (path[0] == '@')
+		sun.sun_path[0] = '\0';
+	if ((fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0)) == -1 ||
+	    connect(fd, (struct sockaddr *)&sun,
+	    (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len)) == -1) {
+		log_warn("NOTIFY_SOCKET %s", path);
+		if (fd != -1)
+			close(fd);
+		fd = -1;
+	}
+	(void)unsetenv("NOTIFY_SOCKET");
+	return fd;
+}
+
+static void
+notify_ready(int fd)
+{
+	static const char	 ready[] = "READY=1";
+
+	if (fd == -1)
+		return;
+	if (send(fd, ready, sizeof(ready) - 1, MSG_NOSIGNAL) == -1)
+		log_warn("NOTIFY_SOCKET: READY=1");
+	close(fd);
 }
 
 /* -D: work in the repository, completing its layout. */
@@ -807,15 +913,16 @@ catch_signals(void)
 /*
  * Everything up to the first accept: the repository, TLS, the sockets;
  * then the log moves to syslog (-f, -d: stays on stderr), the daemon
- * detaches, writes its pid file and drops its privileges.
+ * detaches, writes its pid file, drops its privileges and tells systemd
+ * it is ready: both only once the sockets listen.
  */
 static void
 start(struct settings *st, struct listeners *l)
 {
 	struct cerr	 cerr;
-	FILE		*pidfp;
+	int		 notifyfd;
 
-	pidfp = pidfile_open(st);
+	pidfile_open(st);
 	enter_repository(st);
 	if (st->o.tls > 0) {
 		/* TLS file names are relative to the repository. */
@@ -850,13 +957,15 @@ start(struct settings *st, struct listeners *l)
 	log_setverbose(st->o.debug || st->level == LOG_DEBUG);
 	if (!st->fg)
 		daemonize();
-	if (pidfp != NULL) {
-		fprintf(pidfp, "%ld\n", (long)getpid());
-		fclose(pidfp);
-	}
+	/* A SIGTERM from whoever saw the pid file stops us cleanly. */
+	catch_signals();
+	pidfile_ready(st);
+	notifyfd = notify_open();
 	if (st->user != NULL || st->jail)
 		drop_privileges(st->user, st->jail);
-	catch_signals();
+	/* Sessions never remove the listener's pid file. */
+	log_delcleanup(pidfile_unlink, st);
+	notify_ready(notifyfd);
 	log_info("cairnd %s listening on port %s (zlib max %d%s, max "
 	    "connections %d, TLS level %d)", CAIRN_VERSION, st->port,
 	    st->o.zmax, st->o.zmax > 0 && st->o.zauto ? " or auto" : "",

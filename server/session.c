@@ -701,6 +701,11 @@ sess_serve(int fd, const struct sockaddr *sa, socklen_t salen,
 		s.status = 1;
 	} else if (sess_greet(&s) == SESS_OK) {
 		sess_loop(&s);
+		/*
+		 * The last reply is still buffered: send it first, so that
+		 * it counts on the wire as it already does as sent.
+		 */
+		(void)conn_flush(s.conn, NULL);
 		sess_logstats(&s);
 	}
 	r = s.status;
