@@ -64,3 +64,17 @@ EXTRA_DIST += server/cairnd.init.in server/cairnd.service.in
 # The test-CA helper.
 dist_sbin_SCRIPTS = contrib/cairn-mkca
 # --- TLS (end) ---
+
+# --- cairn-replicate (begin) ---
+# cairn-replicate: keep a replica's repository in step with the primary.
+sbin_PROGRAMS += server/cairn-replicate
+server_cairn_replicate_SOURCES = server/replicate.c
+server_cairn_replicate_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/client \
+	-DSBINDIR='"$(sbindir)"'
+server_cairn_replicate_LDADD = client/libclient.a $(CAIRN_LIBS)
+REPLICA_TESTS = \
+	tests/integ/t-replicate.sh \
+	tests/integ/t-replica-skew.sh
+TESTS += $(REPLICA_TESTS)
+EXTRA_DIST += $(REPLICA_TESTS)
+# --- cairn-replicate (end) ---
