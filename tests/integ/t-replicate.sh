@@ -158,6 +158,30 @@ grep -q "evil.T" "$T/err" || fail "hostile: no message: $(cat "$T/err")"
 [ ! -e "$R/transcript/evil.T" ] || fail "hostile transcript published"
 grep -q evil "$R/command/db.K" && fail "hostile command file installed"
 [ -z "$(find "$R" -name x -path '*outside*')" ] || fail "hostile file"
-[ ! -e "$T/replica/../outside/x.radmind" ] || fail "written outside"
+echo "hostile transcript: $(cat "$T/err")"
+# The same with a path that starts as the others do.
+printf 'f ./srv/../../../../outside/x 0644 0 0 %s 7 %s\n' "$T0" \
+    "$(sha1b64 "$T/outside/x")" >"$P/transcript/evil.T"
+replicate
+assert_eq 2 "$RC" "hostile transcript, ./ path"
+grep -q "evil.T" "$T/err" || fail "hostile: no message: $(cat "$T/err")"
+echo "hostile transcript: $(cat "$T/err")"
+[ ! -e "$R/transcript/evil.T" ] || fail "hostile transcript published"
+assert_eq hostile "$(cat "$T/outside/x")" "file outside"
+
+# Once the primary drops it, the replica goes on.
+printf 'p base.T\np db.T\n' >"$P/command/db.K"
+rm -rf "$P/transcript/evil.T" "$P/file/evil.T"
+replicate -r
+assert_eq 0 "$RC" "after the hostile transcript: $(cat "$T/err")"
+same_repo "after the hostile transcript"
+
+# -V, and usage errors exit 2.
+run_capture "$T/out" "$T/err" "$CAIRN_REPLICATE" -V
+assert_eq 0 "$RC" "-V"
+run_capture "$T/out" "$T/err" "$CAIRN_REPLICATE" -Q
+assert_eq 2 "$RC" "unknown option"
+run_capture "$T/out" "$T/err" "$CAIRN_REPLICATE" -q -v
+assert_eq 2 "$RC" "-q with -v"
 
 end_test
