@@ -15,6 +15,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -64,6 +65,27 @@ progress_end(struct bench *b)
 {
 	if (!b->quiet && b->tty)
 		fprintf(stderr, "\r\033[K");
+}
+
+/*
+ * A line per finished run on stdout, where no bar shows how far the
+ * sweep is (see main): a log or a pipe sees it advance run by run.
+ */
+static void
+run_line(struct bench *b, const struct link *l, int level, int rep,
+    const struct run *r)
+{
+	if (!b->runlines)
+		return;
+	printf("run %s -Z %s %d/%d: %.3f s (lapply %.3f s), wire %" PRIu64
+	    " bytes (%" PRIu64 " down, %" PRIu64 " up), server CPU ",
+	    l->name, level_name(level), rep, b->reps, r->wall, r->lapply,
+	    r->wire_down + r->wire_up, r->wire_down, r->wire_up);
+	if (r->srv_cpu >= 0)
+		printf("%.3f s\n", r->srv_cpu);
+	else
+		printf("unknown\n");
+	fflush(stdout);
 }
 
 /*
@@ -385,7 +407,9 @@ sweep_link(struct bench *b, struct link *l)
 		for (li = 0; li < b->nlevels; li++) {
 			progress(b, l, b->levels[li], rep + 1);
 			pull(b, r, b->levels[li],
-			    &l->cells[li].runs[l->cells[li].nruns++], &st);
+			    &l->cells[li].runs[l->cells[li].nruns], &st);
+			run_line(b, l, b->levels[li], rep + 1,
+			    &l->cells[li].runs[l->cells[li].nruns++]);
 			b->done++;
 		}
 	progress_end(b);

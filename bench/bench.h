@@ -122,7 +122,8 @@ struct bench {
 	volatile sig_atomic_t cairnd_pid;
 	/* Progress. */
 	int		 done, total;
-	int		 tty;
+	int		 tty;		/* the bar on stderr */
+	int		 runlines;	/* a line per run on stdout */
 };
 
 /* Per level, medians over every link's runs. */

@@ -77,7 +77,7 @@ static const struct {
 	{ "-n, --reps=n", "runs of every level on every link, 1-99 (3)" },
 	{ "-w, --work=dir", "work in dir (kept), not in a temporary one" },
 	{ "-k, --keep", "keep the temporary work directory" },
-	{ "-q, --quiet", "no progress bar" },
+	{ "-q, --quiet", "no progress bar, no line per run" },
 	{ "    --csv=file", "write a line per link and level" },
 	{ "    --runs-csv=file", "write a line per run" },
 	{ "    --svg=file", "draw the time and the bytes saved per level" },
@@ -701,7 +701,14 @@ main(int argc, char *argv[])
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	signal(SIGPIPE, SIG_IGN);
+	/*
+	 * The bar goes to stderr on a terminal.  Unless stdout is that
+	 * terminal too, every finished run also gets a line on stdout, so
+	 * that a sweep sent to a file or a pipe does not sit silent for
+	 * minutes.  -q: neither.
+	 */
 	b.tty = isatty(STDERR_FILENO);
+	b.runlines = !b.quiet && !(b.tty && isatty(STDOUT_FILENO));
 
 	if (b.make_repo != NULL) {
 		repo_make(&b, b.make_repo);

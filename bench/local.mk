@@ -26,7 +26,8 @@ BENCH_TESTS = \
 	tests/integ/t-bench-corpus.sh \
 	tests/integ/t-bench-relay.sh \
 	tests/integ/t-bench-sweep.sh \
-	tests/integ/t-bench-tc.sh
+	tests/integ/t-bench-tc.sh \
+	tests/integ/t-bench-runlines.sh
 TESTS += $(BENCH_TESTS)
 EXTRA_DIST += $(BENCH_TESTS)
 # --- cairn-bench (end) ---

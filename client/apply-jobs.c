@@ -32,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "apply.h"
@@ -45,6 +46,7 @@
 #define JQ_PERCONN	16		/* queued downloads per session */
 #define JQ_BUFSZ	(256 * 1024)
 #define JQ_FDRESERVE	1024		/* fds kept for the walk and batches */
+#define JQ_TICKNS	250000000L	/* status line redraw while waiting */
 
 #define JOB_QUEUED	0
 #define JOB_TAKEN	1
@@ -74,6 +76,7 @@ struct jconn {
 	size_t			 nsent;		/* of fly, requested */
 	int			 dead;		/* session unusable */
 	int64_t			 drain;		/* budget for dropped bodies */
+	struct netstats		 ns;		/* its counters (under mu) */
 };
 
 struct jobq {
@@ -92,9 +95,35 @@ struct jobq {
 	int			 failed;	/* sticky */
 	int			 landing;	/* main is in apply_landed */
 	const char		*digest;
+	struct progress		*prog;		/* the status line's */
 };
 
 #define JOB(jq, i)	(&(jq)->v[(i) % (jq)->cap])
+
+/*
+ * Publish the byte counters of c for the status line (jobq_wire): the
+ * worker owns its session, so only it reads them.
+ */
+static void
+conn_publish(struct jconn *c)
+{
+	struct netstats	ns;
+
+	net_stats(c->net, &ns);
+	pthread_mutex_lock(&c->jq->mu);
+	c->ns = ns;
+	pthread_mutex_unlock(&c->jq->mu);
+}
+
+/* dl_file's progress hook on a worker: data for the status line. */
+static void
+conn_progress(void *arg, int64_t n)
+{
+	struct jconn	*c = arg;
+
+	progress_data(c->jq->prog, n);
+	conn_publish(c);
+}
 
 /* Read and drop the reply to the oldest request of c (cancelled). */
 static void
@@ -174,6 +203,10 @@ conn_recv(struct jconn *c, struct job *j, int cancel, int sendrc,
 	}
 	snprintf(where, sizeof(where), "line %u", j->e->t.lineno);
 	apply_want(j->e, &w, where, c->buf, JQ_BUFSZ, c->ck);
+	if (c->jq->prog->mode == PROG_LINE) {
+		w.progress = conn_progress;
+		w.arg = c;
+	}
 	j->rc = dl_file(c->net, &w, j->dfd, j->leaf, &j->fd, &j->tmp,
 	    &j->err);
 	if (j->rc == DL_DEAD)
@@ -218,6 +251,7 @@ worker(void *arg)
 			j->tmp = NULL;
 		} else
 			conn_recv(c, j, cancel, sendrc, &err);
+		conn_publish(c);
 
 		pthread_mutex_lock(&jq->mu);
 		j->state = JOB_DONE;
@@ -247,6 +281,7 @@ jobq_start(struct apply *ap, int n, struct cerr *err)
 
 	jq = xcalloc(1, sizeof(*jq));
 	jq->nc = n;
+	jq->prog = &ap->prog;
 	/*
 	 * A queued download holds up to two descriptors (its directory,
 	 * its temp file): keep the queue within what the directory walk
@@ -280,6 +315,7 @@ jobq_start(struct apply *ap, int n, struct cerr *err)
 			goto fail;
 		else
 			c->own = 1;
+		net_stats(c->net, &c->ns);
 		c->buf = xmalloc(JQ_BUFSZ);
 		if (ap->digest != NULL)
 			c->ck = cksum_new(ap->digest);
@@ -369,12 +405,30 @@ jobq_landone(struct apply *ap)
 {
 	struct jobq	*jq = ap->jq;
 	struct job	*j, job;
+	struct timespec	 ts;
 	int		 rc;
 
 	pthread_mutex_lock(&jq->mu);
 	j = JOB(jq, jq->head);
-	while (j->state != JOB_DONE)
-		pthread_cond_wait(&jq->mcv, &jq->mu);
+	while (j->state != JOB_DONE) {
+		if (ap->prog.mode != PROG_LINE) {
+			pthread_cond_wait(&jq->mcv, &jq->mu);
+			continue;
+		}
+		/* Waiting on a large file: keep the status line moving. */
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += JQ_TICKNS;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		if (pthread_cond_timedwait(&jq->mcv, &jq->mu, &ts) != 0 &&
+		    j->state != JOB_DONE) {
+			pthread_mutex_unlock(&jq->mu);
+			progress_tick(&ap->prog);
+			pthread_mutex_lock(&jq->mu);
+		}
+	}
 	job = *j;
 	memset(j, 0, sizeof(*j));
 	j->dfd = j->fd = -1;
@@ -504,6 +558,23 @@ jobq_stop(struct apply *ap)
 	jq->head = jq->next = jq->tail;
 	if (jq->c[0].dead || net_broken(ap->net))
 		ap->net_dead = 1;
+}
+
+void
+jobq_wire(struct apply *ap, struct progwire *w)
+{
+	struct jobq	*jq = ap->jq;
+	int		 k;
+
+	/* jq->c[0] is ap->net: every session once. */
+	pthread_mutex_lock(&jq->mu);
+	for (k = 0; k < jq->nc; k++) {
+		w->raw += jq->c[k].ns.raw_in;
+		w->wire += jq->c[k].ns.wire_in;
+		if (jq->c[k].ns.level > 0)
+			w->zlib = 1;
+	}
+	pthread_mutex_unlock(&jq->mu);
 }
 
 void

@@ -172,6 +172,7 @@ retr_progress(void *arg, int64_t n)
 {
 	struct retr_prog	*rp = arg;
 
+	progress_data(rp->prog, n);
 	progress_add(rp->prog, n, rp->path);
 }
 
@@ -298,6 +299,7 @@ apply_landed(struct apply *ap, const struct apply_entry *e, int dfd,
 	if (changed)
 		strlcat(msg, " time", sizeof(msg));
 	/* Durable, then renamed: by the next flush of the batch. */
+	progress_file(&ap->prog);
 	progress_add(&ap->prog, PROGRESSUNIT, t->path);
 	return syncq_add(ap, fd, dfd, tmp, leaf, msg, t);
 

@@ -72,11 +72,13 @@ apply_say(struct apply *ap, const char *fmt, ...)
 		(void)syncq_msg(ap, msg);	/* failure sticks */
 		return;
 	}
-	progress_hide(&ap->prog);
+	/* The status line shares the terminal: off it while we print. */
+	if (ap->prog.shared)
+		progress_hide(&ap->prog);
 	va_start(ap2, fmt);
 	vprintf(fmt, ap2);
 	va_end(ap2);
-	if (ap->prog.mode == PROG_BAR) {
+	if (ap->prog.shared) {
 		fflush(stdout);
 		progress_show(&ap->prog);
 	}
@@ -138,11 +140,12 @@ load_slot(struct apply *ap, struct apply_loader *ld)
 /*
  * A "+" line: it must follow a header and, with a network, be a file
  * that can be downloaded (with -c, one with a checksum).  Adds its size
- * to *total.  Returns 0, or -1 after printing why.
+ * to the weight and, with a network, counts the download.  Returns 0,
+ * or -1 after printing why.
  */
 static int
 load_download(struct apply *ap, struct apply_loader *ld,
-    const struct tline *t, int64_t *total)
+    const struct tline *t, struct progtotal *total)
 {
 	if (ld->tname == NULL) {
 		apply_warn(ap, "line %u: no transcript indicated", t->lineno);
@@ -153,7 +156,11 @@ load_download(struct apply *ap, struct apply_loader *ld,
 		    t->lineno, t->type);
 		return -1;
 	}
-	*total += t->size;
+	total->weight += t->size;
+	if (ap->network) {
+		total->files++;
+		total->bytes += t->size;
+	}
 	if (ap->network && ap->digest != NULL && strcmp(t->cksum, "-") == 0) {
 		apply_warn(ap, "line %u: No checksum", t->lineno);
 		if (ld->special)
@@ -235,11 +242,11 @@ load_nest(struct apply *ap, struct apply_loader *ld, const struct tline *t)
  */
 static int
 load_object(struct apply *ap, struct apply_loader *ld,
-    const struct tline *t, int64_t *total)
+    const struct tline *t, struct progtotal *total)
 {
 	struct apply_entry	*e;
 
-	*total += PROGRESSUNIT;
+	total->weight += PROGRESSUNIT;
 	if (t->plus && load_download(ap, ld, t, total) == -1)
 		return -1;
 	if (t->type == 'a' && !t->minus) {
@@ -276,10 +283,10 @@ load_header(struct apply *ap, struct apply_loader *ld)
  * Read and check the whole applicable transcript through the one
  * transcript reader (framing, syntax; the order is checked here, after
  * the checks that come first).  Fills ap->ent and *total (progress
- * weight).  Returns 0, or -1 after printing the error.
+ * totals).  Returns 0, or -1 after printing the error.
  */
 int
-apply_load(struct apply *ap, FILE *fp, int64_t *total)
+apply_load(struct apply *ap, FILE *fp, struct progtotal *total)
 {
 	struct apply_loader	 ld;
 	const struct tline	*t;
@@ -287,14 +294,14 @@ apply_load(struct apply *ap, FILE *fp, int64_t *total)
 	int			 rc;
 
 	memset(&ld, 0, sizeof(ld));
-	*total = 0;
+	memset(total, 0, sizeof(*total));
 	ap->style = PATH_RELATIVE;
 	ld.r = treader_fdopen(fp, ap->name, TR_HEADERS | TR_COMMENTS |
 	    TR_NOSORT | (ap->icase ? TR_ICASE : 0), 1);
 	while ((rc = treader_next(ld.r, &t, &err)) > 0) {
 		if (rc == TR_BLANK) {
 			if (t->nfields > 1)		/* as Radmind counts */
-				*total += PROGRESSUNIT;
+				total->weight += PROGRESSUNIT;
 		} else if (rc == TL_HEADER)
 			load_header(ap, &ld);
 		else if (load_object(ap, &ld, t, total) == -1)
@@ -1013,14 +1020,37 @@ count_downloads(const struct apply *ap)
 	return n;
 }
 
+/*
+ * The status line's sample hook: what the sessions received so far,
+ * from their own counters (through the queue while workers own them).
+ */
+static void
+apply_wire(void *arg, struct progwire *w)
+{
+	struct apply	*ap = arg;
+	struct netstats	 ns;
+
+	memset(w, 0, sizeof(*w));
+	if (ap->jq != NULL)
+		jobq_wire(ap, w);
+	else if (ap->net != NULL) {
+		net_stats(ap->net, &ns);
+		w->raw = ns.raw_in;
+		w->wire = ns.wire_in;
+		w->zlib = ns.level > 0;
+	}
+}
+
 int
-apply_run(struct apply *ap, int progmode, int64_t total)
+apply_run(struct apply *ap, int progmode, const struct progtotal *total)
 {
 	struct cerr	 err;
 	size_t		 n;
 	int		 ok;
 
 	progress_init(&ap->prog, progmode, total);
+	ap->prog.sample = apply_wire;
+	ap->prog.arg = ap;
 	ap->iobufsz = IOBUFSZ;
 	ap->iobuf = xmalloc(ap->iobufsz);
 	ap->sq = syncq_new();
@@ -1074,6 +1104,8 @@ apply_finish(struct apply *ap, int ok)
 
 	/* The download sessions are done: ap->net carries the report. */
 	jobq_stop(ap);
+	/* The status line goes first: it reads the sessions closed below. */
+	progress_end(&ap->prog);
 	if (ap->net != NULL) {
 		if (!ok && !ap->net_dead && ap->rq != NULL &&
 		    retrq_drain(ap->rq, DL_DRAINMAX, &err) == -1)
@@ -1101,7 +1133,6 @@ apply_finish(struct apply *ap, int ok)
 	ap->rq = NULL;
 	syncq_free(ap->sq);
 	ap->sq = NULL;
-	progress_end(&ap->prog);
 	fflush(stdout);
 	apply_free(ap);
 	if (ok)

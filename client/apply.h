@@ -12,6 +12,7 @@
 
 #include <sys/types.h>
 #include <sys/stat.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -41,21 +42,60 @@ struct apply_entry {
 	int		 special;	/* tname is special.T */
 };
 
-/* Progress output (lapply(1), -%). */
+/*
+ * Progress output (lapply(1), -% and PROGRESS).  The totals come from
+ * apply_load: the weight of -% (PROGRESSUNIT a line plus the bytes to
+ * download) and the downloads themselves.
+ */
 #define PROG_NONE	0
 #define PROG_PERCENT	1	/* -%: "%NN path" lines on stdout */
-#define PROG_BAR	2	/* bar on stderr (stdout is a tty) */
+#define PROG_LINE	2	/* one status line on stderr (a terminal) */
+
+struct progtotal {
+	int64_t		 weight;	/* -%: the whole work */
+	int64_t		 files;		/* "+" lines to download */
+	int64_t		 bytes;		/* ... their sizes */
+};
+
+/*
+ * What the sessions carried so far, for the status line: bytes
+ * received after inflate (raw) and before it (wire), and whether
+ * compression is on.  Filled by the sample hook from the connections'
+ * own counters.
+ */
+struct progwire {
+	uint64_t	 raw, wire;
+	int		 zlib;
+};
 
 struct progress {
 	int		 mode;
-	int64_t		 total;
+	int64_t		 total;		/* weight */
 	int64_t		 done;
 	int		 last;		/* last percentage shown, -1 none */
-	int		 drawn;		/* bar currently on screen */
+	int		 drawn;		/* status line currently on screen */
+	/* PROG_LINE */
+	struct progtotal tot;
+	int64_t		 files;		/* downloads landed */
+	int64_t		 bytes;		/* file data received (any thread) */
+	pthread_mutex_t	 mu;		/* ... guards bytes */
+	int		 locked;	/* mu initialised */
+	int64_t		 t0, tdraw;	/* ms: start, last drawn */
+	int		 shared;	/* stdout is a terminal too */
+	void		(*sample)(void *, struct progwire *);
+	void		*arg;
 };
 
-void	progress_init(struct progress *, int mode, int64_t total);
+void	progress_init(struct progress *, int mode,
+	    const struct progtotal *);
+/* Add weight (and show it); main thread only. */
 void	progress_add(struct progress *, int64_t bytes, const char *path);
+/* File data received: from any thread, drawn by the next add or tick. */
+void	progress_data(struct progress *, int64_t bytes);
+/* A download landed. */
+void	progress_file(struct progress *);
+/* Redraw the status line if it is due (main thread, while waiting). */
+void	progress_tick(struct progress *);
 void	progress_hide(struct progress *);	/* before other output */
 void	progress_show(struct progress *);	/* after other output */
 void	progress_end(struct progress *);
@@ -178,6 +218,12 @@ int	jobq_pending(const struct apply *);
 void	jobq_cancel(struct apply *);
 void	jobq_stop(struct apply *);
 void	jobq_free(struct apply *);
+/*
+ * The byte counters of every session of the queue (ap->net among them),
+ * as each worker last published them: the main thread never reads a
+ * connection a worker is using.
+ */
+void	jobq_wire(struct apply *, struct progwire *);
 
 /* Everything one run of lapply needs. */
 struct apply {
@@ -217,20 +263,21 @@ struct apply {
  * A run: fill the options of a zeroed struct apply (and net, ck if
  * wanted), then apply_load reads and checks the whole transcript from
  * fp (ap->name names it in messages) and sets *total, the progress
- * weight; apply_run applies it with progress mode progmode (PROG_*);
+ * totals; apply_run applies it with progress mode progmode (PROG_*);
  * apply_finish reports the outcome to the server, closes the session,
  * frees what the run holds and returns lapply's exit status.  ok is
  * nonzero if everything before it succeeded.  apply_load and apply_run
  * return 0, or -1 after printing the error.
  */
-int	apply_load(struct apply *, FILE *fp, int64_t *total);
-int	apply_run(struct apply *, int progmode, int64_t total);
+int	apply_load(struct apply *, FILE *fp, struct progtotal *total);
+int	apply_run(struct apply *, int progmode,
+	    const struct progtotal *total);
 int	apply_finish(struct apply *, int ok);
 
 /* stdout message for one object (suppressed by -q and -%). */
 void	apply_say(struct apply *, const char *, ...)
 	    __attribute__((format(printf, 2, 3)));
-/* An error or warning, through the log (progress bar hidden first). */
+/* An error or warning, through the log (status line hidden first). */
 void	apply_warn(struct apply *, const char *, ...)
 	    __attribute__((format(printf, 2, 3)));
 

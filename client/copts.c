@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include <errno.h>
+#include <netdb.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -51,6 +52,27 @@ copts_usage(void)
 	    "[-Z compression-level]";
 }
 
+/*
+ * -p: a port number (1..65535) or a TCP service name services(5) knows.
+ * Checked here so that the message names the port, not the host the
+ * connection would have failed to reach.
+ */
+static int
+copts_port(const char *arg)
+{
+	const char	*errstr;
+
+	if (arg[0] != '\0' && strspn(arg, "0123456789") == strlen(arg)) {
+		(void)strtonum(arg, 1, 65535, &errstr);
+		if (errstr == NULL)
+			return 0;
+	} else if (arg[0] != '\0' && getservbyname(arg, "tcp") != NULL)
+		return 0;
+	log_warnx("%s: invalid port (a number 1-65535 or a service name)",
+	    arg);
+	return -1;
+}
+
 /* Set one shared option.  Returns 0 or -1 (usage error). */
 static int
 copts_set(struct netopts *no, int ch, const char *arg)
@@ -64,7 +86,7 @@ copts_set(struct netopts *no, int ch, const char *arg)
 		no->host = arg;
 		break;
 	case 'p':
-		if (arg[0] == '\0')
+		if (copts_port(arg) == -1)
 			return -1;
 		no->port = arg;
 		break;
@@ -93,9 +115,8 @@ copts_set(struct netopts *no, int ch, const char *arg)
 		if (no->zauto)
 			no->zlevel = 0;
 		else if (zstream_parse_level(arg, &no->zlevel, &err) == -1) {
-			/* Exit 1, as Radmind does. */
 			log_warnx("%s", err.msg);
-			log_exit(1);
+			return -1;
 		}
 		break;
 	case 'v':

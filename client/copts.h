@@ -18,8 +18,9 @@ void	copts_init(struct netopts *);
 /*
  * Parse argv with getopt.  Shared options fill no; the tool's letters
  * (extra, getopt syntax, e.g. "Cc:K:nq") go to fn.  Returns optind, or
- * -1 on a usage error (unknown option, bad -w, or fn refused).  A -Z
- * level outside 0..9 is reported and exits 1, as Radmind does.
+ * -1 on a usage error (unknown option, missing argument, bad -p, -w or
+ * -Z, or fn refused) after saying what is wrong; the tool then prints
+ * its synopsis and exits 2.
  */
 int	copts_parse(int argc, char *argv[], struct netopts *no,
 	    const char *extra, copts_fn fn, void *ctx);

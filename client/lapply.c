@@ -108,8 +108,8 @@ main(int argc, char **argv)
 	struct netopts	 no;
 	struct lopts	 lo;
 	struct cerr	 err;
+	struct progtotal total;
 	FILE		*fp;
-	int64_t		 total;
 	int		 first, percent, bad = 0, mode;
 
 	log_init("lapply", LOG_TO_STDERR, 0);
@@ -165,12 +165,16 @@ main(int argc, char **argv)
 	if (fp != stdin)
 		fclose(fp);
 
+	/*
+	 * The status line goes to stderr, so stdout keeps only the
+	 * messages: it is drawn whenever stderr is a terminal, also with
+	 * stdout sent elsewhere.  The trace of -v has stderr to itself.
+	 */
 	if (percent)
 		mode = PROG_PERCENT;
-	else if (isatty(STDOUT_FILENO) && isatty(STDERR_FILENO) &&
-	    !ap->quiet && !ap->verbose)
-		mode = PROG_BAR;
+	else if (isatty(STDERR_FILENO) && !ap->quiet && !ap->verbose)
+		mode = PROG_LINE;
 	else
 		mode = PROG_NONE;
-	exit(apply_finish(ap, apply_run(ap, mode, total) == 0));
+	exit(apply_finish(ap, apply_run(ap, mode, &total) == 0));
 }

@@ -6,7 +6,6 @@
 
 #include <sys/stat.h>
 
-#include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -21,6 +20,7 @@
 #include "log.h"
 #include "transcript.h"
 #include "troot.h"
+#include "tverify.h"
 #include "version.h"
 #include "xmalloc.h"
 
@@ -29,8 +29,6 @@
 #define LCK_ERROR	2
 
 #define PROGRESSUNIT	1024	/* progress weight of one transcript line */
-#define AS_HEADERLEN	26	/* AppleSingle header (docs/formats.md 8) */
-#define AS_ENTRYLEN	12
 
 struct lck {
 	struct cksum	*ck;
@@ -107,74 +105,6 @@ progress_start(struct lck *l, const char *tpath)
 	treader_close(r);
 }
 
-static int
-get32(const unsigned char *p, uint32_t *v)
-{
-	*v = (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	    (uint32_t)p[2] << 8 | p[3];
-	return 0;
-}
-
-/*
- * Check the AppleSingle structure of fd (docs/formats.md 8); returns the size
- * its header describes, or -1 (message printed) if it is malformed.
- */
-static int64_t
-check_applefile(const char *path, int fd)
-{
-	static const unsigned char magic[AS_HEADERLEN] = {
-		0x00, 0x05, 0x16, 0x00, 0x00, 0x02, 0x00, 0x00,
-		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x00, 0x03 };
-	static const uint32_t ids[3] = { 9, 2, 1 };
-	unsigned char	 hdr[AS_HEADERLEN + 3 * AS_ENTRYLEN];
-	uint32_t	 id, off[3], len[3];
-	ssize_t		 r;
-	size_t		 got = 0;
-	int		 i;
-
-	if (lseek(fd, 0, SEEK_SET) == -1) {
-		log_warn("%s: lseek failed", path);
-		return -1;
-	}
-	while (got < sizeof(hdr)) {
-		r = read(fd, hdr + got, sizeof(hdr) - got);
-		if (r == -1 && errno == EINTR)
-			continue;
-		if (r == -1) {
-			log_warn("%s: read failed", path);
-			return -1;
-		}
-		if (r == 0)
-			break;
-		got += (size_t)r;
-	}
-	if (got != sizeof(hdr) || memcmp(hdr, magic, AS_HEADERLEN) != 0)
-		goto invalid;
-	for (i = 0; i < 3; i++) {
-		get32(hdr + AS_HEADERLEN + i * AS_ENTRYLEN, &id);
-		get32(hdr + AS_HEADERLEN + i * AS_ENTRYLEN + 4, &off[i]);
-		get32(hdr + AS_HEADERLEN + i * AS_ENTRYLEN + 8, &len[i]);
-		if (id != ids[i])
-			goto invalid;
-	}
-	if (off[0] != sizeof(hdr)) {
-		log_warnx("%s: invalid finder info offset", path);
-		return -1;
-	}
-	if ((uint64_t)off[1] != (uint64_t)off[0] + len[0]) {
-		log_warnx("%s: incorrect rsrc fork offset", path);
-		return -1;
-	}
-	if ((uint64_t)off[2] != (uint64_t)off[1] + len[1]) {
-		log_warnx("%s: incorrect data fork offset", path);
-		return -1;
-	}
-	return (int64_t)sizeof(hdr) + len[0] + len[1] + len[2];
-invalid:
-	log_warnx("%s: invalid applesingle header", path);
-	return -1;
-}
-
 /* One transcript being checked. */
 struct lck_run {
 	const char	*tpath;		/* as given */
@@ -186,15 +116,6 @@ struct lck_run {
 	int		 exitval;	/* 1: a difference or a bad line */
 	int		 prefixfound;	/* -P matched a line */
 	char		*last;		/* last path looked at (progress) */
-};
-
-/* The stored file of one line, digested. */
-struct stored {
-	char		*file;		/* <file root>/<name>/<path> */
-	int		 fd;
-	struct stat	 st;
-	char		 sum[CKSUM_B64MAX];
-	int64_t		 size;		/* bytes digested */
 };
 
 /* What became of one line. */
@@ -238,33 +159,6 @@ run_open(struct lck *l, struct lck_run *run, const char *tpath)
 		fatal("%s", run->tmp);
 }
 
-/* Open and digest the stored file of line t.  Returns 0 or LINE_BAD. */
-static int
-stored_open(struct lck *l, struct lck_run *run, const struct tline *t,
-    struct stored *sf)
-{
-	if (path_has_dotdot(t->path)) {
-		log_warnx("line %u: %s: path contains \"..\"", t->lineno,
-		    t->path);
-		return LINE_BAD;
-	}
-	xasprintf(&sf->file, "%s/%s/%s", run->tr.file_root,
-	    run->tr.tran_name, t->path);
-	if ((sf->fd = open(sf->file, O_RDONLY)) == -1) {
-		log_warn("line %u: open %s", t->lineno, t->path);
-		free(sf->file);
-		return LINE_BAD;
-	}
-	if (fstat(sf->fd, &sf->st) == -1 ||
-	    cksum_fd(l->ck, sf->fd, sf->sum, &sf->size) == -1) {
-		log_warn("line %u: %s", t->lineno, sf->file);
-		close(sf->fd);
-		free(sf->file);
-		return LINE_BAD;
-	}
-	return 0;
-}
-
 /* A wrong size or checksum ("what"): reported, or counted for correction. */
 static void
 mismatch(struct lck *l, struct lck_run *run, const struct tline *t,
@@ -287,7 +181,7 @@ mismatch(struct lck *l, struct lck_run *run, const struct tline *t,
  * (which also takes the stored file's mtime if the line had a checksum).
  */
 static void
-rewrite(struct lck_run *run, const struct tline *t, const struct stored *sf)
+rewrite(struct lck_run *run, const struct tline *t, const struct tvfile *sf)
 {
 	struct tline	u;
 
@@ -309,8 +203,7 @@ static int
 check_line(struct lck *l, struct lck_run *run, const struct tline *t)
 {
 	struct cerr	 err;
-	struct stored	 sf;
-	int		 wrong = 0;
+	struct tvfile	 sf;
 
 	if (t->type == 0)
 		return LINE_COPY;		/* blank or comment */
@@ -323,33 +216,27 @@ check_line(struct lck *l, struct lck_run *run, const struct tline *t)
 		fatalx("%s", err.msg);
 	free(run->last);
 	run->last = xstrdup(t->path);
-	/* Plus lines are applicable-transcript lines: left alone. */
-	if ((t->type != 'f' && t->type != 'a') || t->minus || t->plus) {
+	if (!tverify_wants(t)) {
 		progress(l, PROGRESSUNIT, t->path);
 		return LINE_COPY;
 	}
-	memset(&sf, 0, sizeof(sf));
-	if (stored_open(l, run, t, &sf) != 0)
+	if (tverify_line(l->ck, &run->tr, t, l->checkapple, &sf, &err) == -1) {
+		log_warnx("%s", err.msg);
 		return LINE_BAD;
-	if (sf.size != t->size) {
+	}
+	if (sf.wrong & TV_SIZE)
 		mismatch(l, run, t, "size");
-		wrong = 1;
-	}
-	if (strcmp(sf.sum, t->cksum) != 0) {
+	if (sf.wrong & TV_CKSUM)
 		mismatch(l, run, t, "checksum");
-		wrong = 1;
-	}
-	if (t->type == 'a' && l->checkapple &&
-	    check_applefile(sf.file, sf.fd) != sf.size) {
+	if (sf.wrong & TV_APPLE) {
+		log_warnx("%s", err.msg);
 		log_warnx("%s: corrupted applefile", sf.file);
-		close(sf.fd);
-		free(sf.file);
+		tvfile_clear(&sf);
 		return LINE_BAD;
 	}
-	close(sf.fd);
-	free(sf.file);
+	tvfile_clear(&sf);
 	progress(l, sf.size + PROGRESSUNIT, t->path);
-	if (!wrong || !l->update)
+	if (sf.wrong == 0 || !l->update)
 		return LINE_COPY;
 	rewrite(run, t, &sf);
 	return LINE_DONE;

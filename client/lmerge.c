@@ -350,9 +350,10 @@ lm_options(struct lm *lm, int argc, char *argv[])
 			errno = 0;
 			mask = strtol(optarg, &end, 0);
 			if (errno != 0 || end == optarg || *end != '\0' ||
-			    mask < 0 || mask > 0777)
+			    mask < 0 || mask > 0777) {
+				log_warnx("%s: invalid umask", optarg);
 				bad++;
-			else
+			} else
 				umask((mode_t)mask);
 			break;
 		case 'V':

@@ -13,7 +13,8 @@ client_lmerge_SOURCES = client/lmerge.c client/troot.c client/troot.h
 client_lmerge_LDADD = $(CAIRN_LIBS)
 client_twhich_SOURCES = client/twhich.c
 client_twhich_LDADD = $(CAIRN_LIBS)
-client_lcksum_SOURCES = client/lcksum.c client/troot.c client/troot.h
+client_lcksum_SOURCES = client/lcksum.c client/troot.c client/troot.h \
+	client/tverify.c client/tverify.h
 client_lcksum_LDADD = $(CAIRN_LIBS)
 TESTS += tests/integ/t-lsort.sh tests/integ/t-lmerge.sh \
 	tests/integ/t-twhich.sh tests/integ/t-lcksum.sh
@@ -96,9 +97,11 @@ LAPPLY_TESTS = \
 	tests/integ/t-lapply-trace.sh \
 	tests/integ/t-lapply-race.sh \
 	tests/integ/t-lapply-raceloop.sh \
-	tests/integ/t-lapply-jobs.sh
+	tests/integ/t-lapply-jobs.sh \
+	tests/integ/t-lapply-progress.sh
 TESTS += $(LAPPLY_TESTS)
 EXTRA_DIST += $(LAPPLY_TESTS) tests/integ/lapply-lib.sh \
 	tests/integ/lapply-srv.py tests/integ/crashcheck.py \
-	tests/integ/tracecheck.py tests/integ/dropproxy.py
+	tests/integ/tracecheck.py tests/integ/dropproxy.py \
+	tests/integ/ptyrun.py
 # --- lapply (end) ---

@@ -24,8 +24,9 @@
 #include "version.h"
 #include "xmalloc.h"
 
-#define LSORT_EXIT_FORMAT	1	/* usage or bad input line */
+#define LSORT_EXIT_FORMAT	1	/* bad input line */
 #define LSORT_EXIT_IO		2	/* cannot read or write */
+#define LSORT_EXIT_USAGE	2
 
 #define LSORT_FLAGS	(TR_KEYONLY | TR_NOSORT | TR_RAW | TR_ADDLF)
 
@@ -48,7 +49,7 @@ static void
 usage(void)
 {
 	fprintf(stderr, "Usage: lsort [ -IV ] [ -o file ] [ files... ]\n");
-	exit(LSORT_EXIT_FORMAT);
+	exit(LSORT_EXIT_USAGE);
 }
 
 /* Record every object line of one input ("-": standard input). */

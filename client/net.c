@@ -51,6 +51,9 @@ struct net {
 	int		 uppinned;	/* it goes as stored blocks */
 	int64_t		 upleft;	/* bytes of it still to send */
 	size_t		 uppending;	/* uploads awaiting their replies */
+	int		 quit;		/* QUIT done: quitrc, quiterr */
+	int		 quitrc;
+	struct cerr	 quiterr;
 };
 
 /* Connect to one address with a deadline.  Returns fd or -1 (errno). */
@@ -128,7 +131,11 @@ net_connect(const struct netopts *o, const char *host, struct cerr *err)
 	hints.ai_family = AF_UNSPEC;
 	hints.ai_socktype = SOCK_STREAM;
 	if ((r = getaddrinfo(host, ports[0], &hints, &res)) != 0) {
-		cerr_set(err, "%s: %s", host, gai_strerror(r));
+		if (r == EAI_SERVICE)
+			cerr_set(err, "port %s: %s", ports[0],
+			    gai_strerror(r));
+		else
+			cerr_set(err, "%s: %s", host, gai_strerror(r));
 		return -1;
 	}
 	for (ai = res; ai != NULL; ai = ai->ai_next) {
@@ -298,23 +305,38 @@ fail:
 	return NULL;
 }
 
+/* Send QUIT (if still usable) and read its reply, once. */
+static int
+net_quit(struct net *n)
+{
+	char	*text;
+	int	 code;
+
+	if (n->quit)
+		return n->quitrc;
+	n->quit = 1;
+	if (!n->dead && !n->wdead && !n->inup) {
+		if (conn_printf(n->c, &n->quiterr, "QUIT\r\n") == -1 ||
+		    proto_reply(n->c, &code, &text, &n->quiterr) == -1)
+			n->quitrc = -1;
+		else if (code / 100 != 2) {
+			cerr_set(&n->quiterr, "%s: QUIT: %s", conn_peer(n->c),
+			    text);
+			n->quitrc = -1;
+		}
+	}
+	return n->quitrc;
+}
+
 int
 net_close(struct net *n, struct cerr *err)
 {
-	char	*text;
-	int	 code, rc = 0;
+	int	 rc;
 
 	if (n == NULL)
 		return 0;
-	if (!n->dead && !n->wdead && !n->inup) {
-		if (conn_printf(n->c, err, "QUIT\r\n") == -1 ||
-		    proto_reply(n->c, &code, &text, err) == -1)
-			rc = -1;
-		else if (code / 100 != 2) {
-			cerr_set(err, "%s: QUIT: %s", conn_peer(n->c), text);
-			rc = -1;
-		}
-	}
+	if ((rc = net_quit(n)) == -1)
+		cerr_set(err, "%s", n->quiterr.msg);
 	conn_free(n->c);
 	tlsctx_free(n->tls);
 	free(n);
@@ -339,12 +361,13 @@ net_stats(const struct net *n, struct netstats *st)
 }
 
 void
-net_print_stats(const struct net *n, FILE *fp)
+net_print_stats(struct net *n, FILE *fp)
 {
 	struct netstats	 ns;
 	uint64_t	 raw, wire;
 	int		 l;
 
+	(void)net_quit(n);
 	net_stats(n, &ns);
 	if (ns.level > 0)
 		fprintf(fp, "zlib stats +++ In: %llu:%llu (%.3f:1) "

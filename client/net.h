@@ -52,11 +52,14 @@ int		 net_has_cap(const struct net *, const char *cap); /* "REPO" */
 /* The server as messages name it: "host[address]". */
 const char	*net_peer(const struct net *);
 /*
- * Print the session's byte counters (for -v): Radmind's "zlib stats" line
- * when compression is on, then one line of bytes before and after
- * compression in both directions and what compression saved.
+ * End the session (QUIT and its reply, as net_close would), then print
+ * its byte counters (for -v): Radmind's "zlib stats" line when
+ * compression is on, then one line of bytes before and after compression
+ * in both directions and what compression saved.  The counts thus cover
+ * the bytes cairnd's "session end" line counts.  net_close still frees n
+ * and reports how the QUIT went.
  */
-void		 net_print_stats(const struct net *, FILE *);
+void		 net_print_stats(struct net *, FILE *);
 
 /* Queue "STAT <kind> [<name>]" (kind: COMMAND TRANSCRIPT SPECIAL). */
 int	 net_send_stat(struct net *, const char *kind, const char *name,

@@ -20,8 +20,8 @@
 #include "xmalloc.h"
 
 #define REPO_OK		0
-#define REPO_USAGE	1
 #define REPO_ERROR	2
+#define REPO_USAGE	2	/* as every tool's usage errors */
 
 #define REPO_MAXMSG	(8 * 1024)	/* decoded message, bytes */
 

@@ -19,4 +19,5 @@ common_libcairn_a_SOURCES = \
 	common/tls.c common/tls.h \
 	common/fsutil.c common/fsutil.h \
 	common/confine.c common/confine.h \
-	common/version.c common/version.h
+	common/version.c common/version.h \
+	common/proxyhdr.c common/proxyhdr.h

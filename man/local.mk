@@ -14,7 +14,8 @@ dist_man_MANS += \
 	man/cairnd.conf.5 \
 	man/transcript.5 \
 	man/cairnd.8 \
-	man/cairn-mkca.8
+	man/cairn-mkca.8 \
+	man/cairn-publish.8
 
 TESTS += tests/integ/t-man-lint.sh
 EXTRA_DIST += tests/integ/t-man-lint.sh

@@ -9,8 +9,10 @@
 #include "config.h"
 
 #include <sys/types.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <netinet/in.h>
 
@@ -22,6 +24,7 @@
 #include <poll.h>
 #include <pwd.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +36,7 @@
 #include "compat.h"
 #include "log.h"
 #include "proto.h"
+#include "proxyhdr.h"
 #include "server.h"
 #include "tls.h"
 #include "version.h"
@@ -42,6 +46,7 @@
 #define MAXLISTEN	8
 #define BACKLOG		1024	/* default -b */
 #define MAXPERSOURCE	32	/* default -s */
+#define MAXSLOTS	4096	/* sessions counted per address, -X, no -m */
 
 /* A peer address without its port; IPv4-mapped IPv6 counts as IPv4. */
 struct srcaddr {
@@ -53,6 +58,24 @@ struct srcaddr {
 struct kid {
 	pid_t		 pid;
 	struct srcaddr	 src;
+	int		 slot;		/* in srcslots, -1: none */
+};
+
+/*
+ * -X: the client of a relayed connection is known only once its session
+ * process has read the PROXY header, so the -s count is kept where both
+ * the listener and the sessions see it: one slot per running session,
+ * in memory shared by all.  The listener reserves a slot for each new
+ * session and frees it when the session ends; the address is filled in
+ * by the listener for a direct connection, by the session process for a
+ * relayed one.  Each side publishes its address first and counts after,
+ * so that two racing sessions from one client can both be refused but
+ * never both admitted beyond the limit.
+ */
+struct srcslot {
+	pid_t		 pid;		/* 0: free, -1: reserved */
+	int		 ready;		/* src is filled in */
+	struct srcaddr	 src;
 };
 
 /* What the options ask for. */
@@ -62,6 +85,8 @@ struct settings {
 	const char	*addr;		/* -a, or NULL: every address */
 	const char	*dir;		/* -D */
 	const char	*pidfile;	/* -i, made absolute at start-up */
+	char		*pidtmp;	/* ... written here, renamed when ready */
+	int		 pidfd;
 	const char	*user;		/* -g */
 	const char	*port;		/* -p, a number once resolved */
 	char		 portbuf[16];
@@ -76,6 +101,7 @@ struct settings {
 	const char	*cachedir;	/* -c */
 	const char	*warm;		/* -W levels */
 	int64_t		 cachesize;	/* -S */
+	struct proxylist proxies;	/* -X */
 };
 
 /* The listening sockets. */
@@ -90,6 +116,8 @@ static size_t			 nkids, kidcap;
 static int			 reap_rootfd = -1;	/* for stor_reap */
 static struct zcache		*reap_zcache;		/* for zcache_trim */
 static time_t			 reap_trimmed;
+static struct srcslot		*srcslots;		/* -X */
+static size_t			 nsrcslots;
 
 static void
 usage(void)
@@ -102,6 +130,7 @@ usage(void)
 	    "[-M max-upload] [-N min-free-megabytes] "
 	    "[-p port] [-P ca-directory] [-s max-per-address] "
 	    "[-S cache-size] [-t line-seconds] [-W levels] [-u umask] [-w auth-level] "
+	    "[-X proxy-address[/prefix][,...]] "
 	    "[-x ca-pem-file] [-y cert-pem-file] [-z key-pem-file] "
 	    "[-Z max-compression-level]\n");
 	exit(2);
@@ -263,22 +292,55 @@ listen_all(const char *addr, const char *port, int backlog, int *fds)
 static void
 src_of(const struct sockaddr_storage *ss, struct srcaddr *src)
 {
-	const struct sockaddr_in6	*sin6;
-	const struct sockaddr_in	*sin;
-
 	memset(src, 0, sizeof(*src));
-	src->family = ss->ss_family;
-	if (ss->ss_family == AF_INET6) {
-		sin6 = (const struct sockaddr_in6 *)(const void *)ss;
-		if (IN6_IS_ADDR_V4MAPPED(&sin6->sin6_addr)) {
-			src->family = AF_INET;
-			memcpy(src->addr, &sin6->sin6_addr.s6_addr[12], 4);
-		} else
-			memcpy(src->addr, &sin6->sin6_addr, 16);
-	} else if (ss->ss_family == AF_INET) {
-		sin = (const struct sockaddr_in *)(const void *)ss;
-		memcpy(src->addr, &sin->sin_addr, 4);
-	}
+	if (proxy_addrof((const struct sockaddr *)ss, &src->family,
+	    src->addr) == -1)
+		src->family = ss->ss_family;
+}
+
+/* -X: a free slot, reserved; -1 if every one is taken. */
+static int
+slot_reserve(void)
+{
+	size_t	 i;
+
+	for (i = 0; i < nsrcslots; i++)
+		if (srcslots[i].pid == 0) {
+			srcslots[i].pid = -1;
+			__atomic_store_n(&srcslots[i].ready, 0,
+			    __ATOMIC_SEQ_CST);
+			return (int)i;
+		}
+	return -1;
+}
+
+static void
+slot_free(int i)
+{
+	if (i < 0)
+		return;
+	__atomic_store_n(&srcslots[i].ready, 0, __ATOMIC_SEQ_CST);
+	srcslots[i].pid = 0;
+}
+
+/*
+ * -X: publish src in slot i, then count the sessions from src, this one
+ * included.
+ */
+static size_t
+slot_claim(int i, const struct srcaddr *src)
+{
+	size_t	 j, n = 0;
+
+	srcslots[i].src = *src;
+	__atomic_store_n(&srcslots[i].ready, 1, __ATOMIC_SEQ_CST);
+	for (j = 0; j < nsrcslots; j++)
+		if (__atomic_load_n(&srcslots[j].ready, __ATOMIC_SEQ_CST) &&
+		    srcslots[j].src.family == src->family &&
+		    memcmp(srcslots[j].src.addr, src->addr,
+		    sizeof(src->addr)) == 0)
+			n++;
+	return n;
 }
 
 /* How many running sessions serve src. */
@@ -295,7 +357,7 @@ src_count(const struct srcaddr *src)
 }
 
 static void
-kid_add(pid_t pid, const struct srcaddr *src)
+kid_add(pid_t pid, const struct srcaddr *src, int slot)
 {
 	if (nkids == kidcap) {
 		kidcap = kidcap ? kidcap * 2 : 16;
@@ -303,6 +365,9 @@ kid_add(pid_t pid, const struct srcaddr *src)
 	}
 	kids[nkids].pid = pid;
 	kids[nkids].src = *src;
+	kids[nkids].slot = slot;
+	if (slot >= 0)
+		srcslots[slot].pid = pid;
 	nkids++;
 }
 
@@ -331,6 +396,7 @@ reap(void)
 	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
 		for (i = 0; i < nkids; i++)
 			if (kids[i].pid == pid) {
+				slot_free(kids[i].slot);
 				kids[i] = kids[--nkids];
 				break;
 			}
@@ -455,11 +521,12 @@ static void
 parse_options(int argc, char *argv[], struct settings *st)
 {
 	struct sopts	*o = &st->o;
+	struct cerr	 cerr;
 	int		 ch;
 
 	settings_init(st);
 	while ((ch = getopt(argc, argv,
-	    "A:a:b:Bc:C:dD:fF:g:G:i:I:jL:m:M:N:p:P:rRs:S:t:u:UVw:W:x:y:z:Z:"))
+	    "A:a:b:Bc:C:dD:fF:g:G:i:I:jL:m:M:N:p:P:rRs:S:t:u:UVw:W:x:X:y:z:Z:"))
 	    != -1) {
 		switch (ch) {
 		case 'A':
@@ -550,6 +617,10 @@ parse_options(int argc, char *argv[], struct settings *st)
 			o->linetime = parse_int(optarg, 1, 24 * 3600,
 			    "line time") * 1000;
 			break;
+		case 'X':
+			if (proxylist_add(&st->proxies, optarg, &cerr) == -1)
+				fatalx("-X %s: %s", optarg, cerr.msg);
+			break;
 		case 'x':
 			st->tc.cafile = optarg;
 			break;
@@ -584,6 +655,8 @@ parse_options(int argc, char *argv[], struct settings *st)
 	}
 	if (optind != argc)
 		usage();
+	if (st->proxies.n > 0)
+		o->proxies = &st->proxies;
 }
 
 /* -p: a number as given; a service name, or none, from services(5). */
@@ -600,9 +673,12 @@ resolve_port(struct settings *st)
 			snprintf(st->portbuf, sizeof(st->portbuf), "%d",
 			    PROTO_PORT);
 		st->port = st->portbuf;
-	} else if (strspn(st->port, "0123456789") != strlen(st->port)) {
+	} else if (st->port[0] != '\0' &&
+	    strspn(st->port, "0123456789") == strlen(st->port))
+		(void)parse_int(st->port, 1, 65535, "port");
+	else {
 		if ((se = getservbyname(st->port, "tcp")) == NULL)
-			fatalx("%s: unknown service", st->port);
+			fatalx("-p %s: unknown service", st->port);
 		snprintf(st->portbuf, sizeof(st->portbuf), "%d",
 		    ntohs((uint16_t)se->s_port));
 		st->port = st->portbuf;
@@ -628,28 +704,127 @@ check_options(struct settings *st)
 	resolve_port(st);
 }
 
+/* Fatal exits before the listener is ready leave no pid file behind. */
+static void
+pidtmp_unlink(void *arg)
+{
+	struct settings	*st = arg;
+
+	if (st->pidtmp != NULL)
+		(void)unlink(st->pidtmp);
+}
+
+static void
+pidfile_unlink(void *arg)
+{
+	struct settings	*st = arg;
+
+	(void)unlink(st->pidfile);
+}
+
 /*
- * -i: create the pid file while the start directory is current (a
- * relative name names a file there, not in -D); the pid goes in once
- * the daemon has forked.
+ * -i: create a temporary file beside the pid file while the start
+ * directory is current (a relative name names a file there, not in -D),
+ * so that an unwritable place fails the start at once.  The pid goes in
+ * once the daemon has forked and listens (pidfile_ready).
  */
-static FILE *
+static void
 pidfile_open(struct settings *st)
 {
 	char	 cwd[PATH_MAX], *abspid;
-	FILE	*fp;
 
+	st->pidfd = -1;
 	if (st->pidfile == NULL)
-		return NULL;
+		return;
 	if (st->pidfile[0] != '/') {
 		if (getcwd(cwd, sizeof(cwd)) == NULL)
 			fatal("getcwd");
 		xasprintf(&abspid, "%s/%s", cwd, st->pidfile);
 		st->pidfile = abspid;
 	}
-	if ((fp = fopen(st->pidfile, "w")) == NULL)
+	xasprintf(&st->pidtmp, "%s.XXXXXX", st->pidfile);
+	if ((st->pidfd = mkstemp(st->pidtmp)) == -1)
 		fatal("%s", st->pidfile);
-	return fp;
+	log_addcleanup(pidtmp_unlink, st);
+}
+
+/*
+ * The sockets listen: write the pid and rename the file into place, so
+ * that whoever waits for the pid file to have content can connect once
+ * it does (cairnd(8), "Starting").  Until the privileges are dropped a
+ * fatal exit removes it again.
+ */
+static void
+pidfile_ready(struct settings *st)
+{
+	char	 line[32];
+	int	 n;
+
+	if (st->pidfd == -1)
+		return;
+	n = snprintf(line, sizeof(line), "%ld\n", (long)getpid());
+	if (write(st->pidfd, line, (size_t)n) != n ||
+	    fchmod(st->pidfd, 0644) == -1 || close(st->pidfd) == -1)
+		fatal("%s", st->pidtmp);
+	st->pidfd = -1;
+	if (rename(st->pidtmp, st->pidfile) == -1)
+		fatal("%s", st->pidfile);
+	log_delcleanup(pidtmp_unlink, st);
+	free(st->pidtmp);
+	st->pidtmp = NULL;
+	log_addcleanup(pidfile_unlink, st);
+}
+
+/*
+ * Under systemd (Type=notify), NOTIFY_SOCKET names a datagram socket,
+ * a path or "@" and an abstract name, that waits for "READY=1"
+ * (sd_notify(3)).  The socket is connected before a chroot (-j) hides
+ * the path; the variable is removed so that no child sends as well.
+ */
+static int
+notify_open(void)
+{
+	struct sockaddr_un	 sun;
+	const char		*path;
+	size_t			 len;
+	int			 fd;
+
+	if ((path = getenv("NOTIFY_SOCKET")) == NULL)
+		return -1;
+	len = strlen(path);
+	if ((path[0] != '/' && path[0] != '@') || len < 2 ||
+	    len >= sizeof(sun.sun_path)) {
+		log_warnx("NOTIFY_SOCKET %s: not a socket name", path);
+		(void)unsetenv("NOTIFY_SOCKET");
+		return -1;
+	}
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	memcpy(sun.sun_path, path, len);
+	if (path[0] == '@')
+		sun.sun_path[0] = '\0';
+	if ((fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0)) == -1 ||
+	    connect(fd, (struct sockaddr *)&sun,
+	    (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len)) == -1) {
+		log_warn("NOTIFY_SOCKET %s", path);
+		if (fd != -1)
+			close(fd);
+		fd = -1;
+	}
+	(void)unsetenv("NOTIFY_SOCKET");
+	return fd;
+}
+
+static void
+notify_ready(int fd)
+{
+	static const char	 ready[] = "READY=1";
+
+	if (fd == -1)
+		return;
+	if (send(fd, ready, sizeof(ready) - 1, MSG_NOSIGNAL) == -1)
+		log_warn("NOTIFY_SOCKET: READY=1");
+	close(fd);
 }
 
 /* -D: work in the repository, completing its layout. */
@@ -738,15 +913,16 @@ catch_signals(void)
 /*
  * Everything up to the first accept: the repository, TLS, the sockets;
  * then the log moves to syslog (-f, -d: stays on stderr), the daemon
- * detaches, writes its pid file and drops its privileges.
+ * detaches, writes its pid file, drops its privileges and tells systemd
+ * it is ready: both only once the sockets listen.
  */
 static void
 start(struct settings *st, struct listeners *l)
 {
 	struct cerr	 cerr;
-	FILE		*pidfp;
+	int		 notifyfd;
 
-	pidfp = pidfile_open(st);
+	pidfile_open(st);
 	enter_repository(st);
 	if (st->o.tls > 0) {
 		/* TLS file names are relative to the repository. */
@@ -766,6 +942,14 @@ start(struct settings *st, struct listeners *l)
 	if (gethostname(st->o.hostname, sizeof(st->o.hostname) - 1) == -1)
 		strlcpy(st->o.hostname, "localhost", sizeof(st->o.hostname));
 	l->n = listen_all(st->addr, st->port, st->backlog, l->fd);
+	if (st->proxies.n > 0) {
+		/* -m bounds the sessions, else MAXSLOTS does. */
+		nsrcslots = st->maxconn > 0 ? (size_t)st->maxconn : MAXSLOTS;
+		srcslots = mmap(NULL, nsrcslots * sizeof(*srcslots),
+		    PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		if (srcslots == MAP_FAILED)
+			fatal("-X: shared memory for -s");
+	}
 
 	log_init("cairnd", st->fg ? LOG_TO_STDERR : LOG_TO_SYSLOG,
 	    st->facility);
@@ -773,13 +957,15 @@ start(struct settings *st, struct listeners *l)
 	log_setverbose(st->o.debug || st->level == LOG_DEBUG);
 	if (!st->fg)
 		daemonize();
-	if (pidfp != NULL) {
-		fprintf(pidfp, "%ld\n", (long)getpid());
-		fclose(pidfp);
-	}
+	/* A SIGTERM from whoever saw the pid file stops us cleanly. */
+	catch_signals();
+	pidfile_ready(st);
+	notifyfd = notify_open();
 	if (st->user != NULL || st->jail)
 		drop_privileges(st->user, st->jail);
-	catch_signals();
+	/* Sessions never remove the listener's pid file. */
+	log_delcleanup(pidfile_unlink, st);
+	notify_ready(notifyfd);
 	log_info("cairnd %s listening on port %s (zlib max %d%s, max "
 	    "connections %d, TLS level %d)", CAIRN_VERSION, st->port,
 	    st->o.zmax, st->o.zmax > 0 && st->o.zauto ? " or auto" : "",
@@ -787,39 +973,110 @@ start(struct settings *st, struct listeners *l)
 	if (st->o.zcache != NULL)
 		log_info("compressed cache in %s, up to %lld bytes",
 		    st->cachedir, (long long)st->cachesize);
+	if (st->proxies.n > 0)
+		log_info("PROXY headers required from %zu listed address "
+		    "ranges (-X), up to %zu sessions", st->proxies.n,
+		    nsrcslots);
 	log_debug("limits: %d connections per address, backlog %d, grace "
 	    "%d s, line %d s, idle %d s", st->maxsrc, st->backlog,
 	    st->o.grace / 1000, st->o.linetime / 1000, st->o.idle / 1000);
 }
 
+/* The numeric address of ss, for log lines. */
+static void
+numeric(const struct sockaddr_storage *ss, socklen_t sslen, char *ip,
+    size_t len)
+{
+	if (getnameinfo((const struct sockaddr *)ss, sslen, ip, (socklen_t)len,
+	    NULL, 0, NI_NUMERICHOST) != 0)
+		strlcpy(ip, "unknown", len);
+}
+
 /*
  * -m and -s: may a connection from ss be served now?  If not, it is
- * refused and 0 returned.
+ * refused and 0 returned.  With -X, *slot gets the session's slot; a
+ * connection from a listed balancer (*relayed) is counted against -s by
+ * its session, once the PROXY header names the client.
  */
 static int
 admit(const struct settings *st, int fd, const struct sockaddr_storage *ss,
-    socklen_t sslen, struct srcaddr *src)
+    socklen_t sslen, struct srcaddr *src, int *slot, int *relayed)
 {
 	char	 ip[NI_MAXHOST];
 	size_t	 nsrc;
 
+	*slot = -1;
+	*relayed = proxylist_match(st->o.proxies,
+	    (const struct sockaddr *)ss);
 	if (st->maxconn > 0 && nkids >= (size_t)st->maxconn) {
 		log_notice("connection refused: server busy (%zu "
 		    "connections)", nkids);
 		refuse(fd);
 		return 0;
 	}
+	if (srcslots != NULL && (*slot = slot_reserve()) == -1) {
+		log_notice("connection refused: server busy (%zu "
+		    "connections)", nkids);
+		refuse(fd);
+		return 0;
+	}
 	src_of(ss, src);
-	if (st->maxsrc > 0 && (nsrc = src_count(src)) >= (size_t)st->maxsrc) {
-		if (getnameinfo((const struct sockaddr *)ss, sslen, ip,
-		    sizeof(ip), NULL, 0, NI_NUMERICHOST) != 0)
-			strlcpy(ip, "unknown", sizeof(ip));
+	if (*relayed || st->maxsrc <= 0)
+		return 1;
+	if (srcslots != NULL)
+		nsrc = slot_claim(*slot, src) - 1;
+	else
+		nsrc = src_count(src);
+	if (nsrc >= (size_t)st->maxsrc) {
+		numeric(ss, sslen, ip, sizeof(ip));
 		log_notice("connection from %s refused: %zu connections from "
 		    "that address (-s %d)", ip, nsrc, st->maxsrc);
+		slot_free(*slot);
 		refuse(fd);
 		return 0;
 	}
 	return 1;
+}
+
+/*
+ * -X, in the session process of a connection from a listed balancer:
+ * read its PROXY header, and count the client it names against -s.
+ * Fills *ss with the client's address unless the header names none (a
+ * health check: *check set).  Returns 0, or -1 after refusing.
+ */
+static int
+relayed_client(const struct settings *st, int fd, int slot,
+    struct sockaddr_storage *ss, socklen_t *sslen, const char *via,
+    int *check)
+{
+	struct proxyhdr	 ph;
+	struct srcaddr	 src;
+	char		 ip[NI_MAXHOST];
+	size_t		 nsrc;
+
+	if (proxy_read(fd, st->o.grace, &ph) == -1) {
+		log_notice("connection from %s refused: PROXY header: %s",
+		    via, ph.why);
+		close(fd);
+		return -1;
+	}
+	*check = ph.local;
+	if (!ph.local) {
+		memcpy(ss, &ph.src, ph.srclen);
+		*sslen = ph.srclen;
+	}
+	if (st->maxsrc <= 0)
+		return 0;
+	src_of(ss, &src);
+	if ((nsrc = slot_claim(slot, &src) - 1) >= (size_t)st->maxsrc) {
+		numeric(ss, *sslen, ip, sizeof(ip));
+		log_notice("connection from %s via %s refused: %zu "
+		    "connections from that address (-s %d)", ip, via, nsrc,
+		    st->maxsrc);
+		refuse(fd);
+		return -1;
+	}
+	return 0;
 }
 
 /*
@@ -828,16 +1085,25 @@ admit(const struct settings *st, int fd, const struct sockaddr_storage *ss,
  */
 static void __attribute__((noreturn))
 run_session(const struct settings *st, const struct listeners *l, int fd,
-    const struct sockaddr_storage *ss, socklen_t sslen,
+    struct sockaddr_storage *ss, socklen_t sslen, int slot, int relayed,
     const sigset_t *waitmask)
 {
-	int	 i;
+	char	 via[NI_MAXHOST];
+	int	 i, check = 0;
 
 	for (i = 0; i < l->n; i++)
 		close(l->fd[i]);
 	set_signals(SIG_DFL, SIG_IGN);
 	sigprocmask(SIG_SETMASK, waitmask, NULL);
-	_exit(sess_serve(fd, (const struct sockaddr *)ss, sslen, &st->o));
+	if (relayed) {
+		/* Before anything is sent: the header comes first. */
+		numeric(ss, sslen, via, sizeof(via));
+		if (relayed_client(st, fd, slot, ss, &sslen, via,
+		    &check) == -1)
+			_exit(1);
+	}
+	_exit(sess_serve(fd, (const struct sockaddr *)ss, sslen,
+	    relayed ? via : NULL, check, &st->o));
 }
 
 /* Accept a connection on listening socket lfd and start its session. */
@@ -849,7 +1115,7 @@ accept_one(struct settings *st, const struct listeners *l, int lfd,
 	struct srcaddr		 src;
 	socklen_t		 sslen;
 	pid_t			 pid;
-	int			 fd;
+	int			 fd, slot, relayed;
 
 	sslen = sizeof(ss);
 	fd = accept4(lfd, (struct sockaddr *)&ss, &sslen, SOCK_CLOEXEC);
@@ -862,17 +1128,18 @@ accept_one(struct settings *st, const struct listeners *l, int lfd,
 		reap();
 	if (got_usr1)
 		tls_reload(st);
-	if (!admit(st, fd, &ss, sslen, &src))
+	if (!admit(st, fd, &ss, sslen, &src, &slot, &relayed))
 		return;
 	switch ((pid = fork())) {
 	case -1:
 		log_warn("fork");
+		slot_free(slot);
 		close(fd);
 		break;
 	case 0:
-		run_session(st, l, fd, &ss, sslen, waitmask);
+		run_session(st, l, fd, &ss, sslen, slot, relayed, waitmask);
 	default:
-		kid_add(pid, &src);
+		kid_add(pid, &src, slot);
 		close(fd);
 		break;
 	}

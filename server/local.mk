@@ -2,7 +2,8 @@
 sbin_PROGRAMS += server/cairnd
 server_cairnd_SOURCES = \
 	server/cairnd.c server/session.c server/hostcfg.c server/fetch.c \
-	server/stor.c server/zcache.c server/zcache.h server/warm.c server/server.h
+	server/stor.c server/zcache.c server/zcache.h server/warm.c server/server.h \
+	server/proxy.c
 server_cairnd_LDADD = $(CAIRN_LIBS)
 
 CAIRND_TESTS = \
@@ -64,6 +65,22 @@ EXTRA_DIST += server/cairnd.init.in server/cairnd.service.in
 # The test-CA helper.
 dist_sbin_SCRIPTS = contrib/cairn-mkca
 # --- TLS (end) ---
+
+# --- cairn-publish (begin) ---
+# It checks an upload with lcksum's own line check (client/tverify.c).
+sbin_PROGRAMS += server/cairn-publish
+server_cairn_publish_SOURCES = server/publish.c \
+	client/troot.c client/troot.h client/tverify.c client/tverify.h
+server_cairn_publish_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/client
+server_cairn_publish_LDADD = $(CAIRN_LIBS)
+PUBLISH_TESTS = \
+	tests/integ/t-publish.sh \
+	tests/integ/t-publish-kill.sh
+TESTS += $(PUBLISH_TESTS)
+EXTRA_DIST += $(PUBLISH_TESTS)
+# --- cairn-publish (end) ---
+# An example balancer in front of cairnd -X (cairnd(8)).
+EXTRA_DIST += contrib/haproxy.cfg
 
 # --- cairn-replicate (begin) ---
 # cairn-replicate: keep a replica's repository in step with the primary.

@@ -7,6 +7,7 @@
  *   hostcfg.c  config matching and the host's access list
  *   fetch.c    path descriptions, confined opening, STAT and RETR
  *   stor.c     STOR uploads into tmp/
+ *   proxy.c    -X: listed balancers and their PROXY protocol header
  */
 #ifndef CAIRN_SERVER_H
 #define CAIRN_SERVER_H
@@ -22,6 +23,18 @@ struct cerr;
 struct zcache;
 struct storq;
 struct tlsctx;
+struct proxyhdr;
+
+/* -X: the balancers allowed (and required) to send a PROXY header. */
+struct proxynet {
+	int		 family;	/* AF_INET or AF_INET6 */
+	unsigned char	 addr[16];
+	int		 prefix;	/* bits */
+};
+struct proxylist {
+	struct proxynet	*nets;
+	size_t		 n;
+};
 
 /* Daemon settings a session needs (read only after start-up). */
 struct sopts {
@@ -38,6 +51,7 @@ struct sopts {
 	int		 linetime;	/* -t: ms for a line once begun */
 	int		 idle;		/* -I: ms to wait for a command */
 	int		 rootfd;	/* the repository (-D), O_DIRECTORY */
+	const struct proxylist *proxies; /* -X, NULL: none */
 	char		 hostname[256];	/* for the banner */
 };
 
@@ -82,6 +96,8 @@ struct sess {
 	int			 zauto;		/* automatic level on */
 	struct bodystats	 bodies;
 	struct storq		*storq;		/* stored, not yet synced */
+	const char		*via;		/* -X: the balancer, or NULL */
+	int			 check;		/* a balancer's check (LOCAL) */
 	int			 close;		/* end the session */
 	int			 status;	/* exit status of the child */
 };
@@ -91,8 +107,13 @@ struct sess {
 #define SESS_CLOSE	(-1)
 
 /* session.c */
+/*
+ * Serve the connection fd from the client at sa; via: the numeric
+ * address of the balancer that relayed it (-X), or NULL; check: the
+ * balancer's own connection (PROXY LOCAL), matched against no host.
+ */
 int	 sess_serve(int fd, const struct sockaddr *, socklen_t,
-	    const struct sopts *);
+	    const char *via, int check, const struct sopts *);
 int	 sess_reply(struct sess *, int code, const char *fmt, ...)
 	    __attribute__((format(printf, 3, 4)));
 void	 sess_logsafe(char *dst, size_t len, const char *src);
@@ -133,6 +154,26 @@ int	 safe_open(int rootfd, const char *relpath);
  */
 int	 cache_warm_levels(const char *spec, int levels[10], int *n);
 int	 cache_warm(struct zcache *, int rootfd, const char *levels);
+
+/* proxy.c */
+/* The address of sa without its port (IPv4-mapped as IPv4); -1: none. */
+int	 proxy_addrof(const struct sockaddr *, int *family,
+	    unsigned char addr[16]);
+/* Add "addr[/prefix][,addr[/prefix]...]" to the list; -1 and err. */
+int	 proxylist_add(struct proxylist *, const char *spec, struct cerr *);
+/* Nonzero if sa is in the list (a NULL list has nothing). */
+int	 proxylist_match(const struct proxylist *, const struct sockaddr *);
+/*
+ * Read the PROXY header that starts the connection fd, within timeout
+ * ms, and not a byte beyond it.  Returns 0 with *ph filled, or -1 with
+ * ph->why saying why not.
+ */
+int	 proxy_read(int fd, int timeout, struct proxyhdr *ph);
+/*
+ * Nonzero if what the peer has sent so far (looked at, not consumed,
+ * without waiting) begins like a PROXY header.
+ */
+int	 proxy_sent_header(int fd);
 
 /* stor.c */
 #define STOR_MADE_DIR	0x01	/* tmp/file/<t> */

@@ -11,6 +11,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <netdb.h>
 #include <stdarg.h>
@@ -381,6 +382,15 @@ sess_dispatch(struct sess *s, char *line)
 	int			 ac, r;
 
 	ac = proto_split(line, av, SESS_MAXARGS);
+	if (ac != 0 && s->opts->proxies != NULL &&
+	    strcmp(av[0], "PROXY") == 0) {
+		/* A header after the banner is never one to obey. */
+		sess_log(s, LOG_NOTICE, s->via != NULL ? "refused: a second "
+		    "PROXY header" : "refused: PROXY header from an address "
+		    "not listed in -X");
+		s->status = 1;
+		return SESS_CLOSE;
+	}
 	v = ac == 0 ? NULL : verb_find(av[0]);
 	/* Replies held for unsynced uploads come first. */
 	if ((v == NULL || v->act != cmd_stor) && stor_sync(s) == SESS_CLOSE)
@@ -518,7 +528,7 @@ sess_logstats(struct sess *s)
 /* Set up the session of the connection fd. */
 static void
 sess_open(struct sess *s, int fd, const struct sockaddr *sa,
-    socklen_t salen, const struct sopts *o)
+    socklen_t salen, const char *via, const struct sopts *o)
 {
 	int	 one = 1;
 
@@ -534,7 +544,35 @@ sess_open(struct sess *s, int fd, const struct sockaddr *sa,
 	conn_set_linetimes(s->conn, o->idle, o->linetime);
 	conn_set_zratio(s->conn, SESS_ZRATIO);
 	conn_set_trace(s->conn, o->debug ? proto_trace : NULL, NULL);
-	sess_log(s, LOG_INFO, "connect");
+	if (via != NULL)
+		sess_log(s, LOG_INFO, "connect via %s", via);
+	else
+		sess_log(s, LOG_INFO, "connect");
+}
+
+/*
+ * Can the repository serve anyone?  Its command directory and config
+ * must be readable; a balancer's health check learns it from the reply
+ * that replaces the banner.  Returns 0, or -1 with err.
+ */
+static int
+sess_repo_ok(const struct sess *s, struct cerr *err)
+{
+	int	 fd;
+
+	if ((fd = openat(s->opts->rootfd, "command", O_RDONLY | O_DIRECTORY |
+	    O_CLOEXEC)) == -1) {
+		cerr_errno(err, "command");
+		return -1;
+	}
+	close(fd);
+	if ((fd = openat(s->opts->rootfd, "config", O_RDONLY |
+	    O_CLOEXEC)) == -1) {
+		cerr_errno(err, "config");
+		return -1;
+	}
+	close(fd);
+	return 0;
 }
 
 /*
@@ -547,8 +585,21 @@ sess_greet(struct sess *s)
 	struct cerr	 err;
 	int		 r;
 
+	if (sess_repo_ok(s, &err) == -1) {
+		sess_log(s, LOG_ERR, "repository unusable: %s", err.msg);
+		sess_reply(s, RAP_UNAVAILABLE, "Service not available, "
+		    "repository unusable (%s)", err.msg);
+		s->status = 1;
+		return SESS_CLOSE;
+	}
 	s->state = s->opts->tls > 0 ? SESS_PRETLS : SESS_AUTH;
-	if (s->state == SESS_AUTH) {
+	if (s->check) {
+		/*
+		 * A balancer's own connection (PROXY LOCAL): no host to
+		 * match; the verbs that need none still answer.
+		 */
+		s->state = SESS_UNKNOWN;
+	} else if (s->state == SESS_AUTH) {
 		if ((r = hostcfg_match(s, &err)) == -1) {
 			log_warnx("%s", err.msg);
 			return sess_unavailable(s);
@@ -635,14 +686,26 @@ sess_loop(struct sess *s)
 
 int
 sess_serve(int fd, const struct sockaddr *sa, socklen_t salen,
-    const struct sopts *o)
+    const char *via, int check, const struct sopts *o)
 {
 	struct sess	 s;
 	int		 r;
 
-	sess_open(&s, fd, sa, salen, o);
-	if (sess_greet(&s) == SESS_OK) {
+	sess_open(&s, fd, sa, salen, via, o);
+	s.via = via;
+	s.check = check;
+	if (via == NULL && o->proxies != NULL && proxy_sent_header(fd)) {
+		/* Only a listed balancer may say who the client is. */
+		sess_log(&s, LOG_NOTICE, "refused: PROXY header from an "
+		    "address not listed in -X");
+		s.status = 1;
+	} else if (sess_greet(&s) == SESS_OK) {
 		sess_loop(&s);
+		/*
+		 * The last reply is still buffered: send it first, so that
+		 * it counts on the wire as it already does as sent.
+		 */
+		(void)conn_flush(s.conn, NULL);
 		sess_logstats(&s);
 	}
 	r = s.status;

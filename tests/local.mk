@@ -43,3 +43,17 @@ CLEANFILES += tests/integ/shim.so
 EXTRA_DIST += tests/integ/shim.c
 TESTS += tests/integ/t-fsdiff-paths.sh
 EXTRA_DIST += tests/integ/t-fsdiff-paths.sh
+
+# cairnd -X: the PROXY protocol from a balancer.
+TESTS += tests/integ/t-cairnd-proxy.sh
+EXTRA_DIST += tests/integ/t-cairnd-proxy.sh tests/integ/pxfwd.py
+TESTS += tests/integ/t-cairnd-haproxy.sh
+EXTRA_DIST += tests/integ/t-cairnd-haproxy.sh
+TESTS += tests/integ/t-cairnd-ready.sh
+EXTRA_DIST += tests/integ/t-cairnd-ready.sh
+TESTS += tests/integ/t-tools-usage.sh
+EXTRA_DIST += tests/integ/t-tools-usage.sh
+TESTS += tests/integ/t-session-bytes.sh
+EXTRA_DIST += tests/integ/t-session-bytes.sh
+TESTS += tests/integ/t-cairnd-logdoc.sh
+EXTRA_DIST += tests/integ/t-cairnd-logdoc.sh

@@ -18,7 +18,7 @@ set -u
 
 : "${top_srcdir:?}" "${top_builddir:?}"
 : "${FUZZ_CC:=clang}" "${FUZZ_SECONDS:=30}"
-: "${FUZZ_TARGETS:=request reply transcript command hostcfg encode inflate}"
+: "${FUZZ_TARGETS:=request reply transcript command hostcfg encode inflate proxy}"
 : "${FUZZ_CPPFLAGS:=}" "${FUZZ_WARN:=}" "${FUZZ_LIBS:=-lssl -lcrypto -lz}"
 
 src=$top_srcdir
@@ -35,6 +35,7 @@ max_len()
 	request)	echo 20000 ;;
 	encode)		echo 9000 ;;
 	command|hostcfg) echo 2048 ;;
+	proxy)		echo 1200 ;;
 	*)		echo 4096 ;;
 	esac
 }
@@ -44,8 +45,9 @@ max_len()
 server_objs()
 {
 	case $1 in
-	request)	echo "hostcfg fetch stor zcache" ;;
+	request)	echo "hostcfg fetch stor zcache proxy" ;;
 	hostcfg)	echo "hostcfg" ;;
+	proxy)		echo "proxy" ;;
 	esac
 }
 
@@ -99,7 +101,7 @@ jobs=$(nproc 2>/dev/null || echo 2)
 pending=0
 failed_build=
 for f in "$src"/common/*.c "$src"/server/hostcfg.c "$src"/server/fetch.c \
-    "$src"/server/stor.c "$src"/server/zcache.c; do
+    "$src"/server/stor.c "$src"/server/zcache.c "$src"/server/proxy.c; do
 	d=$(basename "$(dirname "$f")")
 	o="$fz/obj/${d}_$(basename "$f" .c).o"
 	stale "$o" "$f" || continue

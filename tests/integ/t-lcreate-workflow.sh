@@ -1,13 +1,13 @@
 #!/bin/sh
 # The administrator's workflow end to end against cairnd at -w 0
 # (README.md, "Walkthrough"): capture a reference tree with fsdiff -C,
-# upload it with lcreate, verify the upload on the server with lcksum,
+# upload it with lcreate, and with cairn-publish verify it on the server,
 # move it into transcript/ and file/ and name it in the host's command
 # file; then, on an empty client root: ktcheck, fsdiff -A, lapply.  The
 # client tree must then equal the reference tree: same objects, contents,
 # modes and times (compared through fsdiff -C of both trees).
 . "$top_srcdir/tests/integ/lib.sh"
-need_tool cairnd lcreate fsdiff lcksum ktcheck lapply
+need_tool cairnd lcreate fsdiff cairn-publish ktcheck lapply
 mk_tmpdir
 . "$top_srcdir/tests/integ/netlib.sh"
 umask 022
@@ -44,14 +44,11 @@ run_capture "$T/out" "$T/err" "$LCREATE" -h 127.0.0.1 -p "$PORT" -w 0 \
 [ "$(grep -c ': stored$' "$T/out")" -eq 5 ] ||
     fail "lcreate: expected 5 stored messages: $(cat "$T/out")"
 
-# B.7: verify on the server; B.8: move into service; B.9: reference it.
-cd "$R" || fail "cd"
-run_capture "$T/out" "$T/err" "$LCKSUM" -D "$R" -c sha1 \
-    tmp/transcript/app-1.0.T
-[ "$RC" -eq 0 ] || fail "lcksum exit $RC: $(cat "$T/out" "$T/err")"
-mv tmp/transcript/app-1.0.T transcript/ && mv tmp/file/app-1.0.T file/ ||
-    fail "mv"
-echo 'p app-1.0.T' >command/app.K
+# B.7: verify on the server; B.8: move into service; B.9: reference it;
+# all three with cairn-publish.
+run_capture "$T/out" "$T/err" "$CAIRN_PUBLISH" -D "$R" -k app.K app-1.0.T
+[ "$RC" -eq 0 ] || fail "cairn-publish exit $RC: $(cat "$T/out" "$T/err")"
+assert_eq 'p app-1.0.T' "$(cat "$R/command/app.K")" "command/app.K"
 
 # C: the managed client, starting empty.
 mkdir -p "$T/client" "$T/croot" || fail "mkdir"

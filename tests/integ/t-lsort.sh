@@ -118,7 +118,7 @@ check_run missing 2 "$LSORT" nope.T
 check_same missing-err missing.err <<'EOF'
 nope.T: No such file or directory
 EOF
-check_run usage 1 "$LSORT" -x in1.T
+check_run usage 2 "$LSORT" -x in1.T
 tail -n 1 usage.err >usage.last
 check_same usage-err usage.last <<'EOF'
 Usage: lsort [ -IV ] [ -o file ] [ files... ]

@@ -2,7 +2,7 @@
 # repo against cairnd: the report goes out as "REPO <event> <encoded
 # message>" (CRLF), the server logs it at NOTICE as "report <host> <ip>
 # - - <event> <message>"; the message comes from the arguments or the
-# first line of stdin; usage errors exit 1; a server without REPO in its
+# first line of stdin; usage errors exit 2; a server without REPO in its
 # CAPA line gives "server does not support reporting" and exit 2.
 . "$top_srcdir/tests/integ/lib.sh"
 need_tool cairnd repo
@@ -41,17 +41,17 @@ wait "$PROXY" || fail "proxy failed"
 } >"$T/exp"
 assert_file_eq "$T/exp" "$T/wire.log" "REPO on the wire"
 
-# Usage errors: exit 1.
+# Usage errors: exit 2.
 run_client repo hello
-assert_eq 1 "$RC" "no -e: exit"
+assert_eq 2 "$RC" "no -e: exit"
 run_client repo -e "two words" hello
-assert_eq 1 "$RC" "event with a space: exit"
+assert_eq 2 "$RC" "event with a space: exit"
 assert_eq "two words: event must be one word" "$(head -n 1 "$T/err")"
 run_client repo -e x -Z 12 hello
-assert_eq 1 "$RC" "bad -Z: exit"
-assert_eq "12: invalid compression level" "$(cat "$T/err")"
+assert_eq 2 "$RC" "bad -Z: exit"
+assert_eq "12: invalid compression level" "$(head -n 1 "$T/err")"
 run_client repo -e x ""
-assert_eq 1 "$RC" "empty message: exit"
+assert_eq 2 "$RC" "empty message: exit"
 assert_eq "repo: empty message" "$(cat "$T/err")"
 
 # A server whose banner has no CAPA line: no REPO.

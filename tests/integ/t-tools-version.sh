@@ -1,7 +1,8 @@
 #!/bin/sh
 # -V on the local transcript tools and cairn-bench: exit 0 and the package
 # version as the first line; fsdiff and lcksum then list the digests they
-# support, sha1 first (fsdiff(1), lcksum(1): -V).
+# support, sha1 first (fsdiff(1), lcksum(1): -V).  cairn-mkca -V prints
+# the same version (the script carries it: this checks the two agree).
 . "$top_srcdir/tests/integ/lib.sh"
 need_tool fsdiff lsort lmerge twhich lcksum cairn-bench
 mk_tmpdir
@@ -22,4 +23,8 @@ for t in fsdiff lsort lmerge twhich lcksum cairn-bench; do
 		;;
 	esac
 done
+run_capture "$T/mkca.out" "$T/mkca.err" sh "$top_srcdir/contrib/cairn-mkca" -V
+assert_eq 0 "$RC" "cairn-mkca -V exit status"
+[ -s "$T/mkca.err" ] && fail "cairn-mkca -V: unexpected stderr"
+assert_eq "$V" "$(cat "$T/mkca.out")" "cairn-mkca -V"
 exit 0

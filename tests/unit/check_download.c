@@ -577,7 +577,7 @@ apply_text(const char *text, int *loaded)
 {
 	struct apply	 a;
 	char		 rootp[PATH_MAX];
-	int64_t		 total;
+	struct progtotal total;
 	FILE		*fp;
 	int		 rc;
 
@@ -590,7 +590,7 @@ apply_text(const char *text, int *loaded)
 	a.event = "lapply";
 	*loaded = apply_load(&a, fp, &total) == 0;
 	fclose(fp);
-	rc = *loaded ? apply_run(&a, PROG_NONE, total) : -1;
+	rc = *loaded ? apply_run(&a, PROG_NONE, &total) : -1;
 	return apply_finish(&a, rc == 0);
 }
 

@@ -72,3 +72,13 @@ tests_unit_check_download_CFLAGS = $(UNIT_CFLAGS) $(PTHREAD_CFLAGS)
 tests_unit_check_download_LDADD = client/libclient.a $(UNIT_LDADD) \
 	$(PTHREAD_LIBS)
 endif
+
+# The PROXY protocol header and cairnd -X's list of balancers.
+if HAVE_CHECK
+check_PROGRAMS += tests/unit/check_proxy
+TESTS += tests/unit/check_proxy
+tests_unit_check_proxy_SOURCES = tests/unit/check_proxy.c server/proxy.c
+tests_unit_check_proxy_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/server
+tests_unit_check_proxy_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_check_proxy_LDADD = $(UNIT_LDADD)
+endif

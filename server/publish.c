@@ -1,0 +1,575 @@
+/*
+ * cairn-publish: put a loadset uploaded with lcreate into service
+ * (cairn-publish(8)).
+ *
+ * The upload is tmp/transcript/<T> and tmp/file/<T>/; in service it is
+ * transcript/<T> and file/<T>/.  Clients find a loadset through its
+ * transcript, so the files go first and the transcript last, each move a
+ * rename(2) made durable before the next: whenever a client can read
+ * transcript/<T>, file/<T> holds its files.  Every step is recognised
+ * as done from the state of the repository alone, so running the same
+ * command again after an interruption finishes the job.
+ */
+#include "config.h"
+
+#include <sys/stat.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "cerr.h"
+#include "cksum.h"
+#include "command.h"
+#include "compat.h"
+#include "confine.h"
+#include "encode.h"
+#include "fsutil.h"
+#include "log.h"
+#include "transcript.h"
+#include "troot.h"
+#include "tverify.h"
+#include "version.h"
+#include "xmalloc.h"
+
+#define PUB_OK		0	/* published, or already was */
+#define PUB_NOT		1	/* not published: bad upload or refused */
+#define PUB_ERROR	2
+
+#define CMDMAX		(16 << 20)	/* largest command file rewritten */
+
+struct pub {
+	const char	*dir;		/* -D */
+	const char	*name;		/* the transcript name */
+	struct cksum	*ck;
+	int		 force;		/* -f */
+	int		 dryrun;	/* -n */
+	int		 verbose;	/* -v */
+	int		 rootfd;
+	int		 ttfd;		/* tmp/transcript */
+	int		 tffd;		/* tmp/file */
+	int		 ptfd;		/* transcript */
+	int		 pffd;		/* file */
+};
+
+static void
+usage(void)
+{
+	fprintf(stderr, "usage: cairn-publish [ -fnVv ] [ -c checksum ] "
+	    "[ -D path ] [ -k command-file ] ... transcript\n");
+	exit(PUB_ERROR);
+}
+
+/* One step, said with -v, and with -n instead of being taken. */
+static void
+say(const struct pub *p, const char *fmt, ...)
+{
+	va_list	ap;
+
+	if (!p->verbose && !p->dryrun)
+		return;
+	if (p->dryrun)
+		printf("would ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+}
+
+/* Open repository directory rel (no symbolic link on the way). */
+static int
+opendir_rel(const struct pub *p, const char *rel)
+{
+	int	fd;
+
+	if ((fd = confine_open(p->rootfd, rel, O_RDONLY | O_DIRECTORY, 0)) ==
+	    -1)
+		fatal("%s/%s", p->dir, rel);
+	return fd;
+}
+
+/*
+ * Whether rel/<name> exists; if it does, it must be of type fmt (S_IFREG
+ * for a transcript, S_IFDIR for a file tree): a symbolic link is not
+ * followed but refused.
+ */
+static int
+exists(const struct pub *p, int dfd, const char *rel, mode_t fmt)
+{
+	struct stat	st;
+
+	if (fstatat(dfd, p->name, &st, AT_SYMLINK_NOFOLLOW) == -1) {
+		if (errno != ENOENT)
+			fatal("%s/%s/%s", p->dir, rel, p->name);
+		return 0;
+	}
+	if ((st.st_mode & S_IFMT) != fmt)
+		fatalx("%s/%s/%s: not a %s", p->dir, rel, p->name,
+		    fmt == S_IFDIR ? "directory" : "regular file");
+	return 1;
+}
+
+/* Make the renames in directory rel durable. */
+static void
+dsync(const struct pub *p, int dfd, const char *rel)
+{
+	if (fsync(dfd) == -1)
+		fatal("fsync %s/%s", p->dir, rel);
+}
+
+/*
+ * Check tmp/transcript/<T> against the file tree <froot>/<T> as lcksum -n
+ * does: every line well formed and in order, every f and a file with the
+ * size and checksum its line records.  With report, every problem is
+ * reported, naming the transcript and the line.  Returns 0 if all is
+ * right, else 1.
+ */
+static int
+verify(const struct pub *p, const char *froot, int report)
+{
+	const struct tline	*t;
+	struct treader		*r;
+	struct troot		 tr;
+	struct tvfile		 sf;
+	struct cerr		 err;
+	char			*tpath;
+	int			 rc, bad = 0;
+
+	xasprintf(&tpath, "%s/tmp/transcript/%s", p->dir, p->name);
+	memset(&tr, 0, sizeof(tr));
+	xasprintf(&tr.file_root, "%s/%s", p->dir, froot);
+	tr.tran_name = xstrdup(p->name);
+	if (p->verbose)
+		printf("verify tmp/transcript/%s against %s/%s\n", p->name,
+		    froot, p->name);
+	if ((r = treader_open(tpath, NULL, 0, &err)) == NULL)
+		fatalx("%s", err.msg);
+	while ((rc = treader_next(r, &t, &err)) != 0 && (report || !bad)) {
+		if (rc == -1) {
+			if (treader_ioerror(r))
+				fatalx("%s", err.msg);
+			if (report)
+				log_warnx("%s", err.msg);
+			bad = 1;
+			continue;
+		}
+		if (!tverify_wants(t))
+			continue;
+		if (tverify_line(p->ck, &tr, t, 0, &sf, &err) == -1) {
+			if (report)
+				log_warnx("%s: %s", tpath, err.msg);
+			bad = 1;
+			continue;
+		}
+		if (report && (sf.wrong & TV_SIZE))
+			log_warnx("%s: line %u: %s: size wrong", tpath,
+			    t->lineno, t->path);
+		if (report && (sf.wrong & TV_CKSUM))
+			log_warnx("%s: line %u: %s: checksum wrong", tpath,
+			    t->lineno, t->path);
+		if (sf.wrong)
+			bad = 1;
+		tvfile_clear(&sf);
+	}
+	treader_close(r);
+	troot_clear(&tr);
+	free(tpath);
+	return bad;
+}
+
+/*
+ * cairnd marks an upload it is receiving with the symbolic link
+ * tmp/.stor.<pid> naming it (docs/formats.md 9): a live session writing
+ * <T> means the upload is not complete yet.
+ */
+static int
+upload_busy(const struct pub *p)
+{
+	struct dirent	*de;
+	DIR		*d;
+	char		 target[NAME_MAX + 1];
+	ssize_t		 len;
+	long		 pid;
+	char		*end;
+	int		 fd, busy = 0;
+
+	fd = opendir_rel(p, "tmp");
+	if ((d = fdopendir(fd)) == NULL)
+		fatal("%s/tmp", p->dir);
+	while (!busy && (de = readdir(d)) != NULL) {
+		if (strncmp(de->d_name, ".stor.", 6) != 0)
+			continue;
+		errno = 0;
+		pid = strtol(de->d_name + 6, &end, 10);
+		if (errno != 0 || *end != '\0' || pid <= 0)
+			continue;
+		len = readlinkat(dirfd(d), de->d_name, target,
+		    sizeof(target) - 1);
+		if (len <= 0)
+			continue;
+		target[len] = '\0';
+		if (strcmp(target, p->name) == 0 &&
+		    (kill((pid_t)pid, 0) == 0 || errno == EPERM))
+			busy = 1;
+	}
+	closedir(d);
+	return busy;
+}
+
+/* Remove the old file tree a replacement left in tmp/file/<T>. */
+static void
+remove_old(const struct pub *p)
+{
+	say(p, "remove tmp/file/%s (the replaced files)", p->name);
+	if (p->dryrun)
+		return;
+	if (fs_rmtreeat(p->tffd, p->name) == -1)
+		fatal("%s/tmp/file/%s", p->dir, p->name);
+	dsync(p, p->tffd, "tmp/file");
+}
+
+/*
+ * Put tmp/file/<T> in service as file/<T>.  A file tree already there (a
+ * replacement, -f) is exchanged with it in one renameat2 call, so that
+ * file/<T> is always a whole tree, old or new; the old one is left in
+ * tmp/file/<T> until the new transcript is in place.
+ */
+static void
+move_files(const struct pub *p, int replace)
+{
+	say(p, "%s tmp/file/%s and file/%s", replace ? "exchange" : "rename",
+	    p->name, p->name);
+	if (p->dryrun)
+		return;
+	if (replace) {
+#ifdef HAVE_RENAMEAT2
+		if (renameat2(p->tffd, p->name, p->pffd, p->name,
+		    RENAME_EXCHANGE) == -1)
+			fatal("exchange tmp/file/%s and file/%s", p->name,
+			    p->name);
+#else
+		fatalx("file/%s: cannot be replaced atomically here",
+		    p->name);
+#endif
+	} else {
+		/* file/<T> may not appear meanwhile: never rename over it. */
+#ifdef HAVE_RENAMEAT2
+		if (renameat2(p->tffd, p->name, p->pffd, p->name,
+		    RENAME_NOREPLACE) == -1 && (errno != EINVAL ||
+		    renameat(p->tffd, p->name, p->pffd, p->name) == -1))
+#else
+		if (renameat(p->tffd, p->name, p->pffd, p->name) == -1)
+#endif
+			fatal("rename tmp/file/%s to file/%s", p->name,
+			    p->name);
+	}
+	dsync(p, p->tffd, "tmp/file");
+	dsync(p, p->pffd, "file");
+}
+
+/* Put tmp/transcript/<T> in service as transcript/<T> (over the old). */
+static void
+move_transcript(const struct pub *p)
+{
+	say(p, "rename tmp/transcript/%s to transcript/%s", p->name, p->name);
+	if (p->dryrun)
+		return;
+	if (renameat(p->ttfd, p->name, p->ptfd, p->name) == -1)
+		fatal("rename tmp/transcript/%s to transcript/%s", p->name,
+		    p->name);
+	dsync(p, p->ttfd, "tmp/transcript");
+	dsync(p, p->ptfd, "transcript");
+}
+
+/*
+ * Publish, from whatever state an earlier run was interrupted in.
+ * Returns PUB_OK or PUB_NOT.
+ */
+static int
+publish(struct pub *p)
+{
+	const char	*src = NULL;
+	int		 tt, tf, pt, pf;
+
+	tt = exists(p, p->ttfd, "tmp/transcript", S_IFREG);
+	tf = exists(p, p->tffd, "tmp/file", S_IFDIR);
+	pt = exists(p, p->ptfd, "transcript", S_IFREG);
+	pf = exists(p, p->pffd, "file", S_IFDIR);
+
+	if (!tt) {
+		if (!pt)
+			fatalx("%s/tmp/transcript/%s: no such upload", p->dir,
+			    p->name);
+		/*
+		 * The transcript is in service: an earlier run got as far
+		 * as its last rename.  With -f, what is left in tmp/file
+		 * is the file tree it replaced.
+		 */
+		if (tf && p->force)
+			remove_old(p);
+		else if (tf)
+			log_warnx("%s/tmp/file/%s: left in place", p->dir,
+			    p->name);
+		printf("%s: already published\n", p->name);
+		return PUB_OK;
+	}
+	if (!p->force && (pt || (pf && tf))) {
+		log_warnx("%s: already published (%s exists); -f replaces it",
+		    p->name, pt ? "transcript" : "file");
+		return PUB_NOT;
+	}
+	if (upload_busy(p)) {
+		log_warnx("%s: still being uploaded", p->name);
+		return PUB_NOT;
+	}
+
+	/*
+	 * Which tree does the transcript describe?  The upload's, or, when
+	 * an earlier run was interrupted after moving the files, the one
+	 * already in file/<T>.
+	 */
+	if ((tf || !pf) && verify(p, "tmp/file", 0) == 0)
+		src = "tmp/file";
+	if (src == NULL && pf && verify(p, "file", 0) == 0) {
+		src = "file";
+		if (p->verbose)
+			printf("file/%s already holds the files\n", p->name);
+	}
+	if (src == NULL) {
+		/* Again, saying all that is wrong with the upload. */
+		verify(p, tf || !pf ? "tmp/file" : "file", 1);
+		log_warnx("%s: verification failed: nothing published",
+		    p->name);
+		return PUB_NOT;
+	}
+
+	if (strcmp(src, "tmp/file") == 0) {
+		if (tf)
+			move_files(p, pf);
+		/* After an exchange, tmp/file/<T> holds the old tree. */
+		tf = tf && pf;
+	}
+	move_transcript(p);
+	/*
+	 * Only now may the replaced tree go: until the rename above, the
+	 * old transcript was in service.  (Without -f there is none: a
+	 * tree in tmp/file beside one in file/ was refused above.)
+	 */
+	if (tf && p->force)
+		remove_old(p);
+	printf("%s: %spublished\n", p->name, p->dryrun ? "would be " : "");
+	return PUB_OK;
+}
+
+/* Whether command file text buf (len bytes) already has "p <T>". */
+static int
+names_loadset(const struct pub *p, const char *kfile, char *buf, size_t len)
+{
+	struct cline	 c;
+	struct cerr	 err;
+	char		*line, *nl, *dec;
+	unsigned	 lineno = 0;
+	int		 rc, found = 0;
+
+	for (line = buf; line < buf + len && !found; line = nl + 1) {
+		if ((nl = memchr(line, '\n', buf + len - line)) == NULL)
+			nl = buf + len;
+		*nl = '\0';
+		lineno++;
+		if ((rc = cline_parse(&c, line, kfile, lineno, &err)) == -1)
+			fatalx("%s", err.msg);
+		if (rc == 1 && c.type == 'p' && !c.minus &&
+		    decode_path(c.name, &dec) == 0) {
+			found = strcmp(dec, p->name) == 0;
+			free(dec);
+		}
+		if (rc == 1)
+			free(c.name);
+		if (nl < buf + len)
+			*nl = '\n';
+	}
+	return found;
+}
+
+/*
+ * Add "p <T>" to command/<kfile> unless it is there: the new text goes to
+ * a temporary file beside it, made durable, then renamed over it.
+ */
+static void
+add_command(struct pub *p, int cmdfd, const char *kfile)
+{
+	struct stat	 st;
+	const char	*leaf;
+	char		*buf = NULL, *tmp, *tpath, *enc;
+	size_t		 badlen, len = 0;
+	ssize_t		 r;
+	mode_t		 mode = 0644;
+	int		 pfd, fd, nl, found = 0;
+
+	if ((pfd = confine_parent(cmdfd, kfile, NULL, NULL, &leaf,
+	    &badlen)) == -1)
+		fatal("%s/command/%.*s", p->dir, (int)badlen, kfile);
+	if (*leaf == '\0' || strcmp(leaf, ".") == 0)
+		fatalx("%s/command/%s: not a command file", p->dir, kfile);
+	if ((fd = openat(pfd, leaf, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) !=
+	    -1) {
+		if (fstat(fd, &st) == -1)
+			fatal("%s/command/%s", p->dir, kfile);
+		if (!S_ISREG(st.st_mode) || st.st_size > CMDMAX)
+			fatalx("%s/command/%s: not a command file", p->dir,
+			    kfile);
+		mode = st.st_mode & 07777;
+		found = 1;
+		buf = xmalloc((size_t)st.st_size + 1);
+		while (len < (size_t)st.st_size) {
+			r = read(fd, buf + len, (size_t)st.st_size - len);
+			if (r == -1 && errno == EINTR)
+				continue;
+			if (r == -1)
+				fatal("%s/command/%s", p->dir, kfile);
+			if (r == 0)
+				break;
+			len += (size_t)r;
+		}
+		close(fd);
+	} else if (errno != ENOENT)
+		fatal("%s/command/%s", p->dir, kfile);
+	if (names_loadset(p, kfile, buf, len)) {
+		if (p->verbose)
+			printf("command/%s already names %s\n", kfile,
+			    p->name);
+		free(buf);
+		close(pfd);
+		return;
+	}
+	say(p, "add \"p %s\" to command/%s", p->name, kfile);
+	if (p->dryrun) {
+		free(buf);
+		close(pfd);
+		return;
+	}
+
+	/* One temporary name per command file: a re-run reuses it. */
+	xasprintf(&tmp, ".%s.publish", leaf);
+	xasprintf(&tpath, "%s/command/%.*s%s", p->dir, (int)(leaf - kfile),
+	    kfile, tmp);
+	if ((fd = openat(pfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
+	    O_CLOEXEC, mode)) == -1)
+		fatal("%s", tpath);
+	log_addcleanup(fs_unlink_hook, tpath);
+	enc = encode_dup(p->name);
+	nl = len > 0 && buf[len - 1] != '\n';
+	/* root keeps the owner of the file it replaces */
+	if (found && geteuid() == 0 && fchown(fd, st.st_uid, st.st_gid) == -1)
+		fatal("%s", tpath);
+	if (fchmod(fd, mode) == -1 ||
+	    (len > 0 && fs_write_all(fd, buf, len) == -1) ||
+	    (nl && fs_write_all(fd, "\n", 1) == -1) ||
+	    fs_write_all(fd, "p ", 2) == -1 ||
+	    fs_write_all(fd, enc, strlen(enc)) == -1 ||
+	    fs_write_all(fd, "\n", 1) == -1 || fsync(fd) == -1 ||
+	    close(fd) == -1)
+		fatal("%s", tpath);
+	if (renameat(pfd, tmp, pfd, leaf) == -1)
+		fatal("rename %s to %s/command/%s", tpath, p->dir, kfile);
+	log_delcleanup(fs_unlink_hook, tpath);
+	if (fsync(pfd) == -1)
+		fatal("fsync %s/command/%s", p->dir, kfile);
+	close(pfd);
+	free(enc);
+	free(tpath);
+	free(tmp);
+	free(buf);
+}
+
+/* A transcript name is one path component, not "." or "..". */
+static int
+name_ok(const char *name)
+{
+	return *name != '\0' && strchr(name, '/') == NULL &&
+	    strcmp(name, ".") != 0 && strcmp(name, "..") != 0 &&
+	    !confine_badpath(name);
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct pub	  p;
+	const char	 *digest = "sha1";
+	char		**kfiles;
+	int		  c, i, nk = 0, err = 0, rc, cmdfd;
+
+	log_init("cairn-publish", LOG_TO_STDERR | LOG_PREFIX, 0);
+	log_setfatalstatus(PUB_ERROR);
+	memset(&p, 0, sizeof(p));
+	p.dir = _RADMIND_PATH;
+	kfiles = xcalloc((size_t)argc, sizeof(*kfiles));
+	while ((c = getopt(argc, argv, "c:D:fk:nVv")) != -1) {
+		switch (c) {
+		case 'c':
+			digest = optarg;
+			break;
+		case 'D':
+			p.dir = optarg;
+			break;
+		case 'f':
+			p.force = 1;
+			break;
+		case 'k':
+			kfiles[nk++] = optarg;
+			break;
+		case 'n':
+			p.dryrun = 1;
+			break;
+		case 'V':
+			version_print(1);
+			exit(0);
+		case 'v':
+			p.verbose = 1;
+			break;
+		default:
+			err++;
+			break;
+		}
+	}
+	if (err || argc - optind != 1)
+		usage();
+	if ((p.ck = cksum_new(digest)) == NULL) {
+		log_warnx("%s: unsupported checksum", digest);
+		usage();
+	}
+	p.name = argv[optind];
+	if (!name_ok(p.name))
+		fatalx("%s: not a transcript name", p.name);
+	for (i = 0; i < nk; i++)
+		if (*kfiles[i] == '\0' || confine_badpath(kfiles[i]))
+			fatalx("%s: not a command file under command/",
+			    kfiles[i]);
+
+	if ((p.rootfd = open(p.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) ==
+	    -1)
+		fatal("%s", p.dir);
+	p.ttfd = opendir_rel(&p, "tmp/transcript");
+	p.tffd = opendir_rel(&p, "tmp/file");
+	p.ptfd = opendir_rel(&p, "transcript");
+	p.pffd = opendir_rel(&p, "file");
+
+	rc = publish(&p);
+	if (rc == PUB_OK && nk > 0) {
+		cmdfd = opendir_rel(&p, "command");
+		for (i = 0; i < nk; i++)
+			add_command(&p, cmdfd, kfiles[i]);
+		close(cmdfd);
+	}
+	cksum_free(p.ck);
+	free(kfiles);
+	exit(rc);
+}

@@ -1,0 +1,107 @@
+#!/bin/sh
+# Usage errors: every tool exits 2 (Radmind's convention for errors; for
+# ktcheck and lcksum 1 means "something changed", so a usage error must
+# not look like it) and says on stderr which value or option is wrong.
+# One row per case: the tool, a string its stderr must contain, then the
+# arguments (split on blanks; no argument here holds one).
+. "$top_srcdir/tests/integ/lib.sh"
+need_tool ktcheck lapply lcreate lfdiff repo fsdiff lcksum lmerge lsort \
+    twhich cairnd cairn-bench cairn-ra
+mk_tmpdir
+MKCA="$top_srcdir/contrib/cairn-mkca"
+
+cat >"$T/table" <<'EOF'
+ktcheck		x:.invalid.compression.level		-Z x
+ktcheck		10:.invalid.compression.level		-Z 10
+ktcheck		notaport:.invalid.port			-p notaport
+ktcheck		70000:.invalid.port			-p 70000
+ktcheck		9:.invalid.authorization.level		-w 9
+ktcheck		nosuch:.unsupported.checksum		-c nosuch
+ktcheck		invalid.option.--.'@'			-@
+ktcheck		option.requires.an.argument.--.'Z'	-Z
+lapply		x:.invalid.compression.level		-Z x
+lapply		notaport:.invalid.port			-p notaport
+lapply		9:.invalid.authorization.level		-w 9
+lapply		nosuch:.unsupported.checksum		-c nosuch x.T
+lapply		0999:.invalid.umask			-u 0999
+lapply		invalid.option.--.'@'			-@
+lapply		option.requires.an.argument.--.'p'	-p
+lcreate		x:.invalid.compression.level		-Z x x.T
+lcreate		0:.invalid.port				-p 0 x.T
+lcreate		9:.invalid.authorization.level		-w 9 x.T
+lcreate		unsupported.checksum.'nosuch'		-c nosuch x.T
+lcreate		invalid.option.--.'@'			-@ x.T
+lfdiff		x:.invalid.compression.level		-Z x f
+lfdiff		notaport:.invalid.port			-p notaport f
+lfdiff		9:.invalid.authorization.level		-w 9 f
+lfdiff		invalid.option.--.'@'			-@ f
+repo		12:.invalid.compression.level		-e x -Z 12 hi
+repo		notaport:.invalid.port			-e x -p notaport hi
+repo		9:.invalid.authorization.level		-e x -w 9 hi
+repo		words:.event.must.be.one.word		-e two\040words hi
+repo		invalid.option.--.'@'			-e x -@ hi
+fsdiff		nosuch:.unsupported.checksum		-C -c nosuch .
+fsdiff		invalid.option.--.'Z'			-C -Z 1 .
+fsdiff		option.requires.an.argument.--.'K'	-C -K
+lcksum		nosuch:.unsupported.checksum		-c nosuch x.T
+lcksum		invalid.option.--.'p'			-p 1 -c sha1 x.T
+lcksum		option.requires.an.argument.--.'D'	-c sha1 -D
+lmerge		999:.invalid.umask			-u 999 a.T b.T c
+lmerge		invalid.option.--.'@'			-@ a.T b
+lsort		invalid.option.--.'x'			-x in.T
+lsort		option.requires.an.argument.--.'o'	-o
+twhich		invalid.option.--.'@'			-@ x
+twhich		option.requires.an.argument.--.'K'	-K
+cairnd		compression.level.x			-Z x
+cairnd		compression.level.10			-Z 10
+cairnd		notaport:.unknown.service		-p notaport
+cairnd		port.70000				-p 70000
+cairnd		authorization.level.9			-w 9
+cairnd		-A.bogus				-A bogus
+cairnd		invalid.option.--.'@'			-@
+cairnd		option.requires.an.argument.--.'Z'	-Z
+cairn-bench	--levels.12				-l 12
+cairn-bench	--reps.x				-n x
+cairn-bench	unrecognized.option.'--bogus'		--bogus
+cairn-bench	option.requires.an.argument.--.'s'	-s
+cairn-ra	-p.notaport:.not.a.port.number		-p notaport update
+cairn-ra	-w.9:.level.must.be			-w 9 update
+cairn-ra	-Z.10:.level.must.be			-Z 10 update
+cairn-ra	bogus:.unknown.verb			bogus
+cairn-mkca	invalid.option.--.'Q'			-Q ca
+cairn-mkca	option.requires.an.argument.--.'d'	-d
+cairn-mkca	x:.not.a.number.of.days			-d x ca
+cairn-mkca	bogus:.unknown.command			bogus
+EOF
+
+n=0
+while read -r tool want args; do
+	n=$((n + 1))
+	# The table's \040 stands for a blank inside one argument.
+	set -f
+	# shellcheck disable=SC2086
+	set -- $args
+	set +f
+	i=0
+	for a in "$@"; do
+		i=$((i + 1))
+		a=$(printf '%s' "$a" | sed 's/\\040/ /g')
+		[ "$i" -eq 1 ] && set --
+		set -- "$@" "$a"
+	done
+	if [ "$tool" = cairn-mkca ]; then
+		run_capture "$T/out" "$T/err" sh "$MKCA" -o "$T/ca" "$@" \
+		    </dev/null
+	else
+		run_capture "$T/out" "$T/err" "$(tool_path "$tool")" "$@" \
+		    </dev/null
+	fi
+	[ "$RC" = 2 ] || note_fail "$tool $args: exit $RC, want 2"
+	# The table's dots stand for blanks in what stderr must say.
+	w=$(printf '%s' "$want" | tr . ' ')
+	grep -qF -- "$w" "$T/err" ||
+	    note_fail "$tool $args: stderr lacks \"$w\": $(head -n 2 "$T/err")"
+done <"$T/table"
+[ "$n" -ge 50 ] || fail "table read short: $n rows"
+[ -e "$T/ca" ] && fail "cairn-mkca made its directory on a usage error"
+end_test
