@@ -398,6 +398,61 @@ publish(struct rp *rp, const char *name, int force)
 	return 0;
 }
 
+static int
+str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * Remove from the stage below dfd (prefix: its path there, "" at the
+ * top) every file the transcript does not list (names: sorted): the
+ * temporary file of a download an interruption cut short, or a file of
+ * an earlier generation, must not go into service with the loadset.
+ */
+static int
+prune(int dfd, const char *prefix, char **names, size_t n)
+{
+	DIR		*d;
+	struct dirent	*de;
+	struct stat	 st;
+	char		 rel[PATH_MAX], *key = rel;
+	int		 fd, sub, rc = 0;
+
+	if ((fd = dup(dfd)) == -1 || (d = fdopendir(fd)) == NULL) {
+		if (fd != -1)
+			close(fd);
+		return -1;
+	}
+	rewinddir(d);
+	while ((de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
+			continue;
+		if ((size_t)snprintf(rel, sizeof(rel), "%s%s%s", prefix,
+		    prefix[0] != '\0' ? "/" : "", de->d_name) >= sizeof(rel))
+			continue;
+		if (fstatat(dirfd(d), de->d_name, &st,
+		    AT_SYMLINK_NOFOLLOW) == -1)
+			continue;
+		if (S_ISDIR(st.st_mode)) {
+			if ((sub = openat(dirfd(d), de->d_name, O_RDONLY |
+			    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1)
+				continue;
+			if (prune(sub, rel, names, n) == -1)
+				rc = -1;
+			close(sub);
+			continue;
+		}
+		if (bsearch(&key, names, n, sizeof(*names), str_cmp) != NULL)
+			continue;
+		if (unlinkat(dirfd(d), de->d_name, 0) == -1)
+			rc = -1;
+	}
+	closedir(d);
+	return rc;
+}
+
 /*
  * Bring one loadset in step.  The transcript from the network is
  * hostile input: it is read with the one transcript reader, and a path
@@ -415,6 +470,8 @@ do_transcript(struct rp *rp, const char *name)
 	int			 tdiff, fdiff = 0, rc, stagefd = -1, livefd = -1;
 	int			 ret = -1, live;
 	struct stat		 st;
+	char			**names = NULL;
+	size_t			 nnames = 0, i;
 
 	snprintf(trel, sizeof(trel), "transcript/%s", name);
 	snprintf(srel, sizeof(srel), "tmp/transcript/%s", name);
@@ -476,6 +533,8 @@ do_transcript(struct rp *rp, const char *name)
 			}
 			continue;
 		}
+		names = xreallocarray(names, nnames + 1, sizeof(*names));
+		names[nnames++] = xstrdup(rel);
 		if (same_file(rp, stagefd, rel, t->size, t->cksum))
 			continue;
 		if (live && same_file(rp, livefd, rel, t->size, t->cksum)) {
@@ -511,6 +570,12 @@ do_transcript(struct rp *rp, const char *name)
 		cerr_errno(&rp->err, "%s/%s", rp->dir, frel);
 		goto out;
 	}
+	if (nnames > 1)
+		qsort(names, nnames, sizeof(*names), str_cmp);
+	if (prune(stagefd, "", names, nnames) == -1) {
+		cerr_errno(&rp->err, "%s/%s", rp->dir, frel);
+		goto out;
+	}
 	if (!tdiff) {
 		/* Files repaired under an unchanged transcript. */
 		(void)unlinkat(rp->repofd, srel, 0);
@@ -532,6 +597,9 @@ do_transcript(struct rp *rp, const char *name)
 		printf("%s: updated\n", name);
 	ret = 0;
 out:
+	for (i = 0; i < nnames; i++)
+		free(names[i]);
+	free(names);
 	if (r != NULL)
 		treader_close(r);
 	if (stagefd != -1)
