@@ -205,7 +205,7 @@ same_file(struct rp *rp, int dfd, const char *rel, int64_t size,
 static int
 fetch(struct rp *rp, const char *kind, const char *tname, const char *epath,
     int dfd, const char *rel, const char *path, const char *source,
-    int64_t size, const char *cksum)
+    int64_t size, const char *cksum, int batch)
 {
 	struct dl_want	 w;
 	const char	*leaf;
@@ -236,7 +236,19 @@ fetch(struct rp *rp, const char *kind, const char *tname, const char *epath,
 		rc = -1;
 		goto out;
 	}
-	rc = dl_commit(fd, pfd, tmp, leaf, path, &rp->err);
+	if (batch) {
+		/*
+		 * A file of a staged loadset: durable all at once
+		 * (syncfs) before cairn-publish, not one fsync each.
+		 */
+		rc = 0;
+		if (close(fd) == -1 || renameat(pfd, tmp, pfd, leaf) == -1) {
+			cerr_errno(&rp->err, "%s", path);
+			(void)unlinkat(pfd, tmp, 0);
+			rc = -1;
+		}
+	} else
+		rc = dl_commit(fd, pfd, tmp, leaf, path, &rp->err);
 	free(tmp);
 out:
 	close(pfd);
@@ -313,7 +325,7 @@ rp_entry(void *arg, const struct cline *c, const char *kpath,
 	snprintf(rel, sizeof(rel), RP_STAGE "/command/%s", c->name);
 	if (rp_stat(rp, "COMMAND", c->name, &si) == -1 ||
 	    fetch(rp, "COMMAND", c->name, NULL, rp->repofd, rel, c->name,
-	    "STAT reply", si.size, si.cksum) == -1)
+	    "STAT reply", si.size, si.cksum, 0) == -1)
 		return -1;
 	return 0;
 }
@@ -331,7 +343,7 @@ fetch_commands(struct rp *rp)
 	snprintf(rel, sizeof(rel), RP_STAGE "/command/%s", rp->kname);
 	if (rp_stat(rp, "COMMAND", NULL, &si) == -1 ||
 	    fetch(rp, "COMMAND", NULL, NULL, rp->repofd, rel, rp->kname,
-	    "STAT reply", si.size, si.cksum) == -1)
+	    "STAT reply", si.size, si.cksum, 0) == -1)
 		return -1;
 	sl_add(&rp->kfiles, rp->kname);
 	w.open = rp_kopen;
@@ -483,7 +495,7 @@ do_transcript(struct rp *rp, const char *name)
 		/* The new transcript, staged where cairn-publish takes it. */
 		if (!same_file(rp, rp->repofd, srel, si.size, si.cksum) &&
 		    fetch(rp, "TRANSCRIPT", name, NULL, rp->repofd, srel,
-		    name, "STAT reply", si.size, si.cksum) == -1)
+		    name, "STAT reply", si.size, si.cksum, 0) == -1)
 			return -1;
 		tsrc = srel;
 	} else
@@ -554,7 +566,7 @@ do_transcript(struct rp *rp, const char *name)
 		}
 		snprintf(path, sizeof(path), "%s: %s", name, t->path);
 		if (fetch(rp, "FILE", name, t->epath, stagefd, rel, path,
-		    "transcript", t->size, t->cksum) == -1)
+		    "transcript", t->size, t->cksum, 1) == -1)
 			goto out;
 	}
 	if (rc == -1)
@@ -588,6 +600,10 @@ do_transcript(struct rp *rp, const char *name)
 	if (rp->nflag) {
 		printf("%s: out of date\n", name);
 		ret = 0;
+		goto out;
+	}
+	if (syncfs(stagefd) == -1) {
+		cerr_errno(&rp->err, "%s/%s: syncfs", rp->dir, frel);
 		goto out;
 	}
 	if (publish(rp, name, live || fstatat(rp->repofd, trel, &st,
