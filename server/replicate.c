@@ -14,6 +14,7 @@
 #include "config.h"
 
 #include <sys/types.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -694,6 +695,7 @@ remove_stale(struct rp *rp)
 {
 	DIR		*d;
 	struct dirent	*de;
+	struct stat	 st;
 	char		 rel[PATH_MAX];
 	int		 dfd, rc = 0;
 
@@ -705,7 +707,12 @@ remove_stale(struct rp *rp)
 		return -1;
 	}
 	while ((de = readdir(d)) != NULL) {
-		if (de->d_name[0] == '.' || sl_has(&rp->trans, de->d_name))
+		/* special.T: the server-wide special defaults (cairnd(8)). */
+		if (de->d_name[0] == '.' || sl_has(&rp->trans, de->d_name) ||
+		    strcmp(de->d_name, "special.T") == 0)
+			continue;
+		if (fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == -1 ||
+		    !S_ISREG(st.st_mode))
 			continue;
 		rp->changed = 1;
 		if (rp->nflag) {
@@ -796,7 +803,7 @@ main(int argc, char *argv[])
 	struct rp	 rp;
 	struct cerr	 cerr;
 	size_t		 i;
-	int		 rc = RP_ERROR;
+	int		 rc = RP_ERROR, lockfd;
 
 	log_init("cairn-replicate", LOG_TO_STDERR, 0);
 	log_setfatalstatus(RP_ERROR);
@@ -816,8 +823,6 @@ main(int argc, char *argv[])
 	if ((rp.repofd = open(rp.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) ==
 	    -1)
 		fatal("%s", rp.dir);
-	if ((rp.net = net_open(&rp.no, &rp.err)) == NULL)
-		fatalx("%s", rp.err.msg);
 	/* A new replica starts empty: make the repository's layout. */
 	for (i = 0; i < sizeof(layout) / sizeof(layout[0]); i++) {
 		int	 fd;
@@ -826,6 +831,14 @@ main(int argc, char *argv[])
 			fatal("%s/%s", rp.dir, layout[i]);
 		close(fd);
 	}
+	/* One run at a time: a timer may start one while one is running. */
+	if ((lockfd = openat(rp.repofd, "tmp/.replicate.lock", O_RDWR |
+	    O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600)) == -1)
+		fatal("%s/tmp/.replicate.lock", rp.dir);
+	if (flock(lockfd, LOCK_EX | LOCK_NB) == -1)
+		fatal("%s/tmp/.replicate.lock: another run", rp.dir);
+	if ((rp.net = net_open(&rp.no, &rp.err)) == NULL)
+		fatalx("%s", rp.err.msg);
 	/* A stage left by an interrupted run is fetched again. */
 	(void)fs_rmtreeat(rp.repofd, RP_STAGE);
 	if (fetch_commands(&rp) == -1)

@@ -102,8 +102,8 @@ same_repo "repair"
 replicate
 assert_eq 0 "$RC" "after repair: $(cat "$T/err")"
 
-# An interrupted run: stop the primary's session while the replica is
-# fetching a large loadset, kill cairn-replicate, and look.
+# An interrupted run: through a proxy that passes the requests on
+# slowly, cairn-replicate is killed while it fetches a large loadset.
 i=0
 while [ "$i" -lt 400 ]; do
 	mkfile "$T/big/data/f$i" "file number $i"
@@ -111,19 +111,16 @@ while [ "$i" -lt 400 ]; do
 done
 loadset big.T "$T/big"
 printf 'p base.T\np db.T\np big.T\n' >"$P/command/db.K"
-"$CAIRN_REPLICATE" -q -h 127.0.0.1 -p "$PORT" -D "$R" \
+start_proxy "$T/proxy.ready" slowproxy.py "$T/proxy.ready" 400
+"$CAIRN_REPLICATE" -q -h 127.0.0.1 -p "$PPORT" -D "$R" \
     >"$T/kill.out" 2>"$T/kill.err" &
 RPID=$!
 retry 300 test -d "$R/tmp/file/big.T/data" ||
-    fail "the big loadset was never staged"
-for k in $(cairnd_kids); do
-	kill -STOP "$k"
-done
+    fail "the big loadset was never staged: $(cat "$T/kill.err")"
 kill -KILL "$RPID"
 wait "$RPID" 2>/dev/null
-for k in $(cairnd_kids); do
-	kill -CONT "$k"
-done
+kill "$PROXY" 2>/dev/null
+[ ! -e "$R/transcript/big.T" ] || fail "big.T in service before the kill"
 consistent "after the kill"
 grep -q big.T "$R/command/db.K" &&
     fail "a command file names a loadset not yet in service"
@@ -132,7 +129,10 @@ assert_eq 1 "$RC" "after the kill: $(cat "$T/err")"
 same_repo "after the kill"
 consistent "after the rerun"
 
-# -r: a loadset no command file names any more goes only with -r.
+# -r: a loadset no command file names any more goes only with -r;
+# transcript/special.T, which none names, stays.
+mkfile "$R/transcript/special.T" ""
+mkfile "$P/transcript/special.T" ""
 printf 'p base.T\np db.T\n' >"$P/command/db.K"
 rm -rf "$P/transcript/big.T" "$P/file/big.T"
 replicate
@@ -175,6 +175,22 @@ rm -rf "$P/transcript/evil.T" "$P/file/evil.T"
 replicate -r
 assert_eq 0 "$RC" "after the hostile transcript: $(cat "$T/err")"
 same_repo "after the hostile transcript"
+
+# One run at a time.
+"$PYTHON" -c 'import fcntl, sys, time
+f = open(sys.argv[1], "w"); fcntl.flock(f, fcntl.LOCK_EX)
+open(sys.argv[2], "w").close(); time.sleep(60)' \
+    "$R/tmp/.replicate.lock" "$T/locked" &
+LPID=$!
+at_exit 'kill "$LPID" 2>/dev/null'
+retry 100 test -f "$T/locked" || fail "lock holder did not start"
+replicate
+assert_eq 2 "$RC" "a second run"
+grep -q "another run" "$T/err" || fail "second run: $(cat "$T/err")"
+kill "$LPID"
+wait "$LPID" 2>/dev/null
+replicate
+assert_eq 0 "$RC" "after the lock: $(cat "$T/err")"
 
 # -V, and usage errors exit 2.
 run_capture "$T/out" "$T/err" "$CAIRN_REPLICATE" -V
