@@ -191,6 +191,16 @@ apply_dlfail(struct apply *ap, const struct apply_entry *e, int rc,
 	apply_warn(ap, "%s", err->msg);
 	if (rc != DL_LOCAL)
 		apply_warn(ap, "%s", desc);
+	/*
+	 * The server refused the file or serves other bytes than the
+	 * transcript says: behind a balancer, this server may be a
+	 * replica not yet in step with the one the transcript came from.
+	 * Name it, after Radmind's two lines.
+	 */
+	if (rc == DL_SERVER && ap->net != NULL)
+		apply_warn(ap, "%s: %s: the server's copy does not match "
+		    "the transcript; if it is a replica not yet in step, "
+		    "run again later", net_peer(ap->net), e->t.path);
 }
 
 int

@@ -22,3 +22,6 @@ EXTRA_DIST += tests/integ/t-man-lint.sh
 
 # cairn-ra(8): the client workflow command (client/ra.mk).
 dist_man_MANS += man/cairn-ra.8
+
+# cairn-replicate(8): keeping a replica in step (server/local.mk).
+dist_man_MANS += man/cairn-replicate.8

@@ -81,3 +81,17 @@ EXTRA_DIST += $(PUBLISH_TESTS)
 # --- cairn-publish (end) ---
 # An example balancer in front of cairnd -X (cairnd(8)).
 EXTRA_DIST += contrib/haproxy.cfg
+
+# --- cairn-replicate (begin) ---
+# cairn-replicate: keep a replica's repository in step with the primary.
+sbin_PROGRAMS += server/cairn-replicate
+server_cairn_replicate_SOURCES = server/replicate.c
+server_cairn_replicate_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/client \
+	-DSBINDIR='"$(sbindir)"'
+server_cairn_replicate_LDADD = client/libclient.a $(CAIRN_LIBS)
+REPLICA_TESTS = \
+	tests/integ/t-replicate.sh \
+	tests/integ/t-replica-skew.sh
+TESTS += $(REPLICA_TESTS)
+EXTRA_DIST += $(REPLICA_TESTS)
+# --- cairn-replicate (end) ---

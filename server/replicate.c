@@ -1,0 +1,867 @@
+/*
+ * cairn-replicate: keep a replica's repository identical to a primary's
+ * by pulling over the cairn protocol (cairn-replicate(8)).
+ *
+ * The primary's config maps the replica to a command file that includes
+ * every command file to replicate; that makes every command file,
+ * transcript and file reachable through the access list.  Each run
+ * stages what differs under tmp/ on the replica, puts each changed
+ * loadset into service with cairn-publish (files before transcript),
+ * and only then renames the command files into command/, so a client of
+ * the replica never finds a command file naming a transcript that is
+ * not in service, nor a transcript without its files.
+ */
+#include "config.h"
+
+#include <sys/types.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cerr.h"
+#include "cksum.h"
+#include "command.h"
+#include "compat.h"
+#include "confine.h"
+#include "copts.h"
+#include "download.h"
+#include "fsutil.h"
+#include "log.h"
+#include "net.h"
+#include "proto.h"
+#include "transcript.h"
+#include "version.h"
+#include "xmalloc.h"
+
+#define RP_OK		0	/* in step */
+#define RP_CHANGED	1	/* something was brought up to date */
+#define RP_ERROR	2
+
+#define RP_MAXSIZE	(1LL << 30)	/* largest command file or transcript */
+#define RP_STAGE	"tmp/replicate"	/* staged command files */
+
+struct strlist {
+	char	**v;
+	size_t	 n;
+};
+
+struct rp {
+	struct net	*net;
+	struct netopts	 no;
+	const char	*dir;		/* -D */
+	const char	*kname;		/* -K: name of the base command file */
+	const char	*digest;	/* -c */
+	struct cksum	*ck;
+	int		 rflag, nflag, qflag;
+	int		 repofd;	/* the repository, open */
+	int		 changed;
+	struct strlist	 kfiles;	/* command files (names) */
+	struct strlist	 trans;		/* transcripts (names) */
+	char		 publish[PATH_MAX + 32];	/* cairn-publish */
+	struct cerr	 err;
+};
+
+static void
+usage(void)
+{
+	fprintf(stderr, "usage: cairn-replicate [-nqrVv] [-c checksum] "
+	    "[-D path] [-K command file] %s\n", copts_usage());
+	exit(RP_ERROR);
+}
+
+static void
+sl_add(struct strlist *l, const char *s)
+{
+	size_t	 i;
+
+	for (i = 0; i < l->n; i++)
+		if (strcmp(l->v[i], s) == 0)
+			return;
+	l->v = xreallocarray(l->v, l->n + 1, sizeof(*l->v));
+	l->v[l->n++] = xstrdup(s);
+}
+
+static int
+sl_has(const struct strlist *l, const char *s)
+{
+	size_t	 i;
+
+	for (i = 0; i < l->n; i++)
+		if (strcmp(l->v[i], s) == 0)
+			return 1;
+	return 0;
+}
+
+/* A command file name: relative, no "..", no empty component. */
+static int
+kname_ok(const char *name)
+{
+	const char	*p = name;
+	size_t		 n;
+
+	if (name[0] == '\0' || name[0] == '/')
+		return 0;
+	for (;;) {
+		n = strcspn(p, "/");
+		if (n == 0 || (n == 2 && p[0] == '.' && p[1] == '.') ||
+		    (n == 1 && p[0] == '.'))
+			return 0;
+		if (p[n] == '\0')
+			return 1;
+		p += n + 1;
+	}
+}
+
+/* A transcript name is one component, as cairn-publish requires. */
+static int
+tname_ok(const char *name)
+{
+	return name[0] != '\0' && strchr(name, '/') == NULL &&
+	    strcmp(name, ".") != 0 && strcmp(name, "..") != 0;
+}
+
+static int
+rp_mkdir(void *ctx, int pfd, const char *name, const char *rel, size_t len)
+{
+	(void)ctx;
+	(void)rel;
+	(void)len;
+	return mkdirat(pfd, name, 0755);
+}
+
+/* Size and digest of the server's copy, from a STAT reply. */
+struct statinfo {
+	int64_t		 size;
+	char		 cksum[CKSUM_B64MAX + 32];
+};
+
+static int
+rp_stat(struct rp *rp, const char *kind, const char *name,
+    struct statinfo *si)
+{
+	char	*line, copy[8192], *av[9];
+	int64_t	 mtime;
+
+	if (net_send_stat(rp->net, kind, name, &rp->err) == -1 ||
+	    net_stat_reply(rp->net, &line, &rp->err) != 0)
+		return -1;
+	if (strlcpy(copy, line, sizeof(copy)) >= sizeof(copy) ||
+	    proto_split(copy, av, 9) != 8 ||
+	    proto_parse_size(av[5], &mtime) == -1 ||
+	    proto_parse_size(av[6], &si->size) == -1 ||
+	    strlcpy(si->cksum, av[7], sizeof(si->cksum)) >=
+	    sizeof(si->cksum)) {
+		cerr_set(&rp->err, "%s: bad STAT reply: %.200s",
+		    net_peer(rp->net), line);
+		return -1;
+	}
+	if (si->size > RP_MAXSIZE) {
+		cerr_set(&rp->err, "%s: %s %s is %lld bytes, more than the "
+		    "%lld a command file or transcript may have",
+		    net_peer(rp->net), kind, name != NULL ? name : "",
+		    (long long)si->size, (long long)RP_MAXSIZE);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Nonzero if rel below dfd is a regular file of size bytes whose digest
+ * is cksum (the one checksum code, common/cksum.c).
+ */
+static int
+same_file(struct rp *rp, int dfd, const char *rel, int64_t size,
+    const char *cksum)
+{
+	struct stat	 st;
+	char		 sum[CKSUM_B64MAX];
+	int		 fd, same = 0;
+
+	if ((fd = confine_open(dfd, rel, O_RDONLY | O_NONBLOCK | O_NOCTTY,
+	    0)) == -1)
+		return 0;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    st.st_size == size && cksum_fd(rp->ck, fd, sum, NULL) == 0)
+		same = strcmp(sum, cksum) == 0;
+	close(fd);
+	return same;
+}
+
+/*
+ * Fetch kind name (tname and epath for FILE) into rel below dfd through
+ * the one download routine, which checks size and digest against what
+ * the transcript or STAT reply says; the verified file is made durable
+ * and renamed into place.  path names it in messages.
+ */
+static int
+fetch(struct rp *rp, const char *kind, const char *tname, const char *epath,
+    int dfd, const char *rel, const char *path, const char *source,
+    int64_t size, const char *cksum, int batch)
+{
+	struct dl_want	 w;
+	const char	*leaf;
+	char		*tmp;
+	size_t		 bad;
+	int		 fd, pfd, rc = -1;
+
+	if ((pfd = confine_parent(dfd, rel, rp_mkdir, NULL, &leaf,
+	    &bad)) == -1) {
+		cerr_errno(&rp->err, "%s", path);
+		return -1;
+	}
+	if (*leaf == '\0') {
+		cerr_set(&rp->err, "%s: not a file name", path);
+		goto out;
+	}
+	if (net_send_retr(rp->net, kind, tname, epath, &rp->err) == -1)
+		goto out;
+	memset(&w, 0, sizeof(w));
+	w.path = path;
+	w.source = source;
+	w.size = size;
+	w.cksum = cksum;
+	w.ck = rp->ck;
+	w.mode = 0444;
+	if ((rc = dl_file(rp->net, &w, pfd, leaf, &fd, &tmp, &rp->err)) !=
+	    DL_OK) {
+		rc = -1;
+		goto out;
+	}
+	if (batch) {
+		/*
+		 * A file of a staged loadset: durable all at once
+		 * (syncfs) before cairn-publish, not one fsync each.
+		 */
+		rc = 0;
+		if (close(fd) == -1 || renameat(pfd, tmp, pfd, leaf) == -1) {
+			cerr_errno(&rp->err, "%s", path);
+			(void)unlinkat(pfd, tmp, 0);
+			rc = -1;
+		}
+	} else
+		rc = dl_commit(fd, pfd, tmp, leaf, path, &rp->err);
+	free(tmp);
+out:
+	close(pfd);
+	return rc;
+}
+
+/* Open (making it) the directory rel below the repository. */
+static int
+rp_opendir(struct rp *rp, const char *rel)
+{
+	const char	*leaf;
+	size_t		 bad;
+	int		 pfd, fd;
+
+	if ((pfd = confine_parent(rp->repofd, rel, rp_mkdir, NULL, &leaf,
+	    &bad)) == -1)
+		return -1;
+	if (mkdirat(pfd, leaf, 0755) == -1 && errno != EEXIST) {
+		close(pfd);
+		return -1;
+	}
+	fd = confine_open(pfd, leaf, O_RDONLY | O_DIRECTORY, 0);
+	close(pfd);
+	return fd;
+}
+
+/* cmdset_walk's open hook: the staged copies. */
+static int
+rp_kopen(void *arg, const char *kpath, const char *name)
+{
+	struct rp	*rp = arg;
+	char		 rel[PATH_MAX];
+
+	(void)kpath;
+	snprintf(rel, sizeof(rel), RP_STAGE "/command/%s",
+	    name != NULL ? name : rp->kname);
+	return confine_open(rp->repofd, rel, O_RDONLY | O_NONBLOCK, 0);
+}
+
+/*
+ * cmdset_walk's entry hook: fetch each included command file into the
+ * stage before it is read, and collect the transcripts.
+ */
+static int
+rp_entry(void *arg, const struct cline *c, const char *kpath,
+    struct cerr *err)
+{
+	struct rp	*rp = arg;
+	struct statinfo	 si;
+	char		 rel[PATH_MAX];
+
+	(void)err;
+	if (c->type == 'p' || c->type == 'n') {
+		if (!tname_ok(c->name)) {
+			cerr_set(&rp->err, "command file %s: line %u: %s: "
+			    "not a transcript name", kpath, c->lineno,
+			    c->name);
+			return -1;
+		}
+		sl_add(&rp->trans, c->name);
+		return 0;
+	}
+	if (c->type != 'k')
+		return 0;
+	if (!kname_ok(c->name) || strcmp(c->name, rp->kname) == 0) {
+		cerr_set(&rp->err, "command file %s: line %u: %s: name "
+		    "outside the command directory", kpath, c->lineno,
+		    c->name);
+		return -1;
+	}
+	if (sl_has(&rp->kfiles, c->name))
+		return 0;
+	sl_add(&rp->kfiles, c->name);
+	snprintf(rel, sizeof(rel), RP_STAGE "/command/%s", c->name);
+	if (rp_stat(rp, "COMMAND", c->name, &si) == -1 ||
+	    fetch(rp, "COMMAND", c->name, NULL, rp->repofd, rel, c->name,
+	    "STAT reply", si.size, si.cksum, 0) == -1)
+		return -1;
+	return 0;
+}
+
+/* Fetch the base command file and everything it includes into the stage. */
+static int
+fetch_commands(struct rp *rp)
+{
+	struct cmdwalk	 w;
+	struct cmdset	*cs;
+	struct cerr	 err;
+	struct statinfo	 si;
+	char		 rel[PATH_MAX];
+
+	snprintf(rel, sizeof(rel), RP_STAGE "/command/%s", rp->kname);
+	if (rp_stat(rp, "COMMAND", NULL, &si) == -1 ||
+	    fetch(rp, "COMMAND", NULL, NULL, rp->repofd, rel, rp->kname,
+	    "STAT reply", si.size, si.cksum, 0) == -1)
+		return -1;
+	sl_add(&rp->kfiles, rp->kname);
+	w.open = rp_kopen;
+	w.entry = rp_entry;
+	w.arg = rp;
+	rp->err.msg[0] = '\0';
+	if (cmdset_walk(rp->kname, "", 0, &w, &cs, &err) == -1) {
+		if (rp->err.msg[0] == '\0')
+			rp->err = err;
+		return -1;
+	}
+	cmdset_free(cs);
+	return 0;
+}
+
+/*
+ * Run cairn-publish on transcript name, staged in tmp/: a separate
+ * program, the one place that knows how to put a loadset into service.
+ */
+static int
+publish(struct rp *rp, const char *name, int force)
+{
+	char	*av[10];
+	pid_t	 pid;
+	int	 ac = 0, status;
+
+	av[ac++] = "cairn-publish";
+	if (force)
+		av[ac++] = "-f";
+	av[ac++] = "-c";
+	av[ac++] = (char *)rp->digest;
+	av[ac++] = "-D";
+	av[ac++] = (char *)rp->dir;
+	av[ac++] = "--";
+	av[ac++] = (char *)name;
+	av[ac] = NULL;
+	fflush(stdout);
+	if ((pid = fork()) == -1) {
+		cerr_errno(&rp->err, "fork");
+		return -1;
+	}
+	if (pid == 0) {
+		int	 nfd;
+
+		/* -q: cairn-publish's own report is not wanted either. */
+		if (rp->qflag && (nfd = open("/dev/null", O_WRONLY)) != -1)
+			(void)dup2(nfd, STDOUT_FILENO);
+		execv(rp->publish, av);
+		fprintf(stderr, "cairn-replicate: %s: %s\n", rp->publish,
+		    strerror(errno));
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) == -1)
+		if (errno != EINTR) {
+			cerr_errno(&rp->err, "waitpid");
+			return -1;
+		}
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		cerr_set(&rp->err, "%s: cairn-publish%s failed (status %d)",
+		    name, force ? " -f" : "",
+		    WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * Remove from the stage below dfd (prefix: its path there, "" at the
+ * top) every file the transcript does not list (names: sorted): the
+ * temporary file of a download an interruption cut short, or a file of
+ * an earlier generation, must not go into service with the loadset.
+ */
+static int
+prune(int dfd, const char *prefix, char **names, size_t n)
+{
+	DIR		*d;
+	struct dirent	*de;
+	struct stat	 st;
+	char		 rel[PATH_MAX], *key = rel;
+	int		 fd, sub, rc = 0;
+
+	if ((fd = dup(dfd)) == -1 || (d = fdopendir(fd)) == NULL) {
+		if (fd != -1)
+			close(fd);
+		return -1;
+	}
+	rewinddir(d);
+	while ((de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
+			continue;
+		if ((size_t)snprintf(rel, sizeof(rel), "%s%s%s", prefix,
+		    prefix[0] != '\0' ? "/" : "", de->d_name) >= sizeof(rel))
+			continue;
+		if (fstatat(dirfd(d), de->d_name, &st,
+		    AT_SYMLINK_NOFOLLOW) == -1)
+			continue;
+		if (S_ISDIR(st.st_mode)) {
+			if ((sub = openat(dirfd(d), de->d_name, O_RDONLY |
+			    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1)
+				continue;
+			if (prune(sub, rel, names, n) == -1)
+				rc = -1;
+			close(sub);
+			continue;
+		}
+		if (bsearch(&key, names, n, sizeof(*names), str_cmp) != NULL)
+			continue;
+		if (unlinkat(dirfd(d), de->d_name, 0) == -1)
+			rc = -1;
+	}
+	closedir(d);
+	return rc;
+}
+
+/*
+ * Bring one loadset in step.  The transcript from the network is
+ * hostile input: it is read with the one transcript reader, and a path
+ * that could leave file/<name>/ refuses the whole loadset.
+ */
+static int
+do_transcript(struct rp *rp, const char *name)
+{
+	struct statinfo		 si;
+	struct treader		*r = NULL;
+	const struct tline	*t;
+	char			 trel[PATH_MAX], frel[PATH_MAX], srel[PATH_MAX];
+	char			 tpath[2 * PATH_MAX], path[PATH_MAX];
+	const char		*rel, *tsrc;
+	int			 tdiff, fdiff = 0, rc, stagefd = -1, livefd = -1;
+	int			 ret = -1, live;
+	struct stat		 st;
+	char			**names = NULL;
+	size_t			 nnames = 0, i;
+
+	snprintf(trel, sizeof(trel), "transcript/%s", name);
+	snprintf(srel, sizeof(srel), "tmp/transcript/%s", name);
+	snprintf(frel, sizeof(frel), "tmp/file/%s", name);
+	if (rp_stat(rp, "TRANSCRIPT", name, &si) == -1)
+		return -1;
+	tdiff = !same_file(rp, rp->repofd, trel, si.size, si.cksum);
+	if (tdiff) {
+		/* The new transcript, staged where cairn-publish takes it. */
+		if (!same_file(rp, rp->repofd, srel, si.size, si.cksum) &&
+		    fetch(rp, "TRANSCRIPT", name, NULL, rp->repofd, srel,
+		    name, "STAT reply", si.size, si.cksum, 0) == -1)
+			return -1;
+		tsrc = srel;
+	} else
+		tsrc = trel;
+	snprintf(tpath, sizeof(tpath), "%s/%s", rp->dir, tsrc);
+
+	/* The files in service, and the stage of the new tree. */
+	snprintf(path, sizeof(path), "file/%s", name);
+	live = (livefd = confine_open(rp->repofd, path, O_RDONLY |
+	    O_DIRECTORY, 0)) != -1;
+	if ((r = treader_open(tpath, name, TR_CKSUM, &rp->err)) == NULL)
+		goto out;
+	while ((rc = treader_next(r, &t, &rp->err)) > 0) {
+		if (rc != TL_OBJECT || t->minus ||
+		    (t->type != 'f' && t->type != 'a'))
+			continue;
+		rel = t->path;
+		if (path_has_dotdot(rel) || confine_badpath(rel)) {
+			cerr_set(&rp->err, "%s: line %u: %s: path outside "
+			    "the loadset, refused", name, t->lineno, t->epath);
+			goto out;
+		}
+		while (rel[0] == '/' || (rel[0] == '.' && rel[1] == '/'))
+			rel += rel[0] == '/' ? 1 : 2;
+		if (rel[0] == '\0') {
+			cerr_set(&rp->err, "%s: line %u: %s: not a file "
+			    "name, refused", name, t->lineno, t->epath);
+			goto out;
+		}
+		if (!tdiff && !fdiff && live &&
+		    same_file(rp, livefd, rel, t->size, t->cksum))
+			continue;
+		if (!fdiff) {
+			/*
+			 * The first file that differs: from here on the
+			 * whole tree is staged, unchanged files linked
+			 * from the tree in service.
+			 */
+			fdiff = 1;
+			treader_close(r);
+			if ((r = treader_open(tpath, name, TR_CKSUM,
+			    &rp->err)) == NULL)
+				goto out;
+			if ((stagefd = rp_opendir(rp, frel)) == -1) {
+				cerr_errno(&rp->err, "%s/%s", rp->dir, frel);
+				goto out;
+			}
+			continue;
+		}
+		names = xreallocarray(names, nnames + 1, sizeof(*names));
+		names[nnames++] = xstrdup(rel);
+		if (same_file(rp, stagefd, rel, t->size, t->cksum))
+			continue;
+		if (live && same_file(rp, livefd, rel, t->size, t->cksum)) {
+			const char	*leaf;
+			size_t		 bad;
+			int		 pfd;
+
+			if ((pfd = confine_parent(stagefd, rel, rp_mkdir,
+			    NULL, &leaf, &bad)) != -1) {
+				(void)unlinkat(pfd, leaf, 0);
+				rc = linkat(livefd, rel, pfd, leaf, 0);
+				close(pfd);
+				if (rc == 0)
+					continue;
+			}
+			/* No link (another file system): fetch it. */
+		}
+		snprintf(path, sizeof(path), "%s: %s", name, t->path);
+		if (fetch(rp, "FILE", name, t->epath, stagefd, rel, path,
+		    "transcript", t->size, t->cksum, 1) == -1)
+			goto out;
+	}
+	if (rc == -1)
+		goto out;
+	if (!tdiff && !fdiff) {
+		/* In step; drop anything an interrupted run staged. */
+		(void)fs_rmtreeat(rp->repofd, frel);
+		(void)unlinkat(rp->repofd, srel, 0);
+		ret = 0;
+		goto out;
+	}
+	if (stagefd == -1 && (stagefd = rp_opendir(rp, frel)) == -1) {
+		cerr_errno(&rp->err, "%s/%s", rp->dir, frel);
+		goto out;
+	}
+	if (nnames > 1)
+		qsort(names, nnames, sizeof(*names), str_cmp);
+	if (prune(stagefd, "", names, nnames) == -1) {
+		cerr_errno(&rp->err, "%s/%s", rp->dir, frel);
+		goto out;
+	}
+	if (!tdiff) {
+		/* Files repaired under an unchanged transcript. */
+		(void)unlinkat(rp->repofd, srel, 0);
+		if (linkat(rp->repofd, trel, rp->repofd, srel, 0) == -1) {
+			cerr_errno(&rp->err, "%s/%s", rp->dir, srel);
+			goto out;
+		}
+	}
+	rp->changed = 1;
+	if (rp->nflag) {
+		printf("%s: out of date\n", name);
+		ret = 0;
+		goto out;
+	}
+	if (syncfs(stagefd) == -1) {
+		cerr_errno(&rp->err, "%s/%s: syncfs", rp->dir, frel);
+		goto out;
+	}
+	if (publish(rp, name, live || fstatat(rp->repofd, trel, &st,
+	    AT_SYMLINK_NOFOLLOW) == 0) == -1)
+		goto out;
+	if (!rp->qflag)
+		printf("%s: updated\n", name);
+	ret = 0;
+out:
+	for (i = 0; i < nnames; i++)
+		free(names[i]);
+	free(names);
+	if (r != NULL)
+		treader_close(r);
+	if (stagefd != -1)
+		close(stagefd);
+	if (livefd != -1)
+		close(livefd);
+	return ret;
+}
+
+/* Rename the staged command files into command/ (after the loadsets). */
+static int
+install_commands(struct rp *rp)
+{
+	struct stat	 st;
+	char		 src[PATH_MAX], dst[PATH_MAX];
+	const char	*leaf;
+	size_t		 i, bad;
+	int		 pfd, sfd;
+
+	for (i = 0; i < rp->kfiles.n; i++) {
+		snprintf(src, sizeof(src), RP_STAGE "/command/%s",
+		    rp->kfiles.v[i]);
+		snprintf(dst, sizeof(dst), "command/%s", rp->kfiles.v[i]);
+		if ((sfd = confine_open(rp->repofd, src, O_RDONLY, 0)) ==
+		    -1 || fstat(sfd, &st) == -1) {
+			cerr_errno(&rp->err, "%s/%s", rp->dir, src);
+			if (sfd != -1)
+				close(sfd);
+			return -1;
+		}
+		{
+			char	 sum[CKSUM_B64MAX];
+
+			if (cksum_fd(rp->ck, sfd, sum, NULL) == -1) {
+				cerr_errno(&rp->err, "%s/%s", rp->dir, src);
+				close(sfd);
+				return -1;
+			}
+			close(sfd);
+			if (same_file(rp, rp->repofd, dst, st.st_size, sum))
+				continue;
+		}
+		rp->changed = 1;
+		if (rp->nflag) {
+			printf("command/%s: out of date\n", rp->kfiles.v[i]);
+			continue;
+		}
+		/*
+		 * The stage is on the repository's file system: one
+		 * rename puts the whole new command file in place.
+		 */
+		if ((pfd = confine_parent(rp->repofd, dst, rp_mkdir, NULL,
+		    &leaf, &bad)) == -1) {
+			cerr_errno(&rp->err, "%s/%s", rp->dir, dst);
+			return -1;
+		}
+		if (renameat(rp->repofd, src, pfd, leaf) == -1 ||
+		    fsync(pfd) == -1) {
+			cerr_errno(&rp->err, "%s/%s", rp->dir, dst);
+			close(pfd);
+			return -1;
+		}
+		close(pfd);
+		if (!rp->qflag)
+			printf("command/%s: updated\n", rp->kfiles.v[i]);
+	}
+	return 0;
+}
+
+/*
+ * -r: remove the loadsets no command file names any more; the command
+ * files that named them were replaced first.
+ */
+static int
+remove_stale(struct rp *rp)
+{
+	DIR		*d;
+	struct dirent	*de;
+	struct stat	 st;
+	char		 rel[PATH_MAX];
+	int		 dfd, rc = 0;
+
+	if ((dfd = confine_open(rp->repofd, "transcript", O_RDONLY |
+	    O_DIRECTORY, 0)) == -1 || (d = fdopendir(dfd)) == NULL) {
+		cerr_errno(&rp->err, "%s/transcript", rp->dir);
+		if (dfd != -1)
+			close(dfd);
+		return -1;
+	}
+	while ((de = readdir(d)) != NULL) {
+		/* special.T: the server-wide special defaults (cairnd(8)). */
+		if (de->d_name[0] == '.' || sl_has(&rp->trans, de->d_name) ||
+		    strcmp(de->d_name, "special.T") == 0)
+			continue;
+		if (fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == -1 ||
+		    !S_ISREG(st.st_mode))
+			continue;
+		rp->changed = 1;
+		if (rp->nflag) {
+			printf("%s: would be removed\n", de->d_name);
+			continue;
+		}
+		/* Transcript first: no transcript is left without files. */
+		if (unlinkat(dfd, de->d_name, 0) == -1) {
+			cerr_errno(&rp->err, "%s/transcript/%s", rp->dir,
+			    de->d_name);
+			rc = -1;
+			continue;
+		}
+		snprintf(rel, sizeof(rel), "file/%s", de->d_name);
+		if (fs_rmtreeat(rp->repofd, rel) == -1 && errno != ENOENT) {
+			cerr_errno(&rp->err, "%s/%s", rp->dir, rel);
+			rc = -1;
+		}
+		if (!rp->qflag)
+			printf("%s: removed\n", de->d_name);
+	}
+	closedir(d);
+	return rc;
+}
+
+/* cairn-publish lives beside this program (the same bindir). */
+static void
+find_publish(struct rp *rp, const char *argv0)
+{
+	char	 self[PATH_MAX], *slash;
+	ssize_t	 n;
+
+	if ((n = readlink("/proc/self/exe", self, sizeof(self) - 1)) > 0) {
+		self[n] = '\0';
+	} else if (strchr(argv0, '/') != NULL)
+		strlcpy(self, argv0, sizeof(self));
+	else
+		snprintf(self, sizeof(self), "%s/cairn-replicate", SBINDIR);
+	if ((slash = strrchr(self, '/')) != NULL)
+		*slash = '\0';
+	snprintf(rp->publish, sizeof(rp->publish), "%s/cairn-publish", self);
+}
+
+static int
+tool_opt(int ch, const char *arg, void *ctx)
+{
+	struct rp	*rp = ctx;
+
+	switch (ch) {
+	case 'c':
+		if (cksum_check(arg, &rp->err) == -1)
+			fatalx("%s", rp->err.msg);
+		rp->digest = arg;
+		break;
+	case 'D':
+		rp->dir = arg;
+		break;
+	case 'K':
+		if (!kname_ok(arg))
+			return -1;
+		rp->kname = arg;
+		break;
+	case 'n':
+		rp->nflag = 1;
+		break;
+	case 'q':
+		rp->qflag = 1;
+		break;
+	case 'r':
+		rp->rflag = 1;
+		break;
+	case 'V':
+		version_print(1);
+		exit(0);
+	default:
+		return -1;
+	}
+	return 0;
+}
+
+static const char	*layout[] = {
+	"command", "transcript", "file", "tmp/transcript", "tmp/file"
+};
+
+int
+main(int argc, char *argv[])
+{
+	struct rp	 rp;
+	struct cerr	 cerr;
+	size_t		 i;
+	int		 rc = RP_ERROR, lockfd;
+
+	log_init("cairn-replicate", LOG_TO_STDERR, 0);
+	log_setfatalstatus(RP_ERROR);
+	memset(&rp, 0, sizeof(rp));
+	copts_init(&rp.no);
+	rp.dir = _RADMIND_PATH;
+	rp.kname = "replica.K";
+	rp.digest = "sha1";
+	if (copts_parse(argc, argv, &rp.no, "c:D:K:nqrV", tool_opt, &rp)
+	    == -1 || optind != argc)
+		usage();
+	if (rp.qflag && rp.no.verbose)
+		usage();
+	if ((rp.ck = cksum_new(rp.digest)) == NULL)
+		fatalx("%s: unsupported checksum", rp.digest);
+	find_publish(&rp, argv[0]);
+	if ((rp.repofd = open(rp.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) ==
+	    -1)
+		fatal("%s", rp.dir);
+	/* A new replica starts empty: make the repository's layout. */
+	for (i = 0; i < sizeof(layout) / sizeof(layout[0]); i++) {
+		int	 fd;
+
+		if ((fd = rp_opendir(&rp, layout[i])) == -1)
+			fatal("%s/%s", rp.dir, layout[i]);
+		close(fd);
+	}
+	/* One run at a time: a timer may start one while one is running. */
+	if ((lockfd = openat(rp.repofd, "tmp/.replicate.lock", O_RDWR |
+	    O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600)) == -1)
+		fatal("%s/tmp/.replicate.lock", rp.dir);
+	if (flock(lockfd, LOCK_EX | LOCK_NB) == -1)
+		fatal("%s/tmp/.replicate.lock: another run", rp.dir);
+	if ((rp.net = net_open(&rp.no, &rp.err)) == NULL)
+		fatalx("%s", rp.err.msg);
+	/* A stage left by an interrupted run is fetched again. */
+	(void)fs_rmtreeat(rp.repofd, RP_STAGE);
+	if (fetch_commands(&rp) == -1)
+		goto done;
+	for (i = 0; i < rp.trans.n; i++)
+		if (do_transcript(&rp, rp.trans.v[i]) == -1)
+			goto done;
+	if (install_commands(&rp) == -1)
+		goto done;
+	if (rp.rflag && remove_stale(&rp) == -1)
+		goto done;
+	(void)fs_rmtreeat(rp.repofd, RP_STAGE);
+	rc = rp.changed ? RP_CHANGED : RP_OK;
+done:
+	if (rc == RP_ERROR)
+		log_warnx("%s", rp.err.msg);
+	if (net_close(rp.net, &cerr) == -1) {
+		log_warnx("%s", cerr.msg);
+		rc = RP_ERROR;
+	}
+	if (rc == RP_OK && !rp.qflag)
+		printf("In step\n");
+	cksum_free(rp.ck);
+	close(rp.repofd);
+	return rc;
+}
