@@ -68,13 +68,27 @@ bench-load: all
 	    top_srcdir='$(abs_top_srcdir)' \
 	    $(SHELL) '$(abs_top_srcdir)/bench/bench-load.sh'
 
+# Clients through HAProxy and three cairnd (a primary, two replicas) while
+# a new generation is published and a daemon restarts, then one cairnd
+# alone; BENCH_SCALE_CLIENTS etc. change its size (see
+# bench/bench-scale.sh).
+bench-scale: all
+	BENCH_DATA='$(CAIRN_BENCH_DIR)' top_builddir='$(abs_top_builddir)' \
+	    top_srcdir='$(abs_top_srcdir)' \
+	    $(SHELL) '$(abs_top_srcdir)/bench/bench-scale.sh'
+
 bench-clean:
 	rm -rf '$(CAIRN_BENCH_DIR)'
 
-.PHONY: bench bench-jobs bench-load bench-clean
+.PHONY: bench bench-jobs bench-load bench-scale bench-clean
 
 # In-process deflate reference for the pull benchmark.
 noinst_PROGRAMS += bench/zbench
 bench_zbench_SOURCES = bench/zbench.c
 bench_zbench_LDADD = $(CAIRN_LIBS)
 # --- make bench (end) ---
+
+# --- make bench-scale (begin) ---
+dist_noinst_SCRIPTS += bench/bench-scale.sh
+EXTRA_DIST += bench/srcaddr.c
+# --- make bench-scale (end) ---
