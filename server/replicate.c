@@ -369,7 +369,7 @@ publish(struct rp *rp, const char *name, int force)
 {
 	char	*av[10];
 	pid_t	 pid;
-	int	 ac = 0, status;
+	int	 ac = 0, status, nfd;
 
 	av[ac++] = "cairn-publish";
 	if (force)
@@ -387,8 +387,6 @@ publish(struct rp *rp, const char *name, int force)
 		return -1;
 	}
 	if (pid == 0) {
-		int	 nfd;
-
 		/* -q: cairn-publish's own report is not wanted either. */
 		if (rp->qflag && (nfd = open("/dev/null", O_WRONLY)) != -1)
 			(void)dup2(nfd, STDOUT_FILENO);
@@ -479,12 +477,12 @@ do_transcript(struct rp *rp, const char *name)
 	const struct tline	*t;
 	char			 trel[PATH_MAX], frel[PATH_MAX], srel[PATH_MAX];
 	char			 tpath[2 * PATH_MAX], path[PATH_MAX];
-	const char		*rel, *tsrc;
-	int			 tdiff, fdiff = 0, rc, stagefd = -1, livefd = -1;
-	int			 ret = -1, live;
-	struct stat		 st;
 	char			**names = NULL;
-	size_t			 nnames = 0, i;
+	const char		*rel, *tsrc, *leaf;
+	struct stat		 st;
+	size_t			 nnames = 0, i, bad;
+	int			 tdiff, fdiff = 0, rc, stagefd = -1, livefd = -1;
+	int			 ret = -1, live, pfd;
 
 	snprintf(trel, sizeof(trel), "transcript/%s", name);
 	snprintf(srel, sizeof(srel), "tmp/transcript/%s", name);
@@ -551,10 +549,6 @@ do_transcript(struct rp *rp, const char *name)
 		if (same_file(rp, stagefd, rel, t->size, t->cksum))
 			continue;
 		if (live && same_file(rp, livefd, rel, t->size, t->cksum)) {
-			const char	*leaf;
-			size_t		 bad;
-			int		 pfd;
-
 			if ((pfd = confine_parent(stagefd, rel, rp_mkdir,
 			    NULL, &leaf, &bad)) != -1) {
 				(void)unlinkat(pfd, leaf, 0);
@@ -631,7 +625,7 @@ static int
 install_commands(struct rp *rp)
 {
 	struct stat	 st;
-	char		 src[PATH_MAX], dst[PATH_MAX];
+	char		 src[PATH_MAX], dst[PATH_MAX], sum[CKSUM_B64MAX];
 	const char	*leaf;
 	size_t		 i, bad;
 	int		 pfd, sfd;
@@ -647,18 +641,14 @@ install_commands(struct rp *rp)
 				close(sfd);
 			return -1;
 		}
-		{
-			char	 sum[CKSUM_B64MAX];
-
-			if (cksum_fd(rp->ck, sfd, sum, NULL) == -1) {
-				cerr_errno(&rp->err, "%s/%s", rp->dir, src);
-				close(sfd);
-				return -1;
-			}
+		if (cksum_fd(rp->ck, sfd, sum, NULL) == -1) {
+			cerr_errno(&rp->err, "%s/%s", rp->dir, src);
 			close(sfd);
-			if (same_file(rp, rp->repofd, dst, st.st_size, sum))
-				continue;
+			return -1;
 		}
+		close(sfd);
+		if (same_file(rp, rp->repofd, dst, st.st_size, sum))
+			continue;
 		rp->changed = 1;
 		if (rp->nflag) {
 			printf("command/%s: out of date\n", rp->kfiles.v[i]);
@@ -803,7 +793,7 @@ main(int argc, char *argv[])
 	struct rp	 rp;
 	struct cerr	 cerr;
 	size_t		 i;
-	int		 rc = RP_ERROR, lockfd;
+	int		 rc = RP_ERROR, lockfd, fd;
 
 	log_init("cairn-replicate", LOG_TO_STDERR, 0);
 	log_setfatalstatus(RP_ERROR);
@@ -825,8 +815,6 @@ main(int argc, char *argv[])
 		fatal("%s", rp.dir);
 	/* A new replica starts empty: make the repository's layout. */
 	for (i = 0; i < sizeof(layout) / sizeof(layout[0]); i++) {
-		int	 fd;
-
 		if ((fd = rp_opendir(&rp, layout[i])) == -1)
 			fatal("%s/%s", rp.dir, layout[i]);
 		close(fd);
