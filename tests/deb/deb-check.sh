@@ -1,0 +1,205 @@
+#!/bin/bash
+# deb-check.sh: build the Debian packages from the committed tree and try
+# them on this machine.
+#
+#   tests/deb/deb-check.sh
+#
+# As root, on Debian, with debhelper, dpkg-dev and lintian installed:
+#  1. copies HEAD (git archive: no build products, no uncommitted changes)
+#     into a temporary directory and runs dpkg-buildpackage -us -uc -b there,
+#  2. runs lintian on the .changes: any error (E:) fails,
+#  3. installs cairn-server and cairn-client with dpkg -i and checks the
+#     repository's owners and, when port 6222 was free, that the packaged
+#     cairnd runs as the user cairnd and answers,
+#  4. runs ./quickstart --installed: the demonstration with /usr/sbin/cairnd
+#     and the clients in /usr/bin,
+#  5. purges both packages and checks that nothing of theirs is left: no
+#     file, unit, init script link, process, user or group.
+# Prints "deb-check: PASS" or "deb-check: FAIL (why)" last; exits 0 or 1.
+# Refuses to start (exit 2) if the packages are installed already or a
+# user cairnd exists that the packages did not make.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+export LC_ALL=C DEBIAN_FRONTEND=noninteractive
+PKGS="cairn-server cairn-client"
+fails=
+work=
+installed=no
+
+say()
+{
+	printf '==> deb-check: %s\n' "$*"
+}
+
+fail()
+{
+	echo "deb-check: $*" >&2
+	fails="$fails; $*"
+}
+
+cleanup()
+{
+	if [ "$installed" = yes ]; then
+		# shellcheck disable=SC2086
+		dpkg --purge $PKGS >/dev/null 2>&1 || true
+	fi
+	if [ -n "$work" ] && [ -d "$work" ]; then
+		rm -rf "$work"
+	fi
+}
+trap cleanup EXIT
+
+finish()
+{
+	if [ -z "$fails" ]; then
+		echo "deb-check: PASS"
+		exit 0
+	fi
+	echo "deb-check: FAIL (${fails#; })"
+	exit 1
+}
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "deb-check: must run as root (it installs and purges packages)" >&2
+	exit 2
+fi
+for p in $PKGS; do
+	if dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q installed; then
+		echo "deb-check: $p is installed already; purge it first" >&2
+		exit 2
+	fi
+done
+if getent passwd cairnd >/dev/null || getent group cairnd >/dev/null; then
+	echo "deb-check: a user or group cairnd exists already" >&2
+	exit 2
+fi
+for t in dpkg-buildpackage dh lintian git; do
+	command -v "$t" >/dev/null ||
+	    { echo "deb-check: $t not found (apt-get install debhelper dpkg-dev lintian git)" >&2; exit 2; }
+done
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/cairn-deb.XXXXXX")
+src=$work/cairn
+
+# 1. Build from a clean copy of HEAD.
+if [ -n "$(git -C "$top" status --porcelain --untracked-files=no 2>/dev/null)" ]; then
+	say "note: uncommitted changes are not part of the build (HEAD is)"
+fi
+say "dpkg-buildpackage -us -uc -b in a copy of HEAD"
+mkdir "$src"
+git -C "$top" archive --format=tar HEAD | tar -xf - -C "$src"
+start=$(date +%s)
+if ! (cd "$src" && dpkg-buildpackage -us -uc -b) >"$work/build.log" 2>&1; then
+	tail -n 60 "$work/build.log"
+	fail "dpkg-buildpackage failed"
+	finish
+fi
+say "packages built in $(( $(date +%s) - start )) s:"
+(cd "$work" && ls -1 ./*.deb ./*.changes | sed 's|^\./|    |')
+changes=$(ls "$work"/*.changes)
+
+# 2. lintian: errors fail, warnings are shown.
+say "lintian $(basename "$changes")"
+lintian --info "$changes" >"$work/lintian.log" 2>&1 || true
+grep -v '^N: ' "$work/lintian.log" | grep -v '^N:$' | sed 's/^/    /' || true
+if grep -q '^E: ' "$work/lintian.log"; then
+	fail "lintian reports errors"
+fi
+if grep -q '^W: ' "$work/lintian.log"; then
+	say "lintian warnings: $(grep -c '^W: ' "$work/lintian.log")"
+fi
+
+# 3. Install.  Was port 6222 free?  Then the packaged cairnd must run.
+port_free=yes
+if (exec 3<>/dev/tcp/127.0.0.1/6222) 2>/dev/null; then
+	port_free=no
+	say "port 6222 is in use here: not checking the packaged service"
+fi
+say "dpkg -i"
+debs=
+for p in $PKGS; do
+	debs="$debs $work/${p}_*.deb"
+done
+# shellcheck disable=SC2086
+if ! dpkg -i $debs; then
+	installed=yes
+	fail "dpkg -i failed"
+	finish
+fi
+installed=yes
+getent passwd cairnd >/dev/null || fail "no user cairnd after installation"
+for d in command file special transcript tmp tmp/file tmp/transcript; do
+	case $d in
+	tmp*) want="cairnd:cairnd 750" ;;
+	*) want="root:cairnd 750" ;;
+	esac
+	got=$(stat -c '%U:%G %a' "/var/radmind/$d" 2>/dev/null || echo missing)
+	[ "$got" = "$want" ] || fail "/var/radmind/$d is $got, not $want"
+done
+[ -d /var/radmind/client ] || fail "no /var/radmind/client"
+if [ "$port_free" = yes ]; then
+	banner=
+	for _ in $(seq 50); do
+		banner=$( (exec 3<>/dev/tcp/127.0.0.1/6222 &&
+		    timeout 5 head -n 1 <&3) 2>/dev/null || true)
+		[ -n "$banner" ] && break
+		sleep 0.1
+	done
+	case $banner in
+	200*) say "packaged cairnd answers: $banner" ;;
+	*) fail "packaged cairnd does not answer on port 6222" ;;
+	esac
+	users=$(ps -C cairnd -o user= 2>/dev/null | sort -u | tr '\n' ' ')
+	say "cairnd processes run as: $users"
+	case " $users" in
+	*" cairnd "*) ;;
+	*) fail "no cairnd process runs as the user cairnd" ;;
+	esac
+fi
+
+# 4. The demonstration on the installed programs.
+say "./quickstart --installed"
+if ! "$src/quickstart" --installed; then
+	fail "quickstart --installed failed"
+fi
+
+# 5. Purge, and check that nothing of the packages is left.
+lists=
+for p in $PKGS; do
+	lists="$lists $(dpkg-query -L "$p" | tr '\n' ' ')"
+done
+say "dpkg --purge"
+# shellcheck disable=SC2086
+dpkg --purge $PKGS || fail "dpkg --purge failed"
+installed=no
+for p in $PKGS; do
+	if dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q installed; then
+		fail "$p still installed"
+	fi
+done
+for f in $lists; do
+	[ -e "$f" ] || [ -L "$f" ] || continue
+	# A directory may stay when another package has it (/usr/bin, ...).
+	if [ -d "$f" ] && dpkg-query -S "$f" >/dev/null 2>&1; then
+		continue
+	fi
+	fail "$f left after purge"
+done
+for f in /etc/default/cairnd /etc/init.d/cairnd /var/radmind \
+    /etc/systemd/system/multi-user.target.wants/cairnd.service \
+    /var/lib/systemd/deb-systemd-helper-enabled/cairnd.service.dsh-also; do
+	if [ -e "$f" ] || [ -L "$f" ]; then
+		fail "$f left after purge"
+	fi
+done
+if ls /etc/rc?.d/*cairnd >/dev/null 2>&1; then
+	fail "init script links left: $(ls /etc/rc?.d/*cairnd | tr '\n' ' ')"
+fi
+getent passwd cairnd >/dev/null && fail "user cairnd left after purge"
+getent group cairnd >/dev/null && fail "group cairnd left after purge"
+if [ -n "$(ps -C cairnd -o pid=,user= 2>/dev/null | awk '$2 == "cairnd"')" ]; then
+	fail "a cairnd process of the user cairnd still runs"
+fi
+say "purged: no file, link, user or process of the packages left"
+finish
