@@ -110,7 +110,10 @@ if grep -q '^W: ' "$work/lintian.log"; then
 	say "lintian warnings: $(grep -c '^W: ' "$work/lintian.log")"
 fi
 
-# 3. Install.  Was port 6222 free?  Then the packaged cairnd must run.
+# 3. Install.  Was /var/radmind there before (then it may stay)?  Was
+#    port 6222 free?  Then the packaged cairnd must run.
+radmind_before=no
+[ -e /var/radmind ] && radmind_before=yes
 port_free=yes
 if (exec 3<>/dev/tcp/127.0.0.1/6222) 2>/dev/null; then
 	port_free=no
@@ -128,7 +131,7 @@ if ! dpkg -i $debs; then
 	finish
 fi
 installed=yes
-getent passwd cairnd >/dev/null || fail "no user cairnd after installation"
+uid=$(id -u cairnd 2>/dev/null) || fail "no user cairnd after installation"
 for d in command file special transcript tmp tmp/file tmp/transcript; do
 	case $d in
 	tmp*) want="cairnd:cairnd 750" ;;
@@ -186,7 +189,10 @@ for f in $lists; do
 	fi
 	fail "$f left after purge"
 done
-for f in /etc/default/cairnd /etc/init.d/cairnd /var/radmind \
+if [ "$radmind_before" = no ] && [ -e /var/radmind ]; then
+	fail "/var/radmind left after purge"
+fi
+for f in /etc/default/cairnd /etc/init.d/cairnd \
     /etc/systemd/system/multi-user.target.wants/cairnd.service \
     /var/lib/systemd/deb-systemd-helper-enabled/cairnd.service.dsh-also; do
 	if [ -e "$f" ] || [ -L "$f" ]; then
@@ -198,8 +204,9 @@ if ls /etc/rc?.d/*cairnd >/dev/null 2>&1; then
 fi
 getent passwd cairnd >/dev/null && fail "user cairnd left after purge"
 getent group cairnd >/dev/null && fail "group cairnd left after purge"
-if [ -n "$(ps -C cairnd -o pid=,user= 2>/dev/null | awk '$2 == "cairnd"')" ]; then
-	fail "a cairnd process of the user cairnd still runs"
+if [ -n "${uid:-}" ] && [ -n "$(ps -C cairnd -o pid=,uid= 2>/dev/null |
+    awk -v u="$uid" '$2 == u')" ]; then
+	fail "a cairnd process of the user cairnd (uid $uid) still runs"
 fi
 say "purged: no file, link, user or process of the packages left"
 finish
