@@ -17,7 +17,8 @@
 #     file, unit, init script link, process, user or group.
 # Prints "deb-check: PASS" or "deb-check: FAIL (why)" last; exits 0 or 1.
 # Refuses to start (exit 2) if the packages are installed already or a
-# user cairnd exists that the packages did not make.
+# user cairnd exists that the packages did not make.  A /var/radmind that
+# exists beforehand is saved (tar) and put back as it was after the purge.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -38,12 +39,23 @@ fail()
 	fails="$fails; $*"
 }
 
+# A /var/radmind that was there before (a repository or a test's) gets
+# its owners and modes back, and the directories the purge took.
+restore_radmind()
+{
+	if [ -n "$work" ] && [ -f "$work/radmind-before.tar" ]; then
+		tar -C /var -xpf "$work/radmind-before.tar" &&
+		    rm -f "$work/radmind-before.tar"
+	fi
+}
+
 cleanup()
 {
 	if [ "$installed" = yes ]; then
 		# shellcheck disable=SC2086
 		dpkg --purge $PKGS >/dev/null 2>&1 || true
 	fi
+	restore_radmind
 	if [ -n "$work" ] && [ -d "$work" ]; then
 		rm -rf "$work"
 	fi
@@ -113,7 +125,11 @@ fi
 # 3. Install.  Was /var/radmind there before (then it may stay)?  Was
 #    port 6222 free?  Then the packaged cairnd must run.
 radmind_before=no
-[ -e /var/radmind ] && radmind_before=yes
+if [ -e /var/radmind ]; then
+	radmind_before=yes
+	say "/var/radmind exists: saved, and restored after the purge"
+	tar -C /var -cpf "$work/radmind-before.tar" radmind
+fi
 port_free=yes
 if (exec 3<>/dev/tcp/127.0.0.1/6222) 2>/dev/null; then
 	port_free=no
@@ -209,4 +225,5 @@ if [ -n "${uid:-}" ] && [ -n "$(ps -C cairnd -o pid=,uid= 2>/dev/null |
 	fail "a cairnd process of the user cairnd (uid $uid) still runs"
 fi
 say "purged: no file, link, user or process of the packages left"
+restore_radmind
 finish
