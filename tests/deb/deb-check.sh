@@ -49,20 +49,21 @@ restore_radmind()
 	fi
 }
 
-# check_cairnd PORT WHAT: a cairnd answers on 127.0.0.1:PORT with a 200
-# banner, and its listener runs as the user cairnd.
+# check_cairnd PORT WHAT [CODES]: a cairnd answers on 127.0.0.1:PORT with
+# a reply whose code is in CODES (default 200: this host is in config),
+# and its listener runs as the user cairnd.
 check_cairnd()
 {
-	local port=$1 what=$2 banner='' pid user
+	local port=$1 what=$2 codes=${3:-200} banner='' pid user
 	for _ in $(seq 50); do
 		banner=$( (exec 3<>"/dev/tcp/127.0.0.1/$port" &&
 		    timeout 5 head -n 1 <&3) 2>/dev/null || true)
 		[ -n "$banner" ] && break
 		sleep 0.1
 	done
-	case $banner in
-	200*) say "$what answers: $banner" ;;
-	*) fail "$what does not answer on port $port"; return ;;
+	case " $codes " in
+	*" ${banner%%[- ]*} "*) say "$what answers: $banner" ;;
+	*) fail "$what: '$banner' on port $port"; return ;;
 	esac
 	pid=$(ss -ltnpH "sport = :$port" 2>/dev/null |
 	    sed -n 's/.*"cairnd",pid=\([0-9]*\).*/\1/p' | head -n 1)
@@ -182,14 +183,31 @@ for d in command file special transcript tmp tmp/file tmp/transcript; do
 	[ "$got" = "$want" ] || fail "/var/radmind/$d is $got, not $want"
 done
 [ -d /var/radmind/client ] || fail "no /var/radmind/client"
-if [ "$port_free" = yes ]; then
-	check_cairnd 6222 "the cairnd the installation started"
+if [ "$port_free" = yes ] && [ -x /usr/sbin/policy-rc.d ]; then
+	say "policy-rc.d here: the installation does not start services"
+elif [ "$port_free" = yes ]; then
+	# No config yet: it answers 421 (README.Debian, "Enabled and started").
+	check_cairnd 6222 "the cairnd the installation started" "200 421"
 fi
-# The installed init script with the installed -g cairnd set-up, on a port
-# of its own (whatever holds 6222 here); no systemctl redirection.
+# The installed init script with -g cairnd, on a port of its own (whatever
+# holds 6222 here) and without systemctl redirection, over a repository
+# laid out as README.Debian says, whose config lists this host.
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-printf 'CAIRND_OPTS="-g cairnd -a 127.0.0.1 -p %s"\nPIDFILE=%s\n' \
-    "$port" "$work/cairnd.pid" >"$work/cairnd.default"
+repo=$work/repo
+mkdir -p "$repo/tmp/file" "$repo/tmp/transcript"
+for d in command file special transcript; do
+	mkdir "$repo/$d"
+	chown root:cairnd "$repo/$d"
+	chmod 0750 "$repo/$d"
+done
+chown cairnd:cairnd "$repo/tmp" "$repo/tmp/file" "$repo/tmp/transcript"
+chmod 0750 "$repo/tmp" "$repo/tmp/file" "$repo/tmp/transcript"
+echo '127.0.0.1 demo.K' >"$repo/config"
+: >"$repo/command/demo.K"
+chgrp cairnd "$repo/config" "$repo/command/demo.K"
+chmod 0640 "$repo/config" "$repo/command/demo.K"
+printf 'CAIRND_OPTS="-g cairnd -a 127.0.0.1 -p %s -D %s"\nPIDFILE=%s\n' \
+    "$port" "$repo" "$work/cairnd.pid" >"$work/cairnd.default"
 say "/etc/init.d/cairnd start (-g cairnd, port $port)"
 if SYSTEMCTL_SKIP_REDIRECT=1 CAIRND_DEFAULTS=$work/cairnd.default \
     /etc/init.d/cairnd start; then
@@ -221,6 +239,12 @@ for p in $PKGS; do
 	fi
 done
 for f in $lists; do
+	[ "$f" != /. ] || continue
+	case $f in
+	/var/radmind|/var/radmind/*)
+		[ "$radmind_before" = no ] || continue
+		;;
+	esac
 	[ -e "$f" ] || [ -L "$f" ] || continue
 	# A directory may stay when another package has it (/usr/bin, ...).
 	if [ -d "$f" ] && dpkg-query -S "$f" >/dev/null 2>&1; then
