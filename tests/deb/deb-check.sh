@@ -117,6 +117,11 @@ for t in dpkg-buildpackage dh lintian git; do
 	    { echo "deb-check: $t not found (apt-get install debhelper dpkg-dev lintian git)" >&2; exit 2; }
 done
 
+if ! git -C "$top" rev-parse --verify -q HEAD >/dev/null; then
+	echo "deb-check: $top is not a git checkout (the packages are built from HEAD)" >&2
+	exit 2
+fi
+
 work=$(mktemp -d "${TMPDIR:-/tmp}/cairn-deb.XXXXXX")
 src=$work/cairn
 
