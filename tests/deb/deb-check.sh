@@ -188,6 +188,14 @@ for d in command file special transcript tmp tmp/file tmp/transcript; do
 	[ "$got" = "$want" ] || fail "/var/radmind/$d is $got, not $want"
 done
 [ -d /var/radmind/client ] || fail "no /var/radmind/client"
+for f in /usr/sbin/cairnd /usr/sbin/cairn-publish /usr/sbin/cairn-ra \
+    /usr/bin/ktcheck /usr/bin/lapply; do
+	[ -x "$f" ] || fail "$f not installed"
+done
+# The nightly update is the administrator's to enable (README.Debian).
+if [ -e /etc/systemd/system/timers.target.wants/cairn-ra.timer ]; then
+	fail "installing enabled cairn-ra.timer"
+fi
 if [ "$port_free" = yes ] && [ -x /usr/sbin/policy-rc.d ]; then
 	say "policy-rc.d here: the installation does not start services"
 elif [ "$port_free" = yes ]; then
@@ -260,7 +268,8 @@ done
 if [ "$radmind_before" = no ] && [ -e /var/radmind ]; then
 	fail "/var/radmind left after purge"
 fi
-for f in /etc/default/cairnd /etc/init.d/cairnd \
+for f in /etc/default/cairnd /etc/init.d/cairnd /etc/default/cairn-ra \
+    /var/lib/systemd/deb-systemd-helper-enabled/cairn-ra.timer.dsh-also \
     /etc/systemd/system/multi-user.target.wants/cairnd.service \
     /var/lib/systemd/deb-systemd-helper-enabled/cairnd.service.dsh-also; do
 	if [ -e "$f" ] || [ -L "$f" ]; then
