@@ -11,6 +11,8 @@
 #  3. installs cairn-server and cairn-client with dpkg -i and checks the
 #     repository's owners and, when port 6222 was free, that the packaged
 #     cairnd runs as the user cairnd and answers,
+#     then publishes a loadset with the installed lcreate and cairn-publish
+#     and pulls it with the client package's cairn-ra update,
 #  4. runs ./quickstart --installed: the demonstration with /usr/sbin/cairnd
 #     and the clients in /usr/bin,
 #  5. purges both packages and checks that nothing of theirs is left: no
@@ -73,6 +75,51 @@ check_cairnd()
 	else
 		fail "$what runs as '${user:-?}', not cairnd"
 	fi
+}
+
+# ra_update PORT: the administrator's round trip on the installed
+# programs against the packaged cairnd on PORT: capture a tree (fsdiff
+# -C), upload it (lcreate), publish it (cairn-publish -k demo.K), then
+# cairn-ra update from the client package pulls it into an empty root.
+ra_update()
+{
+	local port=$1 ref=$work/ref root=$work/root ra=$work/ra prom
+	mkdir -p "$ref/etc/app" "$ref/opt/app/bin" "$root" "$ra/client"
+	printf 'port = 8080\n' >"$ref/etc/app/app.conf"
+	printf '#!/bin/sh\necho app\n' >"$ref/opt/app/bin/app"
+	chmod 755 "$ref/opt/app/bin/app"
+	: >"$work/empty.K"
+	if ! (cd "$ref" && /usr/bin/fsdiff -C -c sha1 -K "$work/empty.K" \
+	    -o "$work/app.T" . &&
+	    /usr/bin/lcreate -h 127.0.0.1 -p "$port" -c sha1 "$work/app.T"); then
+		fail "fsdiff -C and lcreate to the packaged cairnd failed"
+		return
+	fi
+	if ! /usr/sbin/cairn-publish -D "$repo" -c sha1 -k demo.K app.T; then
+		fail "cairn-publish failed"
+		return
+	fi
+	prom=$work/cairn-ra.prom
+	cat >"$work/ra.conf" <<-EOF_CONF
+	SERVER=127.0.0.1
+	PORT=$port
+	RADMIND_DIR='$ra'
+	WORKDIR='$root'
+	STATUS_FILE='$prom'
+	CHECKSUM=sha1
+	EOF_CONF
+	say "/usr/sbin/cairn-ra update (against the packaged cairnd)"
+	if ! /usr/sbin/cairn-ra -f "$work/ra.conf" update; then
+		fail "cairn-ra update failed"
+		return
+	fi
+	if ! diff -r "$ref" "$root"; then
+		fail "cairn-ra update: the tree differs from the published one"
+	fi
+	if ! grep -q '^cairn_ra_last_run_success{verb="update"} 1$' "$prom"; then
+		fail "cairn-ra update: no success in its status file"
+	fi
+	say "cairn-ra update pulled the published loadset"
 }
 
 cleanup()
@@ -225,6 +272,7 @@ say "/etc/init.d/cairnd start (-g cairnd, port $port)"
 if SYSTEMCTL_SKIP_REDIRECT=1 CAIRND_DEFAULTS=$work/cairnd.default \
     /etc/init.d/cairnd start; then
 	check_cairnd "$port" "cairnd started by /etc/init.d/cairnd"
+	ra_update "$port"
 	SYSTEMCTL_SKIP_REDIRECT=1 CAIRND_DEFAULTS=$work/cairnd.default \
 	    /etc/init.d/cairnd stop || fail "/etc/init.d/cairnd stop failed"
 else
