@@ -385,9 +385,12 @@ sess_dispatch(struct sess *s, char *line)
 	if (ac != 0 && s->opts->proxies != NULL &&
 	    strcmp(av[0], "PROXY") == 0) {
 		/* A header after the banner is never one to obey. */
-		sess_log(s, LOG_NOTICE, s->via != NULL ? "refused: a second "
-		    "PROXY header" : "refused: PROXY header from an address "
-		    "not listed in -X");
+		if (s->via != NULL)
+			sess_log(s, LOG_NOTICE,
+			    "refused: a second PROXY header");
+		else
+			sess_log(s, LOG_NOTICE, "refused: PROXY header from "
+			    "an address not listed in -X");
 		s->status = 1;
 		return SESS_CLOSE;
 	}

@@ -86,7 +86,10 @@ def main():
     else:
         s.sendall(req)
     if zreq is None:
-        s.shutdown(socket.SHUT_WR)
+        try:
+            s.shutdown(socket.SHUT_WR)
+        except OSError:
+            pass    # the server has closed already: read what it sent
         data = recv_all(s)
         sys.stdout.buffer.write(data.hex().encode() + b'\n' if raw
                                 else data)

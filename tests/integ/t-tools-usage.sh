@@ -6,7 +6,7 @@
 # arguments (split on blanks; no argument here holds one).
 . "$top_srcdir/tests/integ/lib.sh"
 need_tool ktcheck lapply lcreate lfdiff repo fsdiff lcksum lmerge lsort \
-    twhich cairnd cairn-bench cairn-ra
+    twhich cairnd cairn-bench cairn-ra cairn-publish
 mk_tmpdir
 MKCA="$top_srcdir/contrib/cairn-mkca"
 
@@ -68,6 +68,9 @@ cairn-ra	-p.notaport:.not.a.port.number		-p notaport update
 cairn-ra	-w.9:.level.must.be			-w 9 update
 cairn-ra	-Z.10:.level.must.be			-Z 10 update
 cairn-ra	bogus:.unknown.verb			bogus
+cairn-publish	nosuch:.unsupported.checksum		-c nosuch x.T
+cairn-publish	invalid.option.--.'Q'			-Q x.T
+cairn-publish	option.requires.an.argument.--.'k'	x.T -k
 cairn-mkca	invalid.option.--.'Q'			-Q ca
 cairn-mkca	option.requires.an.argument.--.'d'	-d
 cairn-mkca	x:.not.a.number.of.days			-d x ca
