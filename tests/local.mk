@@ -57,3 +57,5 @@ TESTS += tests/integ/t-session-bytes.sh
 EXTRA_DIST += tests/integ/t-session-bytes.sh
 TESTS += tests/integ/t-cairnd-logdoc.sh
 EXTRA_DIST += tests/integ/t-cairnd-logdoc.sh
+TESTS += tests/integ/t-quickstart-demo.sh
+EXTRA_DIST += tests/integ/t-quickstart-demo.sh
