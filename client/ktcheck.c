@@ -31,6 +31,7 @@
 #include "net.h"
 #include "pathcmp.h"
 #include "proto.h"
+#include "strlist.h"
 #include "version.h"
 #include "xmalloc.h"
 
@@ -39,11 +40,6 @@
 #define KT_ERROR	2
 
 #define KT_MAXSIZE	(1LL << 30)	/* largest command file or transcript */
-
-struct strlist {
-	char	**v;
-	size_t	 n;
-};
 
 struct kt {
 	struct net	*net;
@@ -69,81 +65,6 @@ usage(void)
 	fprintf(stderr, "usage: ktcheck [-CIinrV] [-q | -v] [-c checksum] "
 	    "[-D path] [-e event] [-K command file] %s\n", copts_usage());
 	exit(KT_ERROR);
-}
-
-static void
-sl_add(struct strlist *l, const char *s)
-{
-	l->v = xreallocarray(l->v, l->n + 1, sizeof(*l->v));
-	l->v[l->n++] = xstrdup(s);
-}
-
-static int
-sl_has(const struct strlist *l, const char *s, int icase)
-{
-	size_t	 i;
-
-	for (i = 0; i < l->n; i++)
-		if ((icase ? strcasecmp(l->v[i], s) : strcmp(l->v[i], s)) == 0)
-			return 1;
-	return 0;
-}
-
-static void
-sl_free(struct strlist *l)
-{
-	size_t	 i;
-
-	for (i = 0; i < l->n; i++)
-		free(l->v[i]);
-	free(l->v);
-	l->v = NULL;
-	l->n = 0;
-}
-
-/*
- * A name from a command file becomes a path under the command directory:
- * refuse anything that could leave it.
- */
-static int
-name_ok(const char *name)
-{
-	const char	*p = name;
-	size_t		 n;
-
-	if (name[0] == '\0' || name[0] == '/')
-		return 0;
-	for (;;) {
-		n = strcspn(p, "/");
-		if (n == 0 || (n == 2 && p[0] == '.' && p[1] == '.'))
-			return 0;
-		if (p[n] == '\0')
-			return 1;
-		p += n + 1;
-	}
-}
-
-/* Parsed "f <name> <mode> <uid> <gid> <mtime> <size> <cksum>". */
-struct statinfo {
-	int64_t		 mtime, size;
-	char		 cksum[CKSUM_B64MAX + 32];
-};
-
-static int
-parse_stat(const char *line, struct statinfo *si, const char *peer,
-    struct cerr *err)
-{
-	char	 copy[8192], *av[9];
-
-	if (strlcpy(copy, line, sizeof(copy)) >= sizeof(copy) ||
-	    proto_split(copy, av, 9) != 8 ||
-	    proto_parse_size(av[5], &si->mtime) == -1 ||
-	    proto_parse_size(av[6], &si->size) == -1 ||
-	    strlcpy(si->cksum, av[7], sizeof(si->cksum)) >= sizeof(si->cksum)) {
-		cerr_set(err, "%s: bad STAT reply: %.200s", peer, line);
-		return -1;
-	}
-	return 0;
 }
 
 /* Digest of an open local file with -c's algorithm. */
@@ -182,7 +103,7 @@ kt_mkdir(void *ctx, int pfd, const char *name, const char *rel, size_t len)
  */
 static int
 download(struct kt *kt, const char *kind, const char *name, const char *rel,
-    const char *path, const struct statinfo *si)
+    const char *path, const struct net_stat *si)
 {
 	struct dl_want	 w;
 	struct stat	 st;
@@ -236,26 +157,15 @@ static int
 check(struct kt *kt, const char *kind, const char *name, const char *rel,
     const char *path)
 {
-	struct statinfo	 si;
+	struct net_stat	 si;
 	struct stat	 st;
-	char		*line, sum[CKSUM_B64MAX];
+	char		 sum[CKSUM_B64MAX];
 	const char	*why = NULL;
-	int		 r, fd;
+	int		 fd;
 
-	if (net_send_stat(kt->net, kind, name, &kt->err) == -1 ||
-	    (r = net_stat_reply(kt->net, &line, &kt->err)) == -1)
+	if (net_stat(kt->net, kind, name, name != NULL ? name : path,
+	    KT_MAXSIZE, &si, &kt->err) != 0)
 		return -1;
-	if (r == 1)
-		return -1;
-	if (parse_stat(line, &si, net_peer(kt->net), &kt->err) == -1)
-		return -1;
-	if (si.size > KT_MAXSIZE) {
-		cerr_set(&kt->err, "%s: %s %s is %lld bytes, more than the "
-		    "%lld a command file or transcript may have",
-		    net_peer(kt->net), kind, name != NULL ? name : path,
-		    (long long)si.size, (long long)KT_MAXSIZE);
-		return -1;
-	}
 	if ((fd = kt_open(kt, rel)) == -1) {
 		if (errno == ENOENT)
 			why = "missing";
@@ -308,11 +218,11 @@ keep_name(struct kt *kt, const char *name)
 	char	*s, *p;
 
 	s = xstrdup(name);
-	sl_add(&kt->keep, s);
+	strlist_add(&kt->keep, s);
 	while ((p = strrchr(s, '/')) != NULL) {
 		*p = '\0';
-		if (!sl_has(&kt->keep, s, 0))
-			sl_add(&kt->keep, s);
+		if (!strlist_has(&kt->keep, s, 0))
+			strlist_add(&kt->keep, s);
 	}
 	free(s);
 }
@@ -342,7 +252,7 @@ kt_entry(void *arg, const struct cline *c, const char *kpath,
 	(void)err;
 	if (c->type != 'k' && c->type != 'p' && c->type != 'n')
 		return 0;
-	if (!name_ok(c->name)) {
+	if (!command_name_ok(c->name)) {
 		cerr_set(&kt->err, "command file %s: line %u: %s: name "
 		    "outside the command directory", kpath, c->lineno,
 		    c->name);
@@ -382,8 +292,8 @@ read_kfile(struct kt *kt)
 		return -1;
 	}
 	for (i = 0; i < cs->nspecial; i++)
-		if (!sl_has(&kt->special, cs->special[i], kt->icase))
-			sl_add(&kt->special, cs->special[i]);
+		if (!strlist_has(&kt->special, cs->special[i], kt->icase))
+			strlist_add(&kt->special, cs->special[i]);
 	cmdset_free(cs);
 	return 0;
 }
@@ -510,7 +420,7 @@ clean_dir(struct kt *kt, int dfd, const char *rel, const char *base)
 			continue;
 		if (strcmp(sub, base) == 0 || strcmp(sub, "special.T") == 0)
 			continue;
-		if (sl_has(&kt->keep, sub, kt->icase)) {
+		if (strlist_has(&kt->keep, sub, kt->icase)) {
 			if (fstatat(dirfd(d), de->d_name, &st,
 			    AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode) &&
 			    (fd = openat(dirfd(d), de->d_name, O_RDONLY |
@@ -649,8 +559,8 @@ done:
 	}
 	if (rc == KT_OK && !kt.qflag)
 		printf("No updates needed\n");
-	sl_free(&kt.keep);
-	sl_free(&kt.special);
+	strlist_free(&kt.keep);
+	strlist_free(&kt.special);
 	free(kt.kdir);
 	cksum_free(kt.ck);
 	close(kt.kdirfd);

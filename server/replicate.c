@@ -39,6 +39,7 @@
 #include "log.h"
 #include "net.h"
 #include "proto.h"
+#include "strlist.h"
 #include "transcript.h"
 #include "version.h"
 #include "xmalloc.h"
@@ -49,11 +50,6 @@
 
 #define RP_MAXSIZE	(1LL << 30)	/* largest command file or transcript */
 #define RP_STAGE	"tmp/replicate"	/* staged command files */
-
-struct strlist {
-	char	**v;
-	size_t	 n;
-};
 
 struct rp {
 	struct net	*net;
@@ -79,49 +75,6 @@ usage(void)
 	exit(RP_ERROR);
 }
 
-static void
-sl_add(struct strlist *l, const char *s)
-{
-	size_t	 i;
-
-	for (i = 0; i < l->n; i++)
-		if (strcmp(l->v[i], s) == 0)
-			return;
-	l->v = xreallocarray(l->v, l->n + 1, sizeof(*l->v));
-	l->v[l->n++] = xstrdup(s);
-}
-
-static int
-sl_has(const struct strlist *l, const char *s)
-{
-	size_t	 i;
-
-	for (i = 0; i < l->n; i++)
-		if (strcmp(l->v[i], s) == 0)
-			return 1;
-	return 0;
-}
-
-/* A command file name: relative, no "..", no empty component. */
-static int
-kname_ok(const char *name)
-{
-	const char	*p = name;
-	size_t		 n;
-
-	if (name[0] == '\0' || name[0] == '/')
-		return 0;
-	for (;;) {
-		n = strcspn(p, "/");
-		if (n == 0 || (n == 2 && p[0] == '.' && p[1] == '.') ||
-		    (n == 1 && p[0] == '.'))
-			return 0;
-		if (p[n] == '\0')
-			return 1;
-		p += n + 1;
-	}
-}
-
 /* A transcript name is one component, as cairn-publish requires. */
 static int
 tname_ok(const char *name)
@@ -139,40 +92,13 @@ rp_mkdir(void *ctx, int pfd, const char *name, const char *rel, size_t len)
 	return mkdirat(pfd, name, 0755);
 }
 
-/* Size and digest of the server's copy, from a STAT reply. */
-struct statinfo {
-	int64_t		 size;
-	char		 cksum[CKSUM_B64MAX + 32];
-};
-
+/* The server's copy of a command file or transcript: its STAT reply. */
 static int
 rp_stat(struct rp *rp, const char *kind, const char *name,
-    struct statinfo *si)
+    struct net_stat *si)
 {
-	char	*line, copy[8192], *av[9];
-	int64_t	 mtime;
-
-	if (net_send_stat(rp->net, kind, name, &rp->err) == -1 ||
-	    net_stat_reply(rp->net, &line, &rp->err) != 0)
-		return -1;
-	if (strlcpy(copy, line, sizeof(copy)) >= sizeof(copy) ||
-	    proto_split(copy, av, 9) != 8 ||
-	    proto_parse_size(av[5], &mtime) == -1 ||
-	    proto_parse_size(av[6], &si->size) == -1 ||
-	    strlcpy(si->cksum, av[7], sizeof(si->cksum)) >=
-	    sizeof(si->cksum)) {
-		cerr_set(&rp->err, "%s: bad STAT reply: %.200s",
-		    net_peer(rp->net), line);
-		return -1;
-	}
-	if (si->size > RP_MAXSIZE) {
-		cerr_set(&rp->err, "%s: %s %s is %lld bytes, more than the "
-		    "%lld a command file or transcript may have",
-		    net_peer(rp->net), kind, name != NULL ? name : "",
-		    (long long)si->size, (long long)RP_MAXSIZE);
-		return -1;
-	}
-	return 0;
+	return net_stat(rp->net, kind, name, NULL, RP_MAXSIZE, si, &rp->err) ==
+	    0 ? 0 : -1;
 }
 
 /*
@@ -298,7 +224,7 @@ rp_entry(void *arg, const struct cline *c, const char *kpath,
     struct cerr *err)
 {
 	struct rp	*rp = arg;
-	struct statinfo	 si;
+	struct net_stat	 si;
 	char		 rel[PATH_MAX];
 
 	(void)err;
@@ -309,20 +235,20 @@ rp_entry(void *arg, const struct cline *c, const char *kpath,
 			    c->name);
 			return -1;
 		}
-		sl_add(&rp->trans, c->name);
+		strlist_add(&rp->trans, c->name);
 		return 0;
 	}
 	if (c->type != 'k')
 		return 0;
-	if (!kname_ok(c->name) || strcmp(c->name, rp->kname) == 0) {
+	if (!command_name_ok(c->name) || strcmp(c->name, rp->kname) == 0) {
 		cerr_set(&rp->err, "command file %s: line %u: %s: name "
 		    "outside the command directory", kpath, c->lineno,
 		    c->name);
 		return -1;
 	}
-	if (sl_has(&rp->kfiles, c->name))
+	if (strlist_has(&rp->kfiles, c->name, 0))
 		return 0;
-	sl_add(&rp->kfiles, c->name);
+	strlist_add(&rp->kfiles, c->name);
 	snprintf(rel, sizeof(rel), RP_STAGE "/command/%s", c->name);
 	if (rp_stat(rp, "COMMAND", c->name, &si) == -1 ||
 	    fetch(rp, "COMMAND", c->name, NULL, rp->repofd, rel, c->name,
@@ -338,7 +264,7 @@ fetch_commands(struct rp *rp)
 	struct cmdwalk	 w;
 	struct cmdset	*cs;
 	struct cerr	 err;
-	struct statinfo	 si;
+	struct net_stat	 si;
 	char		 rel[PATH_MAX];
 
 	snprintf(rel, sizeof(rel), RP_STAGE "/command/%s", rp->kname);
@@ -346,7 +272,7 @@ fetch_commands(struct rp *rp)
 	    fetch(rp, "COMMAND", NULL, NULL, rp->repofd, rel, rp->kname,
 	    "STAT reply", si.size, si.cksum, 0) == -1)
 		return -1;
-	sl_add(&rp->kfiles, rp->kname);
+	strlist_add(&rp->kfiles, rp->kname);
 	w.open = rp_kopen;
 	w.entry = rp_entry;
 	w.arg = rp;
@@ -472,7 +398,7 @@ prune(int dfd, const char *prefix, char **names, size_t n)
 static int
 do_transcript(struct rp *rp, const char *name)
 {
-	struct statinfo		 si;
+	struct net_stat		 si;
 	struct treader		*r = NULL;
 	const struct tline	*t;
 	char			 trel[PATH_MAX], frel[PATH_MAX], srel[PATH_MAX];
@@ -698,7 +624,8 @@ remove_stale(struct rp *rp)
 	}
 	while ((de = readdir(d)) != NULL) {
 		/* special.T: the server-wide special defaults (cairnd(8)). */
-		if (de->d_name[0] == '.' || sl_has(&rp->trans, de->d_name) ||
+		if (de->d_name[0] == '.' ||
+		    strlist_has(&rp->trans, de->d_name, 0) ||
 		    strcmp(de->d_name, "special.T") == 0)
 			continue;
 		if (fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == -1 ||
@@ -761,7 +688,7 @@ tool_opt(int ch, const char *arg, void *ctx)
 		rp->dir = arg;
 		break;
 	case 'K':
-		if (!kname_ok(arg))
+		if (!command_name_ok(arg))
 			return -1;
 		rp->kname = arg;
 		break;
