@@ -84,16 +84,6 @@ kt_open(const struct kt *kt, const char *rel)
 	    0);
 }
 
-/* confine_parent's hook: missing directories of the command directory. */
-static int
-kt_mkdir(void *ctx, int pfd, const char *name, const char *rel, size_t len)
-{
-	(void)ctx;
-	(void)rel;
-	(void)len;
-	return mkdirat(pfd, name, 0777);
-}
-
 /*
  * Download kind/name into rel below the command directory (path is how
  * messages show it): the one download routine receives it into a temp
@@ -106,28 +96,7 @@ download(struct kt *kt, const char *kind, const char *name, const char *rel,
     const char *path, const struct net_stat *si)
 {
 	struct dl_want	 w;
-	struct stat	 st;
-	const char	*leaf;
-	char		*tmp;
-	size_t		 bad;
-	int		 fd, dfd, rc = -1;
 
-	if ((dfd = confine_parent(kt->kdirfd, rel, kt_mkdir, NULL, &leaf,
-	    &bad)) == -1) {
-		cerr_errno(&kt->err, "%s", path);
-		return -1;
-	}
-	if (*leaf == '\0') {
-		cerr_set(&kt->err, "%s: not a file name", path);
-		goto out;
-	}
-	if (fstatat(dfd, leaf, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-	    S_ISDIR(st.st_mode) && fs_rmtreeat(dfd, leaf) == -1) {
-		cerr_errno(&kt->err, "%s: remove directory", path);
-		goto out;
-	}
-	if (net_send_retr(kt->net, kind, name, NULL, &kt->err) == -1)
-		goto out;
 	memset(&w, 0, sizeof(w));
 	w.path = path;
 	w.source = "STAT reply";
@@ -135,18 +104,8 @@ download(struct kt *kt, const char *kind, const char *name, const char *rel,
 	w.cksum = si->cksum;
 	w.ck = kt->ck;
 	w.mode = 0666;
-	if (dl_file(kt->net, &w, dfd, leaf, &fd, &tmp, &kt->err) != DL_OK)
-		goto out;
-	if (fd_setmtime(fd, si->mtime) == -1) {
-		cerr_errno(&kt->err, "%s", path);
-		close(fd);
-		(void)unlinkat(dfd, tmp, 0);
-	} else
-		rc = dl_commit(fd, dfd, tmp, leaf, path, &kt->err);
-	free(tmp);
-out:
-	close(dfd);
-	return rc;
+	return dl_fetch(kt->net, kind, name, NULL, kt->kdirfd, rel, 0777, &w,
+	    si->mtime, DL_REPLACEDIR, &kt->err) == DL_OK ? 0 : -1;
 }
 
 /*

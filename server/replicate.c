@@ -135,22 +135,7 @@ fetch(struct rp *rp, const char *kind, const char *tname, const char *epath,
     int64_t size, const char *cksum, int batch)
 {
 	struct dl_want	 w;
-	const char	*leaf;
-	char		*tmp;
-	size_t		 bad;
-	int		 fd, pfd, rc = -1;
 
-	if ((pfd = confine_parent(dfd, rel, rp_mkdir, NULL, &leaf,
-	    &bad)) == -1) {
-		cerr_errno(&rp->err, "%s", path);
-		return -1;
-	}
-	if (*leaf == '\0') {
-		cerr_set(&rp->err, "%s: not a file name", path);
-		goto out;
-	}
-	if (net_send_retr(rp->net, kind, tname, epath, &rp->err) == -1)
-		goto out;
 	memset(&w, 0, sizeof(w));
 	w.path = path;
 	w.source = source;
@@ -158,28 +143,12 @@ fetch(struct rp *rp, const char *kind, const char *tname, const char *epath,
 	w.cksum = cksum;
 	w.ck = rp->ck;
 	w.mode = 0444;
-	if ((rc = dl_file(rp->net, &w, pfd, leaf, &fd, &tmp, &rp->err)) !=
-	    DL_OK) {
-		rc = -1;
-		goto out;
-	}
-	if (batch) {
-		/*
-		 * A file of a staged loadset: durable all at once
-		 * (syncfs) before cairn-publish, not one fsync each.
-		 */
-		rc = 0;
-		if (close(fd) == -1 || renameat(pfd, tmp, pfd, leaf) == -1) {
-			cerr_errno(&rp->err, "%s", path);
-			(void)unlinkat(pfd, tmp, 0);
-			rc = -1;
-		}
-	} else
-		rc = dl_commit(fd, pfd, tmp, leaf, path, &rp->err);
-	free(tmp);
-out:
-	close(pfd);
-	return rc;
+	/*
+	 * A file of a staged loadset (batch) is made durable with the
+	 * others at once (syncfs) before cairn-publish, not one fsync each.
+	 */
+	return dl_fetch(rp->net, kind, tname, epath, dfd, rel, 0755, &w, -1,
+	    batch ? DL_NOSYNC : 0, &rp->err) == DL_OK ? 0 : -1;
 }
 
 /* Open (making it) the directory rel below the repository. */
