@@ -23,6 +23,7 @@
 #include "cerr.h"
 #include "cksum.h"
 #include "compat.h"
+#include "confine.h"
 #include "download.h"
 #include "fsutil.h"
 #include "net.h"
@@ -246,4 +247,65 @@ dl_commit(int fd, int dfd, const char *tmp, const char *leaf,
 fail:
 	(void)unlinkat(dfd, tmp, 0);
 	return -1;
+}
+
+/* confine_parent's hook: a missing directory on the way, made with *ctx. */
+static int
+dl_mkdir(void *ctx, int pfd, const char *name, const char *rel, size_t len)
+{
+	(void)rel;
+	(void)len;
+	return mkdirat(pfd, name, *(const mode_t *)ctx);
+}
+
+int
+dl_fetch(struct net *n, const char *kind, const char *tname,
+    const char *epath, int dfd, const char *rel, mode_t dmode,
+    const struct dl_want *w, int64_t mtime, int flags, struct cerr *err)
+{
+	struct stat	 st;
+	const char	*leaf;
+	char		*tmp;
+	size_t		 bad;
+	int		 fd, pfd, rc;
+
+	if ((pfd = confine_parent(dfd, rel, dl_mkdir, &dmode, &leaf,
+	    &bad)) == -1) {
+		cerr_errno(err, "%s", w->path);
+		return DL_LOCAL;
+	}
+	rc = DL_LOCAL;
+	if (*leaf == '\0') {
+		cerr_set(err, "%s: not a file name", w->path);
+		goto out;
+	}
+	if ((flags & DL_REPLACEDIR) &&
+	    fstatat(pfd, leaf, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISDIR(st.st_mode) && fs_rmtreeat(pfd, leaf) == -1) {
+		cerr_errno(err, "%s: remove directory", w->path);
+		goto out;
+	}
+	if (net_send_retr(n, kind, tname, epath, err) == -1) {
+		rc = DL_DEAD;
+		goto out;
+	}
+	if ((rc = dl_file(n, w, pfd, leaf, &fd, &tmp, err)) != DL_OK)
+		goto out;
+	rc = DL_LOCAL;
+	if (mtime >= 0 && fd_setmtime(fd, mtime) == -1) {
+		cerr_errno(err, "%s", w->path);
+		close(fd);
+		(void)unlinkat(pfd, tmp, 0);
+	} else if (flags & DL_NOSYNC) {
+		if (close(fd) == -1 || renameat(pfd, tmp, pfd, leaf) == -1) {
+			cerr_errno(err, "%s", w->path);
+			(void)unlinkat(pfd, tmp, 0);
+		} else
+			rc = DL_OK;
+	} else if (dl_commit(fd, pfd, tmp, leaf, w->path, err) == 0)
+		rc = DL_OK;
+	free(tmp);
+out:
+	close(pfd);
+	return rc;
 }

@@ -1,6 +1,6 @@
 /*
  * download.h: the one download routine of the clients (lapply, ktcheck,
- * and lfdiff's private copy through dl_tofd).
+ * cairn-replicate, and lfdiff's private copy through dl_tofd).
  *
  * A file arrives under a directory descriptor, never by path string:
  * the body of a RETR is received into a new temp file created
@@ -74,6 +74,25 @@ int	 dl_skipbody(struct net *, struct cerr *err);
  */
 int	 dl_commit(int fd, int dfd, const char *tmp, const char *leaf,
 	    const char *path, struct cerr *err);
+
+/*
+ * Request (RETR kind [tname] [epath]) and receive one whole file into rel
+ * below dfd, as ktcheck fetches command files and transcripts and
+ * cairn-replicate fetches a repository's files: rel's directory is
+ * reached through common/confine (missing directories made with dmode),
+ * the body is received and verified by dl_file, the server's mtime set
+ * when mtime >= 0, and the file made durable and renamed over rel
+ * (dl_commit).  Flags: DL_NOSYNC renames without the fsyncs (the caller
+ * makes a batch durable at once); DL_REPLACEDIR removes a directory
+ * standing at rel first.  Returns 0, or a DL_* failure with err naming
+ * w->path.
+ */
+#define DL_NOSYNC	0x01
+#define DL_REPLACEDIR	0x02
+int	 dl_fetch(struct net *, const char *kind, const char *tname,
+	    const char *epath, int dfd, const char *rel, mode_t dmode,
+	    const struct dl_want *w, int64_t mtime, int flags,
+	    struct cerr *err);
 
 /*
  * Temp names in the destination directory: "<leaf>.radmind.<pid>" (or

@@ -31,6 +31,7 @@
 #include "net.h"
 #include "pathcmp.h"
 #include "proto.h"
+#include "strlist.h"
 #include "version.h"
 #include "xmalloc.h"
 
@@ -39,11 +40,6 @@
 #define KT_ERROR	2
 
 #define KT_MAXSIZE	(1LL << 30)	/* largest command file or transcript */
-
-struct strlist {
-	char	**v;
-	size_t	 n;
-};
 
 struct kt {
 	struct net	*net;
@@ -71,81 +67,6 @@ usage(void)
 	exit(KT_ERROR);
 }
 
-static void
-sl_add(struct strlist *l, const char *s)
-{
-	l->v = xreallocarray(l->v, l->n + 1, sizeof(*l->v));
-	l->v[l->n++] = xstrdup(s);
-}
-
-static int
-sl_has(const struct strlist *l, const char *s, int icase)
-{
-	size_t	 i;
-
-	for (i = 0; i < l->n; i++)
-		if ((icase ? strcasecmp(l->v[i], s) : strcmp(l->v[i], s)) == 0)
-			return 1;
-	return 0;
-}
-
-static void
-sl_free(struct strlist *l)
-{
-	size_t	 i;
-
-	for (i = 0; i < l->n; i++)
-		free(l->v[i]);
-	free(l->v);
-	l->v = NULL;
-	l->n = 0;
-}
-
-/*
- * A name from a command file becomes a path under the command directory:
- * refuse anything that could leave it.
- */
-static int
-name_ok(const char *name)
-{
-	const char	*p = name;
-	size_t		 n;
-
-	if (name[0] == '\0' || name[0] == '/')
-		return 0;
-	for (;;) {
-		n = strcspn(p, "/");
-		if (n == 0 || (n == 2 && p[0] == '.' && p[1] == '.'))
-			return 0;
-		if (p[n] == '\0')
-			return 1;
-		p += n + 1;
-	}
-}
-
-/* Parsed "f <name> <mode> <uid> <gid> <mtime> <size> <cksum>". */
-struct statinfo {
-	int64_t		 mtime, size;
-	char		 cksum[CKSUM_B64MAX + 32];
-};
-
-static int
-parse_stat(const char *line, struct statinfo *si, const char *peer,
-    struct cerr *err)
-{
-	char	 copy[8192], *av[9];
-
-	if (strlcpy(copy, line, sizeof(copy)) >= sizeof(copy) ||
-	    proto_split(copy, av, 9) != 8 ||
-	    proto_parse_size(av[5], &si->mtime) == -1 ||
-	    proto_parse_size(av[6], &si->size) == -1 ||
-	    strlcpy(si->cksum, av[7], sizeof(si->cksum)) >= sizeof(si->cksum)) {
-		cerr_set(err, "%s: bad STAT reply: %.200s", peer, line);
-		return -1;
-	}
-	return 0;
-}
-
 /* Digest of an open local file with -c's algorithm. */
 static int
 local_digest(const struct kt *kt, int fd, char out[CKSUM_B64MAX])
@@ -163,16 +84,6 @@ kt_open(const struct kt *kt, const char *rel)
 	    0);
 }
 
-/* confine_parent's hook: missing directories of the command directory. */
-static int
-kt_mkdir(void *ctx, int pfd, const char *name, const char *rel, size_t len)
-{
-	(void)ctx;
-	(void)rel;
-	(void)len;
-	return mkdirat(pfd, name, 0777);
-}
-
 /*
  * Download kind/name into rel below the command directory (path is how
  * messages show it): the one download routine receives it into a temp
@@ -182,31 +93,10 @@ kt_mkdir(void *ctx, int pfd, const char *name, const char *rel, size_t len)
  */
 static int
 download(struct kt *kt, const char *kind, const char *name, const char *rel,
-    const char *path, const struct statinfo *si)
+    const char *path, const struct net_stat *si)
 {
 	struct dl_want	 w;
-	struct stat	 st;
-	const char	*leaf;
-	char		*tmp;
-	size_t		 bad;
-	int		 fd, dfd, rc = -1;
 
-	if ((dfd = confine_parent(kt->kdirfd, rel, kt_mkdir, NULL, &leaf,
-	    &bad)) == -1) {
-		cerr_errno(&kt->err, "%s", path);
-		return -1;
-	}
-	if (*leaf == '\0') {
-		cerr_set(&kt->err, "%s: not a file name", path);
-		goto out;
-	}
-	if (fstatat(dfd, leaf, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-	    S_ISDIR(st.st_mode) && fs_rmtreeat(dfd, leaf) == -1) {
-		cerr_errno(&kt->err, "%s: remove directory", path);
-		goto out;
-	}
-	if (net_send_retr(kt->net, kind, name, NULL, &kt->err) == -1)
-		goto out;
 	memset(&w, 0, sizeof(w));
 	w.path = path;
 	w.source = "STAT reply";
@@ -214,18 +104,8 @@ download(struct kt *kt, const char *kind, const char *name, const char *rel,
 	w.cksum = si->cksum;
 	w.ck = kt->ck;
 	w.mode = 0666;
-	if (dl_file(kt->net, &w, dfd, leaf, &fd, &tmp, &kt->err) != DL_OK)
-		goto out;
-	if (fd_setmtime(fd, si->mtime) == -1) {
-		cerr_errno(&kt->err, "%s", path);
-		close(fd);
-		(void)unlinkat(dfd, tmp, 0);
-	} else
-		rc = dl_commit(fd, dfd, tmp, leaf, path, &kt->err);
-	free(tmp);
-out:
-	close(dfd);
-	return rc;
+	return dl_fetch(kt->net, kind, name, NULL, kt->kdirfd, rel, 0777, &w,
+	    si->mtime, DL_REPLACEDIR, &kt->err) == DL_OK ? 0 : -1;
 }
 
 /*
@@ -236,26 +116,15 @@ static int
 check(struct kt *kt, const char *kind, const char *name, const char *rel,
     const char *path)
 {
-	struct statinfo	 si;
+	struct net_stat	 si;
 	struct stat	 st;
-	char		*line, sum[CKSUM_B64MAX];
+	char		 sum[CKSUM_B64MAX];
 	const char	*why = NULL;
-	int		 r, fd;
+	int		 fd;
 
-	if (net_send_stat(kt->net, kind, name, &kt->err) == -1 ||
-	    (r = net_stat_reply(kt->net, &line, &kt->err)) == -1)
+	if (net_stat(kt->net, kind, name, name != NULL ? name : path,
+	    KT_MAXSIZE, &si, &kt->err) != 0)
 		return -1;
-	if (r == 1)
-		return -1;
-	if (parse_stat(line, &si, net_peer(kt->net), &kt->err) == -1)
-		return -1;
-	if (si.size > KT_MAXSIZE) {
-		cerr_set(&kt->err, "%s: %s %s is %lld bytes, more than the "
-		    "%lld a command file or transcript may have",
-		    net_peer(kt->net), kind, name != NULL ? name : path,
-		    (long long)si.size, (long long)KT_MAXSIZE);
-		return -1;
-	}
 	if ((fd = kt_open(kt, rel)) == -1) {
 		if (errno == ENOENT)
 			why = "missing";
@@ -308,11 +177,11 @@ keep_name(struct kt *kt, const char *name)
 	char	*s, *p;
 
 	s = xstrdup(name);
-	sl_add(&kt->keep, s);
+	strlist_add(&kt->keep, s);
 	while ((p = strrchr(s, '/')) != NULL) {
 		*p = '\0';
-		if (!sl_has(&kt->keep, s, 0))
-			sl_add(&kt->keep, s);
+		if (!strlist_has(&kt->keep, s, 0))
+			strlist_add(&kt->keep, s);
 	}
 	free(s);
 }
@@ -342,7 +211,7 @@ kt_entry(void *arg, const struct cline *c, const char *kpath,
 	(void)err;
 	if (c->type != 'k' && c->type != 'p' && c->type != 'n')
 		return 0;
-	if (!name_ok(c->name)) {
+	if (!command_name_ok(c->name)) {
 		cerr_set(&kt->err, "command file %s: line %u: %s: name "
 		    "outside the command directory", kpath, c->lineno,
 		    c->name);
@@ -382,8 +251,8 @@ read_kfile(struct kt *kt)
 		return -1;
 	}
 	for (i = 0; i < cs->nspecial; i++)
-		if (!sl_has(&kt->special, cs->special[i], kt->icase))
-			sl_add(&kt->special, cs->special[i]);
+		if (!strlist_has(&kt->special, cs->special[i], kt->icase))
+			strlist_add(&kt->special, cs->special[i]);
 	cmdset_free(cs);
 	return 0;
 }
@@ -510,7 +379,7 @@ clean_dir(struct kt *kt, int dfd, const char *rel, const char *base)
 			continue;
 		if (strcmp(sub, base) == 0 || strcmp(sub, "special.T") == 0)
 			continue;
-		if (sl_has(&kt->keep, sub, kt->icase)) {
+		if (strlist_has(&kt->keep, sub, kt->icase)) {
 			if (fstatat(dirfd(d), de->d_name, &st,
 			    AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode) &&
 			    (fd = openat(dirfd(d), de->d_name, O_RDONLY |
@@ -649,8 +518,8 @@ done:
 	}
 	if (rc == KT_OK && !kt.qflag)
 		printf("No updates needed\n");
-	sl_free(&kt.keep);
-	sl_free(&kt.special);
+	strlist_free(&kt.keep);
+	strlist_free(&kt.special);
 	free(kt.kdir);
 	cksum_free(kt.ck);
 	close(kt.kdirfd);

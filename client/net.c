@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cerr.h"
+#include "compat.h"
 #include "conn.h"
 #include "encode.h"
 #include "log.h"
@@ -496,6 +497,37 @@ net_stat_reply(struct net *n, char **line, struct cerr *err)
 dead:
 	n->dead = 1;
 	return -1;
+}
+
+int
+net_stat(struct net *n, const char *kind, const char *name,
+    const char *label, int64_t max, struct net_stat *st, struct cerr *err)
+{
+	char	*line, copy[8192], *av[9];
+	int	 r;
+
+	if (net_send_stat(n, kind, name, err) == -1)
+		return -1;
+	if ((r = net_stat_reply(n, &line, err)) != 0)
+		return r;
+	if (strlcpy(copy, line, sizeof(copy)) >= sizeof(copy) ||
+	    proto_split(copy, av, 9) != 8 ||
+	    proto_parse_size(av[5], &st->mtime) == -1 ||
+	    proto_parse_size(av[6], &st->size) == -1 ||
+	    strlcpy(st->cksum, av[7], sizeof(st->cksum)) >=
+	    sizeof(st->cksum)) {
+		cerr_set(err, "%s: bad STAT reply: %.200s", net_peer(n), line);
+		return -1;
+	}
+	if (label == NULL)
+		label = name != NULL ? name : "";
+	if (st->size > max) {
+		cerr_set(err, "%s: %s %s is %lld bytes, more than the %lld a "
+		    "command file or transcript may have", net_peer(n), kind,
+		    label, (long long)st->size, (long long)max);
+		return -1;
+	}
+	return 0;
 }
 
 int

@@ -72,6 +72,24 @@ int	 net_send_stat(struct net *, const char *kind, const char *name,
  */
 int	 net_stat_reply(struct net *, char **line, struct cerr *err);
 
+/* The fields of a STAT reply "f <name> <mode> <uid> <gid> <mtime> <size>
+ * <cksum>" that a client acts on. */
+struct net_stat {
+	int64_t		 mtime, size;
+	char		 cksum[128];	/* as the server sent it */
+};
+
+/*
+ * STAT <kind> [<name>] and parse the reply into *st.  A reply that is not
+ * eight fields with a decimal mtime and size, or a size above max, is an
+ * error naming the peer (label: how the object is named there, NULL for
+ * name).  Returns 0, 1 if the server refused that one request (message in
+ * err, session still usable), -1 on any other error.
+ */
+int	 net_stat(struct net *, const char *kind, const char *name,
+	    const char *label, int64_t max, struct net_stat *st,
+	    struct cerr *err);
+
 /*
  * Queue "RETR <kind> [<tname>] [<epath>]": kind FILE (tname + encoded
  * path), SPECIAL (encoded path), COMMAND (optional name), TRANSCRIPT.

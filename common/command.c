@@ -363,3 +363,21 @@ cmdset_free(struct cmdset *cs)
 	free(cs->kdir);
 	free(cs);
 }
+
+int
+command_name_ok(const char *name)
+{
+	const char	*p = name;
+	size_t		 n;
+
+	if (name[0] == '\0' || name[0] == '/')
+		return 0;
+	for (;;) {
+		n = strcspn(p, "/");
+		if (n == 0 || (n == 2 && p[0] == '.' && p[1] == '.'))
+			return 0;
+		if (p[n] == '\0')
+			return 1;
+		p += n + 1;
+	}
+}

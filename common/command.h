@@ -77,6 +77,13 @@ struct cmdwalk {
 int	cmdset_walk(const char *kfile, const char *kdir, int flags,
 	    const struct cmdwalk *w, struct cmdset **out, struct cerr *err);
 
+/*
+ * A name from a k line becomes a path below the command directory:
+ * nonzero if it is relative with no empty or ".." component, so it
+ * cannot leave that directory.
+ */
+int	command_name_ok(const char *name);
+
 /* Command directory of kfile: its directory with '/', or "./". */
 char	*command_dir(const char *kfile);
 

@@ -20,4 +20,5 @@ common_libcairn_a_SOURCES = \
 	common/fsutil.c common/fsutil.h \
 	common/confine.c common/confine.h \
 	common/version.c common/version.h \
-	common/proxyhdr.c common/proxyhdr.h
+	common/proxyhdr.c common/proxyhdr.h \
+	common/strlist.c common/strlist.h

@@ -91,7 +91,8 @@ server_cairn_replicate_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/client \
 server_cairn_replicate_LDADD = client/libclient.a $(CAIRN_LIBS)
 REPLICA_TESTS = \
 	tests/integ/t-replicate.sh \
-	tests/integ/t-replica-skew.sh
+	tests/integ/t-replica-skew.sh \
+	tests/integ/t-replicate-tls.sh
 TESTS += $(REPLICA_TESTS)
 EXTRA_DIST += $(REPLICA_TESTS)
 # --- cairn-replicate (end) ---

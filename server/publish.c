@@ -12,6 +12,7 @@
  */
 #include "config.h"
 
+#include <sys/file.h>
 #include <sys/stat.h>
 
 #include <dirent.h>
@@ -419,6 +420,14 @@ add_command(struct pub *p, int cmdfd, const char *kfile)
 		fatal("%s/command/%.*s", p->dir, (int)badlen, kfile);
 	if (*leaf == '\0' || strcmp(leaf, ".") == 0)
 		fatalx("%s/command/%s: not a command file", p->dir, kfile);
+	/*
+	 * Two publishes adding to the same command file at once would each
+	 * read the old text and one addition would be lost: the read, the
+	 * rewrite and the rename happen under a lock on the directory
+	 * (released when pfd is closed).
+	 */
+	if (!p->dryrun && flock(pfd, LOCK_EX) == -1)
+		fatal("%s/command/%.*s", p->dir, (int)(leaf - kfile), kfile);
 	if ((fd = openat(pfd, leaf, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) !=
 	    -1) {
 		if (fstat(fd, &st) == -1)

@@ -39,6 +39,7 @@
 #include "log.h"
 #include "net.h"
 #include "proto.h"
+#include "strlist.h"
 #include "transcript.h"
 #include "version.h"
 #include "xmalloc.h"
@@ -49,11 +50,6 @@
 
 #define RP_MAXSIZE	(1LL << 30)	/* largest command file or transcript */
 #define RP_STAGE	"tmp/replicate"	/* staged command files */
-
-struct strlist {
-	char	**v;
-	size_t	 n;
-};
 
 struct rp {
 	struct net	*net;
@@ -79,49 +75,6 @@ usage(void)
 	exit(RP_ERROR);
 }
 
-static void
-sl_add(struct strlist *l, const char *s)
-{
-	size_t	 i;
-
-	for (i = 0; i < l->n; i++)
-		if (strcmp(l->v[i], s) == 0)
-			return;
-	l->v = xreallocarray(l->v, l->n + 1, sizeof(*l->v));
-	l->v[l->n++] = xstrdup(s);
-}
-
-static int
-sl_has(const struct strlist *l, const char *s)
-{
-	size_t	 i;
-
-	for (i = 0; i < l->n; i++)
-		if (strcmp(l->v[i], s) == 0)
-			return 1;
-	return 0;
-}
-
-/* A command file name: relative, no "..", no empty component. */
-static int
-kname_ok(const char *name)
-{
-	const char	*p = name;
-	size_t		 n;
-
-	if (name[0] == '\0' || name[0] == '/')
-		return 0;
-	for (;;) {
-		n = strcspn(p, "/");
-		if (n == 0 || (n == 2 && p[0] == '.' && p[1] == '.') ||
-		    (n == 1 && p[0] == '.'))
-			return 0;
-		if (p[n] == '\0')
-			return 1;
-		p += n + 1;
-	}
-}
-
 /* A transcript name is one component, as cairn-publish requires. */
 static int
 tname_ok(const char *name)
@@ -139,40 +92,13 @@ rp_mkdir(void *ctx, int pfd, const char *name, const char *rel, size_t len)
 	return mkdirat(pfd, name, 0755);
 }
 
-/* Size and digest of the server's copy, from a STAT reply. */
-struct statinfo {
-	int64_t		 size;
-	char		 cksum[CKSUM_B64MAX + 32];
-};
-
+/* The server's copy of a command file or transcript: its STAT reply. */
 static int
 rp_stat(struct rp *rp, const char *kind, const char *name,
-    struct statinfo *si)
+    struct net_stat *si)
 {
-	char	*line, copy[8192], *av[9];
-	int64_t	 mtime;
-
-	if (net_send_stat(rp->net, kind, name, &rp->err) == -1 ||
-	    net_stat_reply(rp->net, &line, &rp->err) != 0)
-		return -1;
-	if (strlcpy(copy, line, sizeof(copy)) >= sizeof(copy) ||
-	    proto_split(copy, av, 9) != 8 ||
-	    proto_parse_size(av[5], &mtime) == -1 ||
-	    proto_parse_size(av[6], &si->size) == -1 ||
-	    strlcpy(si->cksum, av[7], sizeof(si->cksum)) >=
-	    sizeof(si->cksum)) {
-		cerr_set(&rp->err, "%s: bad STAT reply: %.200s",
-		    net_peer(rp->net), line);
-		return -1;
-	}
-	if (si->size > RP_MAXSIZE) {
-		cerr_set(&rp->err, "%s: %s %s is %lld bytes, more than the "
-		    "%lld a command file or transcript may have",
-		    net_peer(rp->net), kind, name != NULL ? name : "",
-		    (long long)si->size, (long long)RP_MAXSIZE);
-		return -1;
-	}
-	return 0;
+	return net_stat(rp->net, kind, name, NULL, RP_MAXSIZE, si, &rp->err) ==
+	    0 ? 0 : -1;
 }
 
 /*
@@ -209,22 +135,7 @@ fetch(struct rp *rp, const char *kind, const char *tname, const char *epath,
     int64_t size, const char *cksum, int batch)
 {
 	struct dl_want	 w;
-	const char	*leaf;
-	char		*tmp;
-	size_t		 bad;
-	int		 fd, pfd, rc = -1;
 
-	if ((pfd = confine_parent(dfd, rel, rp_mkdir, NULL, &leaf,
-	    &bad)) == -1) {
-		cerr_errno(&rp->err, "%s", path);
-		return -1;
-	}
-	if (*leaf == '\0') {
-		cerr_set(&rp->err, "%s: not a file name", path);
-		goto out;
-	}
-	if (net_send_retr(rp->net, kind, tname, epath, &rp->err) == -1)
-		goto out;
 	memset(&w, 0, sizeof(w));
 	w.path = path;
 	w.source = source;
@@ -232,28 +143,12 @@ fetch(struct rp *rp, const char *kind, const char *tname, const char *epath,
 	w.cksum = cksum;
 	w.ck = rp->ck;
 	w.mode = 0444;
-	if ((rc = dl_file(rp->net, &w, pfd, leaf, &fd, &tmp, &rp->err)) !=
-	    DL_OK) {
-		rc = -1;
-		goto out;
-	}
-	if (batch) {
-		/*
-		 * A file of a staged loadset: durable all at once
-		 * (syncfs) before cairn-publish, not one fsync each.
-		 */
-		rc = 0;
-		if (close(fd) == -1 || renameat(pfd, tmp, pfd, leaf) == -1) {
-			cerr_errno(&rp->err, "%s", path);
-			(void)unlinkat(pfd, tmp, 0);
-			rc = -1;
-		}
-	} else
-		rc = dl_commit(fd, pfd, tmp, leaf, path, &rp->err);
-	free(tmp);
-out:
-	close(pfd);
-	return rc;
+	/*
+	 * A file of a staged loadset (batch) is made durable with the
+	 * others at once (syncfs) before cairn-publish, not one fsync each.
+	 */
+	return dl_fetch(rp->net, kind, tname, epath, dfd, rel, 0755, &w, -1,
+	    batch ? DL_NOSYNC : 0, &rp->err) == DL_OK ? 0 : -1;
 }
 
 /* Open (making it) the directory rel below the repository. */
@@ -298,7 +193,7 @@ rp_entry(void *arg, const struct cline *c, const char *kpath,
     struct cerr *err)
 {
 	struct rp	*rp = arg;
-	struct statinfo	 si;
+	struct net_stat	 si;
 	char		 rel[PATH_MAX];
 
 	(void)err;
@@ -309,20 +204,20 @@ rp_entry(void *arg, const struct cline *c, const char *kpath,
 			    c->name);
 			return -1;
 		}
-		sl_add(&rp->trans, c->name);
+		strlist_add(&rp->trans, c->name);
 		return 0;
 	}
 	if (c->type != 'k')
 		return 0;
-	if (!kname_ok(c->name) || strcmp(c->name, rp->kname) == 0) {
+	if (!command_name_ok(c->name) || strcmp(c->name, rp->kname) == 0) {
 		cerr_set(&rp->err, "command file %s: line %u: %s: name "
 		    "outside the command directory", kpath, c->lineno,
 		    c->name);
 		return -1;
 	}
-	if (sl_has(&rp->kfiles, c->name))
+	if (strlist_has(&rp->kfiles, c->name, 0))
 		return 0;
-	sl_add(&rp->kfiles, c->name);
+	strlist_add(&rp->kfiles, c->name);
 	snprintf(rel, sizeof(rel), RP_STAGE "/command/%s", c->name);
 	if (rp_stat(rp, "COMMAND", c->name, &si) == -1 ||
 	    fetch(rp, "COMMAND", c->name, NULL, rp->repofd, rel, c->name,
@@ -338,7 +233,7 @@ fetch_commands(struct rp *rp)
 	struct cmdwalk	 w;
 	struct cmdset	*cs;
 	struct cerr	 err;
-	struct statinfo	 si;
+	struct net_stat	 si;
 	char		 rel[PATH_MAX];
 
 	snprintf(rel, sizeof(rel), RP_STAGE "/command/%s", rp->kname);
@@ -346,7 +241,7 @@ fetch_commands(struct rp *rp)
 	    fetch(rp, "COMMAND", NULL, NULL, rp->repofd, rel, rp->kname,
 	    "STAT reply", si.size, si.cksum, 0) == -1)
 		return -1;
-	sl_add(&rp->kfiles, rp->kname);
+	strlist_add(&rp->kfiles, rp->kname);
 	w.open = rp_kopen;
 	w.entry = rp_entry;
 	w.arg = rp;
@@ -369,7 +264,7 @@ publish(struct rp *rp, const char *name, int force)
 {
 	char	*av[10];
 	pid_t	 pid;
-	int	 ac = 0, status;
+	int	 ac = 0, status, nfd;
 
 	av[ac++] = "cairn-publish";
 	if (force)
@@ -387,8 +282,6 @@ publish(struct rp *rp, const char *name, int force)
 		return -1;
 	}
 	if (pid == 0) {
-		int	 nfd;
-
 		/* -q: cairn-publish's own report is not wanted either. */
 		if (rp->qflag && (nfd = open("/dev/null", O_WRONLY)) != -1)
 			(void)dup2(nfd, STDOUT_FILENO);
@@ -474,17 +367,17 @@ prune(int dfd, const char *prefix, char **names, size_t n)
 static int
 do_transcript(struct rp *rp, const char *name)
 {
-	struct statinfo		 si;
+	struct net_stat		 si;
 	struct treader		*r = NULL;
 	const struct tline	*t;
 	char			 trel[PATH_MAX], frel[PATH_MAX], srel[PATH_MAX];
 	char			 tpath[2 * PATH_MAX], path[PATH_MAX];
-	const char		*rel, *tsrc;
-	int			 tdiff, fdiff = 0, rc, stagefd = -1, livefd = -1;
-	int			 ret = -1, live;
-	struct stat		 st;
 	char			**names = NULL;
-	size_t			 nnames = 0, i;
+	const char		*rel, *tsrc, *leaf;
+	struct stat		 st;
+	size_t			 nnames = 0, i, bad;
+	int			 tdiff, fdiff = 0, rc, stagefd = -1, livefd = -1;
+	int			 ret = -1, live, pfd;
 
 	snprintf(trel, sizeof(trel), "transcript/%s", name);
 	snprintf(srel, sizeof(srel), "tmp/transcript/%s", name);
@@ -551,10 +444,6 @@ do_transcript(struct rp *rp, const char *name)
 		if (same_file(rp, stagefd, rel, t->size, t->cksum))
 			continue;
 		if (live && same_file(rp, livefd, rel, t->size, t->cksum)) {
-			const char	*leaf;
-			size_t		 bad;
-			int		 pfd;
-
 			if ((pfd = confine_parent(stagefd, rel, rp_mkdir,
 			    NULL, &leaf, &bad)) != -1) {
 				(void)unlinkat(pfd, leaf, 0);
@@ -631,7 +520,7 @@ static int
 install_commands(struct rp *rp)
 {
 	struct stat	 st;
-	char		 src[PATH_MAX], dst[PATH_MAX];
+	char		 src[PATH_MAX], dst[PATH_MAX], sum[CKSUM_B64MAX];
 	const char	*leaf;
 	size_t		 i, bad;
 	int		 pfd, sfd;
@@ -647,18 +536,14 @@ install_commands(struct rp *rp)
 				close(sfd);
 			return -1;
 		}
-		{
-			char	 sum[CKSUM_B64MAX];
-
-			if (cksum_fd(rp->ck, sfd, sum, NULL) == -1) {
-				cerr_errno(&rp->err, "%s/%s", rp->dir, src);
-				close(sfd);
-				return -1;
-			}
+		if (cksum_fd(rp->ck, sfd, sum, NULL) == -1) {
+			cerr_errno(&rp->err, "%s/%s", rp->dir, src);
 			close(sfd);
-			if (same_file(rp, rp->repofd, dst, st.st_size, sum))
-				continue;
+			return -1;
 		}
+		close(sfd);
+		if (same_file(rp, rp->repofd, dst, st.st_size, sum))
+			continue;
 		rp->changed = 1;
 		if (rp->nflag) {
 			printf("command/%s: out of date\n", rp->kfiles.v[i]);
@@ -708,7 +593,8 @@ remove_stale(struct rp *rp)
 	}
 	while ((de = readdir(d)) != NULL) {
 		/* special.T: the server-wide special defaults (cairnd(8)). */
-		if (de->d_name[0] == '.' || sl_has(&rp->trans, de->d_name) ||
+		if (de->d_name[0] == '.' ||
+		    strlist_has(&rp->trans, de->d_name, 0) ||
 		    strcmp(de->d_name, "special.T") == 0)
 			continue;
 		if (fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == -1 ||
@@ -771,7 +657,7 @@ tool_opt(int ch, const char *arg, void *ctx)
 		rp->dir = arg;
 		break;
 	case 'K':
-		if (!kname_ok(arg))
+		if (!command_name_ok(arg))
 			return -1;
 		rp->kname = arg;
 		break;
@@ -803,7 +689,7 @@ main(int argc, char *argv[])
 	struct rp	 rp;
 	struct cerr	 cerr;
 	size_t		 i;
-	int		 rc = RP_ERROR, lockfd;
+	int		 rc = RP_ERROR, lockfd, fd;
 
 	log_init("cairn-replicate", LOG_TO_STDERR, 0);
 	log_setfatalstatus(RP_ERROR);
@@ -825,8 +711,6 @@ main(int argc, char *argv[])
 		fatal("%s", rp.dir);
 	/* A new replica starts empty: make the repository's layout. */
 	for (i = 0; i < sizeof(layout) / sizeof(layout[0]); i++) {
-		int	 fd;
-
 		if ((fd = rp_opendir(&rp, layout[i])) == -1)
 			fatal("%s/%s", rp.dir, layout[i]);
 		close(fd);

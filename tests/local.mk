@@ -57,5 +57,7 @@ TESTS += tests/integ/t-session-bytes.sh
 EXTRA_DIST += tests/integ/t-session-bytes.sh
 TESTS += tests/integ/t-cairnd-logdoc.sh
 EXTRA_DIST += tests/integ/t-cairnd-logdoc.sh
+TESTS += tests/integ/t-quickstart-demo.sh
+EXTRA_DIST += tests/integ/t-quickstart-demo.sh
 TESTS += tests/integ/t-scale-small.sh
 EXTRA_DIST += tests/integ/t-scale-small.sh

@@ -146,6 +146,35 @@ printf 'p base.T\np app-1.0.T\n' >"$T/want.K"
 assert_file_eq "$T/want.K" "$R/command/hosts/a.K" "command/hosts/a.K"
 assert_eq "p app-1.0.T" "$(cat "$R/command/hosts/new.K")" "new.K"
 
+# Two publishes editing one command file at once must not lose a line:
+# the edit waits for the lock on the command file's directory.
+need_cmd flock mkfifo
+mkfifo "$T/release" || fail "mkfifo"
+flock -x "$R/command/hosts" -c "read x <'$T/release'" &
+holder=$!
+n=0
+until [ -e "$T/locked" ] || [ "$n" -gt 50 ]; do
+	# the holder has the lock once flock -n fails
+	flock -n -x "$R/command/hosts" true || : >"$T/locked"
+	n=$((n + 1))
+	sleep 0.1
+done
+[ -e "$T/locked" ] || fail "the lock holder did not start"
+"$CAIRN_PUBLISH" -D "$R" -k hosts/locked.K app-1.0.T >"$T/lout" 2>&1 &
+pub=$!
+sleep 1
+[ -e "$R/command/hosts/locked.K" ] &&
+    fail "command file written while its directory was locked"
+echo go >"$T/release"
+wait "$holder"
+n=0
+while kill -0 "$pub" 2>/dev/null && [ "$n" -lt 100 ]; do
+	n=$((n + 1))
+	sleep 0.1
+done
+wait "$pub" || fail "publish under the lock: $(cat "$T/lout")"
+assert_eq "p app-1.0.T" "$(cat "$R/command/hosts/locked.K")" "locked.K"
+
 # A corrupt upload: nothing published, the file and line named.
 upload app-2.0.T
 printf 'x' >>"$R/tmp/file/app-2.0.T/opt/app/data.bin"
