@@ -3,6 +3,8 @@
 # doubling delay (bounded by RETRY_MAX_DELAY), logging each retry to
 # syslog, and gives up with exit status 7 after RETRIES retries; when the
 # server comes up while it waits, the next retry applies the loadset.
+# A retry after a failed lapply (a file the server could not serve)
+# compares the tree again, though nothing is new on the server.
 . "$top_srcdir/tests/integ/lib.sh"
 need_tool cairnd
 mk_tmpdir
@@ -48,4 +50,23 @@ n=$(metric retries auto)
 assert_eq "$n" "$(grep -c 'retry [0-9]* of 20' "$SYSLOGF")" "retries logged"
 grep -q 'auto: done' "$SYSLOGF" || fail "log: $(cat "$SYSLOGF")"
 [ ! -s "$T/auto.out" ] || fail "auto printed: $(cat "$T/auto.out")"
+
+# lapply fails: the server lacks b's file.  The command file and the
+# transcript are then current, but the retry must compare the tree
+# again rather than stop at "nothing new"; b's file is put back once the
+# first retry is logged.
+printf 'bravo\n' >"$SRC/b"
+ra_publish
+mv "$REPO/file/ra.T/b" "$T/b.away" || fail "mv"
+: >"$SYSLOGF"
+"$RA" -f "$T/ra.conf" auto >"$T/auto.out" 2>"$T/auto.err" &
+auto=$!
+retry 300 grep -q 'retry 1 of 20' "$SYSLOGF" ||
+    fail "no retry after the failed lapply: $(cat "$SYSLOGF")"
+mv "$T/b.away" "$REPO/file/ra.T/b" || fail "mv back"
+rc=0
+wait "$auto" || rc=$?
+assert_eq 0 "$rc" "auto after a failed lapply: $(cat "$T/auto.err")"
+assert_file_eq "$SRC/b" "$R/b" "b after the retry"
+assert_file_eq "$SRC/a" "$R/a" "a after the retry"
 end_test
