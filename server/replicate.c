@@ -746,6 +746,8 @@ done:
 	if (rc == RP_OK && !rp.qflag)
 		printf("In step\n");
 	cksum_free(rp.ck);
+	strlist_free(&rp.kfiles);
+	strlist_free(&rp.trans);
 	close(rp.repofd);
 	return rc;
 }

@@ -36,7 +36,7 @@ case $tr in
 /*)	;;
 *)	fail "transcript argument '$tr' is not a path" ;;
 esac
-check_same order "$T/hooks" <<EOT
+check_same "$T/order" "$T/hooks" <<EOT
 10-first $tr ra.T: not-applied
 20-second $tr ra.T: not-applied
 05-post $tr ra.T: applied
