@@ -150,7 +150,8 @@ assert_eq "p app-1.0.T" "$(cat "$R/command/hosts/new.K")" "new.K"
 # the edit waits for the lock on the command file's directory.
 need_cmd flock mkfifo
 mkfifo "$T/release" || fail "mkfifo"
-flock -x "$R/command/hosts" -c "read x <'$T/release'" &
+# The holder waits for the release at most 60 s, whatever happens here.
+flock -x "$R/command/hosts" timeout 60 sh -c "read x <'$T/release'" &
 holder=$!
 n=0
 until [ -e "$T/locked" ] || [ "$n" -gt 50 ]; do
