@@ -10,6 +10,8 @@
 #include "config.h"
 
 #include <sys/types.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/socket.h>
 
 #include <arpa/inet.h>
@@ -195,6 +197,63 @@ pull_tool(struct bench *b, char *const argv[], const char *cwd,
 }
 
 /*
+ * Move the last run's directory out of the way instead of removing it:
+ * a file system may make file creation pay for removals for a while
+ * (ext4 skips inodes freed in the last 30 s, one by one, so that 10,000
+ * files created after 10,000 were removed cost several times more), and
+ * no client pulls into a tree it just removed.  The retired trees are
+ * removed at the end, or when they hold a quarter of the space that was
+ * free; the sweep then pauses until the file system has forgotten them.
+ */
+#define RETIRE_PAUSE	31	/* s: ext4's memory of freed inodes, and 1 */
+
+static void
+run_retire(struct bench *b, const char *run)
+{
+	struct statvfs	 sv;
+	struct stat	 st;
+	char		*old, *dst;
+
+	if (lstat(run, &st) == -1)
+		return;
+	xasprintf(&old, "%s/retired", b->work);
+	if (b->oldmax == 0)
+		b->oldmax = statvfs(b->work, &sv) == 0 ?
+		    (uint64_t)sv.f_bavail * sv.f_frsize / 4 : 1;
+	if (b->nold > 0 && b->oldbytes + b->raw_bytes > b->oldmax) {
+		progress_end(b);
+		printf("removing the trees of %u runs, then waiting %d s for "
+		    "the file system to settle\n", b->nold, RETIRE_PAUSE);
+		fflush(stdout);
+		util_rmtree(old);
+		sync();
+		sleep(RETIRE_PAUSE);
+		b->nold = 0;
+		b->oldbytes = 0;
+	}
+	util_mkdir(old);
+	xasprintf(&dst, "%s/%u", old, b->nold++);
+	if (rename(run, dst) == -1)
+		fatal("rename %s to %s", run, dst);
+	b->oldbytes += b->raw_bytes;
+	free(dst);
+	free(old);
+}
+
+/* Remove the retired runs (at the end of the sweep). */
+void
+run_retired_remove(struct bench *b)
+{
+	char	*old;
+
+	xasprintf(&old, "%s/retired", b->work);
+	util_rmtree(old);
+	b->nold = 0;
+	b->oldbytes = 0;
+	free(old);
+}
+
+/*
  * One pull: ktcheck, fsdiff -A, lapply at level into an empty root.
  * *lst gets the relay counters of the lapply connection.
  */
@@ -213,7 +272,7 @@ pull(struct bench *b, struct relay *r, int level, struct run *out,
 	int			 i;
 
 	xasprintf(&run, "%s/run", b->work);
-	util_rmtree(run);
+	run_retire(b, run);
 	util_mkdir(run);
 	xasprintf(&client, "%s/client", run);
 	xasprintf(&root, "%s/root", run);

@@ -120,6 +120,9 @@ struct bench {
 	int		 ns_up[2];	/* ns_srv, ns_cli made (to remove) */
 	/* The cairnd of the current run, 0 none (a cleanup hook kills it). */
 	volatile sig_atomic_t cairnd_pid;
+	/* Roots of finished runs, removed later (see run_retire). */
+	unsigned	 nold;
+	uint64_t	 oldbytes, oldmax;
 	/* Progress. */
 	int		 done, total;
 	int		 tty;		/* the bar on stderr */
@@ -167,6 +170,7 @@ void	 repo_make(struct bench *, const char *);
 
 /* bench-sweep.c */
 void	 sweep_link(struct bench *, struct link *);
+void	 run_retired_remove(struct bench *);
 
 /* bench-model.c */
 #define MODEL_GRID_N	1400

@@ -656,6 +656,7 @@ sweep(struct bench *b)
 	b->total = b->nlinks * (1 + b->reps * b->nlevels);
 	for (k = 0; k < b->nlinks; k++)
 		sweep_link(b, &b->links[k]);
+	run_retired_remove(b);
 	if (b->server != NULL) {
 		/* Raw bytes: what lapply wrote, i.e. the root's files. */
 		b->raw_bytes = b->links[0].cells[0].raw_med ?
