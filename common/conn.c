@@ -14,6 +14,9 @@
 #include <sys/types.h>
 #include <sys/socket.h>
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -755,6 +758,19 @@ conn_ztick(struct conn *c, struct cerr *err)
 		    c->zmade, c->zdef, wall, c->zstall);
 		if (level != zstream_level(c->z)) {
 			c->st.zswitches++;
+			if (c->trace != NULL) {
+				char	 note[256];
+				int	 n;
+
+				n = snprintf(note, sizeof(note), "zlib auto: "
+				    "level %d -> %d: ", zstream_level(c->z),
+				    level);
+				if (n > 0 && (size_t)n < sizeof(note))
+					zauto_explain(c->za, note + n,
+					    sizeof(note) - (size_t)n);
+				c->trace(c->tracearg, CONN_TRACE_NOTE, note,
+				    strlen(note));
+			}
 			if (conn_zlevel(c, level, err) == -1)
 				return -1;
 		}
@@ -990,6 +1006,21 @@ conn_set_auto(struct conn *c, int cap, struct cerr *err)
 	}
 	zauto_free(c->za);
 	c->za = zauto_new(cap, zstream_level(c->z));
+#ifdef TCP_NOTSENT_LOWAT
+	/*
+	 * Keep little unsent data in the socket, so that the link pushes
+	 * back within ZAUTO_LOWAT of what it has in flight, not after the
+	 * megabytes a send buffer grows to: that push-back is what the
+	 * policy measures the link by.  Not a socket (a test's pipe): no
+	 * matter.
+	 */
+	{
+		int	lowat = ZAUTO_LOWAT;
+
+		(void)setsockopt(c->fd, IPPROTO_TCP, TCP_NOTSENT_LOWAT,
+		    &lowat, sizeof(lowat));
+	}
+#endif
 	c->zmark = now_ns();
 	c->zraw = c->zmade = c->zdef = c->zstall = c->zidle = 0;
 	return 0;

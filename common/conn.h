@@ -101,11 +101,14 @@ void		 conn_set_zratio(struct conn *, int ratio);
  * Line trace: fn(arg, dir, line, len) sees every line conn_getline
  * returns (dir CONN_TRACE_IN) and every line conn_printf sends
  * (CONN_TRACE_OUT; its CR and LF stripped).  line need not end in a
- * NUL: len bytes.  fn NULL (the default): no trace.  conn itself never
- * prints; proto_trace (proto.h) prints the lines through the log.
+ * NUL: len bytes.  The automatic level's decisions come as CONN_TRACE_NOTE:
+ * which level it left for which, and what it measured and estimated.
+ * fn NULL (the default): no trace.  conn itself never prints;
+ * proto_trace (proto.h) prints the lines through the log.
  */
 #define CONN_TRACE_IN	0
 #define CONN_TRACE_OUT	1
+#define CONN_TRACE_NOTE	2
 typedef void	(*conn_trace_fn)(void *arg, int dir, const char *line,
 		    size_t len);
 void		 conn_set_trace(struct conn *, conn_trace_fn, void *arg);

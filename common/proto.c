@@ -208,6 +208,6 @@ void
 proto_trace(void *arg, int dir, const char *line, size_t len)
 {
 	(void)arg;
-	log_info("%s %.*s", dir == CONN_TRACE_IN ? "<<<" : ">>>", (int)len,
-	    line);
+	log_info("%s %.*s", dir == CONN_TRACE_IN ? "<<<" :
+	    dir == CONN_TRACE_OUT ? ">>>" : "---", (int)len, line);
 }

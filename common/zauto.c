@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,16 +29,17 @@ static const double size_shape[10] = {
 
 #define ZA_WEIGHT	0.5	/* weight of a new measurement */
 #define ZA_PROBE	2.0	/* growth of an unbounded link estimate */
-#define ZA_FORGET	32	/* windows a level's own throughput is kept */
+#define ZA_FORGET	8	/* windows a level's own throughput is kept */
 #define ZA_LINKMAX	1e12	/* B/s: an unbounded link, for the sums */
 #define ZA_DECAY	0.8	/* weight of a window against the next */
+#define ZA_PEAKS	16	/* pushed-back windows the link rate is from */
 /*
  * Compressed bytes the socket must have taken without pushing back
  * before the policy believes a link it never saw the end of, and moves
  * to cheaper levels (more bytes): socket buffers swallow megabytes at
  * any link speed before they fill.
  */
-#define ZA_PROVEN	(4.0 * 1024 * 1024)
+#define ZA_PROVEN	(1.5 * 1024 * 1024)
 
 struct zauto {
 	int		 cap, cur;
@@ -58,6 +60,15 @@ struct zauto {
 	/* The same sums for the link, over every level. */
 	double		 lzout, lwall, lstall;
 	double		 link;		/* compressed B/s the link takes */
+	/*
+	 * The rates of the last ZA_PEAKS windows in which the socket
+	 * pushed back; the link is taken to carry their median.  One
+	 * window alone misleads both ways: a receiver pausing (creating
+	 * files, syncing) looks like a slow link, and a window that began
+	 * with buffers to fill like a fast one.
+	 */
+	double		 peak[ZA_PEAKS];
+	unsigned	 npeak;
 	int		 linkknown;	/* link measured while it pushed back */
 	double		 free;		/* compressed bytes since it did */
 	/* The window being gathered. */
@@ -171,14 +182,12 @@ za_estimate(const struct zauto *za, int level, double *speed, double *ratio)
 		*ratio = 1.0;
 }
 
-/* Estimated plain bytes per second at level, 0: unknown. */
+/* The model's plain bytes per second at level, 0: unknown. */
 static double
-za_throughput(const struct zauto *za, int level)
+za_model(const struct zauto *za, int level)
 {
 	double	 speed, ratio, bylink;
 
-	if (za->xput[level] > 0 && za->windows - za->xwhen[level] < ZA_FORGET)
-		return za->xput[level];
 	za_estimate(za, level, &speed, &ratio);
 	if (speed <= 0 || ratio <= 0)
 		return 0;
@@ -188,27 +197,112 @@ za_throughput(const struct zauto *za, int level)
 	return speed < bylink ? speed : bylink;
 }
 
+static int
+za_fresh(const struct zauto *za, int level)
+{
+	return za->xput[level] > 0 && za->windows - za->xwhen[level] <
+	    ZA_FORGET;
+}
+
+/*
+ * Estimated plain bytes per second at level, 0: unknown.  Measured if
+ * it was lately; else the model, scaled down by what the nearest level
+ * measured against its model: the model knows deflate and the link,
+ * not the receiver or the rest of the pipeline, and an estimate that
+ * ignores them would always beat a measurement that does not.
+ */
+static double
+za_throughput(const struct zauto *za, int level)
+{
+	double	 t, mt;
+	int	 d, m;
+
+	if (za_fresh(za, level))
+		return za->xput[level];
+	if ((t = za_model(za, level)) <= 0)
+		return 0;
+	for (d = 1; d <= 9; d++) {
+		m = level - d;
+		if (m < 0 || !za_fresh(za, m))
+			m = level + d;
+		if (m > 9 || !za_fresh(za, m))
+			continue;
+		if ((mt = za_model(za, m)) > za->xput[m])
+			t *= za->xput[m] / mt;
+		break;
+	}
+	return t;
+}
+
+void
+zauto_explain(const struct zauto *za, char *buf, size_t len)
+{
+	size_t	 o;
+	int	 l, n;
+
+	if (len == 0)
+		return;
+	if (za->link > 0)
+		n = snprintf(buf, len, "link %s %.1f MB/s; plain MB/s",
+		    za->linkknown ? "=" : ">", za->link / 1e6);
+	else
+		n = snprintf(buf, len, "link unknown; plain MB/s");
+	for (l = 0; l <= za->cap && n > 0 && (o = (size_t)n) < len; l++)
+		n += snprintf(buf + o, len - o, " %d%s%.1f", l,
+		    za->xput[l] > 0 && za->windows - za->xwhen[l] < ZA_FORGET ?
+		    "=" : "~", za_throughput(za, l) / 1e6);
+}
+
 static void
 za_decide(struct zauto *za)
 {
 	double	 t, best, cur;
 	int	 l, pick;
 
+	/*
+	 * Up only for a gain of more than ZAUTO_HYSTERESIS; down for a
+	 * loss of less than ZAUTO_GIVE: a cheaper level costs both ends
+	 * less CPU, and when something else than deflate and the link
+	 * sets the pace (the receiver) every level measures about the
+	 * same.  The two cannot both hold for one pair: no oscillation.
+	 */
+	cur = za_throughput(za, za->cur);
 	pick = za->cur;
-	cur = best = za_throughput(za, za->cur);
-	for (l = 0; l <= za->cap; l++) {
-		/* Cheaper levels only on a link known to take it. */
-		if (l < za->cur && !za->linkknown && za->free < ZA_PROVEN)
-			continue;
-		t = za_throughput(za, l);
-		/* Equal throughput: the cheaper level (the lower one). */
-		if (t > best * (l < pick ? 1.0 : 1.000001)) {
+	best = cur * ZAUTO_HYSTERESIS;
+	for (l = za->cur + 1; l <= za->cap; l++)
+		if ((t = za_throughput(za, l)) > best) {
 			best = t;
 			pick = l;
 		}
+	if (pick == za->cur) {
+		for (l = 0; l < za->cur; l++) {
+			/* Cheaper levels only on a link known to take it. */
+			if (!za->linkknown && za->free < ZA_PROVEN)
+				break;
+			if ((t = za_throughput(za, l)) >= cur * ZAUTO_GIVE) {
+				pick = l;
+				break;
+			}
+		}
 	}
-	if (pick != za->cur && best > cur * ZAUTO_HYSTERESIS)
-		za->cur = pick;
+	za->cur = pick;
+}
+
+/* The median of v[0..n-1], n >= 1 (v is left as it was). */
+static double
+za_median(const double *v, unsigned n)
+{
+	double		 w[ZA_PEAKS], t;
+	unsigned	 i, j;
+
+	memcpy(w, v, n * sizeof(w[0]));
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && w[j - 1] > w[j]; j--) {
+			t = w[j];
+			w[j] = w[j - 1];
+			w[j - 1] = t;
+		}
+	return n % 2 ? w[n / 2] : (w[n / 2 - 1] + w[n / 2]) / 2;
 }
 
 int
@@ -256,8 +350,14 @@ zauto_sample(struct zauto *za, int level, uint64_t raw, uint64_t zout,
 	else
 		za->free += (double)za->zout;
 	if (za->lstall * 10 > za->lwall) {
-		/* The socket pushed back: it takes no more than this. */
-		za->link = rate;
+		/*
+		 * The socket pushed back: the link takes about this, or as
+		 * much as it took in a recent window that pushed back.
+		 */
+		za->peak[za->npeak++ % ZA_PEAKS] = (double)za->zout /
+		    ((double)za->wall / 1e9);
+		za->link = za_median(za->peak, za->npeak < ZA_PEAKS ?
+		    za->npeak : ZA_PEAKS);
 		za->linkknown = 1;
 	} else {
 		/* It took all we gave: at least this, maybe much more. */

@@ -17,17 +17,21 @@
  * socket never made the sender wait, the link is at least as fast as
  * the output so far; the estimate of its rate then grows each stretch,
  * so that the policy tries cheaper levels until the socket pushes back.
- * A change needs an estimated gain of more than ZAUTO_HYSTERESIS.
+ * Going up needs an estimated gain of more than ZAUTO_HYSTERESIS; going
+ * down, a loss of less than 1 - ZAUTO_GIVE.
  *
  * Pure computation: no I/O, no clock.  conn.c measures and asks.
  */
 #ifndef CAIRN_ZAUTO_H
 #define CAIRN_ZAUTO_H
 
+#include <stddef.h>
 #include <stdint.h>
 
-#define ZAUTO_WINDOW		(512 * 1024)	/* plain bytes per decision */
-#define ZAUTO_HYSTERESIS	1.10		/* gain needed to change */
+#define ZAUTO_WINDOW		(2048 * 1024)	/* plain bytes per decision */
+#define ZAUTO_HYSTERESIS	1.04		/* gain needed to go up */
+#define ZAUTO_GIVE		0.98		/* loss allowed going down */
+#define ZAUTO_LOWAT		(256 * 1024)	/* unsent bytes a socket holds */
 
 struct zauto;
 
@@ -58,6 +62,14 @@ int		 zauto_sample(struct zauto *, int level, uint64_t raw,
 #define ZAUTO_MINSAMPLE		512
 #define ZAUTO_ENTROPY		7.5
 int		 zauto_incompressible(const void *p, size_t n);
+
+/*
+ * Why the current choice, in one line into buf: the link rate as the
+ * policy believes it (measured while the socket pushed back, or a
+ * lower bound it is probing), and each level's plain MB/s, measured
+ * ("=") or estimated ("~").  For a trace (cairnd -d).
+ */
+void		 zauto_explain(const struct zauto *, char *buf, size_t len);
 
 /* The current choice, and the estimated link rate (bytes/s, 0: none). */
 int		 zauto_level(const struct zauto *);

@@ -111,12 +111,34 @@ stop_cairnd
 
 # 4. The cap: -Z 3 keeps the automatic level at 3 or below.
 : >"$SLOG"
-start_cairnd "$R" -Z 3
-zrecv_ok AUTO text random text
+# Base64 text: compressible, but not much, so that enough compressed
+# bytes go by for the policy to believe a fast link and change level.
+head -c 6000000 /dev/urandom | base64 >"$F/b64" || fail "b64"
+start_cairnd "$R" -Z 3 -d
+zrecv_ok AUTO text random b64 text
 grep -qx '320 Ready to start ZLIB compression level 3 auto' "$T/zout" ||
     fail "320 at cap 3: $(cat "$T/zout")"
 wait_log 'session bodies:'
 levels_at_most 3
+# -d traces every change of level the session counted, with its reasons,
+# and none goes above the cap.
+python3 - "$SLOG" <<'PY' || fail "policy trace: $(grep -e '---' -e 'level changes' "$SLOG")"
+import re, sys
+counted = traced = 0
+for line in open(sys.argv[1]):
+    m = re.search(r'level changes (\d+)', line)
+    if m:
+        counted += int(m.group(1))
+    m = re.search(r'--- zlib auto: level (\d) -> (\d): link .* plain MB/s( \d[=~][0-9.]+)+$', line)
+    if m:
+        traced += 1
+        if int(m.group(2)) > 3 or m.group(1) == m.group(2):
+            sys.exit(1)
+    elif 'zlib auto:' in line:
+        sys.exit(1)
+print("policy trace: %d changes counted, %d traced" % (counted, traced), file=sys.stderr)
+sys.exit(0 if counted == traced else 1)
+PY
 # ktcheck -Z auto against ZAUTO: the automatic level, said with -v.
 mkdir "$T/c1"
 run_client ktcheck -v -Z auto -K "$T/c1/command.K"
