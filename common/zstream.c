@@ -25,6 +25,8 @@ struct zstream {
 	int		 defok, infok;
 	int		 infdone;
 	int		 hdrsent;	/* the two-byte zlib header is out */
+	unsigned char	 hdrin[2];	/* the peer's header ... */
+	int		 hdrgot;	/* ... bytes of it read */
 	int		 aligned;	/* output ends in a full flush */
 };
 
@@ -90,7 +92,12 @@ zstream_new(int level, struct cerr *err)
 		return NULL;
 	}
 	z->defok = 1;
-	if (inflateInit(&z->inf) != Z_OK) {
+	/*
+	 * Raw inflate too: the peer's header is checked here, and its
+	 * Adler-32, which only a trailer the stream never has could
+	 * verify, is not computed over every byte received.
+	 */
+	if (inflateInit2(&z->inf, -MAX_WBITS) != Z_OK) {
 		cerr_set(err, "inflateInit: %s",
 		    z->inf.msg ? z->inf.msg : "failed");
 		zstream_free(z);
@@ -299,6 +306,22 @@ zstream_inflate(struct zstream *z, const unsigned char **in, size_t *inlen,
 		cerr_set(err, "compressed stream ended by peer");
 		return -1;
 	}
+	while (z->hdrgot < 2 && *inlen > 0) {
+		z->hdrin[z->hdrgot++] = **in;
+		(*in)++;
+		(*inlen)--;
+		if (z->hdrgot < 2)
+			continue;
+		/* RFC 1950: deflate, window up to 32 KB, no dictionary. */
+		if ((z->hdrin[0] & 0x0f) != 8 || z->hdrin[0] >> 4 > 7 ||
+		    ((unsigned)z->hdrin[0] << 8 | z->hdrin[1]) % 31 != 0 ||
+		    (z->hdrin[1] & 0x20) != 0) {
+			cerr_set(err, "inflate: incorrect header check");
+			return -1;
+		}
+	}
+	if (z->hdrgot < 2)
+		return 0;
 	if (outlen > UINT_MAX)
 		outlen = UINT_MAX;
 	inn = *inlen > UINT_MAX ? UINT_MAX : *inlen;

@@ -233,6 +233,57 @@ inflate_all(struct buf *b, struct buf *out)
 	zstream_free(z);
 }
 
+START_TEST(test_inflate_header)
+{
+	struct zstream		*z;
+	struct buf		*wire = buf_new(1 << 20);
+	struct cerr		 err;
+	const unsigned char	*in;
+	const char		*t = "a line of text, a line of text, a line\n";
+	unsigned char		 out[256];
+	size_t			 left, got = 0;
+	ssize_t			 n;
+	static const unsigned char gz[] = { 0x1f, 0x8b, 0x08, 0x00 };
+	static const unsigned char dict[] = { 0x78, 0xbb, 0x00, 0x00 };
+
+	/* The stream fed one byte a time: header split, then the data. */
+	z = zstream_new(6, &err);
+	ck_assert_int_eq(zstream_deflate(z, t, strlen(t), ZS_SYNC, wire,
+	    &err), 0);
+	zstream_free(z);
+	z = zstream_new(1, &err);
+	in = (const unsigned char *)buf_data(wire);
+	for (left = buf_len(wire); left > 0; ) {
+		size_t	 one = 1, before = left;
+
+		n = zstream_inflate(z, &in, &one, out + got,
+		    sizeof(out) - got, &err);
+		ck_assert_int_ge(n, 0);
+		got += (size_t)n;
+		left = before - (1 - one);
+	}
+	ck_assert_uint_eq(got, strlen(t));
+	ck_assert_mem_eq(out, t, got);
+	zstream_free(z);
+
+	/* A gzip header, a preset dictionary: refused, named. */
+	z = zstream_new(1, &err);
+	in = gz;
+	left = sizeof(gz);
+	ck_assert_int_eq(zstream_inflate(z, &in, &left, out, sizeof(out),
+	    &err), -1);
+	ck_assert_str_eq(err.msg, "inflate: incorrect header check");
+	zstream_free(z);
+	z = zstream_new(1, &err);
+	in = dict;
+	left = sizeof(dict);
+	ck_assert_int_eq(zstream_inflate(z, &in, &left, out, sizeof(out),
+	    &err), -1);
+	zstream_free(z);
+	buf_free(wire);
+}
+END_TEST
+
 START_TEST(test_splice)
 {
 	struct zstream	*live, *seg;
@@ -310,6 +361,7 @@ zauto_suite(void)
 
 	tc = tcase_create("splice");
 	tcase_add_test(tc, test_splice);
+	tcase_add_test(tc, test_inflate_header);
 	suite_add_tcase(s, tc);
 	return s;
 }
