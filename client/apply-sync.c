@@ -50,6 +50,7 @@
 #define SQ_FDRESERVE	(AFS_MAXDEPTH + 160)	/* fds kept for everything else */
 #define SQ_MAXBYTES	(8LL << 20)	/* file data per batch */
 #define SQ_SYNCFS_MIN	16		/* files for one syncfs instead */
+#define SQ_EARLY	(256 * 1024)	/* bytes for early writeback */
 
 struct syncitem {
 	int			 fd;		/* the temp file */
@@ -534,11 +535,14 @@ syncq_add(struct apply *ap, int fd, int dfd, char *tmp, const char *leaf,
 	}
 #ifdef HAVE_SYNC_FILE_RANGE
 	/*
-	 * Start its writeback now rather than when the batch is handed
-	 * over: the data then goes to disk while the next files arrive, and
-	 * the worker's fsyncs find little left to wait for.
+	 * Start a large file's writeback now rather than when the batch is
+	 * handed over: the data then goes to disk while the next files
+	 * arrive, and the worker's syncs find little left to wait for.  A
+	 * small one is not worth a submission of its own on the thread that
+	 * receives: the batch's sync writes it with the others.
 	 */
-	(void)sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+	if (t->size >= SQ_EARLY)
+		(void)sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
 #endif
 	it = &sq->fill->v[sq->fill->n++];
 	it->fd = fd;
