@@ -4,10 +4,13 @@ server_cairnd_SOURCES = \
 	server/cairnd.c server/session.c server/hostcfg.c server/fetch.c \
 	server/stor.c server/zcache.c server/zcache.h server/warm.c server/server.h \
 	server/proxy.c
-server_cairnd_LDADD = $(CAIRN_LIBS)
+# stor.c syncs a full batch of uploads on a thread while the next arrives.
+server_cairnd_CFLAGS = $(AM_CFLAGS) $(PTHREAD_CFLAGS)
+server_cairnd_LDADD = $(CAIRN_LIBS) $(PTHREAD_LIBS)
 
 CAIRND_TESTS = \
 	tests/integ/t-cairnd-verbs.sh \
+	tests/integ/t-cairnd-stor-syncfail.sh \
 	tests/integ/t-cairnd-fetch.sh \
 	tests/integ/t-cairnd-confine.sh \
 	tests/integ/t-cairnd-comp.sh \

@@ -26,6 +26,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,6 +68,16 @@ struct storq {
 	size_t		 nheld;
 	int		 tmpfd;		/* tmp/, for syncfs; -1: none */
 	dev_t		 tmpdev;
+	/*
+	 * The batch before this one, being made durable by a thread of
+	 * its own while this one is received (NULL: none).  Its replies
+	 * go out, before any of this one's, once it is.
+	 */
+	struct storq	*fly;
+	pthread_t	 flyth;
+	int		 flyjoined;	/* its thread is done and joined */
+	int		 flyrc;		/* 0 durable, -1: flymsg says why */
+	char		 flymsg[PATH_MAX + 128];
 };
 
 /* What stor_mkdir needs: the mode, and the batch to note parents in. */
@@ -75,6 +87,7 @@ struct stormk {
 };
 
 static int	stor_dirty(struct storq *, int dfd);
+static void	stor_drop(struct storq *);
 static int	stor_idle(void *, struct cerr *);
 
 /*
@@ -198,7 +211,7 @@ stor_reply(struct sess *s, int code)
 {
 	struct storq	*q = s->storq;
 
-	if (q != NULL && q->nheld > 0) {
+	if (q != NULL && (q->nheld > 0 || q->fly != NULL)) {
 		q->held[q->nheld++] = code;
 		return SESS_OK;
 	}
@@ -206,11 +219,10 @@ stor_reply(struct sess *s, int code)
 	    "Storing file" : "File stored");
 }
 
-/* Send the replies held for the batch.  Returns SESS_OK or SESS_CLOSE. */
+/* Send the replies held for batch q.  Returns SESS_OK or SESS_CLOSE. */
 static int
-stor_release(struct sess *s)
+stor_release1(struct sess *s, struct storq *q)
 {
-	struct storq	*q = s->storq;
 	size_t		 i;
 	int		 r = SESS_OK;
 
@@ -219,6 +231,52 @@ stor_release(struct sess *s)
 		    "Storing file" : "File stored");
 	if (q != NULL)
 		q->nheld = 0;
+	return r;
+}
+
+/*
+ * Wait until the batch in flight, if any, is as durable as it will get
+ * (its flyrc and flymsg say how); it stays in q->fly for its replies.
+ */
+static void
+stor_flywait(struct storq *q)
+{
+	if (q == NULL || q->fly == NULL || q->flyjoined)
+		return;
+	(void)pthread_join(q->flyth, NULL);
+	q->flyjoined = 1;
+}
+
+/* Wait for the batch in flight and forget it, replies and all. */
+static void
+stor_flydrop(struct storq *q)
+{
+	if (q == NULL || q->fly == NULL)
+		return;
+	stor_flywait(q);
+	stor_drop(q->fly);
+	free(q->fly);
+	q->fly = NULL;
+	q->flyjoined = 0;
+}
+
+/*
+ * Send the replies held: those of the batch in flight first (it is
+ * waited for), then this batch's.  Returns SESS_OK or SESS_CLOSE.
+ */
+static int
+stor_release(struct sess *s)
+{
+	struct storq	*q = s->storq, *f;
+	int		 r = SESS_OK;
+
+	if (q != NULL && (f = q->fly) != NULL) {
+		stor_flywait(q);
+		r = stor_release1(s, f);
+		stor_flydrop(q);
+	}
+	if (r == SESS_OK)
+		r = stor_release1(s, q);
 	return r;
 }
 
@@ -243,16 +301,15 @@ stor_fatal(struct sess *s, int code, const char *msg)
 	return SESS_CLOSE;
 }
 
-int
-stor_sync(struct sess *s)
+/*
+ * Make batch q durable.  Touches nothing but q's descriptors (it runs on
+ * a thread of its own beside the session): 0, or -1 with msg.
+ */
+static int
+stor_durable(struct storq *q, char *msg, size_t msglen)
 {
-	struct storq	*q = s->storq;
-	char		 msg[PATH_MAX + 128];
 	size_t		 i;
-	int		 r;
 
-	if (q == NULL || (q->nfiles == 0 && q->ndirs == 0 && q->nheld == 0))
-		return SESS_OK;
 #ifdef HAVE_SYNCFS
 	/*
 	 * When everything of the batch is on the file system of tmp/, one
@@ -266,12 +323,12 @@ stor_sync(struct sess *s)
 			break;
 	if (q->tmpfd != -1 && i == q->ndirs) {
 		if (syncfs(q->tmpfd) == -1) {
-			snprintf(msg, sizeof(msg), "%s: %s",
+			snprintf(msg, msglen, "%s: %s",
 			    q->nfiles > 0 ? q->name[q->nfiles - 1] : "tmp",
 			    strerror(errno));
-			goto fail;
+			return -1;
 		}
-		goto synced;
+		return 0;
 	}
 #endif
 	/*
@@ -281,28 +338,108 @@ stor_sync(struct sess *s)
 	 */
 	for (i = 0; i < q->nfiles; i++)
 		if (fsync(q->fd[i]) == -1) {
-			snprintf(msg, sizeof(msg), "%s: %s", q->name[i],
+			snprintf(msg, msglen, "%s: %s", q->name[i],
 			    strerror(errno));
-			goto fail;
+			return -1;
 		}
 	for (i = 0; i < q->ndirs; i++)
 		if (fsync(q->dfd[i]) == -1) {
-			snprintf(msg, sizeof(msg), "%s: %s",
+			snprintf(msg, msglen, "%s: %s",
 			    q->nfiles > 0 ? q->name[q->nfiles - 1] : "tmp",
 			    strerror(errno));
-			goto fail;
+			return -1;
 		}
-#ifdef HAVE_SYNCFS
-synced:
-#endif
+	return 0;
+}
+
+static void *
+stor_flyer(void *arg)
+{
+	struct storq	*q = arg;
+
+	q->flyrc = stor_durable(q, q->flymsg, sizeof(q->flymsg));
+	return NULL;
+}
+
+/*
+ * Land the batch in flight: wait for it; if it is durable send its
+ * replies, if not end the session as a failed sync does.  Returns
+ * SESS_OK or SESS_CLOSE.
+ */
+static int
+stor_land(struct sess *s)
+{
+	struct storq	*q = s->storq, *f;
+	char		 msg[PATH_MAX + 128];
+
+	if (q == NULL || (f = q->fly) == NULL)
+		return SESS_OK;
+	stor_flywait(q);
+	if (f->flyrc == 0)
+		return stor_release(s);	/* f's replies only: q's wait */
+	/*
+	 * Not durable: nothing of it may be confirmed, nor anything
+	 * received since; the refusal takes the place of its first reply.
+	 */
+	snprintf(msg, sizeof(msg), "%s", f->flymsg);
+	log_warnx("%s", msg);
+	f->nheld = 0;
+	stor_flydrop(q);
+	stor_drop(q);
+	return stor_fatal(s, RAP_STOR_DATA, msg);
+}
+
+int
+stor_sync(struct sess *s)
+{
+	struct storq	*q = s->storq;
+	char		 msg[PATH_MAX + 128];
+	int		 r;
+
+	if (stor_land(s) == SESS_CLOSE)
+		return SESS_CLOSE;
+	if (q == NULL || (q->nfiles == 0 && q->ndirs == 0 && q->nheld == 0))
+		return SESS_OK;
+	if (stor_durable(q, msg, sizeof(msg)) == -1) {
+		/* Not durable: nothing held may be confirmed. */
+		log_warnx("%s", msg);
+		stor_drop(q);
+		return stor_fatal(s, RAP_STOR_DATA, msg);
+	}
 	r = stor_release(s);
 	stor_drop(q);
 	return r;
-fail:
-	/* Not durable: nothing held may be confirmed. */
-	log_warnx("%s", msg);
-	stor_drop(q);
-	return stor_fatal(s, RAP_STOR_DATA, msg);
+}
+
+/*
+ * The batch is full: land the one in flight, then send this one to be
+ * made durable by a thread while the next is received.  Without a
+ * thread, sync it here.  Returns SESS_OK or SESS_CLOSE.
+ */
+static int
+stor_launch(struct sess *s)
+{
+	struct storq	*q = s->storq, *n;
+	sigset_t	 all, old;
+	int		 rc;
+
+	if (stor_land(s) == SESS_CLOSE)
+		return SESS_CLOSE;
+	n = xcalloc(1, sizeof(*n));
+	n->tmpfd = q->tmpfd;		/* shared; closed by the session */
+	n->tmpdev = q->tmpdev;
+	/* Signals stay with the session's thread. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	rc = pthread_create(&n->flyth, NULL, stor_flyer, q);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc != 0) {
+		free(n);
+		return stor_sync(s);
+	}
+	n->fly = q;
+	s->storq = n;
+	return SESS_OK;
 }
 
 /*
@@ -379,7 +516,7 @@ stor_hold(struct sess *s, int fd, int dfd, const char *up, int64_t size)
 	if (q->nfiles < STOR_BATCH && q->bytes < STOR_BATCHBYTES &&
 	    q->ndirs < STOR_BATCHDIRS)
 		return SESS_OK;
-	if (stor_sync(s) == SESS_CLOSE)
+	if (stor_launch(s) == SESS_CLOSE)
 		return SESS_CLOSE;
 	/*
 	 * Push the replies now instead of when the client's data runs dry:
@@ -631,7 +768,11 @@ stor_finish(struct sess *s)
 	char	 rel[PATH_MAX], safe[PATH_MAX];
 	int	 n;
 
-	/* Kept: what is still unsynced is made durable (no one to tell). */
+	/*
+	 * Kept: what is still unsynced is made durable (no one to tell).
+	 * The batch in flight is, once its thread is done.
+	 */
+	stor_flydrop(s->storq);
 	if (s->status == 0 && s->storq != NULL && s->storq->nheld > 0) {
 		s->storq->nheld = 0;
 		(void)stor_sync(s);
