@@ -1,20 +1,16 @@
 # cairn-ra: the client workflow command, its systemd units and tests.
 # Included after server/local.mk, whose unit lists it appends to.
-ra_subst = sed -e 's|@bindir[@]|$(bindir)|g' \
-	-e 's|@sbindir[@]|$(sbindir)|g' \
-	-e 's|@sysconfdir[@]|$(sysconfdir)|g' \
-	-e 's|@VERSION[@]|$(PACKAGE_VERSION)|g'
 client/cairn-ra: $(srcdir)/client/cairn-ra.in Makefile
 	$(AM_V_GEN)$(MKDIR_P) client && \
-	$(ra_subst) <$(srcdir)/client/cairn-ra.in >$@.tmp && \
+	$(path_subst) <$(srcdir)/client/cairn-ra.in >$@.tmp && \
 	chmod +x $@.tmp && mv $@.tmp $@
 client/cairn-ra.service: $(srcdir)/client/cairn-ra.service.in Makefile
 	$(AM_V_GEN)$(MKDIR_P) client && \
-	$(ra_subst) <$(srcdir)/client/cairn-ra.service.in >$@.tmp && \
+	$(path_subst) <$(srcdir)/client/cairn-ra.service.in >$@.tmp && \
 	mv $@.tmp $@
 client/cairn-ra.timer: $(srcdir)/client/cairn-ra.timer.in Makefile
 	$(AM_V_GEN)$(MKDIR_P) client && \
-	$(ra_subst) <$(srcdir)/client/cairn-ra.timer.in >$@.tmp && \
+	$(path_subst) <$(srcdir)/client/cairn-ra.timer.in >$@.tmp && \
 	mv $@.tmp $@
 sbin_SCRIPTS = client/cairn-ra
 if INSTALL_SYSTEMD_UNIT

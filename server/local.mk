@@ -41,15 +41,13 @@ EXTRA_DIST += $(TLS_TESTS) tests/integ/tlslib.sh tests/integ/tlspeer.py
 
 # Service files: an init script and a systemd unit, with the installed
 # paths filled in.
-service_subst = sed -e 's|@sbindir[@]|$(sbindir)|g' \
-	-e 's|@sysconfdir[@]|$(sysconfdir)|g'
 server/init.d/cairnd: $(srcdir)/server/cairnd.init.in Makefile
 	$(AM_V_GEN)$(MKDIR_P) server/init.d && \
-	$(service_subst) <$(srcdir)/server/cairnd.init.in >$@.tmp && \
+	$(path_subst) <$(srcdir)/server/cairnd.init.in >$@.tmp && \
 	chmod +x $@.tmp && mv $@.tmp $@
 server/cairnd.service: $(srcdir)/server/cairnd.service.in Makefile
 	$(AM_V_GEN)$(MKDIR_P) server && \
-	$(service_subst) <$(srcdir)/server/cairnd.service.in >$@.tmp && \
+	$(path_subst) <$(srcdir)/server/cairnd.service.in >$@.tmp && \
 	mv $@.tmp $@
 if INSTALL_INIT_SCRIPT
 initd_SCRIPTS = server/init.d/cairnd
