@@ -11,6 +11,7 @@ server_cairnd_LDADD = $(CAIRN_LIBS) $(PTHREAD_LIBS)
 CAIRND_TESTS = \
 	tests/integ/t-cairnd-verbs.sh \
 	tests/integ/t-cairnd-stor-syncfail.sh \
+	tests/integ/t-cairnd-stor-order.sh \
 	tests/integ/t-cairnd-fetch.sh \
 	tests/integ/t-cairnd-confine.sh \
 	tests/integ/t-cairnd-comp.sh \

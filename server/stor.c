@@ -371,12 +371,17 @@ stor_land(struct sess *s)
 {
 	struct storq	*q = s->storq, *f;
 	char		 msg[PATH_MAX + 128];
+	int		 r;
 
 	if (q == NULL || (f = q->fly) == NULL)
 		return SESS_OK;
 	stor_flywait(q);
-	if (f->flyrc == 0)
-		return stor_release(s);	/* f's replies only: q's wait */
+	if (f->flyrc == 0) {
+		/* Its replies only: this batch's wait for its own sync. */
+		r = stor_release1(s, f);
+		stor_flydrop(q);
+		return r;
+	}
 	/*
 	 * Not durable: nothing of it may be confirmed, nor anything
 	 * received since; the refusal takes the place of its first reply.
