@@ -32,7 +32,7 @@ static const double size_shape[10] = {
 #define ZA_FORGET	8	/* windows a level's own throughput is kept */
 #define ZA_LINKMAX	1e12	/* B/s: an unbounded link, for the sums */
 #define ZA_DECAY	0.8	/* weight of a window against the next */
-#define ZA_PEAKS	16	/* pushed-back windows the link rate is from */
+#define ZA_PUSHED	16	/* pushed-back windows the link rate is from */
 /*
  * Compressed bytes the socket must have taken without pushing back
  * before the policy believes a link it never saw the end of, and moves
@@ -61,14 +61,14 @@ struct zauto {
 	double		 lzout, lwall, lstall;
 	double		 link;		/* compressed B/s the link takes */
 	/*
-	 * The rates of the last ZA_PEAKS windows in which the socket
+	 * The rates of the last ZA_PUSHED windows in which the socket
 	 * pushed back; the link is taken to carry their median.  One
 	 * window alone misleads both ways: a receiver pausing (creating
 	 * files, syncing) looks like a slow link, and a window that began
 	 * with buffers to fill like a fast one.
 	 */
-	double		 peak[ZA_PEAKS];
-	unsigned	 npeak;
+	double		 pushed[ZA_PUSHED];
+	unsigned	 npushed;
 	int		 linkknown;	/* link measured while it pushed back */
 	double		 free;		/* compressed bytes since it did */
 	/* The window being gathered. */
@@ -249,8 +249,7 @@ zauto_explain(const struct zauto *za, char *buf, size_t len)
 		n = snprintf(buf, len, "link unknown; plain MB/s");
 	for (l = 0; l <= za->cap && n > 0 && (o = (size_t)n) < len; l++)
 		n += snprintf(buf + o, len - o, " %d%s%.1f", l,
-		    za->xput[l] > 0 && za->windows - za->xwhen[l] < ZA_FORGET ?
-		    "=" : "~", za_throughput(za, l) / 1e6);
+		    za_fresh(za, l) ? "=" : "~", za_throughput(za, l) / 1e6);
 }
 
 static void
@@ -292,7 +291,7 @@ za_decide(struct zauto *za)
 static double
 za_median(const double *v, unsigned n)
 {
-	double		 w[ZA_PEAKS], t;
+	double		 w[ZA_PUSHED], t;
 	unsigned	 i, j;
 
 	memcpy(w, v, n * sizeof(w[0]));
@@ -351,13 +350,13 @@ zauto_sample(struct zauto *za, int level, uint64_t raw, uint64_t zout,
 		za->free += (double)za->zout;
 	if (za->lstall * 10 > za->lwall) {
 		/*
-		 * The socket pushed back: the link takes about this, or as
-		 * much as it took in a recent window that pushed back.
+		 * The socket pushed back: the link takes about what it
+		 * took in the recent windows that pushed back.
 		 */
-		za->peak[za->npeak++ % ZA_PEAKS] = (double)za->zout /
+		za->pushed[za->npushed++ % ZA_PUSHED] = (double)za->zout /
 		    ((double)za->wall / 1e9);
-		za->link = za_median(za->peak, za->npeak < ZA_PEAKS ?
-		    za->npeak : ZA_PEAKS);
+		za->link = za_median(za->pushed, za->npushed < ZA_PUSHED ?
+		    za->npushed : ZA_PUSHED);
 		za->linkknown = 1;
 	} else {
 		/* It took all we gave: at least this, maybe much more. */
