@@ -27,6 +27,7 @@ struct zstream {
 	int		 hdrsent;	/* the two-byte zlib header is out */
 	unsigned char	 hdrin[2];	/* the peer's header ... */
 	int		 hdrgot;	/* ... bytes of it read */
+	int		 trailer;	/* its Adler-32 bytes still to come */
 	int		 aligned;	/* output ends in a full flush */
 };
 
@@ -295,6 +296,25 @@ zstream_setlevel(struct zstream *z, int level, struct buf *out,
 	return 0;
 }
 
+/*
+ * After the peer's final block: take the four bytes of its Adler-32
+ * trailer as they come; with the last one the stream is over, as it is
+ * for zlib's own inflate once it checked them.
+ */
+static void
+zstream_trailer(struct zstream *z, const unsigned char **in, size_t *inlen)
+{
+	if (z->trailer == 0)
+		return;
+	while (z->trailer > 0 && *inlen > 0) {
+		z->trailer--;
+		(*in)++;
+		(*inlen)--;
+	}
+	if (z->trailer == 0)
+		z->infdone = 1;
+}
+
 ssize_t
 zstream_inflate(struct zstream *z, const unsigned char **in, size_t *inlen,
     void *out, size_t outlen, struct cerr *err)
@@ -302,10 +322,13 @@ zstream_inflate(struct zstream *z, const unsigned char **in, size_t *inlen,
 	size_t	 inn;
 	int	 r;
 
+	zstream_trailer(z, in, inlen);
 	if (z->infdone) {
 		cerr_set(err, "compressed stream ended by peer");
 		return -1;
 	}
+	if (z->trailer > 0)
+		return 0;
 	while (z->hdrgot < 2 && *inlen > 0) {
 		z->hdrin[z->hdrgot++] = **in;
 		(*in)++;
@@ -337,10 +360,18 @@ zstream_inflate(struct zstream *z, const unsigned char **in, size_t *inlen,
 	case Z_BUF_ERROR:	/* no progress possible: needs input */
 		break;
 	case Z_STREAM_END:
-		/* A Radmind peer never finishes; treat it as a broken stream. */
-		z->infdone = 1;
-		cerr_set(err, "compressed stream ended by peer");
-		return -1;
+		/*
+		 * A Radmind peer never finishes: once the trailer is in,
+		 * treat it as a broken stream.  What the final block held
+		 * is delivered first.
+		 */
+		z->trailer = 4;
+		zstream_trailer(z, in, inlen);
+		if (z->infdone && z->inf.avail_out == outlen) {
+			cerr_set(err, "compressed stream ended by peer");
+			return -1;
+		}
+		break;
 	default:
 		cerr_set(err, "inflate: %s", z->inf.msg ? z->inf.msg :
 		    "corrupt compressed data");

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "buf.h"
 #include "cerr.h"
@@ -265,6 +266,31 @@ START_TEST(test_inflate_header)
 	ck_assert_uint_eq(got, strlen(t));
 	ck_assert_mem_eq(out, t, got);
 	zstream_free(z);
+
+	/*
+	 * A finished stream (which no Radmind peer sends): what its final
+	 * block holds comes out, then, once its trailer is in, the error.
+	 */
+	{
+		unsigned char	 fin[256];
+		uLongf		 finlen = sizeof(fin);
+
+		ck_assert_int_eq(compress(fin, &finlen, (const Bytef *)t,
+		    strlen(t)), Z_OK);
+		z = zstream_new(1, &err);
+		in = fin;
+		left = finlen - 2;		/* the trailer cut short */
+		n = zstream_inflate(z, &in, &left, out, sizeof(out), &err);
+		ck_assert_int_eq(n, (ssize_t)strlen(t));
+		ck_assert_mem_eq(out, t, strlen(t));
+		ck_assert_int_eq(zstream_inflate(z, &in, &left, out,
+		    sizeof(out), &err), 0);	/* wants the rest */
+		left = 2;
+		ck_assert_int_eq(zstream_inflate(z, &in, &left, out,
+		    sizeof(out), &err), -1);
+		ck_assert_str_eq(err.msg, "compressed stream ended by peer");
+		zstream_free(z);
+	}
 
 	/* A gzip header, a preset dictionary: refused, named. */
 	z = zstream_new(1, &err);
