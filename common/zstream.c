@@ -25,9 +25,6 @@ struct zstream {
 	int		 defok, infok;
 	int		 infdone;
 	int		 hdrsent;	/* the two-byte zlib header is out */
-	unsigned char	 hdrin[2];	/* the peer's header ... */
-	int		 hdrgot;	/* ... bytes of it read */
-	int		 trailer;	/* its Adler-32 bytes still to come */
 	int		 aligned;	/* output ends in a full flush */
 };
 
@@ -93,18 +90,20 @@ zstream_new(int level, struct cerr *err)
 		return NULL;
 	}
 	z->defok = 1;
-	/*
-	 * Raw inflate too: the peer's header is checked here, and its
-	 * Adler-32, which only a trailer the stream never has could
-	 * verify, is not computed over every byte received.
-	 */
-	if (inflateInit2(&z->inf, -MAX_WBITS) != Z_OK) {
+	if (inflateInit(&z->inf) != Z_OK) {
 		cerr_set(err, "inflateInit: %s",
 		    z->inf.msg ? z->inf.msg : "failed");
 		zstream_free(z);
 		return NULL;
 	}
 	z->infok = 1;
+#if ZLIB_VERNUM >= 0x1290
+	/*
+	 * The stream is never finished, so its Adler-32 is never checked:
+	 * do not compute it over every byte received.
+	 */
+	(void)inflateValidate(&z->inf, 0);
+#endif
 	return z;
 }
 
@@ -296,25 +295,6 @@ zstream_setlevel(struct zstream *z, int level, struct buf *out,
 	return 0;
 }
 
-/*
- * After the peer's final block: take the four bytes of its Adler-32
- * trailer as they come; with the last one the stream is over, as it is
- * for zlib's own inflate once it checked them.
- */
-static void
-zstream_trailer(struct zstream *z, const unsigned char **in, size_t *inlen)
-{
-	if (z->trailer == 0)
-		return;
-	while (z->trailer > 0 && *inlen > 0) {
-		z->trailer--;
-		(*in)++;
-		(*inlen)--;
-	}
-	if (z->trailer == 0)
-		z->infdone = 1;
-}
-
 ssize_t
 zstream_inflate(struct zstream *z, const unsigned char **in, size_t *inlen,
     void *out, size_t outlen, struct cerr *err)
@@ -322,29 +302,10 @@ zstream_inflate(struct zstream *z, const unsigned char **in, size_t *inlen,
 	size_t	 inn;
 	int	 r;
 
-	zstream_trailer(z, in, inlen);
 	if (z->infdone) {
 		cerr_set(err, "compressed stream ended by peer");
 		return -1;
 	}
-	if (z->trailer > 0)
-		return 0;
-	while (z->hdrgot < 2 && *inlen > 0) {
-		z->hdrin[z->hdrgot++] = **in;
-		(*in)++;
-		(*inlen)--;
-		if (z->hdrgot < 2)
-			continue;
-		/* RFC 1950: deflate, window up to 32 KB, no dictionary. */
-		if ((z->hdrin[0] & 0x0f) != 8 || z->hdrin[0] >> 4 > 7 ||
-		    ((unsigned)z->hdrin[0] << 8 | z->hdrin[1]) % 31 != 0 ||
-		    (z->hdrin[1] & 0x20) != 0) {
-			cerr_set(err, "inflate: incorrect header check");
-			return -1;
-		}
-	}
-	if (z->hdrgot < 2)
-		return 0;
 	if (outlen > UINT_MAX)
 		outlen = UINT_MAX;
 	inn = *inlen > UINT_MAX ? UINT_MAX : *inlen;
@@ -360,18 +321,10 @@ zstream_inflate(struct zstream *z, const unsigned char **in, size_t *inlen,
 	case Z_BUF_ERROR:	/* no progress possible: needs input */
 		break;
 	case Z_STREAM_END:
-		/*
-		 * A Radmind peer never finishes: once the trailer is in,
-		 * treat it as a broken stream.  What the final block held
-		 * is delivered first.
-		 */
-		z->trailer = 4;
-		zstream_trailer(z, in, inlen);
-		if (z->infdone && z->inf.avail_out == outlen) {
-			cerr_set(err, "compressed stream ended by peer");
-			return -1;
-		}
-		break;
+		/* A Radmind peer never finishes; treat it as a broken stream. */
+		z->infdone = 1;
+		cerr_set(err, "compressed stream ended by peer");
+		return -1;
 	default:
 		cerr_set(err, "inflate: %s", z->inf.msg ? z->inf.msg :
 		    "corrupt compressed data");

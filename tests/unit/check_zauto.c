@@ -245,7 +245,9 @@ START_TEST(test_inflate_header)
 	size_t			 left, got = 0;
 	ssize_t			 n;
 	static const unsigned char gz[] = { 0x1f, 0x8b, 0x08, 0x00 };
-	static const unsigned char dict[] = { 0x78, 0xbb, 0x00, 0x00 };
+	static const unsigned char dict[] = {
+		0x78, 0xbb, 0x00, 0x00, 0x00, 0x01	/* and its id */
+	};
 
 	/* The stream fed one byte a time: header split, then the data. */
 	z = zstream_new(6, &err);
