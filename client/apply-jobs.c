@@ -13,13 +13,17 @@
  * Nothing else runs in the workers: the main thread lands the results
  * strictly in transcript order (metadata, then the batch of
  * apply-sync.c, which renames in that order) and prints every message.
- * Only "+" lines are queued ahead; any other line, and every barrier
- * of the batch (syncq_flush), first waits until every earlier download
- * is landed.  So the lines run, and fail, as with one session: the
- * first failed download in transcript order is reported with the
- * words one session would print and stops the run; the downloads
- * after it are thrown away unseen (temp files removed, their replies
- * read and dropped so the sessions stay usable).
+ * Besides the "+" lines, only a line that creates a new object no
+ * earlier download can be in or above (a directory, symbolic link,
+ * pipe or device: see run_ahead in apply.c) runs ahead of them; its
+ * messages wait in the queue as a note, landed in its turn.  Any other
+ * line, and every barrier of the batch (syncq_flush), first waits until
+ * every earlier download is landed.  So the lines run, and fail, as
+ * with one session: the first failed download in transcript order is
+ * reported with the words one session would print and stops the run;
+ * the downloads after it are thrown away unseen (temp files removed,
+ * their replies read and dropped so the sessions stay usable) and the
+ * objects made ahead of it are removed again, latest first.
  */
 #include "config.h"
 
@@ -29,6 +33,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,7 +44,9 @@
 #include "cerr.h"
 #include "cksum.h"
 #include "download.h"
+#include "log.h"
 #include "net.h"
+#include "pathcmp.h"
 #include "xmalloc.h"
 
 #define JQ_INFLIGHT	2		/* requests in flight per session */
@@ -56,6 +63,9 @@ struct job {
 	struct apply_entry	*e;
 	int			 dfd;		/* our dup of its directory */
 	char			*leaf;
+	int			 note;		/* a line run ahead, no download */
+	char			*msg;		/* note: its messages, or NULL */
+	int			 mod;		/* note: it changed the disk */
 	int			 state;
 	int			 rc;		/* DL_* once done */
 	struct cerr		 err;
@@ -94,6 +104,10 @@ struct jobq {
 	int			 quit;
 	int			 failed;	/* sticky */
 	int			 landing;	/* main is in apply_landed */
+	int			 ahead;		/* main runs a line ahead */
+	int			 ahead_mod;	/* ... ap->modified before it */
+	int			 ahead_lost;	/* ... an earlier one failed */
+	char			*ahead_msg;	/* ... its messages so far */
 	const char		*digest;
 	struct progress		*prog;		/* the status line's */
 };
@@ -227,6 +241,10 @@ worker(void *arg)
 	for (;;) {
 		while (!jq->cancel && !c->dead && c->nfly < JQ_INFLIGHT &&
 		    jq->next < jq->tail) {
+			if (JOB(jq, jq->next)->note) {
+				jq->next++;	/* done when queued */
+				continue;
+			}
 			JOB(jq, jq->next)->state = JOB_TAKEN;
 			c->fly[c->nfly++] = jq->next++;
 		}
@@ -386,11 +404,26 @@ job_drop(struct job *j)
 	j->fd = -1;
 }
 
+/*
+ * Remove the object of a line run ahead that will not be landed (an
+ * earlier download failed): it was new, so whatever is there is ours.
+ */
+static void
+note_undo(struct apply *ap, const struct apply_entry *e, int dfd,
+    const char *leaf)
+{
+	if (e->t.type != 'd')
+		(void)unlinkat(dfd, leaf, 0);
+	else if (unlinkat(dfd, leaf, AT_REMOVEDIR) == 0 && ap->fs != NULL)
+		afs_forget(ap->fs, e->t.path);
+}
+
 static void
 job_clear(struct job *j)
 {
 	if (j->dfd != -1)
 		close(j->dfd);
+	free(j->msg);
 	free(j->leaf);
 	memset(j, 0, sizeof(*j));
 	j->dfd = j->fd = -1;
@@ -435,6 +468,17 @@ jobq_landone(struct apply *ap)
 	jq->head++;
 	pthread_mutex_unlock(&jq->mu);
 
+	if (job.note) {
+		/* A line run ahead: now in its turn. */
+		if (job.mod)
+			ap->modified = 1;
+		jq->landing = 1;
+		if (job.msg != NULL)
+			apply_say(ap, "%s", job.msg);
+		jq->landing = 0;
+		job_clear(&job);
+		return 0;
+	}
 	if (job.rc != DL_OK) {
 		/* Cancel first: the flush inside the report waits for none. */
 		jobq_cancel(ap);
@@ -452,6 +496,20 @@ jobq_landone(struct apply *ap)
 	return rc;
 }
 
+/* Room for one more job: while the queue is full, land the oldest. */
+static int
+jobq_room(struct apply *ap)
+{
+	struct jobq	*jq = ap->jq;
+
+	if (jq->failed)
+		return -1;
+	while (jq->tail - jq->head >= jq->cap)
+		if (jobq_landone(ap) == -1)
+			return -1;
+	return 0;
+}
+
 int
 jobq_add(struct apply *ap, struct apply_entry *e, int dfd, const char *leaf)
 {
@@ -459,12 +517,8 @@ jobq_add(struct apply *ap, struct apply_entry *e, int dfd, const char *leaf)
 	struct job	*j;
 	int		 d;
 
-	if (jq->failed)
+	if (jobq_room(ap) == -1)
 		return -1;
-	/* The queue is full: land the oldest. */
-	while (jq->tail - jq->head >= jq->cap)
-		if (jobq_landone(ap) == -1)
-			return -1;
 	if ((d = fcntl(dfd, F_DUPFD_CLOEXEC, 0)) == -1) {
 		apply_warn(ap, "line %u: %s: %s", e->t.lineno, e->t.path,
 		    strerror(errno));
@@ -501,6 +555,132 @@ jobq_pending(const struct apply *ap)
 
 	return jq != NULL && !jq->failed && !jq->landing &&
 	    jq->head < jq->tail;
+}
+
+int
+jobq_under(const struct apply *ap, const char *path)
+{
+	const struct jobq	*jq = ap->jq;
+	const struct job	*j;
+	size_t			 i;
+
+	/* Only the main thread queues and lands: e and note are stable. */
+	for (i = jq->head; i < jq->tail; i++) {
+		j = JOB(jq, i);
+		if (!j->note && ischildcase(path, j->e->t.path, ap->icase))
+			return 1;
+	}
+	return 0;
+}
+
+int
+jobq_ahead_begin(struct apply *ap)
+{
+	struct jobq	*jq = ap->jq;
+
+	/* Its note will need a place in the queue: make it now. */
+	if (jobq_room(ap) == -1)
+		return -1;
+	jq->ahead = 1;
+	jq->ahead_lost = 0;
+	jq->ahead_mod = ap->modified;
+	jq->ahead_msg = NULL;
+	return 0;
+}
+
+int
+jobq_ahead_say(struct apply *ap, const char *fmt, va_list va)
+{
+	struct jobq	*jq = ap->jq;
+	char		*msg, *all;
+
+	if (jq == NULL || !jq->ahead || jq->landing)
+		return 0;
+	if (vasprintf(&msg, fmt, va) == -1)
+		fatal("vasprintf");
+	if (jq->ahead_msg == NULL)
+		jq->ahead_msg = msg;
+	else {
+		if (asprintf(&all, "%s%s", jq->ahead_msg, msg) == -1)
+			fatal("asprintf");
+		free(jq->ahead_msg);
+		free(msg);
+		jq->ahead_msg = all;
+	}
+	return 1;
+}
+
+int
+jobq_inorder(struct apply *ap)
+{
+	struct jobq	*jq = ap->jq;
+	char		*msg;
+	int		 mod, rc;
+
+	if (jq == NULL || jq->landing)
+		return 0;
+	if (!jq->ahead)
+		return jobq_pending(ap) ? jobq_wait(ap) : 0;
+	/*
+	 * The line run ahead has something to say out of turn (a warning):
+	 * it now runs in its turn, after every earlier download is
+	 * landed, or not at all if one of them failed.
+	 */
+	mod = ap->modified;
+	ap->modified = jq->ahead_mod;
+	jq->ahead = 0;
+	msg = jq->ahead_msg;
+	jq->ahead_msg = NULL;
+	rc = jobq_wait(ap);
+	if (rc == -1) {
+		jq->ahead_lost = 1;
+		free(msg);
+		return -1;
+	}
+	if (mod)
+		ap->modified = 1;
+	if (msg != NULL)
+		apply_say(ap, "%s", msg);
+	free(msg);
+	return 0;
+}
+
+void
+jobq_ahead_end(struct apply *ap, const struct apply_entry *e, int rc)
+{
+	struct jobq	*jq = ap->jq;
+	struct job	*j;
+	const char	*leaf;
+	int		 dfd, d = -1;
+
+	/* Without a note to land it by, the line takes its turn now. */
+	if (jq->ahead && (rc == -1 || afs_parent(ap->fs, e->t.path, 0, &dfd,
+	    &leaf, NULL) != 0 || (d = fcntl(dfd, F_DUPFD_CLOEXEC, 0)) == -1))
+		(void)jobq_inorder(ap);
+	if (!jq->ahead) {
+		/* It went in its turn, or lost it to an earlier failure. */
+		if (jq->ahead_lost && afs_parent(ap->fs, e->t.path, 0, &dfd,
+		    &leaf, NULL) == 0)
+			note_undo(ap, e, dfd, leaf);
+		jq->ahead_lost = 0;
+		return;
+	}
+	jq->ahead = 0;
+	pthread_mutex_lock(&jq->mu);
+	j = JOB(jq, jq->tail);
+	memset(j, 0, sizeof(*j));
+	j->e = (struct apply_entry *)e;
+	j->dfd = d;
+	j->leaf = xstrdup(leaf);
+	j->fd = -1;
+	j->note = 1;
+	j->msg = jq->ahead_msg;
+	j->mod = ap->modified;
+	j->state = JOB_DONE;
+	jq->tail++;
+	pthread_mutex_unlock(&jq->mu);
+	jq->ahead_msg = NULL;
+	ap->modified = jq->ahead_mod;
 }
 
 int
@@ -551,8 +731,14 @@ jobq_stop(struct apply *ap)
 	/* Not taken by a worker (none could run it) or not landed. */
 	for (i = jq->head; i < jq->tail; i++) {
 		j = JOB(jq, i);
-		if (j->state == JOB_DONE)
+		if (j->state == JOB_DONE && !j->note)
 			job_drop(j);
+	}
+	/* Then what was made ahead, inside out: the latest first. */
+	for (i = jq->tail; i > jq->head; i--) {
+		j = JOB(jq, i - 1);
+		if (j->note)
+			note_undo(ap, j->e, j->dfd, j->leaf);
 		job_clear(j);
 	}
 	jq->head = jq->next = jq->tail;

@@ -63,6 +63,13 @@ apply_say(struct apply *ap, const char *fmt, ...)
 
 	if (ap->quiet || ap->prog.mode == PROG_PERCENT)
 		return;
+	va_start(ap2, fmt);
+	if (jobq_ahead_say(ap, fmt, ap2)) {
+		/* A line run ahead: printed in its turn. */
+		va_end(ap2);
+		return;
+	}
+	va_end(ap2);
 	if (syncq_pending(ap)) {
 		/* After the messages of the downloads still in the batch. */
 		va_start(ap2, fmt);
@@ -94,7 +101,7 @@ apply_warn(struct apply *ap, const char *fmt, ...)
 	 * this line ran: if one of them failed, one session would have
 	 * stopped there, before this message (the caller stops too).
 	 */
-	if (jobq_pending(ap) && jobq_wait(ap) == -1)
+	if (jobq_inorder(ap) == -1)
 		return;
 	/* Pending downloads come first, with their messages. */
 	if (syncq_pending(ap))
@@ -933,6 +940,37 @@ fail:
 	return -1;
 }
 
+/*
+ * With -j, a line that creates a new directory, symbolic link, pipe or
+ * device at a path no queued download is in or above runs at once,
+ * ahead of the downloads, so that they keep flowing (a tree has about
+ * as many directories as files).  It is landed in its turn: its
+ * messages then, and the object removed again if an earlier download
+ * fails.  Anything else waits.  1: done ahead, 0: not for ahead, -1:
+ * failed (message printed).
+ */
+static int
+run_ahead(struct apply *ap, struct apply_entry *e)
+{
+	const struct tline	*t = &e->t;
+	struct stat		 st;
+	int			 present, rc;
+
+	if (t->minus || ap->create_prefix || ap->npend > 0 ||
+	    strchr("dlpbc", t->type) == NULL ||
+	    strstr(t->path, ".radmind.") != NULL || jobq_under(ap, t->path))
+		return 0;
+	if (lookup(ap, t, &present, &st) == -1)
+		return -1;
+	if (present)
+		return 0;
+	if (jobq_ahead_begin(ap) == -1)
+		return -1;
+	rc = do_line(ap, e, 0, &st);
+	jobq_ahead_end(ap, e, rc);
+	return rc == -1 ? -1 : 1;
+}
+
 static int
 run(struct apply *ap)
 {
@@ -940,7 +978,7 @@ run(struct apply *ap)
 	const struct tline	*t;
 	struct stat		 st;
 	size_t			 i;
-	int			 present, disktype;
+	int			 present, disktype, rc;
 
 	for (i = 0; i < ap->nent; i++) {
 		e = &ap->ent[i];
@@ -955,13 +993,19 @@ run(struct apply *ap)
 		if (t->plus && !ap->network)
 			continue;
 		/*
-		 * With -j only downloads are queued ahead: any other line
-		 * waits until every earlier one is landed, so that it runs
-		 * (or, after a failed download, does not) as with one
-		 * session.
+		 * With -j downloads are queued ahead, and new objects made
+		 * ahead (run_ahead): any other line waits until every
+		 * earlier download is landed, so that it runs (or, after a
+		 * failed download, does not) as with one session.
 		 */
-		if (!t->plus && jobq_wait(ap) == -1)
-			return -1;
+		if (!t->plus && jobq_pending(ap)) {
+			if ((rc = run_ahead(ap, e)) == -1)
+				return -1;
+			if (rc == 1)
+				continue;
+			if (jobq_wait(ap) == -1)
+				return -1;
+		}
 		/*
 		 * Downloads are renamed into place in batches.  A line that
 		 * could see a pending one waits until every earlier

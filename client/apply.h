@@ -13,6 +13,7 @@
 #include <sys/types.h>
 #include <sys/stat.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -218,6 +219,22 @@ int	jobq_pending(const struct apply *);
 void	jobq_cancel(struct apply *);
 void	jobq_stop(struct apply *);
 void	jobq_free(struct apply *);
+/*
+ * A line that creates a new object at a path no queued download is in
+ * or above may run ahead of the downloads (run_ahead in apply.c):
+ * jobq_under says whether one is; between jobq_ahead_begin (0, or -1
+ * once a download failed) and jobq_ahead_end, with what the line
+ * returned, its messages (jobq_ahead_say, 1 if it took one) and its
+ * change to ap->modified are kept for its turn, landed in order with
+ * the downloads.  If an earlier download fails, the object is removed
+ * again.  jobq_inorder, before a warning: a line run ahead takes its
+ * turn now, after every earlier download (-1: one failed, say nothing).
+ */
+int	jobq_under(const struct apply *, const char *path);
+int	jobq_ahead_begin(struct apply *);
+int	jobq_ahead_say(struct apply *, const char *fmt, va_list);
+void	jobq_ahead_end(struct apply *, const struct apply_entry *e, int rc);
+int	jobq_inorder(struct apply *);
 /*
  * The byte counters of every session of the queue (ap->net among them),
  * as each worker last published them: the main thread never reads a

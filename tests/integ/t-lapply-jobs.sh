@@ -10,7 +10,9 @@
 # same two lines on stderr, exit status 1, every download before the
 # failed one in place and none after it, no temp file left; a checksum
 # that does not match gives the very messages, output and tree of one
-# session.  -j 0 and -j 17 are usage errors.
+# session, and the new directories, links and pipes after the failed
+# download, made ahead of it, are removed again.  -j 0 and -j 17 are
+# usage errors.
 . "$top_srcdir/tests/integ/lib.sh"
 need_tool cairnd lapply
 need_root
@@ -222,6 +224,52 @@ listing "$T/r4" >"$T/list4"
 assert_file_eq "$T/list1" "$T/list4" "listing, -j 1 and -j 4, checksum mismatch"
 [ ! -e "$T/r4/d2/f10" ] || fail "d2/f10 in place after its checksum failed"
 assert_no_files "temp files left (mismatch)" "$T/r4" -name '*.radmind.*'
+
+# The same failure with new objects after it, which -j makes ahead of
+# the downloads: every one is removed again (nested directories, their
+# links and pipes), so the tree is the one session's.
+{
+	echo 'test.T:'
+	grep '^+ f \./a	' "$T/apply.T"
+	echo 'd ./d2 0750 0 0'
+	grep '^+ f \./d2/f10	' "$T/apply.T"
+	echo 'd ./d4 0750 0 0'
+	grep '^+ f \./d4/f00	' "$T/apply.T"
+	for k in 0 1 2 3 4 5 6 7; do
+		echo "d ./n$k 0755 0 0"
+		echo "d ./n$k/x 0700 0 0"
+		echo "l ./n$k/x/l 0777 0 0 ../../a"
+		echo "p ./n$k/x/p 0600 0 0"
+	done
+} >"$T/ahead.T"
+for j in 1 4; do
+	rm -rf "$T/a$j"
+	mkdir "$T/a$j"
+	run_capture "$T/aout$j" "$T/aerr$j" in_dir "$T/a$j" "$LAPPLY" -c sha1 \
+	    -j "$j" -h 127.0.0.1 -p "$PORT" "$T/ahead.T"
+	assert_eq 1 "$RC" "lapply -j $j, made ahead: $(cat "$T/aerr$j")"
+done
+assert_file_eq "$T/aerr1" "$T/aerr4" "stderr, -j 1 and -j 4, made ahead"
+assert_file_eq "$T/aout1" "$T/aout4" "stdout, -j 1 and -j 4, made ahead"
+listing "$T/a1" >"$T/list1"
+listing "$T/a4" >"$T/list4"
+assert_file_eq "$T/list1" "$T/list4" "listing, -j 1 and -j 4, made ahead"
+[ ! -e "$T/a4/n0" ] && [ ! -e "$T/a4/d4" ] ||
+    fail "objects after the failed download left in place"
 cp "$T/f10.saved" "$F/d2/f10"
+
+# New objects made ahead that land: messages in transcript order.
+rm -rf "$T/a1" "$T/a4"
+for j in 1 4; do
+	mkdir "$T/a$j"
+	run_capture "$T/aout$j" "$T/aerr$j" in_dir "$T/a$j" "$LAPPLY" -c sha1 \
+	    -j "$j" -h 127.0.0.1 -p "$PORT" "$T/ahead.T"
+	assert_eq 0 "$RC" "lapply -j $j, made ahead: $(cat "$T/aerr$j")"
+done
+assert_file_eq "$T/aout1" "$T/aout4" "stdout, -j 1 and -j 4, made ahead"
+listing "$T/a1" >"$T/list1"
+listing "$T/a4" >"$T/list4"
+assert_file_eq "$T/list1" "$T/list4" "listing, -j 1 and -j 4, made ahead"
+[ -p "$T/a4/n7/x/p" ] || fail "n7/x/p not made"
 stop_cairnd
 exit 0
