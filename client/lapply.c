@@ -122,6 +122,7 @@ main(int argc, char **argv)
 	ap->event = "lapply";
 	ap->jobs = 1;
 	ap->no = &no;
+	no.readahead = 1;
 	lo.ap = ap;
 	lo.percent = 0;
 	if ((first = copts_parse(argc, argv, &no, "%Cc:e:FiIj:nqu:V",

@@ -215,6 +215,12 @@ net_comp(struct net *n, const struct netopts *o, struct cerr *err)
 		cerr_set(err, "%s: COMP: %s", host, text);
 		return -1;
 	}
+	/*
+	 * A client that writes what it receives (lapply) inflates on a
+	 * thread of the session meanwhile, where there is no TLS.
+	 */
+	if (o->readahead && conn_readahead(n->c, err) == -1)
+		return -1;
 	n->level = zauto ? (int)cap : level;
 	n->zauto = zauto;
 	if (zauto && o->verbose > 0)

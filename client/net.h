@@ -31,6 +31,7 @@ struct netopts {
 	int		 tls;		/* -w 0..2 */
 	const char	*cafile, *cadir, *cert, *key;
 	int		 verbose;	/* -v: protocol trace on stderr */
+	int		 readahead;	/* inflate ahead on a thread */
 };
 
 /* Byte counters of one session (before/after compression). */

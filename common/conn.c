@@ -8,6 +8,9 @@
  * the fd and in/out.  io_read/io_write are the only places that touch the
  * transport: the socket, or after conn_starttls a TLS session on it (so
  * compression, started later, sits above TLS: compress, then encrypt).
+ * After conn_readahead (compressed, no TLS) a thread of the connection
+ * owns the read side below "in": it reads and inflates into a ring
+ * ahead of the reader, and conn_produce takes from the ring.
  */
 #include "config.h"
 
@@ -20,6 +23,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +43,35 @@
 #define CONN_TIMEOUT	60000		/* default per-call deadline, ms */
 #define CONN_DRAINTIME	2000		/* conn_close: drain the peer, ms */
 #define CONN_DRAINMAX	(1024 * 1024)
+#define CONN_RASIZE	(1024 * 1024)	/* plain bytes inflated ahead */
+#define CONN_RASTEP	(32 * 1024)	/* ... at most per inflate call */
+#define CONN_RAMARKS	(CONN_RASIZE / CONN_RASTEP + 2)
+
+/*
+ * Read-ahead (conn_readahead): the thread reads the socket and inflates
+ * into ring; the reader takes from it.  Under mu: everything but the
+ * ring's bytes, which belong to the thread from tail to head + size and
+ * to the reader from head to tail.
+ */
+struct conn_ra {
+	pthread_t	 th;
+	pthread_mutex_t	 mu;
+	pthread_cond_t	 cv;		/* the reader's: data, an end */
+	pthread_cond_t	 rcv;		/* the thread's: room, stop */
+	int		 wake[2];	/* a byte: stop waiting for the peer */
+	int		 stop;
+	int		 end;		/* 1: peer closed, -1: error in err */
+	struct cerr	 err;
+	unsigned char	*ring;
+	uint64_t	 head, tail;	/* plain bytes taken, made */
+	uint64_t	 wire_in;	/* read by the thread */
+	uint64_t	 zused;		/* compressed bytes it inflated */
+	/* Where the plain bytes end that zused compressed bytes made. */
+	struct {
+		uint64_t	 end, zused;
+	}		 mark[CONN_RAMARKS];
+	size_t		 mfirst, nmark;
+};
 
 struct conn {
 	int		 fd;
@@ -81,12 +115,18 @@ struct conn {
 	uint64_t	 zdef, zstall, zidle;	/* ns deflating, waiting */
 
 	struct tls	*tls;		/* after conn_starttls */
+	struct conn_ra	*ra;		/* after conn_readahead, or NULL */
 
 	int		 eof, toolong;
 	int		 timedout;	/* the last wait ran out of time */
 	int		 wfail;		/* a write failed: drop later output */
 	struct connstats st;
 };
+
+static void	conn_ra_end(struct conn *);
+static void	conn_ra_free(struct conn_ra *);
+static ssize_t	conn_ra_take(struct conn *, void *, size_t, int64_t,
+		    struct cerr *);
 
 static int64_t
 now_ms(void)
@@ -287,6 +327,7 @@ conn_free(struct conn *c)
 {
 	if (c == NULL)
 		return;
+	conn_ra_end(c);
 	tls_free(c->tls);
 	if (c->fd != -1)
 		close(c->fd);
@@ -310,6 +351,7 @@ conn_close(struct conn *c)
 
 	if (c == NULL)
 		return;
+	conn_ra_end(c);
 	(void)conn_flush(c, NULL);
 	tls_close(c->tls);
 	(void)shutdown(c->fd, SHUT_WR);
@@ -399,8 +441,15 @@ conn_compressing(const struct conn *c)
 void
 conn_stats(const struct conn *c, struct connstats *st)
 {
+	struct conn_ra	*ra = c->ra;
+
 	*st = c->st;
 	st->level = c->z != NULL ? zstream_level(c->z) : 0;
+	if (ra != NULL) {
+		pthread_mutex_lock(&ra->mu);
+		st->wire_in += ra->wire_in;
+		pthread_mutex_unlock(&ra->mu);
+	}
 }
 
 /* Make sure the input buffer exists and has room at its end. */
@@ -456,6 +505,266 @@ conn_zread(struct conn *c, int64_t deadline, struct cerr *err)
 }
 
 /*
+ * The read-ahead thread: read the socket and inflate into the ring until
+ * the peer closes, an error, or conn_ra_end.  It owns zin and the
+ * inflate side of z; the reader never touches them meanwhile.
+ */
+static void *
+conn_ra_main(void *arg)
+{
+	struct conn	*c = arg;
+	struct conn_ra	*ra = c->ra;
+	const unsigned char *zp;
+	struct pollfd	 pfd[2];
+	struct cerr	 zerr, err;
+	uint64_t	 room;
+	size_t		 at, n, zlen;
+	ssize_t		 r;
+	char		 ch;
+	int		 end = 0;
+
+	memset(&err, 0, sizeof(err));
+	for (;;) {
+		pthread_mutex_lock(&ra->mu);
+		while (!ra->stop && ra->tail - ra->head == CONN_RASIZE)
+			pthread_cond_wait(&ra->rcv, &ra->mu);
+		if (ra->stop) {
+			pthread_mutex_unlock(&ra->mu);
+			break;
+		}
+		room = CONN_RASIZE - (ra->tail - ra->head);
+		at = (size_t)(ra->tail % CONN_RASIZE);
+		pthread_mutex_unlock(&ra->mu);
+		n = CONN_RASIZE - at;
+		if (n > room)
+			n = (size_t)room;
+		if (n > CONN_RASTEP)
+			n = CONN_RASTEP;
+
+		zp = c->zin + c->zoff;
+		zlen = c->zlen;
+		r = zstream_inflate(c->z, &zp, &c->zlen, ra->ring + at, n,
+		    &zerr);
+		if (r == -1) {
+			cerr_set(&err, "%s: %s", c->peer, zerr.msg);
+			end = -1;
+			break;
+		}
+		c->zoff = (size_t)(zp - c->zin);
+		pthread_mutex_lock(&ra->mu);
+		ra->zused += zlen - c->zlen;
+		if (r > 0) {
+			ra->tail += (uint64_t)r;
+			/* Full: the newest mark covers more (coarser). */
+			if (ra->nmark == CONN_RAMARKS)
+				ra->nmark--;
+			n = (ra->mfirst + ra->nmark++) % CONN_RAMARKS;
+			ra->mark[n].end = ra->tail;
+			ra->mark[n].zused = ra->zused;
+			pthread_cond_signal(&ra->cv);
+		}
+		pthread_mutex_unlock(&ra->mu);
+		if (r > 0)
+			continue;
+
+		/* Inflate wants input. */
+		if (c->zlen == 0)
+			c->zoff = 0;
+		if (c->zoff + c->zlen == c->zcap) {
+			memmove(c->zin, c->zin + c->zoff, c->zlen);
+			c->zoff = 0;
+		}
+		r = read(c->fd, c->zin + c->zoff + c->zlen,
+		    c->zcap - c->zoff - c->zlen);
+		if (r > 0) {
+			c->zlen += (size_t)r;
+			pthread_mutex_lock(&ra->mu);
+			ra->wire_in += (uint64_t)r;
+			pthread_mutex_unlock(&ra->mu);
+			continue;
+		}
+		if (r == 0) {
+			end = 1;
+			break;
+		}
+		if (errno == EINTR)
+			continue;
+		if (errno != EAGAIN && errno != EWOULDBLOCK) {
+			cerr_errno(&err, "%s: read", c->peer);
+			end = -1;
+			break;
+		}
+		/* No deadline here: the reader keeps its own. */
+		pfd[0].fd = c->fd;
+		pfd[0].events = POLLIN;
+		pfd[1].fd = ra->wake[0];
+		pfd[1].events = POLLIN;
+		pfd[0].revents = pfd[1].revents = 0;
+		if (poll(pfd, 2, -1) == -1 && errno != EINTR) {
+			cerr_errno(&err, "%s: poll", c->peer);
+			end = -1;
+			break;
+		}
+		if (pfd[1].revents != 0)
+			(void)read(ra->wake[0], &ch, 1);
+	}
+	pthread_mutex_lock(&ra->mu);
+	if (end != 0) {
+		ra->end = end;
+		ra->err = err;
+	}
+	pthread_cond_signal(&ra->cv);
+	pthread_mutex_unlock(&ra->mu);
+	return NULL;
+}
+
+int
+conn_readahead(struct conn *c, struct cerr *err)
+{
+	struct conn_ra		*ra;
+	pthread_condattr_t	 ca;
+	sigset_t		 all, old;
+	int			 rc;
+
+	/* TLS reads and writes one session object: not from two threads. */
+	if (c->ra != NULL || c->z == NULL || c->tls != NULL || c->zskiplf)
+		return 1;
+	ra = xcalloc(1, sizeof(*ra));
+	if (pipe2(ra->wake, O_CLOEXEC | O_NONBLOCK) == -1) {
+		cerr_errno(err, "%s: pipe", c->peer);
+		free(ra);
+		return -1;
+	}
+	ra->ring = xmalloc(CONN_RASIZE);
+	ra->zused = c->zused;
+	pthread_mutex_init(&ra->mu, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&ra->cv, &ca);
+	pthread_condattr_destroy(&ca);
+	pthread_cond_init(&ra->rcv, NULL);
+	c->ra = ra;
+	/* Signals stay with the program's threads. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	rc = pthread_create(&ra->th, NULL, conn_ra_main, c);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc != 0) {
+		c->ra = NULL;
+		conn_ra_free(ra);
+		return 1;	/* reads stay in the caller's thread */
+	}
+	return 0;
+}
+
+static void
+conn_ra_free(struct conn_ra *ra)
+{
+	pthread_cond_destroy(&ra->rcv);
+	pthread_cond_destroy(&ra->cv);
+	pthread_mutex_destroy(&ra->mu);
+	close(ra->wake[0]);
+	close(ra->wake[1]);
+	free(ra->ring);
+	free(ra);
+}
+
+/* Stop the thread and forget what it read ahead (the connection ends). */
+static void
+conn_ra_end(struct conn *c)
+{
+	struct conn_ra	*ra = c->ra;
+	char		 ch = 0;
+
+	if (ra == NULL)
+		return;
+	pthread_mutex_lock(&ra->mu);
+	ra->stop = 1;
+	pthread_cond_signal(&ra->rcv);
+	pthread_mutex_unlock(&ra->mu);
+	(void)write(ra->wake[1], &ch, 1);
+	pthread_join(ra->th, NULL);
+	c->st.wire_in += ra->wire_in;
+	c->zused = ra->zused;
+	c->ra = NULL;
+	conn_ra_free(ra);
+}
+
+/*
+ * conn_produce under read-ahead: up to n plain bytes from the ring,
+ * waiting for the thread until the deadline.
+ */
+static ssize_t
+conn_ra_take(struct conn *c, void *p, size_t n, int64_t deadline,
+    struct cerr *err)
+{
+	struct conn_ra	*ra = c->ra;
+	struct timespec	 ts;
+	uint64_t	 avail;
+	size_t		 at;
+	int		 waited = 0, end;
+
+	pthread_mutex_lock(&ra->mu);
+	while (ra->tail == ra->head && ra->end == 0) {
+		if (!waited) {
+			/* About to wait for the peer: it may wait for us. */
+			pthread_mutex_unlock(&ra->mu);
+			if (!c->wfail && ((c->idle != NULL &&
+			    c->idle(c->idlearg, err) == -1) ||
+			    conn_flush(c, err) == -1))
+				return -1;
+			waited = 1;
+			pthread_mutex_lock(&ra->mu);
+			continue;
+		}
+		if (deadline < 0) {
+			pthread_cond_wait(&ra->cv, &ra->mu);
+			continue;
+		}
+		ts.tv_sec = (time_t)(deadline / 1000);
+		ts.tv_nsec = (long)(deadline % 1000) * 1000000L;
+		if (pthread_cond_timedwait(&ra->cv, &ra->mu, &ts) != 0 &&
+		    ra->tail == ra->head && ra->end == 0 &&
+		    now_ms() >= deadline) {
+			pthread_mutex_unlock(&ra->mu);
+			c->timedout = 1;
+			cerr_set(err, "%s: timed out waiting for data",
+			    c->peer);
+			return -1;
+		}
+	}
+	avail = ra->tail - ra->head;
+	if (avail == 0) {
+		/* Everything it made is taken: the end it met is ours. */
+		end = ra->end;
+		if (end == -1)
+			*err = ra->err;
+		pthread_mutex_unlock(&ra->mu);
+		return end == 1 ? 0 : -1;
+	}
+	at = (size_t)(ra->head % CONN_RASIZE);
+	if (n > avail)
+		n = (size_t)avail;
+	if (n > CONN_RASIZE - at)
+		n = CONN_RASIZE - at;
+	pthread_mutex_unlock(&ra->mu);
+	/* Ours from head to tail: copy outside the lock. */
+	memcpy(p, ra->ring + at, n);
+	pthread_mutex_lock(&ra->mu);
+	ra->head += n;
+	/* The line bound counts the compressed bytes of what we took. */
+	while (ra->nmark > 0 && ra->mark[ra->mfirst].end <= ra->head) {
+		c->zused = ra->mark[ra->mfirst].zused;
+		ra->mfirst = (ra->mfirst + 1) % CONN_RAMARKS;
+		ra->nmark--;
+	}
+	pthread_cond_signal(&ra->rcv);
+	pthread_mutex_unlock(&ra->mu);
+	c->st.raw_in += n;
+	return (ssize_t)n;
+}
+
+/*
  * Produce up to n plain bytes at p, reading the transport as needed.
  * Returns > 0, 0 at a clean end of stream, -1 on error.
  */
@@ -473,6 +782,8 @@ conn_produce(struct conn *c, void *p, size_t n, int64_t deadline,
 			c->st.raw_in += (uint64_t)r;
 		return r;
 	}
+	if (c->ra != NULL)
+		return conn_ra_take(c, p, n, deadline, err);
 	for (;;) {
 		zp = c->zin + c->zoff;
 		zlen = c->zlen;
@@ -1118,6 +1429,16 @@ conn_splice_end(struct conn *c, uint64_t raw, int level, struct cerr *err)
 size_t
 conn_pending(const struct conn *c)
 {
+	struct conn_ra	*ra = c->ra;
+	size_t		 n;
+
+	if (ra != NULL) {
+		/* The thread's: no more to say than that it has some. */
+		pthread_mutex_lock(&ra->mu);
+		n = (size_t)(ra->tail - ra->head);
+		pthread_mutex_unlock(&ra->mu);
+		return c->ilen + n;
+	}
 	if (c->z != NULL)
 		return c->ilen + c->zlen;
 	if (c->skiplf && c->ilen > 0 && c->in[c->ioff] == '\n')

@@ -209,6 +209,17 @@ int		 conn_splice_end(struct conn *, uint64_t raw, int level,
 void		 conn_stats(const struct conn *, struct connstats *);
 
 /*
+ * Read ahead: a thread of the connection reads and inflates the peer's
+ * stream while the caller works on what came before, up to a bounded
+ * ring (1 MB of plain bytes); reads, lines, deadlines, errors and the
+ * counters stay as without it.  Only compressed plain-TCP connections
+ * (a TLS session is not shared between threads); the thread ends with
+ * the connection.  0: started, 1: not for this connection (or no
+ * thread: reads stay in the caller's thread), -1 with err.
+ */
+int		 conn_readahead(struct conn *, struct cerr *err);
+
+/*
  * STARTTLS (docs/protocol.md 5.7): push what is queued (the server's "220"),
  * then run the TLS handshake on the socket; all later I/O goes through
  * TLS, and compression started later is applied before encryption.

@@ -1,5 +1,6 @@
 # common/: the internal library every program links.
 noinst_LIBRARIES += common/libcairn.a
+common_libcairn_a_CFLAGS = $(AM_CFLAGS) $(PTHREAD_CFLAGS)
 common_libcairn_a_SOURCES = \
 	common/compat.c common/compat.h \
 	common/log.c common/log.h \

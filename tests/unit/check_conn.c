@@ -269,10 +269,11 @@ zwriter(int fd)
 	_exit(ok ? 0 : 1);
 }
 
-START_TEST(test_zlib_roundtrip)
+/* Read what zwriter writes; with ahead, on a read-ahead thread. */
+static void
+zreader(int ahead, struct connstats *st)
 {
 	struct conn		*c;
-	struct connstats	 st;
 	struct cerr		 err;
 	char			*big;
 	size_t			 got = 0, i;
@@ -290,6 +291,8 @@ START_TEST(test_zlib_roundtrip)
 	ck_assert_str_eq(getl(c), "320 go");
 	ck_assert_int_eq(conn_start_zlib(c, 6, &err), 0);
 	ck_assert_str_eq(getl(c), "220 on");
+	if (ahead)
+		ck_assert_int_eq(conn_readahead(c, &err), 0);
 	big = xmalloc(1 << 20);
 	while (got < (1 << 20)) {
 		n = conn_read(c, big + got, (1 << 20) - got, &err);
@@ -301,11 +304,94 @@ START_TEST(test_zlib_roundtrip)
 			ck_abort_msg("byte %zu differs", i);
 	ck_assert_str_eq(getl(c), "after level change");
 	ck_assert_str_eq(getl(c), "last");
-	conn_stats(c, &st);
-	ck_assert_uint_lt(st.wire_in * 4, st.raw_in);
 	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
 	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	/* Everything is in: the end of the stream is seen, and counted. */
+	ck_assert_int_eq(conn_read(c, big, 1, &err), -1);
+	ck_assert(conn_eof(c));
+	conn_stats(c, st);
+	ck_assert_uint_lt(st->wire_in * 4, st->raw_in);
 	free(big);
+	conn_free(c);
+}
+
+START_TEST(test_zlib_roundtrip)
+{
+	struct connstats	 st;
+
+	zreader(0, &st);
+}
+END_TEST
+
+START_TEST(test_zlib_thread)
+{
+	struct connstats	 st, st0;
+	struct conn		*c;
+	struct cerr		 err;
+	char			*line;
+	size_t			 n;
+	ssize_t			 r;
+
+	/* Through the ring (more than it holds): same bytes, same counts. */
+	zreader(0, &st0);
+	zreader(1, &st);
+	ck_assert_uint_eq(st.raw_in, st0.raw_in);
+	ck_assert_uint_eq(st.wire_in, st0.wire_in);
+
+	/* Not for a connection without compression. */
+	pair();
+	c = conn_new(sv[0], "peer");
+	ck_assert_int_eq(conn_readahead(c, &err), 1);
+	conn_free(c);
+	close(sv[1]);
+
+	/* The inflate-ratio bound holds as when reading in place. */
+	pair();
+	c = conn_new(sv[0], "peer");
+	conn_set_zratio(c, 100);
+	put_zstream("NOOP\r\n", 200000);
+	close(sv[1]);
+	ck_assert_str_eq(getl(c), "COMP");
+	ck_assert_int_eq(conn_start_zlib(c, 6, &err), 0);
+	ck_assert_int_eq(conn_readahead(c, &err), 0);
+	for (n = 0; (r = conn_getline(c, &line, &err)) != -1; n++)
+		ck_assert_str_eq(line, "NOOP");
+	ck_assert_uint_lt(n, 3 * CONN_ZWINDOW / 6);
+	ck_assert_ptr_nonnull(strstr(err.msg, "inflate more than 100:1"));
+	conn_free(c);
+
+	/* Silence: the reader's deadline, the words of a plain wait. */
+	pair();
+	c = conn_new(sv[0], "peer");
+	conn_set_timeout(c, 200);
+	put_zstream("NOOP\r\n", 1);
+	ck_assert_str_eq(getl(c), "COMP");
+	ck_assert_int_eq(conn_start_zlib(c, 6, &err), 0);
+	ck_assert_int_eq(conn_readahead(c, &err), 0);
+	ck_assert_str_eq(getl(c), "NOOP");
+	ck_assert_int_eq(conn_getline(c, &line, &err), -1);
+	ck_assert_str_eq(err.msg, "peer: timed out waiting for data");
+
+	/* Garbage after it: the inflate error, once the lines are read. */
+	put("\xff\xff\xff\xff", 4);
+	ck_assert_int_eq(conn_getline(c, &line, &err), -1);
+	ck_assert_ptr_nonnull(strstr(err.msg, "peer: "));
+	ck_assert(!conn_eof(c));
+	conn_free(c);
+	close(sv[1]);
+
+	/* The peer gone in the middle of a line. */
+	pair();
+	c = conn_new(sv[0], "peer");
+	put_zstream("NOOP\r\nNO", 1);
+	close(sv[1]);
+	ck_assert_str_eq(getl(c), "COMP");
+	ck_assert_int_eq(conn_start_zlib(c, 6, &err), 0);
+	ck_assert_int_eq(conn_readahead(c, &err), 0);
+	ck_assert_str_eq(getl(c), "NOOP");
+	ck_assert_int_eq(conn_getline(c, &line, &err), -1);
+	ck_assert_str_eq(err.msg,
+	    "peer: connection closed in the middle of a line");
 	conn_free(c);
 }
 END_TEST
@@ -588,6 +674,7 @@ conn_suite(void)
 	/* bounded work, but a loaded machine or a sanitizer build is slow */
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_zlib_roundtrip);
+	tcase_add_test(tc, test_zlib_thread);
 	tcase_add_test(tc, test_zlib_readahead);
 	tcase_add_test(tc, test_zlib_linecap);
 	tcase_add_test(tc, test_zlib_ratio);
