@@ -61,3 +61,5 @@ TESTS += tests/integ/t-quickstart-demo.sh
 EXTRA_DIST += tests/integ/t-quickstart-demo.sh
 TESTS += tests/integ/t-scale-small.sh
 EXTRA_DIST += tests/integ/t-scale-small.sh
+TESTS += tests/integ/t-catalogue-tls.sh
+EXTRA_DIST += tests/integ/t-catalogue-tls.sh
