@@ -63,3 +63,5 @@ TESTS += tests/integ/t-scale-small.sh
 EXTRA_DIST += tests/integ/t-scale-small.sh
 TESTS += tests/integ/t-catalogue-tls.sh
 EXTRA_DIST += tests/integ/t-catalogue-tls.sh
+TESTS += tests/integ/t-cairnd-flood.sh
+EXTRA_DIST += tests/integ/t-cairnd-flood.sh
