@@ -65,3 +65,5 @@ TESTS += tests/integ/t-catalogue-tls.sh
 EXTRA_DIST += tests/integ/t-catalogue-tls.sh
 TESTS += tests/integ/t-cairnd-flood.sh
 EXTRA_DIST += tests/integ/t-cairnd-flood.sh
+TESTS += tests/integ/t-cairnd-stall.sh
+EXTRA_DIST += tests/integ/t-cairnd-stall.sh

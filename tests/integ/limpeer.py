@@ -41,6 +41,12 @@
 #       keeps the largest value seen after that (anonmax_kb); prints
 #       lines (reply lines received), the count of each reply code
 #       (code_NNN=...) and closed_s.  Bounded by 300 s.
+#   stall CAIRNDPID PATH
+#       RETR FILE test.T PATH with a small receive buffer, read the
+#       reply's first lines and nothing more; then wait (150 s at most)
+#       for the session child to exit, sampling its RssAnon.  Prints
+#       size, anon0_kb (once the download is stuck), anonmax_kb and
+#       gone_s (seconds until the child exited, or "open").
 #   busy
 #       Once every other scenario has its banner, connect and print the
 #       first reply line.
@@ -417,6 +423,48 @@ def retr(port, args, out, ready):
     s.close()
 
 
+def stall(port, args, out, ready):
+    dpid, path = int(args[0]), args[1].encode()
+    before = set(children(dpid))
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    s.settimeout(TIMEOUT)
+    s.connect(('127.0.0.1', port))
+    r = Reader(s)
+    while not r.line().startswith(b'200 '):
+        pass
+    kid = None
+    for _ in range(50):
+        new = [k for k in children(dpid) if k not in before]
+        if new:
+            kid = new[0]
+            break
+        time.sleep(0.1)
+    if kid is None:
+        out.put('error', 'no session child')
+        return
+    s.sendall(b'RETR FILE test.T ' + path + b'\r\n')
+    if not r.line().startswith(b'240 '):
+        out.put('error', 'RETR refused')
+        return
+    out.now('size', int(r.line()))
+    ready()
+    time.sleep(1)
+    anon0 = anonmax = status(kid, 'RssAnon')
+    t0 = time.time()
+    gone = False
+    while time.time() - t0 < 150:
+        if kid not in children(dpid):
+            gone = True
+            break
+        anonmax = max(anonmax, status(kid, 'RssAnon'))
+        time.sleep(0.5)
+    out.put('anon0_kb', anon0)
+    out.put('anonmax_kb', anonmax)
+    out.put('gone_s', '%.0f' % (time.time() - t0) if gone else 'open')
+    s.close()
+
+
 def flood(port, args, out, ready):
     dpid, count, text = int(args[0]), int(args[1]), unescape(args[2])
     limit = 300.0
@@ -498,6 +546,7 @@ SCENARIOS = {
     'bomb': bomb, 'silent': silent, 'halfhello': halfhello,
     'tlsidle': tlsidle, 'noops': noops, 'trickle': trickle, 'hold': hold,
     'burst': burst, 'retr': retr, 'busy': busy, 'flood': flood,
+    'stall': stall,
 }
 
 
