@@ -9,7 +9,10 @@
 # hosts file, in a mount namespace of their own; skipped without one).
 # E3: cairnd -w 3 and -w 4 with no revocation list at all refuse every
 # client certificate ("unable to get certificate CRL") rather than take
-# it unchecked.  The client ends with exit 2 and the verification error,
+# it unchecked; with the CRL of an intermediate CA alone, its client
+# passes at -w 3 (the client's certificate checked) but not at -w 4
+# (every certificate of the chain), which takes it once the root's CRL
+# is there too.  The client ends with exit 2 and the verification error,
 # and the server never receives a command.
 . "$top_srcdir/tests/integ/lib.sh"
 need_tool cairnd ktcheck
@@ -138,5 +141,46 @@ for level in 3 4; do
 	wait_log 'certificate verification failed: unable to get certificate CRL'
 	no_commands_after_tls "-w $level without a CRL"
 done
+
+# E3: -w 3 checks the client's own certificate against a CRL, -w 4 every
+# certificate of its chain.  A client certificate from an intermediate CA
+# (signed by the test CA), with the intermediate's CRL alone: accepted at
+# -w 3, refused at -w 4 (no CRL for the intermediate itself); with the
+# test CA's CRL beside it, accepted at -w 4 too.
+INT=$T/int
+sh "$MKCA" -o "$INT" ca "cairn test intermediate" >/dev/null ||
+    fail "mkca intermediate"
+printf '%s\n' 'basicConstraints = critical, CA:TRUE' \
+    'keyUsage = critical, keyCertSign, cRLSign' \
+    'subjectKeyIdentifier = hash' >"$T/int.ext"
+openssl x509 -in "$INT/ca.pem" -CA "$PKI/ca.pem" -CAkey "$PKI/ca.key" \
+    -CAcreateserial -days 30 -extfile "$T/int.ext" -out "$T/int.crt" \
+    2>"$T/openssl.err" || fail "openssl intermediate: $(cat "$T/openssl.err")"
+sh "$MKCA" -o "$INT" client client1 >/dev/null || fail "mkca int client"
+sh "$MKCA" -o "$INT" crl >/dev/null || fail "mkca int crl"
+sh "$MKCA" -o "$PKI" crl >/dev/null || fail "mkca crl"
+# The client's file: its certificate, its key, then the intermediate.
+cat "$INT/client1.pem" "$T/int.crt" >"$T/iclient.pem"
+cat "$INT/crl.pem" "$PKI/crl.pem" >"$T/crls.pem"
+# chained LEVEL CRL RC: ktcheck with that certificate against cairnd -w
+# LEVEL -C CRL ends with RC (1: served, 2: refused).
+chained()
+{
+	serve "$PKI/localhost.pem" -w "$1" -C "$2"
+	rm -rf "$T/ok"
+	mkdir "$T/ok"
+	run_capture "$T/out" "$T/err" "$KTCHECK" -K "$T/ok/command.K" \
+	    -p "$PORT" -h 127.0.0.1 -x "$PKI/ca.pem" -w 2 \
+	    -y "$T/iclient.pem" -z "$T/iclient.pem"
+	assert_eq "$3" "$RC" "-w $1 -C $(basename "$2"): $(cat "$T/err")"
+}
+chained 3 "$INT/crl.pem" 1
+assert_file_eq "$R/transcript/test.T" "$T/ok/test.T"
+chained 4 "$INT/crl.pem" 2
+[ -e "$T/ok/command.K" ] && fail "-w 4 without the intermediate's CRL: served"
+wait_log 'certificate verification failed: unable to get certificate CRL'
+no_commands_after_tls "-w 4 without the intermediate's CRL"
+chained 4 "$T/crls.pem" 1
+assert_file_eq "$R/transcript/test.T" "$T/ok/test.T"
 stop_cairnd
 exit 0
