@@ -82,16 +82,45 @@ find_near(const char *dir, const char *up, const char *name)
 }
 
 /*
+ * p made absolute (p is freed).  The tools run with another working
+ * directory (the repository, the client's root), so a path relative to
+ * ours would name nothing there, or the wrong file.
+ */
+static char *
+absolute(char *p)
+{
+	char	*abs;
+
+	if (p == NULL || *p == '/')
+		return p;
+	if ((abs = realpath(p, NULL)) == NULL)
+		fatal("%s", p);
+	free(p);
+	return abs;
+}
+
+/*
+ * A tool in dir (an absolute --bindir) or in its server, sbin, client or
+ * bin subdirectory; NULL if none holds it.
+ */
+char *
+spawn_find_in(const char *dir, const char *name)
+{
+	return absolute(find_near(dir, "", name));
+}
+
+/*
  * Find a tool: in --bindir (or its server, sbin, client, bin), next to
  * cairn-bench (or in ../server, ../sbin, ... from there, for a build tree
- * or an installed prefix), then in PATH.  NULL if none.
+ * or an installed prefix), then in PATH.  NULL if none.  The path is
+ * absolute, whatever PATH holds.
  */
 char *
 spawn_find(const struct bench *b, const char *name)
 {
 	char	*dir, *p = NULL, *path, *tok, *save = NULL;
 
-	if (b->bindir != NULL && (p = find_near(b->bindir, "", name)) != NULL)
+	if (b->bindir != NULL && (p = spawn_find_in(b->bindir, name)) != NULL)
 		return p;
 	if ((dir = self_dir()) != NULL) {
 		p = find_near(dir, "../", name);
@@ -111,7 +140,7 @@ spawn_find(const struct bench *b, const char *name)
 		p = NULL;
 	}
 	free(path);
-	return p;
+	return absolute(p);
 }
 
 /* A timeval in seconds. */

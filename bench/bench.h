@@ -95,7 +95,7 @@ struct bench {
 	const char	*data;
 	struct corpus_spec corpus;	/* without --data */
 	const char	*csv, *svg, *runs_csv;
-	const char	*bindir;
+	char		*bindir;	/* -B, absolute */
 	const char	*server;	/* host:port of a remote cairnd */
 	const char	*cache;		/* --cache levels, NULL: no cache */
 	char		*cachedir;	/* <work>/zcache */
@@ -151,6 +151,7 @@ const char *level_name(int);
 
 /* bench-spawn.c */
 char	*spawn_find(const struct bench *, const char *);
+char	*spawn_find_in(const char *, const char *);
 int	 spawn_run(char *const [], const char *, const char *, double *);
 void	 spawn_show_log(const char *);
 pid_t	 spawn_cairnd(struct bench *, uint16_t *);

@@ -14,6 +14,7 @@
 
 #include <sys/types.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 
 #include <errno.h>
 #include <getopt.h>
@@ -382,8 +383,27 @@ bench_free(struct bench *b)
 	free(b->repo);
 	free(b->cachedir);
 	free(b->work);
+	free(b->bindir);
 	if (b->netns_fd != -1)
 		close(b->netns_fd);
+}
+
+/*
+ * -B dir, made absolute once and for all: the tools found there run in
+ * other working directories (the repository, the client's root).
+ */
+static void
+opt_bindir(struct bench *b, const char *dir)
+{
+	struct stat	st;
+	char		*abs;
+
+	if ((abs = realpath(dir, NULL)) == NULL)
+		baduse("--bindir %s: %s", dir, strerror(errno));
+	if (stat(abs, &st) == -1 || !S_ISDIR(st.st_mode))
+		baduse("--bindir %s: not a directory", dir);
+	free(b->bindir);
+	b->bindir = abs;
 }
 
 /* The options, into b; exits on a usage error. */
@@ -420,7 +440,7 @@ opts_parse(struct bench *b, int argc, char *argv[])
 	    NULL)) != -1) {
 		switch (ch) {
 		case 'B':
-			b->bindir = optarg;
+			opt_bindir(b, optarg);
 			break;
 		case 'd':
 			b->data = optarg;
@@ -555,21 +575,38 @@ opts_links(struct bench *b)
 static void
 find_tools(struct bench *b)
 {
-	static const char where[] = "next to cairn-bench, in --bindir or in "
-	    "PATH";
+	char	*where = NULL;
 
-	b->fsdiff = spawn_find(b, "fsdiff");
-	b->ktcheck = spawn_find(b, "ktcheck");
-	b->lapply = spawn_find(b, "lapply");
-	b->cairnd = spawn_find(b, "cairnd");
+	/*
+	 * With -B the tools measured are those of that tree and no other:
+	 * falling back on the ones next to cairn-bench or in PATH would
+	 * quietly measure something else than was asked.
+	 */
+	if (b->bindir != NULL) {
+		xasprintf(&where, "in --bindir %s or in its server, sbin, "
+		    "client or bin subdirectory", b->bindir);
+		b->fsdiff = spawn_find_in(b->bindir, "fsdiff");
+		b->ktcheck = spawn_find_in(b->bindir, "ktcheck");
+		b->lapply = spawn_find_in(b->bindir, "lapply");
+		b->cairnd = spawn_find_in(b->bindir, "cairnd");
+	} else {
+		where = xstrdup("next to cairn-bench or in PATH");
+		b->fsdiff = spawn_find(b, "fsdiff");
+		b->ktcheck = spawn_find(b, "ktcheck");
+		b->lapply = spawn_find(b, "lapply");
+		b->cairnd = spawn_find(b, "cairnd");
+	}
 	if (b->fsdiff == NULL)
 		fatalx("fsdiff not found %s", where);
-	if (b->make_repo != NULL)
-		return;
-	if (b->ktcheck == NULL || b->lapply == NULL)
-		fatalx("ktcheck and lapply are needed: not found %s", where);
-	if (b->server == NULL && b->cairnd == NULL)
-		fatalx("cairnd not found %s (or give --server)", where);
+	if (b->make_repo == NULL) {
+		if (b->ktcheck == NULL || b->lapply == NULL)
+			fatalx("ktcheck and lapply are needed: not found %s",
+			    where);
+		if (b->server == NULL && b->cairnd == NULL)
+			fatalx("cairnd not found %s (or give --server)",
+			    where);
+	}
+	free(where);
 }
 
 /*

@@ -40,10 +40,11 @@ struct lck {
 	int		 checkapple;	/* -A */
 	const char	*prefix;	/* -P */
 	const char	*radmind_dir;	/* -D */
-	/* progress state for the current transcript */
+	/* -%: progress over all the transcripts of the run */
 	int64_t		 ptotal;
 	int64_t		 pdone;
-	int		 plast;
+	int		 plast;		/* last percentage printed, or -1 */
+	char		*plastpath;	/* last path counted */
 };
 
 static void
@@ -54,15 +55,31 @@ usage(void)
 	exit(LCK_ERROR);
 }
 
+/*
+ * The progress weight of a line looked at: 1024, plus the listed size of
+ * a file to check.  The listed size, not the stored file's: the total is
+ * made of listed sizes, so that the work done meets it exactly at the
+ * end even where a size is wrong.
+ */
+static int64_t
+line_weight(const struct tline *t)
+{
+	if (tverify_wants(t) && t->size > 0)
+		return PROGRESSUNIT + t->size;
+	return PROGRESSUNIT;
+}
+
 /* Progress line "%NN path" each time the integer percentage grows. */
 static void
-progress(struct lck *l, int64_t bytes, const char *path)
+progress(struct lck *l, int64_t weight, const char *path)
 {
 	int	pct;
 
 	if (!l->progress)
 		return;
-	l->pdone += bytes;
+	free(l->plastpath);
+	l->plastpath = xstrdup(path);
+	l->pdone += weight;
 	pct = l->ptotal > 0 ? (int)(l->pdone * 100 / l->ptotal) : 100;
 	if (pct > 100)
 		pct = 100;
@@ -73,36 +90,51 @@ progress(struct lck *l, int64_t bytes, const char *path)
 }
 
 /*
- * Start the progress of transcript tpath: its total weight is 1024 per
- * object line that will be looked at (within the -P prefix) plus the
- * listed size of each file to check.  The real sizes may differ; the last
- * line of a transcript then prints %100.  Lines the reader rejects weigh
- * nothing (the check proper reports them).
+ * The end of the run's work, a normal one: %100 if not yet printed
+ * (nothing to look at, or a transcript that changed under us).
  */
 static void
-progress_start(struct lck *l, const char *tpath)
+progress_end(struct lck *l)
+{
+	if (!l->progress || l->plast >= 100)
+		return;
+	printf("%%100 %s\n", l->plastpath != NULL ? l->plastpath : "");
+	l->plast = 100;
+}
+
+/*
+ * The total work of the run, so that the percentage grows from the first
+ * transcript's first line to the last one's last line without starting
+ * over: line_weight of every object line that will be looked at (within
+ * the -P prefix) in every transcript.  Lines the reader rejects weigh
+ * nothing here nor when met; an unreadable transcript is left to the
+ * check proper, which dies on it.
+ */
+static void
+progress_start(struct lck *l, char *const tpaths[], int n)
 {
 	struct treader		*r;
 	const struct tline	*t;
-	int			 rc;
+	int			 i, rc;
 
 	l->ptotal = 0;
 	l->pdone = 0;
 	l->plast = -1;
-	if ((r = treader_open(tpath, NULL, TR_NOSORT, NULL)) == NULL)
-		return;
-	while ((rc = treader_next(r, &t, NULL)) != 0) {
-		if (rc == -1 && treader_ioerror(r))
-			break;
-		if (rc == -1 || (l->prefix != NULL &&
-		    strncmp(t->path, l->prefix, strlen(l->prefix)) != 0))
+	for (i = 0; i < n; i++) {
+		if ((r = treader_open(tpaths[i], NULL, TR_NOSORT |
+		    TR_COMMENTS | (l->icase ? TR_ICASE : 0), NULL)) == NULL)
 			continue;
-		l->ptotal += PROGRESSUNIT;
-		if ((t->type == 'f' || t->type == 'a') && !t->minus &&
-		    !t->plus && t->size > 0)
-			l->ptotal += t->size;
+		while ((rc = treader_next(r, &t, NULL)) != 0) {
+			if (rc == -1 && treader_ioerror(r))
+				break;
+			if (rc == -1 || t->type == 0 || (l->prefix != NULL &&
+			    strncmp(t->path, l->prefix,
+			    strlen(l->prefix)) != 0))
+				continue;
+			l->ptotal += line_weight(t);
+		}
+		treader_close(r);
 	}
-	treader_close(r);
 }
 
 /* One transcript being checked. */
@@ -115,7 +147,6 @@ struct lck_run {
 	int		 ucount;	/* corrections made */
 	int		 exitval;	/* 1: a difference or a bad line */
 	int		 prefixfound;	/* -P matched a line */
-	char		*last;		/* last path looked at (progress) */
 };
 
 /* What became of one line. */
@@ -196,30 +227,15 @@ rewrite(struct lck_run *run, const struct tline *t, const struct tvfile *sf)
 }
 
 /*
- * Check one line read: within -P, in order (dies otherwise), and for an
- * f or a line the size and checksum of its stored file.  Returns LINE_*.
+ * Check the size and checksum of the stored file of an f or a line and
+ * write its corrected copy if need be.  Returns LINE_*.
  */
 static int
-check_line(struct lck *l, struct lck_run *run, const struct tline *t)
+check_stored(struct lck *l, struct lck_run *run, const struct tline *t)
 {
 	struct cerr	 err;
 	struct tvfile	 sf;
 
-	if (t->type == 0)
-		return LINE_COPY;		/* blank or comment */
-	if (l->prefix != NULL) {
-		if (strncmp(t->path, l->prefix, strlen(l->prefix)) != 0)
-			return LINE_COPY;
-		run->prefixfound = 1;
-	}
-	if (treader_order(run->r, &err) == -1)
-		fatalx("%s", err.msg);
-	free(run->last);
-	run->last = xstrdup(t->path);
-	if (!tverify_wants(t)) {
-		progress(l, PROGRESSUNIT, t->path);
-		return LINE_COPY;
-	}
 	if (tverify_line(l->ck, &run->tr, t, l->checkapple, &sf, &err) == -1) {
 		log_warnx("%s", err.msg);
 		return LINE_BAD;
@@ -235,11 +251,35 @@ check_line(struct lck *l, struct lck_run *run, const struct tline *t)
 		return LINE_BAD;
 	}
 	tvfile_clear(&sf);
-	progress(l, sf.size + PROGRESSUNIT, t->path);
 	if (sf.wrong == 0 || !l->update)
 		return LINE_COPY;
 	rewrite(run, t, &sf);
 	return LINE_DONE;
+}
+
+/*
+ * Check one line read: within -P, in order (dies otherwise), and for an
+ * f or a line the size and checksum of its stored file.  Returns LINE_*.
+ */
+static int
+check_line(struct lck *l, struct lck_run *run, const struct tline *t)
+{
+	struct cerr	 err;
+	int		 rc;
+
+	if (t->type == 0)
+		return LINE_COPY;		/* blank or comment */
+	if (l->prefix != NULL) {
+		if (strncmp(t->path, l->prefix, strlen(l->prefix)) != 0)
+			return LINE_COPY;
+		run->prefixfound = 1;
+	}
+	if (treader_order(run->r, &err) == -1)
+		fatalx("%s", err.msg);
+	rc = tverify_wants(t) ? check_stored(l, run, t) : LINE_COPY;
+	/* Counted once looked at, whatever came of it, as in the total. */
+	progress(l, line_weight(t), t->path);
+	return rc;
 }
 
 /*
@@ -294,8 +334,6 @@ do_lcksum(struct lck *l, const char *tpath)
 	int			 rc;
 
 	run_open(l, &run, tpath);
-	if (l->progress)
-		progress_start(l, tpath);
 	while ((rc = treader_next(run.r, &t, &err)) != 0) {
 		if (rc == -1) {
 			if (treader_ioerror(run.r))
@@ -311,13 +349,7 @@ do_lcksum(struct lck *l, const char *tpath)
 		} else if (rc == LINE_COPY && l->update)
 			fprintf(run.ufp, "%s\n", t->raw);
 	}
-	if (l->progress && l->plast < 100) {
-		/* real sizes differed from the listed ones: finish anyway */
-		l->pdone = l->ptotal;
-		progress(l, 0, run.last != NULL ? run.last : "");
-	}
 	treader_close(run.r);
-	free(run.last);
 	rc = run_finish(l, &run);
 	troot_clear(&run.tr);
 	return rc;
@@ -383,13 +415,17 @@ main(int argc, char *argv[])
 	if (err)
 		usage();
 
+	if (l.progress)
+		progress_start(&l, argv + optind, argc - optind);
 	for (; optind < argc; optind++) {
 		if (do_lcksum(&l, argv[optind]) == LCK_CHANGED) {
 			rc = LCK_CHANGED;
 			if (!l.update)
-				exit(rc);
+				break;	/* -n: the first difference ends it */
 		}
 	}
+	progress_end(&l);
+	free(l.plastpath);
 	cksum_free(l.ck);
 	exit(rc);
 }

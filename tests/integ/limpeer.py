@@ -33,6 +33,20 @@
 #   trickle SECONDS
 #       Send a command line one byte every SECONDS and never end it;
 #       print sent (bytes), closed_s (from the first byte) and replies.
+#   flood CAIRNDPID COUNT TEXT
+#       Send TEXT (Python escapes: request lines) COUNT times on one
+#       connection, then QUIT, reading the replies as they come (a thread
+#       sends, so neither side blocks the other).  Samples the session
+#       child's RssAnon once a tenth of the replies are in (anon1_kb) and
+#       keeps the largest value seen after that (anonmax_kb); prints
+#       lines (reply lines received), the count of each reply code
+#       (code_NNN=...) and closed_s.  Bounded by 300 s.
+#   stall CAIRNDPID PATH
+#       RETR FILE test.T PATH with a small receive buffer, read the
+#       reply's first lines and nothing more; then wait (150 s at most)
+#       for the session child to exit, sampling its RssAnon.  Prints
+#       size, anon0_kb (once the download is stuck), anonmax_kb and
+#       gone_s (seconds until the child exited, or "open").
 #   busy
 #       Once every other scenario has its banner, connect and print the
 #       first reply line.
@@ -409,6 +423,117 @@ def retr(port, args, out, ready):
     s.close()
 
 
+def stall(port, args, out, ready):
+    dpid, path = int(args[0]), args[1].encode()
+    before = set(children(dpid))
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    s.settimeout(TIMEOUT)
+    s.connect(('127.0.0.1', port))
+    r = Reader(s)
+    while not r.line().startswith(b'200 '):
+        pass
+    kid = None
+    for _ in range(50):
+        new = [k for k in children(dpid) if k not in before]
+        if new:
+            kid = new[0]
+            break
+        time.sleep(0.1)
+    if kid is None:
+        out.put('error', 'no session child')
+        return
+    s.sendall(b'RETR FILE test.T ' + path + b'\r\n')
+    if not r.line().startswith(b'240 '):
+        out.put('error', 'RETR refused')
+        return
+    out.now('size', int(r.line()))
+    ready()
+    time.sleep(1)
+    anon0 = anonmax = status(kid, 'RssAnon')
+    t0 = time.time()
+    gone = False
+    while time.time() - t0 < 150:
+        if kid not in children(dpid):
+            gone = True
+            break
+        anonmax = max(anonmax, status(kid, 'RssAnon'))
+        time.sleep(0.5)
+    out.put('anon0_kb', anon0)
+    out.put('anonmax_kb', anonmax)
+    out.put('gone_s', '%.0f' % (time.time() - t0) if gone else 'open')
+    s.close()
+
+
+def flood(port, args, out, ready):
+    dpid, count, text = int(args[0]), int(args[1]), unescape(args[2])
+    limit = 300.0
+    before = set(children(dpid))
+    s = connect(port)
+    head = banner(s)
+    ready()
+    kid = None
+    for _ in range(50):
+        new = [k for k in children(dpid) if k not in before]
+        if new:
+            kid = new[0]
+            break
+        time.sleep(0.1)
+    if kid is None:
+        out.put('error', 'no session child')
+        return
+    expect = count * text.count(b'\n')
+    t0 = time.time()
+
+    def send():
+        per = max(1, 65536 // len(text))
+        left = count
+        try:
+            while left > 0 and time.time() - t0 < limit:
+                n = min(per, left)
+                s.sendall(text * n)
+                left -= n
+            s.sendall(b'QUIT\r\n')
+        except OSError:
+            pass
+    sender = threading.Thread(target=send)
+    sender.start()
+    codes = {}
+    lines = 0
+    anon1 = anonmax = 0
+    carry = head[head.rindex(b'\r\n') + 2:] if b'\r\n' in head else b''
+    closed = False
+    s.settimeout(1.0)
+    while time.time() - t0 < limit:
+        try:
+            d = s.recv(1 << 18)
+        except socket.timeout:
+            continue
+        except OSError:
+            closed = True
+            break
+        if not d:
+            closed = True
+            break
+        parts = (carry + d).split(b'\r\n')
+        carry = parts.pop()
+        for line in parts:
+            lines += 1
+            c = line[:3].decode('latin-1')
+            codes[c] = codes.get(c, 0) + 1
+        if anon1 == 0 and lines >= expect // 10:
+            anon1 = anonmax = status(kid, 'RssAnon')
+        elif anon1:
+            anonmax = max(anonmax, status(kid, 'RssAnon'))
+    sender.join(limit)
+    out.put('lines', lines)
+    for c in sorted(codes):
+        out.put('code_' + c, codes[c])
+    out.put('anon1_kb', anon1)
+    out.put('anonmax_kb', anonmax)
+    out.closed(closed, t0)
+
+
 def busy(port, args, out, ready):
     out.waitothers()
     s = connect(port)
@@ -420,7 +545,8 @@ def busy(port, args, out, ready):
 SCENARIOS = {
     'bomb': bomb, 'silent': silent, 'halfhello': halfhello,
     'tlsidle': tlsidle, 'noops': noops, 'trickle': trickle, 'hold': hold,
-    'burst': burst, 'retr': retr, 'busy': busy,
+    'burst': burst, 'retr': retr, 'busy': busy, 'flood': flood,
+    'stall': stall,
 }
 
 

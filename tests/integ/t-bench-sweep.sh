@@ -7,7 +7,8 @@
 # fewer bytes on the wire at level 6 than at level 0 and than the files
 # hold), the SVG (well-formed, one line per link); -l auto,1 (auto's row,
 # its line against the best fixed level, its CSV row); --make-repo from a
-# generated corpus; usage errors and --help.
+# generated corpus; -B relative, missing or without the tools; usage
+# errors and --help.
 . "$top_srcdir/tests/integ/lib.sh"
 
 need_tool cairnd ktcheck lapply fsdiff cairn-bench
@@ -151,6 +152,21 @@ grep -q "^repository in $T/repo: [1-9][0-9]* files" "$T/out2" ||
 n=$(grep -c '^f ' "$T/repo/transcript/bench.T")
 m=$(find "$T/repo/file/bench.T" -type f | wc -l)
 [ "$n" -eq "$m" ] || fail "--make-repo: $n files listed, $m stored"
+
+# -B relative to the working directory: resolved once, before the tools
+# run in the repository and the client's root, where it named nothing.
+run_capture "$T/outb" "$T/errb" in_dir "$top_builddir/client" \
+    "$CAIRN_BENCH" -q -B .. -w "$T/workb" -d "$data" -l 0 -L loopback -n 1
+[ "$RC" -eq 0 ] || { cat "$T/errb" >&2; fail "-B ..: exit $RC"; }
+grep -q '^loopback (' "$T/outb" || fail "-B ..: no table"
+run_capture "$T/out3" "$T/err3" "$CAIRN_BENCH" -B "$T/no-such-dir" -l 0
+[ "$RC" -eq 2 ] || fail "-B missing: exit $RC"
+grep -q -- "--bindir $T/no-such-dir: " "$T/err3" || fail "-B missing: message"
+mkdir "$T/empty"
+run_capture "$T/out3" "$T/err3" "$CAIRN_BENCH" -B "$T/empty" -l 0
+[ "$RC" -eq 1 ] || fail "-B without the tools: exit $RC"
+grep -q -- "not found in --bindir $T/empty" "$T/err3" ||
+    fail "-B without the tools: message"
 
 # Usage errors exit 2 and name the option.
 run_capture "$T/out3" "$T/err3" "$CAIRN_BENCH" -L rate=fast

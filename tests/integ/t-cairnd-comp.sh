@@ -2,7 +2,8 @@
 # cairnd COMP: level clamped to 1..-Z max as Radmind does, 320 in clear
 # then everything compressed both ways (one zlib stream per direction,
 # never finished), error replies, COMP twice, and read-ahead after the
-# COMP line treated as compressed.
+# COMP line treated as compressed; a corrupt stream ends the session,
+# also in the middle of an upload, which is then removed (D3).
 . "$top_srcdir/tests/integ/lib.sh"
 need_tool cairnd
 mk_tmpdir
@@ -84,6 +85,52 @@ PY
 } >"$T/exp"
 rap "$PORT" 'NOOP\r\n' >"$T/out" || fail "rap"
 assert_file_eq "$T/exp" "$T/out" "after a corrupt stream"
+
+# ... and in the middle of an upload (docs/security.md D3): half of a
+# file's body arrives, then a block of reserved type.  The session ends,
+# nothing of the upload stays in tmp/, and the daemon goes on.
+: >"$SLOG"
+python3 - "$PORT" "$T/repo" <<'PY' || fail "corrupt upload"
+import os, socket, sys, time, zlib
+s = socket.create_connection(('127.0.0.1', int(sys.argv[1])), 10)
+s.settimeout(10)
+s.sendall(b'COMP ZLIB 6\r\n')
+got = b''
+while b'320 ' not in got or not got.endswith(b'\r\n'):
+    got += s.recv(4096)
+inf = zlib.decompressobj()
+d = zlib.compressobj(6)
+replies = b''
+
+def send(data):
+    s.sendall(d.compress(data) + d.flush(zlib.Z_SYNC_FLUSH))
+
+def wait_for(text, n):
+    global replies
+    while replies.count(text) < n:
+        data = s.recv(4096)
+        if not data:
+            sys.exit('closed early: %r' % replies)
+        replies += inf.decompress(data)
+
+tline = (b'f ./a                                    0644     0     0 '
+         b'1700000000     100 -\n')
+send(b'STOR TRANSCRIPT broken.T\r\n%d\r\n' % len(tline) + tline + b'.\r\n')
+wait_for(b'250 ', 1)
+send(b'STOR FILE broken.T ./a\r\n100\r\n' + b'x' * 50)
+wait_for(b'350 ', 2)
+if not os.path.exists(sys.argv[2] + '/tmp/transcript/broken.T'):
+    sys.exit('the upload did not start: %r' % replies)
+time.sleep(0.5)
+s.sendall(b'\xff\xff\xff\xff\xff\xff\xff\xff')
+s.shutdown(socket.SHUT_WR)
+while s.recv(4096):
+    pass
+PY
+retry 100 upload_gone "$T/repo" broken.T || no_upload "$T/repo" broken.T
+grep -q 'inflate: invalid block type' "$SLOG" || fail "corrupt upload: log"
+rap "$PORT" 'NOOP\r\n' >"$T/out" || fail "rap"
+assert_file_eq "$T/exp" "$T/out" "after a corrupt upload"
 stop_cairnd
 
 # Without -Z: not enabled.

@@ -6,6 +6,10 @@
 # fails with "Operation not permitted" and exit 2, never success (C5),
 # and a directory under a parent without write permission fails with
 # "Permission denied" naming the line, exit 2, nothing left behind (C9).
+# A download onto an immutable file and a directory or a download in a
+# read-only mount fail naming the path and the error; what came before
+# is kept (exit 1), nothing after is done, no temporary file is left
+# (C9).
 # The apply root is a symbolic link that is pointed elsewhere while a
 # download is in progress: the file still lands in the directory the
 # root was at the start, and nothing in the new one (C10).  Root only
@@ -65,6 +69,80 @@ expect_rc 2
 expect_err "line 2: ./ro/new: Permission denied"
 [ -z "$(ls -A "$R/ro")" ] || fail "C9: left in ./ro: $(ls -A "$R/ro")"
 [ "$(ls -A "$R")" = ro ] || fail "C9: left in the root: $(ls -A "$R")"
+rm -rf "$R/ro"
+
+# --- C9: an immutable file (chattr +i) that a download must replace, and
+# a read-only mount under the root (a bind mount in a mount namespace of
+# its own).  lapply stops at the failing line, naming it and the error;
+# what came before stays applied (exit 1), nothing after is touched, the
+# file keeps its old content, and no temporary file is left.  Each part
+# is skipped where the file system or the kernel does not allow it.
+S=$T/srv
+mkdir -p "$S/file/test.T"
+printf 'new a\n' >"$S/file/test.T/a"
+printf 'new content\n' >"$S/file/test.T/imm"
+printf 'new z\n' >"$S/file/test.T/z"
+{
+	echo "test.T:"
+	fline './a' "$S/file/test.T/a" 0644
+	fline './imm' "$S/file/test.T/imm" 0644
+	fline './z' "$S/file/test.T/z" 0644
+} >"$T/c9i.T"
+printf 'old\n' >"$R/imm"
+if chattr +i "$R/imm" 2>/dev/null; then
+	at_exit 'chattr -i "$R/imm" 2>/dev/null'
+	serve_files "$S"
+	net_apply "$R" "$T/c9i.T" -c sha1
+	chattr -i "$R/imm"
+	expect_rc 1
+	grep -q '\./imm: .*Operation not permitted' "$T/err" ||
+	    fail "C9 immutable: message: $(cat "$T/err")"
+	[ "$(cat "$R/imm")" = old ] || fail "C9 immutable: ./imm changed"
+	[ "$(cat "$R/a")" = "new a" ] || fail "C9 immutable: ./a not applied"
+	[ -e "$R/z" ] && fail "C9 immutable: went on past ./imm"
+	[ "$(ls -A "$R" | tr '\n' ' ')" = "a imm " ] ||
+	    fail "C9 immutable: left in the root: $(ls -A "$R")"
+else
+	echo "$TEST_NAME: no immutable flag here, C9 immutable not tried"
+fi
+rm -rf "$R"/*
+
+mkdir "$R/ro"
+mkdir "$S/file/test.T/ro"
+printf 'new f\n' >"$S/file/test.T/ro/f"
+printf 'd ./a\t0755 0 0\nd ./ro/sub\t0755 0 0\nd ./z\t0755 0 0\n' >"$T/c9d.T"
+{
+	echo "test.T:"
+	fline './ro/f' "$S/file/test.T/ro/f" 0644
+} >"$T/c9f.T"
+# ro LAPPLY-ARGS...: lapply in $R with ./ro mounted read-only.
+ro()
+{
+	run_capture "$T/out" "$T/err" in_dir "$R" unshare -m sh -c \
+	    'mount --bind ro ro && mount -o remount,bind,ro ro && exec "$@"' \
+	    sh "$LAPPLY" "$@"
+}
+if unshare -m sh -c 'mount --bind "$1" "$1" &&
+    mount -o remount,bind,ro "$1"' sh "$R/ro" 2>/dev/null; then
+	ro -n "$T/c9d.T"
+	expect_rc 1
+	expect_err "line 2: ./ro/sub: Read-only file system"
+	[ "$(ls -A "$R" | tr '\n' ' ')" = "a ro " ] ||
+	    fail "C9 read-only: in the root: $(ls -A "$R")"
+	[ -z "$(ls -A "$R/ro")" ] ||
+	    fail "C9 read-only: in ./ro: $(ls -A "$R/ro")"
+	rmdir "$R/a"
+	serve_files "$S"
+	ro -h 127.0.0.1 -p "$PORT" -c sha1 "$T/c9f.T"
+	wait "$SRVPID"
+	expect_rc 2
+	grep -q '\./ro/f: .*Read-only file system' "$T/err" ||
+	    fail "C9 read-only download: message: $(cat "$T/err")"
+	[ -z "$(ls -A "$R/ro")" ] ||
+	    fail "C9 read-only download: in ./ro: $(ls -A "$R/ro")"
+else
+	echo "$TEST_NAME: no read-only bind mount here, C9 read-only not tried"
+fi
 rm -rf "$R/ro"
 
 # --- C10: the root swapped during a download.

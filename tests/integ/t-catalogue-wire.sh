@@ -11,10 +11,12 @@
 # sends no banner (A3), a malformed or lying size line (A6), more bytes
 # than announced, no "." terminator, ".." or an early "." (A8), a
 # compressed stream that turns corrupt or stops inside a block in the
-# middle of a file (D3), a TCP reset in the middle of a file, in clear
-# and compressed (G2): exit 2, the message names the server and the
-# problem, the old file stays as it was, no temp file is left and bytes
-# after the fault are never taken as the reply for the next file.
+# middle of a file, a bit flipped in a stored block's length check, and
+# one in its data, which only the checksum (-c) catches (D3), a TCP
+# reset in the middle of a file, in clear and compressed (G2): exit 2,
+# the message names the server and the problem, the old file stays as it
+# was, no temp file is left and bytes after the fault are never taken as
+# the reply for the next file.
 . "$top_srcdir/tests/integ/lib.sh"
 need_tool cairnd lapply
 mk_tmpdir
@@ -112,6 +114,8 @@ ZBANNER='send 200-RAP 1 peer 1.0 radmind access protocol\r\n200 CAPA ZLIB REPO\r
 # with "zlib", lapply asks for -Z 6 and the peer agrees to it first, so
 # REPLY runs in compressed mode.  ./a holds "old" beforehand.  Expects
 # exit 2, ./a unchanged, ./b absent, no temp file; stderr in $T/err.
+# HOSTILE_OPTS: more lapply options.
+HOSTILE_OPTS=
 hostile()
 {
 	_case=$1
@@ -142,8 +146,8 @@ hostile()
 	} >"$T/script"
 	start_peer "$T/script" "$T/peer.log"
 	_t0=$(date +%s)
-	run_capture "$T/out" "$T/err" in_dir "$R" "$LAPPLY" $_z -h 127.0.0.1 \
-	    -p "$PEERPORT" "$T/ab.T"
+	run_capture "$T/out" "$T/err" in_dir "$R" "$LAPPLY" $_z $HOSTILE_OPTS \
+	    -h 127.0.0.1 -p "$PEERPORT" "$T/ab.T"
 	wait "$PEERPID"
 	[ $(($(date +%s) - _t0)) -le 60 ] ||
 	    fail "$_case: lapply took more than 60 s"
@@ -207,6 +211,21 @@ err_line '127.0.0.1: inflate: invalid block type'
 hostile 'D3 truncated' zlib 'send 240 Retrieving file\r\n12\r\nhello' \
     'raw \x02' 'shutdown'
 err_line '127.0.0.1: connection closed'
+# A bit flipped in the length check of a stored block (NLEN no longer
+# the complement of LEN): inflate itself refuses it.
+hostile 'D3 flipped NLEN' zlib 'send 240 Retrieving file\r\n12\r\nhello' \
+    'raw \x00\x07\x00\xf8\xfe world\n' 'sleep 1' 'close'
+err_line '127.0.0.1: inflate: invalid stored block lengths'
+# A bit flipped in the data of a stored block ("o" 0x6f, "n" 0x6e): the
+# stream still inflates, to the right size, so only the checksum tells;
+# with -c the download is refused and discarded.
+HOSTILE_OPTS='-c sha1'
+hostile 'D3 flipped data' zlib 'send 240 Retrieving file\r\n12\r\nhello' \
+    'raw \x00\x0a\x00\xf5\xff wnrld\n.\r\n' 'sleep 1' 'close'
+err_line 'line 2: checksum in transcript does not match checksum from server'
+grep -q "^127\.0\.0\.1: \./a: the server's copy does not match" "$T/err" ||
+    fail "D3 flipped data: $(cat "$T/err")"
+HOSTILE_OPTS=
 
 # G2: a TCP reset (not a FIN) in the middle of the body, in clear and
 # compressed.

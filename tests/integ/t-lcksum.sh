@@ -150,8 +150,25 @@ cp -pR R/file/t.T R/file/u.T
 check_run two 1 "$LCKSUM" -q -c sha1 R/transcript/t.T R/transcript/u.T
 cmp -s R/transcript/t.T R/transcript/u.T || note_fail "two: second transcript not updated"
 
-# -%: 1024 per line looked at plus each file's size; -P narrows both
-# the work and its total; a listed size that is wrong still ends at %100
+# pct_check NAME: NAME.out is progress lines alone, "%NN path" with two
+# digits (three for 100), the percentages strictly growing, the last one
+# the only %100.
+pct_check()
+{
+	awk -v name="$1" '
+	    !/^%([0-9][0-9]|100) / { print name ": not a progress line: " $0; bad = 1; exit }
+	    { p = substr($1, 2) + 0 }
+	    NR > 1 && p <= last { print name ": " p " after " last; bad = 1; exit }
+	    { last = p }
+	    END { if (!bad && last != 100) print name ": ends at " last }
+	' "$1.out" >"$1.pct"
+	[ -s "$1.pct" ] && note_fail "$(cat "$1.pct")"
+	[ "$(grep -c '^%100 ' "$1.out")" -eq 1 ] || note_fail "$1: not one %100"
+}
+
+# -%: 1024 per line looked at plus each file's listed size; -P narrows
+# both the work and its total; a listed size that is wrong counts as
+# listed, in the work as in the total, so the last line is %100 alone
 setup
 check_run pct 1 "$LCKSUM" -q -n -% -c sha1 R/transcript/t.T
 check_same pct-out pct.out <<'EOF'
@@ -161,18 +178,45 @@ check_same pct-out pct.out <<'EOF'
 %57 ./d/sp ace
 %71 ./d/zz
 %85 ./d/zzl
-%99 ./e
 %100 ./e
 EOF
+pct_check pct
 check_run pctp 0 "$LCKSUM" -q -n -% -P ./d/g -c sha1 R/transcript/t.T
 check_same pctp-out pctp.out <<'EOF'
 %100 ./d/good
 EOF
 check_run pcts 1 "$LCKSUM" -q -n -% -P ./d/sp -c sha1 R/transcript/t.T
 check_same pcts-out pcts.out <<'EOF'
-%99 ./d/sp ace
 %100 ./d/sp ace
 EOF
+
+# -% over several transcripts: one total for the whole run, so the
+# percentage goes on growing from one transcript to the next (the first
+# of two equal ones ends at %50) and reaches %100 once, at the very end;
+# in update mode as with -n
+setup
+cp R/transcript/t.T R/transcript/u.T
+cp -pR R/file/t.T R/file/u.T
+check_run pct2 1 "$LCKSUM" -q -% -c sha1 R/transcript/t.T R/transcript/u.T
+pct_check pct2
+grep -qx '%50 ./e' pct2.out || note_fail "pct2: first transcript's end"
+tail -n 1 pct2.out | grep -qx '%100 ./e' || note_fail "pct2: last line"
+check_run pct2n 0 "$LCKSUM" -q -n -% -c sha1 R/transcript/t.T R/transcript/u.T
+pct_check pct2n
+grep -qx '%50 ./e' pct2n.out || note_fail "pct2n: first transcript's end"
+[ "$(grep -c . pct2n.out)" -eq 14 ] ||
+    note_fail "pct2n: $(grep -c . pct2n.out) lines"
+# -n stops at the first incorrect transcript: the run's work ends there
+echo more >>R/file/t.T/./d/good
+check_run pct2i 1 "$LCKSUM" -q -n -% -c sha1 R/transcript/t.T R/transcript/u.T
+pct_check pct2i
+tail -n 1 pct2i.out | grep -qx '%100 ./e' || note_fail "pct2i: last line"
+grep -q '^%5[1-9] ' pct2i.out && note_fail "pct2i: went on past the first"
+# among the messages (no -q): the same progress lines, in order
+check_run pctv 1 "$LCKSUM" -n -% -c sha1 R/transcript/t.T
+grep '^%' pctv.out >pctv-pct.out
+pct_check pctv-pct
+grep -qx 'line 2: ./d/good: size wrong' pctv.out || note_fail "pctv: no message"
 
 # usage and digest errors: exit 2
 check_run nodigest 2 "$LCKSUM" R/transcript/t.T
