@@ -36,10 +36,12 @@ static const double size_shape[10] = {
 /*
  * Compressed bytes the socket must have taken without pushing back
  * before the policy believes a link it never saw the end of, and moves
- * to cheaper levels (more bytes): socket buffers swallow megabytes at
- * any link speed before they fill.
+ * to cheaper levels (more bytes).  A socket buffer swallows megabytes
+ * at any link speed, but the sender keeps at most ZAUTO_LOWAT of them
+ * unsent (conn_set_auto): twice that, taken without a wait, is a link
+ * that keeps up.
  */
-#define ZA_PROVEN	(1.5 * 1024 * 1024)
+#define ZA_PROVEN	(2.0 * ZAUTO_LOWAT)
 
 struct zauto {
 	int		 cap, cur;
@@ -322,7 +324,13 @@ zauto_sample(struct zauto *za, int level, uint64_t raw, uint64_t zout,
 	za->def += def_ns;
 	za->wall += wall_ns;
 	za->stall += stall_ns;
-	if (za->raw < ZAUTO_WINDOW || za->def == 0 || za->wall == 0)
+	/*
+	 * The first decisions come sooner (a quarter, then half a window):
+	 * the level the session starts at is a guess, and most of what
+	 * it costs on the wrong link is paid before the first decision.
+	 */
+	if (za->raw < (za->windows < 2 ? ZAUTO_WINDOW / 4 : za->windows < 3 ?
+	    ZAUTO_WINDOW / 2 : ZAUTO_WINDOW) || za->def == 0 || za->wall == 0)
 		return za->cur;
 
 	za->windows++;
