@@ -66,6 +66,7 @@ struct job {
 	int			 note;		/* a line run ahead, no download */
 	char			*msg;		/* note: its messages, or NULL */
 	int			 mod;		/* note: it changed the disk */
+	int64_t			 prog;		/* note: its progress weight */
 	int			 state;
 	int			 rc;		/* DL_* once done */
 	struct cerr		 err;
@@ -108,6 +109,7 @@ struct jobq {
 	int			 ahead_mod;	/* ... ap->modified before it */
 	int			 ahead_lost;	/* ... an earlier one failed */
 	char			*ahead_msg;	/* ... its messages so far */
+	int64_t			 ahead_prog;	/* ... its progress so far */
 	const char		*digest;
 	struct progress		*prog;		/* the status line's */
 };
@@ -476,6 +478,8 @@ jobq_landone(struct apply *ap)
 		if (job.msg != NULL)
 			apply_say(ap, "%s", job.msg);
 		jq->landing = 0;
+		if (job.prog > 0)
+			progress_add(&ap->prog, job.prog, job.e->t.path);
 		job_clear(&job);
 		return 0;
 	}
@@ -585,7 +589,19 @@ jobq_ahead_begin(struct apply *ap)
 	jq->ahead_lost = 0;
 	jq->ahead_mod = ap->modified;
 	jq->ahead_msg = NULL;
+	jq->ahead_prog = 0;
 	return 0;
+}
+
+int
+jobq_ahead_progress(struct apply *ap, int64_t bytes)
+{
+	struct jobq	*jq = ap->jq;
+
+	if (jq == NULL || !jq->ahead || jq->landing)
+		return 0;
+	jq->ahead_prog += bytes;
+	return 1;
 }
 
 int
@@ -655,8 +671,9 @@ jobq_ahead_end(struct apply *ap, const struct apply_entry *e, int rc)
 
 	/* Without a note to land it by, the line takes its turn now. */
 	if (jq->ahead && (rc == -1 || afs_parent(ap->fs, e->t.path, 0, &dfd,
-	    &leaf, NULL) != 0 || (d = fcntl(dfd, F_DUPFD_CLOEXEC, 0)) == -1))
-		(void)jobq_inorder(ap);
+	    &leaf, NULL) != 0 || (d = fcntl(dfd, F_DUPFD_CLOEXEC, 0)) == -1) &&
+	    jobq_inorder(ap) == 0 && jq->ahead_prog > 0)
+		progress_add(&ap->prog, jq->ahead_prog, e->t.path);
 	if (!jq->ahead) {
 		/* It went in its turn, or lost it to an earlier failure. */
 		if (jq->ahead_lost && afs_parent(ap->fs, e->t.path, 0, &dfd,
@@ -676,6 +693,7 @@ jobq_ahead_end(struct apply *ap, const struct apply_entry *e, int rc)
 	j->note = 1;
 	j->msg = jq->ahead_msg;
 	j->mod = ap->modified;
+	j->prog = jq->ahead_prog;
 	j->state = JOB_DONE;
 	jq->tail++;
 	pthread_mutex_unlock(&jq->mu);

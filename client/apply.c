@@ -843,7 +843,9 @@ do_line(struct apply *ap, struct apply_entry *e, int present,
 	close(fd);
 	apply_say(ap, "%s\n", msg);
 done:
-	progress_add(&ap->prog, PROGRESSUNIT, t->path);
+	/* A line run ahead counts in its turn (-% names its path then). */
+	if (!jobq_ahead_progress(ap, PROGRESSUNIT))
+		progress_add(&ap->prog, PROGRESSUNIT, t->path);
 	return 0;
 
 syserr:

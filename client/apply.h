@@ -224,8 +224,9 @@ void	jobq_free(struct apply *);
  * or above may run ahead of the downloads (run_ahead in apply.c):
  * jobq_under says whether one is; between jobq_ahead_begin (0, or -1
  * once a download failed) and jobq_ahead_end, with what the line
- * returned, its messages (jobq_ahead_say, 1 if it took one) and its
- * change to ap->modified are kept for its turn, landed in order with
+ * returned, its messages (jobq_ahead_say, 1 if it took one), its
+ * progress (jobq_ahead_progress, likewise) and its change to
+ * ap->modified are kept for its turn, landed in order with
  * the downloads.  If an earlier download fails, the object is removed
  * again.  jobq_inorder, before a warning: a line run ahead takes its
  * turn now, after every earlier download (-1: one failed, say nothing).
@@ -233,6 +234,7 @@ void	jobq_free(struct apply *);
 int	jobq_under(const struct apply *, const char *path);
 int	jobq_ahead_begin(struct apply *);
 int	jobq_ahead_say(struct apply *, const char *fmt, va_list);
+int	jobq_ahead_progress(struct apply *, int64_t bytes);
 void	jobq_ahead_end(struct apply *, const struct apply_entry *e, int rc);
 int	jobq_inorder(struct apply *);
 /*

@@ -271,5 +271,15 @@ listing "$T/a1" >"$T/list1"
 listing "$T/a4" >"$T/list4"
 assert_file_eq "$T/list1" "$T/list4" "listing, -j 1 and -j 4, made ahead"
 [ -p "$T/a4/n7/x/p" ] || fail "n7/x/p not made"
+# ... and -% names them in their turn too.
+rm -rf "$T/a1" "$T/a4"
+for j in 1 4; do
+	mkdir "$T/a$j"
+	run_capture "$T/aout$j" "$T/aerr$j" in_dir "$T/a$j" "$LAPPLY" -% \
+	    -c sha1 -j "$j" -h 127.0.0.1 -p "$PORT" "$T/ahead.T"
+	assert_eq 0 "$RC" "lapply -% -j $j, made ahead: $(cat "$T/aerr$j")"
+done
+grep -q '^%100 ' "$T/aout1" || fail "lapply -%: no %100 line: $(cat "$T/aout1")"
+assert_file_eq "$T/aout1" "$T/aout4" "-% lines, -j 1 and -j 4, made ahead"
 stop_cairnd
 exit 0
