@@ -141,6 +141,16 @@ def children(pid):
         return []
 
 
+def new_child(pid, before):
+    """The first child of pid not in before, waiting up to 5 s; None."""
+    for _ in range(50):
+        new = [k for k in children(pid) if k not in before]
+        if new:
+            return new[0]
+        time.sleep(0.1)
+    return None
+
+
 def status(pid, key):
     try:
         with open('/proc/%d/status' % pid) as f:
@@ -158,13 +168,7 @@ def bomb(port, args, out, ready):
     s = connect(port)
     banner(s)
     ready()
-    kid = None
-    for _ in range(50):
-        new = [k for k in children(dpid) if k not in before]
-        if new:
-            kid = new[0]
-            break
-        time.sleep(0.1)
+    kid = new_child(dpid, before)
     anon0 = status(kid, 'RssAnon') if kid else 0
     s.sendall(b'COMP ZLIB 9\r\n')
     # The 320 line comes in clear, everything after it compressed.
@@ -433,13 +437,7 @@ def stall(port, args, out, ready):
     r = Reader(s)
     while not r.line().startswith(b'200 '):
         pass
-    kid = None
-    for _ in range(50):
-        new = [k for k in children(dpid) if k not in before]
-        if new:
-            kid = new[0]
-            break
-        time.sleep(0.1)
+    kid = new_child(dpid, before)
     if kid is None:
         out.put('error', 'no session child')
         return
@@ -472,13 +470,7 @@ def flood(port, args, out, ready):
     s = connect(port)
     head = banner(s)
     ready()
-    kid = None
-    for _ in range(50):
-        new = [k for k in children(dpid) if k not in before]
-        if new:
-            kid = new[0]
-            break
-        time.sleep(0.1)
+    kid = new_child(dpid, before)
     if kid is None:
         out.put('error', 'no session child')
         return

@@ -25,6 +25,7 @@
 #				default 127.0.0.1; empty for every address
 #	stop_cairnd		stop it (SIGTERM) and wait for it
 #	wait_log PATTERN	bounded wait until PATTERN (grep) is in $SLOG
+#	memchecked		false (with a note) for a sanitizer build of cairnd
 #	cairnd_kids		the pids of cairnd's session children, one a
 #				line
 #	wait_kids N		bounded wait until it has N session children
@@ -160,6 +161,17 @@ wait_log()
 {
 	retry 100 grep -q "$1" "$SLOG" ||
 	    fail "no '$1' in the log: $(cat "$SLOG")"
+}
+
+# memchecked: 0 (and a note) when cairnd is a sanitizer build, whose
+# shadow memory and quarantines make memory figures meaningless.
+memchecked()
+{
+	if grep -aq __asan_init "$CAIRND"; then
+		echo "$TEST_NAME: address sanitizer build, memory not checked"
+		return 1
+	fi
+	return 0
 }
 
 cairnd_kids()

@@ -13,12 +13,9 @@ mk_tmpdir
 make_repo "$T/repo"
 # Memory per connection documented in cairnd(8), in KiB.
 MAXKB=2048
-# Sanitizer builds keep shadow memory and quarantines: no memory checks.
+# Sanitizer builds: no memory checks.
 memcheck=1
-if grep -aq __asan_init "$CAIRND"; then
-	echo "$TEST_NAME: address sanitizer build, memory not checked"
-	memcheck=0
-fi
+memchecked || memcheck=0
 
 # anon PID: the anonymous memory (KiB) of process PID.
 anon()
