@@ -26,6 +26,9 @@
 #	stop_cairnd		stop it (SIGTERM) and wait for it
 #	wait_log PATTERN	bounded wait until PATTERN (grep) is in $SLOG
 #	memchecked		false (with a note) for a sanitizer build of cairnd
+#	mem_flat FILE FIELD KIB WHAT
+#				fail if limpeer's memory figures in FILE grew
+#				by more than KIB from FIELD
 #	cairnd_kids		the pids of cairnd's session children, one a
 #				line
 #	wait_kids N		bounded wait until it has N session children
@@ -172,6 +175,17 @@ memchecked()
 		return 1
 	fi
 	return 0
+}
+
+# mem_flat FILE FIELD KIB WHAT: fail unless the anonmax_kb limpeer
+# wrote to FILE is at most KIB above its FIELD (a first figure).
+mem_flat()
+{
+	_mf_from=$(field "$2" "$1")
+	_mf_max=$(field anonmax_kb "$1")
+	[ "${_mf_from:-0}" -gt 0 ] || fail "no memory figures in $1"
+	[ $((_mf_max - _mf_from)) -le "$3" ] ||
+	    fail "$4 grew by $((_mf_max - _mf_from)) KiB"
 }
 
 cairnd_kids()
