@@ -242,13 +242,22 @@ assert_no_files "temp files left (mismatch)" "$T/r4" -name '*.radmind.*'
 		echo "p ./n$k/x/p 0600 0 0"
 	done
 } >"$T/ahead.T"
-for j in 1 4; do
-	rm -rf "$T/a$j"
-	mkdir "$T/a$j"
-	run_capture "$T/aout$j" "$T/aerr$j" in_dir "$T/a$j" "$LAPPLY" -c sha1 \
-	    -j "$j" -h 127.0.0.1 -p "$PORT" "$T/ahead.T"
-	assert_eq 1 "$RC" "lapply -j $j, made ahead: $(cat "$T/aerr$j")"
-done
+# ahead RC OPTS...: lapply OPTS ahead.T with -j 1 into a fresh a1 and
+# with -j 4 into a fresh a4; both must exit RC.
+ahead()
+{
+	_ah_rc=$1
+	shift
+	for j in 1 4; do
+		rm -rf "$T/a$j"
+		mkdir "$T/a$j"
+		run_capture "$T/aout$j" "$T/aerr$j" in_dir "$T/a$j" "$LAPPLY" \
+		    "$@" -c sha1 -j "$j" -h 127.0.0.1 -p "$PORT" "$T/ahead.T"
+		assert_eq "$_ah_rc" "$RC" \
+		    "lapply $* -j $j, made ahead: $(cat "$T/aerr$j")"
+	done
+}
+ahead 1
 assert_file_eq "$T/aerr1" "$T/aerr4" "stderr, -j 1 and -j 4, made ahead"
 assert_file_eq "$T/aout1" "$T/aout4" "stdout, -j 1 and -j 4, made ahead"
 listing "$T/a1" >"$T/list1"
@@ -259,26 +268,14 @@ assert_file_eq "$T/list1" "$T/list4" "listing, -j 1 and -j 4, made ahead"
 cp "$T/f10.saved" "$F/d2/f10"
 
 # New objects made ahead that land: messages in transcript order.
-rm -rf "$T/a1" "$T/a4"
-for j in 1 4; do
-	mkdir "$T/a$j"
-	run_capture "$T/aout$j" "$T/aerr$j" in_dir "$T/a$j" "$LAPPLY" -c sha1 \
-	    -j "$j" -h 127.0.0.1 -p "$PORT" "$T/ahead.T"
-	assert_eq 0 "$RC" "lapply -j $j, made ahead: $(cat "$T/aerr$j")"
-done
+ahead 0
 assert_file_eq "$T/aout1" "$T/aout4" "stdout, -j 1 and -j 4, made ahead"
 listing "$T/a1" >"$T/list1"
 listing "$T/a4" >"$T/list4"
 assert_file_eq "$T/list1" "$T/list4" "listing, -j 1 and -j 4, made ahead"
 [ -p "$T/a4/n7/x/p" ] || fail "n7/x/p not made"
 # ... and -% names them in their turn too.
-rm -rf "$T/a1" "$T/a4"
-for j in 1 4; do
-	mkdir "$T/a$j"
-	run_capture "$T/aout$j" "$T/aerr$j" in_dir "$T/a$j" "$LAPPLY" -% \
-	    -c sha1 -j "$j" -h 127.0.0.1 -p "$PORT" "$T/ahead.T"
-	assert_eq 0 "$RC" "lapply -% -j $j, made ahead: $(cat "$T/aerr$j")"
-done
+ahead 0 -%
 grep -q '^%100 ' "$T/aout1" || fail "lapply -%: no %100 line: $(cat "$T/aout1")"
 assert_file_eq "$T/aout1" "$T/aout4" "-% lines, -j 1 and -j 4, made ahead"
 stop_cairnd
