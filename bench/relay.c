@@ -11,7 +11,8 @@
  *
  * and is written to the other socket once due.  A chunk is at most one
  * millisecond of link time (between 512 bytes and 256 KiB), so delivery is
- * smooth at any rate.  Reading stops while the queue holds qcap bytes.
+ * smooth at any rate.  Reading stops while the queue holds qcap bytes, less
+ * what the kernel's receive buffer holds in front of it.
  */
 #include "config.h"
 
@@ -55,6 +56,7 @@ struct dir {
 	int		 from, to;
 	struct chunk	*head, *tail;
 	uint64_t	 qbytes;
+	uint64_t	 qlim;		/* qbytes at which reading stops */
 	uint64_t	 link_free;	/* ns: serializer idle from then on */
 	uint64_t	 busy_start;	/* ns: queue became non-empty, 0 idle */
 	int		 eof;		/* read end of file from "from" */
@@ -72,6 +74,9 @@ struct relay {
 	struct relay_link	 link;
 	uint64_t		 owd_ns;	/* one-way delay */
 	size_t			 seg;		/* chunk size */
+	int			 rcvbuf;	/* SO_RCVBUF asked, 0: none */
+	uint64_t		 qlim;		/* the relay's own queue */
+	uint64_t		 held;		/* and the kernel's in front */
 	int			 lfd;
 	uint16_t		 port;
 	int			 wake[2];
@@ -162,10 +167,10 @@ dir_read(struct relay *r, struct dir *d)
 	int		 i;
 
 	for (i = 0; i < RELAY_READS && !d->eof &&
-	    d->qbytes < r->link.qcap; i++) {
+	    d->qbytes < d->qlim; i++) {
 		want = r->seg;
-		if (r->link.qcap - d->qbytes < want)
-			want = r->link.qcap - d->qbytes;
+		if (d->qlim - d->qbytes < want)
+			want = d->qlim - d->qbytes;
 		c = xmalloc(sizeof(*c) + want);
 		n = read(d->from, c->data, want);
 		if (n <= 0) {
@@ -276,7 +281,7 @@ relay_accept(struct relay *r)
 {
 	struct sockaddr_in	 up;
 	struct rconn		*c = NULL;
-	int			 cfd, ufd, i, one = 1, buf;
+	int			 cfd, ufd, i, one = 1;
 
 	if ((cfd = accept(r->lfd, NULL, NULL)) == -1)
 		return;
@@ -292,6 +297,10 @@ relay_accept(struct relay *r)
 		close(cfd);
 		return;
 	}
+	/* Before connect, so the window scale allows it (tcp(7)). */
+	if (r->rcvbuf > 0)
+		setsockopt(ufd, SOL_SOCKET, SO_RCVBUF, &r->rcvbuf,
+		    sizeof(r->rcvbuf));
 	if (connect(ufd, (struct sockaddr *)&up, sizeof(up)) == -1) {
 		pthread_mutex_lock(&r->mtx);
 		r->st.upstream_errors++;
@@ -302,13 +311,6 @@ relay_accept(struct relay *r)
 	}
 	setsockopt(cfd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	setsockopt(ufd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	if (r->link.rate != 0) {
-		/* Keep kernel buffers from hiding a second, larger queue. */
-		buf = r->link.qcap > 4u << 20 ? 4 << 20 :
-		    r->link.qcap < 16384 ? 16384 : (int)r->link.qcap;
-		setsockopt(cfd, SOL_SOCKET, SO_RCVBUF, &buf, sizeof(buf));
-		setsockopt(ufd, SOL_SOCKET, SO_RCVBUF, &buf, sizeof(buf));
-	}
 	if (set_nonblock(cfd) == -1 || set_nonblock(ufd) == -1) {
 		close(ufd);
 		close(cfd);
@@ -323,6 +325,7 @@ relay_accept(struct relay *r)
 	c->d[1].from = ufd;
 	c->d[1].to = cfd;
 	c->d[1].isdown = 1;
+	c->d[0].qlim = c->d[1].qlim = r->qlim;
 	pthread_mutex_lock(&r->mtx);
 	r->st.conns++;
 	pthread_mutex_unlock(&r->mtx);
@@ -333,7 +336,8 @@ relay_setup(struct relay *r)
 {
 	struct sockaddr_in	sin;
 	socklen_t		len;
-	int			one = 1;
+	uint64_t		least;
+	int			one = 1, kbuf;
 
 	if (r->netns_fd >= 0 && setns(r->netns_fd, CLONE_NEWNET) == -1) {
 		cerr_errno(&r->starterr, "relay: setns");
@@ -344,6 +348,37 @@ relay_setup(struct relay *r)
 		return -1;
 	}
 	setsockopt(r->lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	r->qlim = r->held = r->link.qcap;
+	if (r->link.rate != 0) {
+		/*
+		 * The kernel's receive buffer is a second queue in front
+		 * of the relay's: keep it small (under 32 KB a loopback
+		 * connection stalls on a closed window) and count it in.
+		 * Accepted sockets inherit it from the listening one.
+		 */
+		r->rcvbuf = r->link.qcap / 8 > 1u << 20 ? 1 << 20 :
+		    r->link.qcap / 8 < 32768 ? 32768 :
+		    (int)(r->link.qcap / 8);
+		kbuf = r->rcvbuf;
+		len = sizeof(kbuf);
+		if (setsockopt(r->lfd, SOL_SOCKET, SO_RCVBUF, &r->rcvbuf,
+		    sizeof(r->rcvbuf)) == -1 || getsockopt(r->lfd, SOL_SOCKET,
+		    SO_RCVBUF, &kbuf, &len) == -1)
+			kbuf = 2 * r->rcvbuf;
+		/*
+		 * The relay's own part stays at least as large (it reads in
+		 * small pieces otherwise, and the connection stalls again)
+		 * and holds what is in flight for the delay: on slow links
+		 * the whole is more than qcap.
+		 */
+		least = r->link.rate / 8 * (r->owd_ns / 1000) / 1000000 +
+		    2 * r->seg;
+		if (least < (uint64_t)kbuf)
+			least = (uint64_t)kbuf;
+		r->qlim = r->link.qcap > (uint64_t)kbuf + least ?
+		    r->link.qcap - (uint64_t)kbuf : least;
+		r->held = r->qlim + (uint64_t)kbuf;
+	}
 	memset(&sin, 0, sizeof(sin));
 	sin.sin_family = AF_INET;
 	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -410,7 +445,7 @@ relay_main(void *arg)
 				continue;
 			for (k = 0; k < 2; k++) {
 				d = &c->d[k];
-				if (!d->eof && d->qbytes < r->link.qcap)
+				if (!d->eof && d->qbytes < d->qlim)
 					pfd_add(pfd, &npfd, d->from, POLLIN);
 				if (d->head == NULL)
 					continue;
@@ -542,7 +577,7 @@ relay_port(const struct relay *r)
 uint64_t
 relay_qcap(const struct relay *r)
 {
-	return r->link.qcap;
+	return r->held;
 }
 
 void

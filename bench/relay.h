@@ -68,7 +68,12 @@ uint16_t	 relay_port(const struct relay *);
 void		 relay_set_upstream(struct relay *, const struct sockaddr_in *);
 /* Copy the counters; if reset, zero them afterwards. */
 void		 relay_stats(struct relay *, struct relay_stats *, int reset);
-/* The queue capacity in use per direction (auto-sized when qcap was 0). */
+/*
+ * The bytes held ahead of the link per direction: the queue (auto-sized
+ * when qcap was 0), counting the kernel's receive buffer in front of the
+ * relay's own; more than qcap on slow links, where the smallest buffers
+ * that keep a connection flowing are larger.
+ */
 uint64_t	 relay_qcap(const struct relay *);
 /* Stop the thread, close every socket, free.  NULL is allowed. */
 void		 relay_stop(struct relay *);

@@ -11,7 +11,13 @@
  *     takes at least bytes * 8 / rate plus half the rtt (less 2% for the
  *     rounding of the relay's per-chunk clock);
  *  3. the same from the peer to the client;
- *  4. the relay counted every byte and connection.
+ *  4. the relay counted every byte and connection;
+ *  5. while the client sends (2.), what it has written beyond what the
+ *     link could have carried so far never exceeds what the relay says
+ *     it holds (relay_qcap, its kernel buffers counted in) plus the
+ *     client's own socket buffer, a chunk and a write: no hidden second
+ *     queue delays the sender's back-pressure.  A late relay only
+ *     lowers the figure.
  * Only lower bounds on time: a loaded machine makes the relay late, never
  * early, so no check depends on the speed of the machine.  Prints the
  * figures, one line per check, and exits 0 if every check held, 1
@@ -102,10 +108,17 @@ sink(int fd, uint64_t *last, uint64_t *got)
 	}
 }
 
+/*
+ * Send bytes and shut down.  If rate is not 0, *ahead gets the most
+ * that was ever written beyond rate (bit/s) times the time since the
+ * first write.
+ */
 static void
-source(int fd, uint64_t bytes)
+source(int fd, uint64_t bytes, uint64_t rate, double *ahead)
 {
-	static char	buf[65536];
+	static char	buf[16384];
+	uint64_t	t0 = relay_now_ns(), sent = 0;
+	double		a;
 	size_t		n;
 
 	memset(buf, 'x', sizeof(buf));
@@ -113,6 +126,12 @@ source(int fd, uint64_t bytes)
 		n = bytes > sizeof(buf) ? sizeof(buf) : (size_t)bytes;
 		writeall(fd, buf, n);
 		bytes -= n;
+		sent += n;
+		if (rate == 0)
+			continue;
+		a = (double)sent - (relay_now_ns() - t0) / 1e9 * rate / 8;
+		if (a > *ahead)
+			*ahead = a;
 	}
 	shutdown(fd, SHUT_WR);
 }
@@ -139,7 +158,7 @@ peer_main(void *arg)
 	close(fd);
 
 	fd = xaccept(p->lfd);
-	source(fd, p->bytes);
+	source(fd, p->bytes, 0, NULL);
 	close(fd);
 	return NULL;
 }
@@ -194,8 +213,9 @@ main(int argc, char *argv[])
 	pthread_t		 thr;
 	const char		*es;
 	uint64_t		 t0, t1, best, last, got;
+	double			 ahead = 0, most;
 	char			 c = 'p';
-	int			 fd, i, bad = 0;
+	int			 fd, i, sndbuf = 16384, bad = 0;
 
 	if (argc != 4) {
 		fprintf(stderr, "usage: relay-probe rate-bit/s rtt-us bytes\n");
@@ -251,10 +271,15 @@ main(int argc, char *argv[])
 	    i ? "ok" : "FAIL (shorter than the rtt)");
 	bad += !i;
 
-	/* 2. Client to peer. */
+	/* 2. Client to peer, with a small send buffer for 5. */
 	fd = dial(relay_port(r));
+	len = sizeof(sndbuf);
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf,
+	    sizeof(sndbuf)) == -1 ||
+	    getsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, &len) == -1)
+		die("SO_SNDBUF");
 	t0 = relay_now_ns();
-	source(fd, p.bytes);
+	source(fd, p.bytes, link.rate, &ahead);
 	c = 0;
 	if (read(fd, &c, 1) != 0)	/* the peer closes after its sink */
 		die("sink close");
@@ -265,6 +290,17 @@ main(int argc, char *argv[])
 		bad++;
 	} else
 		bad += check_time("up", t0, p.last_ns, p.bytes, &link);
+
+	/*
+	 * 5. Held ahead of the link: the queue, the client's send buffer
+	 * (in flight and unsent), a chunk being written and one write.
+	 */
+	most = (double)relay_qcap(r) + sndbuf + link.rate / 8000.0 + 16384;
+	i = ahead <= most;
+	printf("backlog: at most %.0f bytes ahead of the link, queue %"
+	    PRIu64 ", allowed %.0f: %s\n", ahead, relay_qcap(r), most,
+	    i ? "ok" : "FAIL (the relay holds more than its queue)");
+	bad += !i;
 
 	/* 3. Peer to client; the peer starts once it is connected. */
 	t0 = relay_now_ns();

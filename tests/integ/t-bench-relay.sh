@@ -1,8 +1,9 @@
 #!/bin/sh
 # The cairn-bench link relay at 1, 20 and 100 Mbit/s: no round trip through
-# it is shorter than its rtt, every byte arrives and is counted, and no
+# it is shorter than its rtt, every byte arrives and is counted, no
 # transfer is faster than the link (the bytes' serialization time plus
-# half the rtt).  Lower bounds on time only, which a loaded machine cannot
+# half the rtt), and a sender is pushed back once the relay holds its
+# queue (kernel buffers included).  Lower bounds on time only, which a loaded machine cannot
 # break.  Sizes are about 0.3 s of link time per direction.
 . "$top_srcdir/tests/integ/lib.sh"
 
