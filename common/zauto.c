@@ -36,12 +36,15 @@ static const double size_shape[10] = {
 /*
  * Compressed bytes the socket must have taken without pushing back
  * before the policy believes a link it never saw the end of, and moves
- * to cheaper levels (more bytes).  The sender keeps at most ZAUTO_LOWAT
+ * to cheaper levels (more bytes); twice as many after each probe the
+ * link answered by pushing back.  The sender keeps at most ZAUTO_LOWAT
  * unsent (conn_set_auto), but what is in flight and in the queues along
  * the path is not bounded by it: an emulated 100 Mbit/s link with a
  * 25 ms queue took more than 1 MB before it pushed back.
  */
 #define ZA_PROVEN	(1.5 * 1024 * 1024)
+/* A probe pushed back is judged on no less than this (ns) of link time. */
+#define ZA_PROBENS	20000000
 
 struct zauto {
 	int		 cap, cur;
@@ -72,9 +75,17 @@ struct zauto {
 	double		 pushed[ZA_PUSHED];
 	unsigned	 npushed;
 	int		 linkknown;	/* link measured while it pushed back */
+	int		 probing;	/* went cheaper on a link not known */
+	int		 bound;		/* the link held the last window back */
 	double		 free;		/* compressed bytes since it did */
-	/* The window being gathered. */
+	double		 proven;	/* free needed to go cheaper */
+	/*
+	 * The window being gathered; and its part from the first stretch
+	 * that waited for the socket on, when the buffers along the path
+	 * were full and the link set the pace.
+	 */
 	uint64_t	 raw, zout, def, wall, stall;
+	uint64_t	 praw, pzout, pdef, pwall, pstall;
 	int		 wlevel;
 };
 
@@ -87,6 +98,7 @@ zauto_new(int cap, int start)
 	za->cap = cap < 1 ? 1 : cap > 9 ? 9 : cap;
 	za->cur = start < 0 ? 0 : start > za->cap ? za->cap : start;
 	za->wlevel = za->cur;
+	za->proven = ZA_PROVEN;
 	return za;
 }
 
@@ -216,9 +228,30 @@ za_fresh(const struct zauto *za, int level)
 static double
 za_throughput(const struct zauto *za, int level)
 {
-	double	 t, mt;
+	double	 t, mt, speed, ratio;
 	int	 d, m;
 
+	if (za->bound && za->linkknown && za->cur >= 1 &&
+	    za->ratio[za->cur] > 0) {
+		/*
+		 * The link sets the pace: a level gives the link rate over
+		 * its ratio, unless it deflates slower than that.  Every
+		 * level is judged on the data now sent (the ratio the
+		 * current level gets, scaled by zlib's usual shape): what
+		 * a level measured in other windows was measured on other
+		 * data, and text after binaries would pass for a better
+		 * level.
+		 */
+		za_estimate(za, level, &speed, &ratio);
+		if (speed <= 0)
+			return 0;
+		ratio = level == 0 ? 1.0 : za->ratio[za->cur] *
+		    size_shape[level] / size_shape[za->cur];
+		if (ratio > 1.0)
+			ratio = 1.0;
+		t = za->link / ratio;
+		return speed < t ? speed : t;
+	}
 	if (za_fresh(za, level))
 		return za->xput[level];
 	if ((t = za_model(za, level)) <= 0)
@@ -278,7 +311,7 @@ za_decide(struct zauto *za)
 	if (pick == za->cur) {
 		for (l = 0; l < za->cur; l++) {
 			/* Cheaper levels only on a link known to take it. */
-			if (!za->linkknown && za->free < ZA_PROVEN)
+			if (!za->linkknown && za->free < za->proven)
 				break;
 			if ((t = za_throughput(za, l)) >= cur * ZAUTO_GIVE) {
 				pick = l;
@@ -286,6 +319,7 @@ za_decide(struct zauto *za)
 			}
 		}
 	}
+	za->probing = pick < za->cur && !za->linkknown;
 	za->cur = pick;
 }
 
@@ -306,6 +340,14 @@ za_median(const double *v, unsigned n)
 	return n % 2 ? w[n / 2] : (w[n / 2 - 1] + w[n / 2]) / 2;
 }
 
+/* Start gathering a window anew. */
+static void
+za_restart(struct zauto *za)
+{
+	za->raw = za->zout = za->def = za->wall = za->stall = 0;
+	za->praw = za->pzout = za->pdef = za->pwall = za->pstall = 0;
+}
+
 int
 zauto_sample(struct zauto *za, int level, uint64_t raw, uint64_t zout,
     uint64_t def_ns, uint64_t wall_ns, uint64_t stall_ns)
@@ -316,7 +358,7 @@ zauto_sample(struct zauto *za, int level, uint64_t raw, uint64_t zout,
 		return za->cur;
 	if (level != za->wlevel) {
 		/* A stretch at another level: start the window again. */
-		za->raw = za->zout = za->def = za->wall = za->stall = 0;
+		za_restart(za);
 		za->wlevel = level;
 	}
 	za->raw += raw;
@@ -324,14 +366,43 @@ zauto_sample(struct zauto *za, int level, uint64_t raw, uint64_t zout,
 	za->def += def_ns;
 	za->wall += wall_ns;
 	za->stall += stall_ns;
+	if (stall_ns > 0 || za->pwall > 0) {
+		za->praw += raw;
+		za->pzout += zout;
+		za->pdef += def_ns;
+		za->pwall += wall_ns;
+		za->pstall += stall_ns;
+	}
 	/*
 	 * The first decisions come sooner (a quarter, then half a window):
 	 * the level the session starts at is a guess, and most of what
 	 * it costs on the wrong link is paid before the first decision.
+	 * A probe of a cheaper level ends as soon as the socket pushes
+	 * back: the link has answered, and every byte more at the cheaper
+	 * level costs the difference.
 	 */
-	if (za->raw < (za->windows < 2 ? ZAUTO_WINDOW / 4 : za->windows < 3 ?
-	    ZAUTO_WINDOW / 2 : ZAUTO_WINDOW) || za->def == 0 || za->wall == 0)
+	if (za->def == 0 || za->wall == 0)
 		return za->cur;
+	if (za->raw < (za->windows < 2 ? ZAUTO_WINDOW / 4 : za->windows < 3 ?
+	    ZAUTO_WINDOW / 2 : ZAUTO_WINDOW)) {
+		if (!za->probing || za->raw < ZAUTO_PROBEMIN ||
+		    za->pzout < ZAUTO_PROBEMIN / 2 || za->pwall < ZA_PROBENS ||
+		    za->pdef == 0 || za->pstall * 10 <= za->pwall)
+			return za->cur;
+		/*
+		 * The probe ends: judge the level by the part since the
+		 * socket first pushed back.  What went before only filled
+		 * the buffers along the path, at no cost in time.
+		 */
+		za->raw = za->praw;
+		za->zout = za->pzout;
+		/* And the next probe needs twice the proof. */
+		if (za->proven < 64 * ZA_PROVEN)
+			za->proven *= 2;
+		za->def = za->pdef;
+		za->wall = za->pwall;
+		za->stall = za->pstall;
+	}
 
 	za->windows++;
 	if (za->windows - za->xwhen[level] >= ZA_FORGET)
@@ -352,6 +423,8 @@ zauto_sample(struct zauto *za, int level, uint64_t raw, uint64_t zout,
 	za->lwall = za->lwall * ZA_DECAY + (double)za->wall / 1e9;
 	za->lstall = za->lstall * ZA_DECAY + (double)za->stall / 1e9;
 	rate = za->lzout / za->lwall;
+	/* Held back for a quarter of its time or more: the link's pace. */
+	za->bound = za->stall * 4 > za->wall;
 	if (za->stall * 10 > za->wall)
 		za->free = 0;
 	else
@@ -375,7 +448,7 @@ zauto_sample(struct zauto *za, int level, uint64_t raw, uint64_t zout,
 			za->link *= ZA_PROBE;
 		za->linkknown = 0;
 	}
-	za->raw = za->zout = za->def = za->wall = za->stall = 0;
+	za_restart(za);
 	za_decide(za);
 	za->wlevel = za->cur;
 	return za->cur;

@@ -18,7 +18,9 @@
  * the output so far; the estimate of its rate then grows each stretch,
  * so that the policy tries cheaper levels until the socket pushes back.
  * Going up needs an estimated gain of more than ZAUTO_HYSTERESIS; going
- * down, a loss of less than 1 - ZAUTO_GIVE.
+ * down, a loss of less than 1 - ZAUTO_GIVE.  A cheaper level tried on a
+ * link not yet seen to push back is judged as soon as the socket does
+ * (after ZAUTO_PROBEMIN plain bytes at least), not after a whole window.
  *
  * Pure computation: no I/O, no clock.  conn.c measures and asks.
  */
@@ -32,6 +34,7 @@
 #define ZAUTO_HYSTERESIS	1.04		/* gain needed to go up */
 #define ZAUTO_GIVE		0.98		/* loss allowed going down */
 #define ZAUTO_LOWAT		(256 * 1024)	/* unsent bytes a socket holds */
+#define ZAUTO_PROBEMIN		(256 * 1024)	/* shortest probe of a level */
 
 struct zauto;
 
