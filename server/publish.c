@@ -58,6 +58,7 @@ struct pub {
 	int		 tffd;		/* tmp/file */
 	int		 ptfd;		/* transcript */
 	int		 pffd;		/* file */
+	int		 tofd;		/* tmp/old, -1: not opened */
 };
 
 static void
@@ -238,13 +239,95 @@ remove_old(const struct pub *p)
 }
 
 /*
+ * tmp/old, where a replaced tree waits while the new one moves in on a
+ * file system that cannot exchange two directories; made if create.
+ * Returns its descriptor, or -1 if it does not exist.
+ */
+static int
+old_dir(struct pub *p, int create)
+{
+	if (p->tofd != -1)
+		return p->tofd;
+	if (create && mkdirat(p->rootfd, "tmp/old", 0700) == -1 &&
+	    errno != EEXIST)
+		fatal("%s/tmp/old", p->dir);
+	if ((p->tofd = confine_open(p->rootfd, "tmp/old", O_RDONLY |
+	    O_DIRECTORY, 0)) == -1 && (create || errno != ENOENT))
+		fatal("%s/tmp/old", p->dir);
+	if (create)
+		dsync(p, p->rootfd, "tmp");
+	return p->tofd;
+}
+
+/*
+ * Replace file/<T> with tmp/file/<T> in three renames, where renameat2
+ * cannot exchange them: file/<T> to tmp/old/<T>, tmp/file/<T> to
+ * file/<T>, tmp/old/<T> to tmp/file/<T>.  Between the first two,
+ * file/<T> is missing, and a client fetching from it fails (and repairs
+ * at its next run).  An interrupted run is finished by old_recover.
+ */
+static void
+replace_by_renames(struct pub *p)
+{
+	int	ofd;
+
+	log_warnx("%s/file: no atomic exchange of directories on this file "
+	    "system: file/%s is missing while it is replaced", p->dir,
+	    p->name);
+	ofd = old_dir(p, 1);
+	if (renameat(p->pffd, p->name, ofd, p->name) == -1)
+		fatal("rename file/%s to tmp/old/%s", p->name, p->name);
+	dsync(p, ofd, "tmp/old");
+	dsync(p, p->pffd, "file");
+	if (renameat(p->tffd, p->name, p->pffd, p->name) == -1)
+		fatal("rename tmp/file/%s to file/%s", p->name, p->name);
+	dsync(p, p->pffd, "file");
+	if (renameat(ofd, p->name, p->tffd, p->name) == -1)
+		fatal("rename tmp/old/%s to tmp/file/%s", p->name, p->name);
+	dsync(p, ofd, "tmp/old");
+}
+
+/*
+ * A tree left in tmp/old/<T> by an interrupted replace_by_renames: put
+ * it back in file/<T> if that is still missing (the replacement starts
+ * again), else where the replacement was to leave it, tmp/file/<T>.
+ * Updates *tf and *pf.
+ */
+static void
+old_recover(struct pub *p, int *tf, int *pf)
+{
+	int	ofd;
+
+	if ((ofd = old_dir(p, 0)) == -1 ||
+	    !exists(p, ofd, "tmp/old", S_IFDIR))
+		return;
+	if (*pf && *tf)
+		fatalx("%s: tmp/old/%s, tmp/file/%s and file/%s all exist; "
+		    "move the one that is not wanted away", p->dir, p->name,
+		    p->name, p->name);
+	say(p, "rename tmp/old/%s to %s/%s (an interrupted replacement)",
+	    p->name, *pf ? "tmp/file" : "file", p->name);
+	if (p->dryrun)
+		return;
+	if (renameat(ofd, p->name, *pf ? p->tffd : p->pffd, p->name) == -1)
+		fatal("rename tmp/old/%s", p->name);
+	dsync(p, *pf ? p->tffd : p->pffd, *pf ? "tmp/file" : "file");
+	dsync(p, ofd, "tmp/old");
+	if (*pf)
+		*tf = 1;
+	else
+		*pf = 1;
+}
+
+/*
  * Put tmp/file/<T> in service as file/<T>.  A file tree already there (a
  * replacement, -f) is exchanged with it in one renameat2 call, so that
  * file/<T> is always a whole tree, old or new; the old one is left in
- * tmp/file/<T> until the new transcript is in place.
+ * tmp/file/<T> until the new transcript is in place.  Where the file
+ * system (or the C library) has no such exchange: replace_by_renames.
  */
 static void
-move_files(const struct pub *p, int replace)
+move_files(struct pub *p, int replace)
 {
 	say(p, "%s tmp/file/%s and file/%s", replace ? "exchange" : "rename",
 	    p->name, p->name);
@@ -253,12 +336,15 @@ move_files(const struct pub *p, int replace)
 	if (replace) {
 #ifdef HAVE_RENAMEAT2
 		if (renameat2(p->tffd, p->name, p->pffd, p->name,
-		    RENAME_EXCHANGE) == -1)
-			fatal("exchange tmp/file/%s and file/%s", p->name,
-			    p->name);
+		    RENAME_EXCHANGE) == -1) {
+			if (errno != EINVAL && errno != ENOSYS &&
+			    errno != EOPNOTSUPP)
+				fatal("exchange tmp/file/%s and file/%s",
+				    p->name, p->name);
+			replace_by_renames(p);
+		}
 #else
-		fatalx("file/%s: cannot be replaced atomically here",
-		    p->name);
+		replace_by_renames(p);
 #endif
 	} else {
 		/* file/<T> may not appear meanwhile: never rename over it. */
@@ -304,6 +390,7 @@ publish(struct pub *p)
 	tf = exists(p, p->tffd, "tmp/file", S_IFDIR);
 	pt = exists(p, p->ptfd, "transcript", S_IFREG);
 	pf = exists(p, p->pffd, "file", S_IFDIR);
+	old_recover(p, &tf, &pf);
 
 	if (!tt) {
 		if (!pt)
@@ -570,6 +657,7 @@ main(int argc, char *argv[])
 	p.tffd = opendir_rel(&p, "tmp/file");
 	p.ptfd = opendir_rel(&p, "transcript");
 	p.pffd = opendir_rel(&p, "file");
+	p.tofd = -1;
 
 	rc = publish(&p);
 	if (rc == PUB_OK && nk > 0) {

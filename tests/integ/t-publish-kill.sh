@@ -11,6 +11,9 @@
 # Done for a first publish (with -k) and for a replacement (-f): there a
 # client may, for a moment, see the old transcript with the new files
 # (cairn-publish(8)), but never a transcript whose files are missing.
+# And for a replacement on a file system that cannot exchange two
+# directories (renameat2 failing with EINVAL, as on NFS): there file/<T>
+# is missing for a moment, with the old tree whole in tmp/old/<T>.
 . "$top_srcdir/tests/integ/lib.sh"
 need_tool fsdiff lcksum cairn-publish
 need_cmd strace
@@ -118,6 +121,8 @@ killrun()
 	KILLS=0
 	for _kr_sc in renameat2 renameat rename fsync write unlinkat unlink \
 	    rmdir; do
+		# With no exchange, every renameat2 fails: never the Nth.
+		[ -n "$NOX" ] && [ "$_kr_sc" = renameat2 ] && continue
 		_kr_n=1
 		while [ "$_kr_n" -le 40 ]; do
 			rm -rf "${T:?}/R"
@@ -125,8 +130,9 @@ killrun()
 			_kr_l="$_start $_kr_sc #$_kr_n"
 			[ "$(date +%s)" -lt "$KILL_END" ] ||
 			    fail "$_kr_l: the kill runs take too long"
+			# shellcheck disable=SC2086
 			run_capture "$T/kout" "$T/kerr" $TO "$STRACE" -qq \
-			    -o /dev/null -e trace="$_kr_sc" \
+			    -o /dev/null -e trace="$_kr_sc$NOX_TRACE" $NOX \
 			    -e inject="$_kr_sc:signal=SIGKILL:when=$_kr_n" \
 			    "$CAIRN_PUBLISH" -D "$R" "$@" app.T
 			if [ "$RC" -eq 0 ]; then
@@ -138,8 +144,9 @@ killrun()
 			    fail "$_kr_l: exit $RC: $(cat "$T/kout" "$T/kerr")"
 			KILLS=$((KILLS + 1))
 			consistent "$_kr_l" "$T/$_start/command/app.K"
-			run_capture "$T/out" "$T/err" "$CAIRN_PUBLISH" \
-			    -D "$R" "$@" app.T
+			# shellcheck disable=SC2086
+			run_capture "$T/out" "$T/err" $RERUN \
+			    "$CAIRN_PUBLISH" -D "$R" "$@" app.T
 			[ "$RC" -eq 0 ] ||
 			    fail "$_kr_l: re-run: exit $RC: $(cat "$T/out" "$T/err")"
 			finished "$_kr_l: re-run" "$_ver"
@@ -149,6 +156,7 @@ killrun()
 	done
 }
 
+NOX= NOX_TRACE= RERUN=
 killrun R0 v1 -k app.K
 echo "first publish: killed at $KILLS steps"
 [ "$KILLS" -ge 12 ] || fail "first publish: only $KILLS steps"
@@ -170,4 +178,33 @@ consistent()
 killrun F0 v2 -f -k app.K
 echo "replacement: killed at $KILLS steps"
 [ "$KILLS" -ge 10 ] || fail "replacement: only $KILLS steps"
+
+# No exchange: the old tree leaves file/ before the new one arrives.
+consistent()
+{
+	if ! cmp -s "$R/transcript/app.T" "$T/v1.T"; then
+		assert_file_eq "$T/v2.T" "$R/transcript/app.T" "$1: transcript"
+		assert_tree_eq "$T/v2" "$R/file/app.T" "$1: new transcript's files"
+	elif [ ! -e "$R/file/app.T" ]; then
+		assert_tree_eq "$T/v1" "$R/tmp/old/app.T" "$1: tmp/old/app.T"
+		assert_tree_eq "$T/v2" "$R/tmp/file/app.T" "$1: tmp/file/app.T"
+	elif ! diff -r "$T/v1" "$R/file/app.T" >/dev/null; then
+		assert_tree_eq "$T/v2" "$R/file/app.T" "$1: file/app.T"
+	fi
+	assert_file_eq "$T/new.K" "$R/command/app.K" "$1: command/app.K"
+}
+NOX="-e inject=renameat2:error=EINVAL" NOX_TRACE=,renameat2
+RERUN="$STRACE -qq -o /dev/null -e trace=renameat2 $NOX"
+killrun F0 v2 -f -k app.K
+echo "replacement without exchange: killed at $KILLS steps"
+[ "$KILLS" -ge 12 ] || fail "replacement without exchange: only $KILLS steps"
+# ... and says why file/app.T went missing for a moment.
+rm -rf "${T:?}/R"
+cp -a "$T/F0" "$R" || fail "cp"
+# shellcheck disable=SC2086
+run_capture "$T/out" "$T/err" $RERUN "$CAIRN_PUBLISH" -D "$R" -f app.T
+[ "$RC" -eq 0 ] || fail "no exchange: exit $RC: $(cat "$T/err")"
+grep -q "no atomic exchange of directories.*file/app.T is missing" \
+    "$T/err" || fail "no exchange: no warning: $(cat "$T/err")"
+assert_tree_eq "$T/v2" "$R/file/app.T" "no exchange: file/app.T"
 exit 0
