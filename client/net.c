@@ -52,6 +52,12 @@ struct net {
 	int		 uppinned;	/* it goes as stored blocks */
 	int64_t		 upleft;	/* bytes of it still to send */
 	size_t		 uppending;	/* uploads awaiting their replies */
+	/* Sorting received bodies (-v): the first bytes of each. */
+	int		 classify;
+	int64_t		 bsize;		/* size of the body being read */
+	size_t		 samplen;
+	unsigned char	 sample[ZAUTO_SAMPLE];
+	uint64_t	 recv_files[2], recv_bytes[2];
 	int		 quit;		/* QUIT done: quitrc, quiterr */
 	int		 quitrc;
 	struct cerr	 quiterr;
@@ -276,9 +282,10 @@ net_open(const struct netopts *o, struct cerr *err)
 	n->c = conn_new(fd, host);
 	conn_set_timeout(n->c, NET_TIMEOUT);
 	conn_set_maxline(n->c, NET_MAXLINE);
-	/* -v: the protocol lines, through the log. */
+	/* -v: the protocol lines, through the log; bodies sorted. */
 	if (o->verbose > 0)
 		conn_set_trace(n->c, proto_trace, NULL);
+	n->classify = o->verbose > 0;
 	if (proto_banner(n->c, &n->caps, err) == -1)
 		goto fail;
 	if (n->tls != NULL) {
@@ -365,6 +372,8 @@ net_stats(const struct net *n, struct netstats *st)
 	memcpy(st->lvl_raw, cs.lvl_raw, sizeof(st->lvl_raw));
 	st->stored_files = n->st_stored;
 	st->stored_bytes = n->st_storedbytes;
+	memcpy(st->recv_files, n->recv_files, sizeof(st->recv_files));
+	memcpy(st->recv_bytes, n->recv_bytes, sizeof(st->recv_bytes));
 }
 
 void
@@ -408,6 +417,13 @@ net_print_stats(struct net *n, FILE *fp)
 			    (unsigned long long)ns.stored_files,
 			    (unsigned long long)ns.stored_bytes);
 	}
+	if (ns.recv_files[0] + ns.recv_files[1] > 0)
+		fprintf(fp, "files received: %llu compressible (%llu bytes), "
+		    "%llu incompressible (%llu bytes)\n",
+		    (unsigned long long)ns.recv_files[0],
+		    (unsigned long long)ns.recv_bytes[0],
+		    (unsigned long long)ns.recv_files[1],
+		    (unsigned long long)ns.recv_bytes[1]);
 }
 
 int
@@ -577,7 +593,8 @@ net_retr_begin(struct net *n, int64_t *size, struct cerr *err)
 		goto dead;
 	}
 	n->inbody = 1;
-	n->left = *size;
+	n->left = n->bsize = *size;
+	n->samplen = 0;
 	return 0;
 dead:
 	n->dead = 1;
@@ -600,6 +617,13 @@ net_retr_read(struct net *n, void *buf, size_t len, struct cerr *err)
 		return -1;
 	}
 	n->left -= r;
+	if (n->classify && n->samplen < ZAUTO_SAMPLE) {
+		len = ZAUTO_SAMPLE - n->samplen;
+		if (len > (size_t)r)
+			len = (size_t)r;
+		memcpy(n->sample + n->samplen, buf, len);
+		n->samplen += len;
+	}
 	return r;
 }
 
@@ -608,6 +632,7 @@ net_retr_end(struct net *n, struct cerr *err)
 {
 	struct proto_budget	 b;
 	char			*line;
+	int			 cls;
 
 	if (net_usable(n, err) == -1)
 		return -1;
@@ -624,6 +649,12 @@ net_retr_end(struct net *n, struct cerr *err)
 		cerr_set(err, "%s: file not terminated by \".\"",
 		    conn_peer(n->c));
 		goto dead;
+	}
+	if (n->classify) {
+		/* The judge the sender uses, on the bytes it would see. */
+		cls = zauto_incompressible(n->sample, n->samplen) != 0;
+		n->recv_files[cls]++;
+		n->recv_bytes[cls] += (uint64_t)n->bsize;
 	}
 	return 0;
 dead:

@@ -42,6 +42,13 @@ struct netstats {
 	int		 zauto;			/* automatic, up to level */
 	uint64_t	 lvl_raw[10];		/* sent, by deflate level */
 	uint64_t	 stored_files, stored_bytes;	/* uploads sent stored */
+	/*
+	 * With -v (netopts verbose): file bodies received, as the sender's
+	 * judge of incompressible data (zauto_incompressible) sees them:
+	 * [0] data that shrinks, [1] data that does not (which a cairn
+	 * sender sends as stored blocks).
+	 */
+	uint64_t	 recv_files[2], recv_bytes[2];
 };
 
 /* Connect, read the banner, STARTTLS and COMP as configured. */
@@ -56,7 +63,8 @@ const char	*net_peer(const struct net *);
  * End the session (QUIT and its reply, as net_close would), then print
  * its byte counters (for -v): Radmind's "zlib stats" line when
  * compression is on, then one line of bytes before and after compression
- * in both directions and what compression saved.  The counts thus cover
+ * in both directions and what compression saved, and the file bodies
+ * received by class (with netopts verbose, which sorts them).  The counts thus cover
  * the bytes cairnd's "session end" line counts.  net_close still frees n
  * and reports how the QUIT went.
  */

@@ -4,7 +4,10 @@
 # the other received, before and after compression, the QUIT exchange
 # included).  At level 0 nothing is compressed: on the wire equals sent
 # and received on both sides; at levels 1 and 9 a compressible tree takes
-# fewer bytes on the wire than it holds.
+# fewer bytes on the wire than it holds.  lapply -v sorts the files it
+# received as cairnd's judge of incompressible data does: its "files
+# received" line names the files and bytes cairnd's "session bodies" line
+# counts as deflated and as stored.
 . "$top_srcdir/tests/integ/lib.sh"
 need_tool cairnd ktcheck lapply fsdiff
 mk_tmpdir
@@ -17,6 +20,20 @@ while [ "$i" -lt 20 ]; do
 	i=$((i + 1))
 	seq 1 2000 | sed "s/^/line of file $i: /" >"$T/tree/etc/f$i.txt"
 done
+# And three that do not shrink: random bytes, and a gzip'd file.
+mkdir -p "$T/tree/var"
+python3 -c 'import random, sys
+random.seed(int(sys.argv[1]))
+sys.stdout.buffer.write(bytes(random.getrandbits(8) for _ in range(40000)))' \
+    1 >"$T/tree/var/r1.bin" || fail "r1.bin"
+python3 -c 'import random, sys
+random.seed(int(sys.argv[1]))
+sys.stdout.buffer.write(bytes(random.getrandbits(8) for _ in range(90000)))' \
+    2 >"$T/tree/var/r2.bin" || fail "r2.bin"
+base64 "$T/tree/var/r2.bin" | gzip -9 >"$T/tree/var/r2.b64.gz" || fail "gzip"
+incsize=$(($(wc -c <"$T/tree/var/r1.bin") + $(wc -c <"$T/tree/var/r2.bin") +
+    $(wc -c <"$T/tree/var/r2.b64.gz")))
+txtsize=$(cat "$T"/tree/etc/f*.txt | wc -c)
 tree_repo "$T/repo" "$T/tree" bytes
 start_cairnd "$T/repo" -Z 9
 
@@ -89,6 +106,18 @@ check()
 		[ "$s_wout" -lt "$s_rout" ] ||
 		    fail "$_what: level $_lvl, nothing saved"
 	fi
+	[ "$_tool" = lapply ] || return 0
+	_cls=$(grep '^files received: ' "$T/out") ||
+	    fail "$_tool -Z $_lvl: no files received line: $(cat "$T/out")"
+	[ "$_cls" = "files received: 20 compressible ($txtsize bytes), 3 \
+incompressible ($incsize bytes)" ] || fail "$_tool -Z $_lvl: $_cls"
+	[ "$_lvl" -eq 0 ] && return 0
+	_bod=$(grep 'session bodies: ' "$SLOG" | tail -n 1)
+	case $_bod in
+	*"deflated 20 files $txtsize -> "*", stored 3 files $incsize bytes,"*)
+		;;
+	*)	fail "$_tool -Z $_lvl: cairnd sorted otherwise: $_bod" ;;
+	esac
 }
 
 mkdir -p "$T/client" "$T/root"
