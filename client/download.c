@@ -263,6 +263,31 @@ dl_fetch(struct net *n, const char *kind, const char *tname,
     const char *epath, int dfd, const char *rel, mode_t dmode,
     const struct dl_want *w, int64_t mtime, int flags, struct cerr *err)
 {
+	if (net_send_retr(n, kind, tname, epath, err) == -1)
+		return DL_DEAD;
+	return dl_fetch_recv(n, dfd, rel, dmode, w, mtime, flags, err);
+}
+
+/* The reply to the oldest RETR is not wanted: read and drop it. */
+static int
+dl_discard(struct net *n, const struct dl_want *w, int rc)
+{
+	struct cerr	 err;
+	const char	*who;
+	char		 full[PATH_MAX + 64];
+	int64_t		 size;
+	int		 r;
+
+	if ((r = dl_begin(n, w, &size, full, sizeof(full), &who, &err)) !=
+	    DL_OK)
+		return r == DL_DEAD ? DL_DEAD : rc;
+	return dl_skip(n, size, rc);
+}
+
+int
+dl_fetch_recv(struct net *n, int dfd, const char *rel, mode_t dmode,
+    const struct dl_want *w, int64_t mtime, int flags, struct cerr *err)
+{
 	struct stat	 st;
 	const char	*leaf;
 	char		*tmp;
@@ -272,21 +297,19 @@ dl_fetch(struct net *n, const char *kind, const char *tname,
 	if ((pfd = confine_parent(dfd, rel, dl_mkdir, &dmode, &leaf,
 	    &bad)) == -1) {
 		cerr_errno(err, "%s", w->path);
-		return DL_LOCAL;
+		return dl_discard(n, w, DL_LOCAL);
 	}
 	rc = DL_LOCAL;
 	if (*leaf == '\0') {
 		cerr_set(err, "%s: not a file name", w->path);
+		rc = dl_discard(n, w, DL_LOCAL);
 		goto out;
 	}
 	if ((flags & DL_REPLACEDIR) &&
 	    fstatat(pfd, leaf, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 	    S_ISDIR(st.st_mode) && fs_rmtreeat(pfd, leaf) == -1) {
 		cerr_errno(err, "%s: remove directory", w->path);
-		goto out;
-	}
-	if (net_send_retr(n, kind, tname, epath, err) == -1) {
-		rc = DL_DEAD;
+		rc = dl_discard(n, w, DL_LOCAL);
 		goto out;
 	}
 	if ((rc = dl_file(n, w, pfd, leaf, &fd, &tmp, err)) != DL_OK)

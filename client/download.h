@@ -93,6 +93,15 @@ int	 dl_fetch(struct net *, const char *kind, const char *tname,
 	    const char *epath, int dfd, const char *rel, mode_t dmode,
 	    const struct dl_want *w, int64_t mtime, int flags,
 	    struct cerr *err);
+/*
+ * dl_fetch's second half, for a caller that keeps several requests in
+ * flight: receive the reply to the oldest RETR sent (net_send_retr) into
+ * rel below dfd.  A local failure before the body (rel's directory)
+ * still reads and drops the reply, so the next one stays in step.
+ */
+int	 dl_fetch_recv(struct net *, int dfd, const char *rel, mode_t dmode,
+	    const struct dl_want *w, int64_t mtime, int flags,
+	    struct cerr *err);
 
 /*
  * Temp names in the destination directory: "<leaf>.radmind.<pid>" (or

@@ -50,6 +50,15 @@
 
 #define RP_MAXSIZE	(1LL << 30)	/* largest command file or transcript */
 #define RP_STAGE	"tmp/replicate"	/* staged command files */
+#define RP_WINDOW	64		/* file requests in flight */
+
+/* A file requested and not yet received. */
+struct rp_pending {
+	char		*rel;		/* below the stage */
+	char		*path;		/* for messages */
+	char		*cksum;
+	int64_t		 size;
+};
 
 struct rp {
 	struct net	*net;
@@ -58,6 +67,9 @@ struct rp {
 	const char	*kname;		/* -K: name of the base command file */
 	const char	*digest;	/* -c */
 	struct cksum	*ck;
+	/* Requests in flight, oldest at pfirst (a ring of RP_WINDOW). */
+	struct rp_pending pend[RP_WINDOW];
+	size_t		 pfirst, npend;
 	int		 rflag, nflag, qflag;
 	int		 repofd;	/* the repository, open */
 	int		 changed;
@@ -123,32 +135,110 @@ same_file(struct rp *rp, int dfd, const char *rel, int64_t size,
 	return same;
 }
 
+/* What one download must be: size and digest from source. */
+static void
+rp_want(struct rp *rp, struct dl_want *w, const char *path,
+    const char *source, int64_t size, const char *cksum)
+{
+	memset(w, 0, sizeof(*w));
+	w->path = path;
+	w->source = source;
+	w->size = size;
+	w->cksum = cksum;
+	w->ck = rp->ck;
+	w->mode = 0444;
+}
+
 /*
- * Fetch kind name (tname and epath for FILE) into rel below dfd through
- * the one download routine, which checks size and digest against what
- * the transcript or STAT reply says; the verified file is made durable
+ * Fetch kind name (a command file or a transcript) into rel below dfd
+ * through the one download routine, which checks size and digest
+ * against what the STAT reply says; the verified file is made durable
  * and renamed into place.  path names it in messages.
  */
 static int
-fetch(struct rp *rp, const char *kind, const char *tname, const char *epath,
-    int dfd, const char *rel, const char *path, const char *source,
-    int64_t size, const char *cksum, int batch)
+fetch(struct rp *rp, const char *kind, const char *name, int dfd,
+    const char *rel, const char *path, int64_t size, const char *cksum)
 {
 	struct dl_want	 w;
 
-	memset(&w, 0, sizeof(w));
-	w.path = path;
-	w.source = source;
-	w.size = size;
-	w.cksum = cksum;
-	w.ck = rp->ck;
-	w.mode = 0444;
+	rp_want(rp, &w, path, "STAT reply", size, cksum);
+	return dl_fetch(rp->net, kind, name, NULL, dfd, rel, 0755, &w, -1, 0,
+	    &rp->err) == DL_OK ? 0 : -1;
+}
+
+/*
+ * Receive the oldest file requested by request() into the stage below
+ * stagefd, made durable with the others before cairn-publish.
+ */
+static int
+receive(struct rp *rp, int stagefd)
+{
+	struct rp_pending	*p = &rp->pend[rp->pfirst];
+	struct dl_want		 w;
+	int			 rc;
+
 	/*
-	 * A file of a staged loadset (batch) is made durable with the
-	 * others at once (syncfs) before cairn-publish, not one fsync each.
+	 * A file of a staged loadset is made durable with the others at
+	 * once (syncfs) before cairn-publish, not one fsync each.
 	 */
-	return dl_fetch(rp->net, kind, tname, epath, dfd, rel, 0755, &w, -1,
-	    batch ? DL_NOSYNC : 0, &rp->err) == DL_OK ? 0 : -1;
+	rp_want(rp, &w, p->path, "transcript", p->size, p->cksum);
+	rc = dl_fetch_recv(rp->net, stagefd, p->rel, 0755, &w, -1, DL_NOSYNC,
+	    &rp->err);
+	free(p->rel);
+	free(p->path);
+	free(p->cksum);
+	rp->pfirst = (rp->pfirst + 1) % RP_WINDOW;
+	rp->npend--;
+	return rc == DL_OK ? 0 : -1;
+}
+
+/*
+ * Request file epath of loadset tname for rel below the stage, keeping
+ * up to RP_WINDOW requests in flight: over a long path, one round trip
+ * per file would dominate a tree of small files.
+ */
+static int
+request(struct rp *rp, const char *tname, const char *epath, int stagefd,
+    const char *rel, const char *path, int64_t size, const char *cksum)
+{
+	struct rp_pending	*p;
+
+	if (rp->npend == RP_WINDOW && receive(rp, stagefd) == -1)
+		return -1;
+	if (net_send_retr(rp->net, "FILE", tname, epath, &rp->err) == -1)
+		return -1;
+	p = &rp->pend[(rp->pfirst + rp->npend) % RP_WINDOW];
+	p->rel = xstrdup(rel);
+	p->path = xstrdup(path);
+	p->cksum = xstrdup(cksum);
+	p->size = size;
+	rp->npend++;
+	return 0;
+}
+
+/* Receive every file still requested. */
+static int
+receive_all(struct rp *rp, int stagefd)
+{
+	while (rp->npend > 0)
+		if (receive(rp, stagefd) == -1)
+			return -1;
+	return 0;
+}
+
+/* Drop what is still requested (after an error: the session ends). */
+static void
+forget_pending(struct rp *rp)
+{
+	struct rp_pending	*p;
+
+	for (; rp->npend > 0; rp->npend--) {
+		p = &rp->pend[rp->pfirst];
+		free(p->rel);
+		free(p->path);
+		free(p->cksum);
+		rp->pfirst = (rp->pfirst + 1) % RP_WINDOW;
+	}
 }
 
 /* Open (making it) the directory rel below the repository. */
@@ -220,8 +310,8 @@ rp_entry(void *arg, const struct cline *c, const char *kpath,
 	strlist_add(&rp->kfiles, c->name);
 	snprintf(rel, sizeof(rel), RP_STAGE "/command/%s", c->name);
 	if (rp_stat(rp, "COMMAND", c->name, &si) == -1 ||
-	    fetch(rp, "COMMAND", c->name, NULL, rp->repofd, rel, c->name,
-	    "STAT reply", si.size, si.cksum, 0) == -1)
+	    fetch(rp, "COMMAND", c->name, rp->repofd, rel, c->name, si.size,
+	    si.cksum) == -1)
 		return -1;
 	return 0;
 }
@@ -238,8 +328,8 @@ fetch_commands(struct rp *rp)
 
 	snprintf(rel, sizeof(rel), RP_STAGE "/command/%s", rp->kname);
 	if (rp_stat(rp, "COMMAND", NULL, &si) == -1 ||
-	    fetch(rp, "COMMAND", NULL, NULL, rp->repofd, rel, rp->kname,
-	    "STAT reply", si.size, si.cksum, 0) == -1)
+	    fetch(rp, "COMMAND", NULL, rp->repofd, rel, rp->kname, si.size,
+	    si.cksum) == -1)
 		return -1;
 	strlist_add(&rp->kfiles, rp->kname);
 	w.open = rp_kopen;
@@ -388,8 +478,8 @@ do_transcript(struct rp *rp, const char *name)
 	if (tdiff) {
 		/* The new transcript, staged where cairn-publish takes it. */
 		if (!same_file(rp, rp->repofd, srel, si.size, si.cksum) &&
-		    fetch(rp, "TRANSCRIPT", name, NULL, rp->repofd, srel,
-		    name, "STAT reply", si.size, si.cksum, 0) == -1)
+		    fetch(rp, "TRANSCRIPT", name, rp->repofd, srel, name,
+		    si.size, si.cksum) == -1)
 			return -1;
 		tsrc = srel;
 	} else
@@ -455,11 +545,11 @@ do_transcript(struct rp *rp, const char *name)
 			/* No link (another file system): fetch it. */
 		}
 		snprintf(path, sizeof(path), "%s: %s", name, t->path);
-		if (fetch(rp, "FILE", name, t->epath, stagefd, rel, path,
-		    "transcript", t->size, t->cksum, 1) == -1)
+		if (request(rp, name, t->epath, stagefd, rel, path, t->size,
+		    t->cksum) == -1)
 			goto out;
 	}
-	if (rc == -1)
+	if (rc == -1 || receive_all(rp, stagefd) == -1)
 		goto out;
 	if (!tdiff && !fdiff) {
 		/* In step; drop anything an interrupted run staged. */
@@ -739,7 +829,11 @@ main(int argc, char *argv[])
 done:
 	if (rc == RP_ERROR)
 		log_warnx("%s", rp.err.msg);
-	if (net_close(rp.net, &cerr) == -1) {
+	if (rp.npend > 0) {
+		/* Replies still due: no QUIT after them, just end. */
+		forget_pending(&rp);
+		net_abort(rp.net);
+	} else if (net_close(rp.net, &cerr) == -1) {
 		log_warnx("%s", cerr.msg);
 		rc = RP_ERROR;
 	}

@@ -2,7 +2,8 @@
 # t-replicate: cairn-replicate keeps a replica's repository identical to
 # a primary's served by cairnd: first run, a run with nothing to do, a
 # new loadset, a changed loadset, a corrupted file on the replica, an
-# interrupted run, -r, and a hostile transcript from the primary.
+# interrupted run, -r, a hostile transcript and a corrupted file on the
+# primary.
 . "$top_srcdir/tests/integ/lib.sh"
 need_tool cairnd cairn-replicate cairn-publish fsdiff
 mk_tmpdir
@@ -175,6 +176,33 @@ rm -rf "$P/transcript/evil.T" "$P/file/evil.T"
 replicate -r
 assert_eq 0 "$RC" "after the hostile transcript: $(cat "$T/err")"
 same_repo "after the hostile transcript"
+
+# A file that does not match its transcript on the primary, among many
+# requested at once: the run names it and stops, nothing of the loadset
+# goes into service, no stray message about the end of the session, and
+# the next run, once the primary is right, finishes the job.
+i=0
+while [ "$i" -lt 150 ]; do
+	i=$((i + 1))
+	mkfile "$T/many/srv/f$i" "file number $i"
+done
+loadset many.T "$T/many"
+printf 'p base.T\np db.T\np many.T\n' >"$P/command/db.K"
+chmod u+w "$P/file/many.T/srv/f20"
+printf 'file number XX' >"$P/file/many.T/srv/f20"
+replicate
+assert_eq 2 "$RC" "corrupt primary: $(cat "$T/out") $(cat "$T/err")"
+grep -q "many.T: ./srv/f20: checksum" "$T/err" ||
+    fail "corrupt primary: no message for f20: $(cat "$T/err")"
+[ "$(wc -l <"$T/err")" -eq 1 ] ||
+    fail "corrupt primary: more than one message: $(cat "$T/err")"
+[ ! -e "$R/transcript/many.T" ] && [ ! -e "$R/file/many.T" ] ||
+    fail "corrupt primary: many.T in service"
+grep -q many "$R/command/db.K" && fail "corrupt primary: db.K installed"
+printf 'file number 20' >"$P/file/many.T/srv/f20"
+replicate
+assert_eq 1 "$RC" "primary repaired: $(cat "$T/err")"
+same_repo "primary repaired"
 
 # One run at a time.
 "$PYTHON" -c 'import fcntl, sys, time
