@@ -199,14 +199,15 @@ START_TEST(test_small_gain_taken)
 END_TEST
 
 /*
- * A sender writing stretches of 64 KB of plain bytes into a path that
+ * A sender deflating at sp[level] plain bytes/s, writing stretches of
+ * 64 KB of plain bytes into a path that
  * holds queue compressed bytes ahead of a link taking link bytes/s: the
  * socket pushes back only once the queue is full.  Feeds the policy
  * total plain bytes; returns the plain bytes it sent at level 0 and,
  * in *probes, how many times it went down to level 0.
  */
 static double
-simulate_queue(struct zauto *za, const double *speed, const double *r,
+simulate_queue(struct zauto *za, const double *sp, const double *r,
     double link, double queue, double total, int *probes)
 {
 	const double	 piece = 65536;
@@ -215,7 +216,7 @@ simulate_queue(struct zauto *za, const double *speed, const double *r,
 
 	*probes = 0;
 	for (sent = 0; sent < total; sent += piece) {
-		tdef = piece / speed[level];
+		tdef = piece / sp[level];
 		zout = piece * r[level];
 		/* The link drains the queue while deflate works. */
 		q -= link * tdef;
