@@ -39,8 +39,8 @@ static const double size_shape[10] = {
  * to cheaper levels (more bytes); twice as many after each probe the
  * link answered by pushing back.  The sender keeps at most ZAUTO_LOWAT
  * unsent (conn_set_auto), but what is in flight and in the queues along
- * the path is not bounded by it: an emulated 100 Mbit/s link with a
- * 25 ms queue took more than 1 MB before it pushed back.
+ * the path is not bounded by it: a path may hold a megabyte or more
+ * before it pushes back.
  */
 #define ZA_PROVEN	(1.5 * 1024 * 1024)
 /* A probe pushed back is judged on no less than this (ns) of link time. */

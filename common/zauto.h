@@ -18,9 +18,13 @@
  * the output so far; the estimate of its rate then grows each stretch,
  * so that the policy tries cheaper levels until the socket pushes back.
  * Going up needs an estimated gain of more than ZAUTO_HYSTERESIS; going
- * down, a loss of less than 1 - ZAUTO_GIVE.  A cheaper level tried on a
- * link not yet seen to push back is judged as soon as the socket does
- * (after ZAUTO_PROBEMIN plain bytes at least), not after a whole window.
+ * down, a loss of less than 1 - ZAUTO_GIVE.  While the socket held the
+ * last window back (a quarter of its time or more), levels are compared
+ * by the model alone, on the ratio the current level gets now (scaled by
+ * the shape): a level's own measurements were made on other data.  A
+ * cheaper level tried on a link not yet seen to push back is judged as
+ * soon as the socket does (after ZAUTO_PROBEMIN plain bytes at least),
+ * not after a whole window.
  *
  * Pure computation: no I/O, no clock.  conn.c measures and asks.
  */
