@@ -166,6 +166,19 @@ fetch(struct rp *rp, const char *kind, const char *name, int dfd,
 	    &rp->err) == DL_OK ? 0 : -1;
 }
 
+/* Forget the oldest request. */
+static void
+pend_pop(struct rp *rp)
+{
+	struct rp_pending	*p = &rp->pend[rp->pfirst];
+
+	free(p->rel);
+	free(p->path);
+	free(p->cksum);
+	rp->pfirst = (rp->pfirst + 1) % RP_WINDOW;
+	rp->npend--;
+}
+
 /*
  * Receive the oldest file requested by request() into the stage below
  * stagefd, made durable with the others before cairn-publish.
@@ -184,11 +197,7 @@ receive(struct rp *rp, int stagefd)
 	rp_want(rp, &w, p->path, "transcript", p->size, p->cksum);
 	rc = dl_fetch_recv(rp->net, stagefd, p->rel, 0755, &w, -1, DL_NOSYNC,
 	    &rp->err);
-	free(p->rel);
-	free(p->path);
-	free(p->cksum);
-	rp->pfirst = (rp->pfirst + 1) % RP_WINDOW;
-	rp->npend--;
+	pend_pop(rp);
 	return rc == DL_OK ? 0 : -1;
 }
 
@@ -230,15 +239,8 @@ receive_all(struct rp *rp, int stagefd)
 static void
 forget_pending(struct rp *rp)
 {
-	struct rp_pending	*p;
-
-	for (; rp->npend > 0; rp->npend--) {
-		p = &rp->pend[rp->pfirst];
-		free(p->rel);
-		free(p->path);
-		free(p->cksum);
-		rp->pfirst = (rp->pfirst + 1) % RP_WINDOW;
-	}
+	while (rp->npend > 0)
+		pend_pop(rp);
 }
 
 /* Open (making it) the directory rel below the repository. */
