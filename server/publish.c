@@ -246,16 +246,21 @@ remove_old(const struct pub *p)
 static int
 old_dir(struct pub *p, int create)
 {
+	int	tmpfd;
+
 	if (p->tofd != -1)
 		return p->tofd;
-	if (create && mkdirat(p->rootfd, "tmp/old", 0700) == -1 &&
-	    errno != EEXIST)
-		fatal("%s/tmp/old", p->dir);
+	if (create) {
+		tmpfd = opendir_rel(p, "tmp");
+		if (mkdirat(tmpfd, "old", 0700) == -1 && errno != EEXIST)
+			fatal("%s/tmp/old", p->dir);
+		/* Durable before a tree is moved into it. */
+		dsync(p, tmpfd, "tmp");
+		close(tmpfd);
+	}
 	if ((p->tofd = confine_open(p->rootfd, "tmp/old", O_RDONLY |
 	    O_DIRECTORY, 0)) == -1 && (create || errno != ENOENT))
 		fatal("%s/tmp/old", p->dir);
-	if (create)
-		dsync(p, p->rootfd, "tmp");
 	return p->tofd;
 }
 
