@@ -39,8 +39,9 @@
 #       sends, so neither side blocks the other).  Samples the session
 #       child's RssAnon once a tenth of the replies are in (anon1_kb) and
 #       keeps the largest value seen after that (anonmax_kb); prints
-#       lines (reply lines received), the count of each reply code
-#       (code_NNN=...) and closed_s.  Bounded by 300 s.
+#       sent (how many TEXTs went out), lines (reply lines received),
+#       the count of each reply code (code_NNN=...) and closed_s.
+#       Bounded by 300 s.
 #   stall CAIRNDPID PATH
 #       RETR FILE test.T PATH with a small receive buffer, read the
 #       reply's first lines and nothing more; then wait (150 s at most)
@@ -477,6 +478,14 @@ def flood(port, args, out, ready):
     expect = count * text.count(b'\n')
     t0 = time.time()
 
+    # The socket blocks with no timeout: a timeout would also bound each
+    # sendall, which gives up (having sent an unknown part) whenever the
+    # server is busy for a moment, and the flood would end early.  The
+    # reader waits in select instead, and shutting the socket down at
+    # the end releases a sender still blocked.
+    s.settimeout(None)
+    sent = [0]
+
     def send():
         per = max(1, 65536 // len(text))
         left = count
@@ -485,22 +494,22 @@ def flood(port, args, out, ready):
                 n = min(per, left)
                 s.sendall(text * n)
                 left -= n
+                sent[0] += n
             s.sendall(b'QUIT\r\n')
         except OSError:
             pass
-    sender = threading.Thread(target=send)
+    sender = threading.Thread(target=send, daemon=True)
     sender.start()
     codes = {}
     lines = 0
     anon1 = anonmax = 0
     carry = head[head.rindex(b'\r\n') + 2:] if b'\r\n' in head else b''
     closed = False
-    s.settimeout(1.0)
     while time.time() - t0 < limit:
+        if not select.select([s], [], [], 1.0)[0]:
+            continue
         try:
             d = s.recv(1 << 18)
-        except socket.timeout:
-            continue
         except OSError:
             closed = True
             break
@@ -517,7 +526,12 @@ def flood(port, args, out, ready):
             anon1 = anonmax = status(kid, 'RssAnon')
         elif anon1:
             anonmax = max(anonmax, status(kid, 'RssAnon'))
-    sender.join(limit)
+    try:
+        s.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass
+    sender.join(TIMEOUT)
+    out.put('sent', sent[0])
     out.put('lines', lines)
     for c in sorted(codes):
         out.put('code_' + c, codes[c])

@@ -28,6 +28,8 @@ grep -q '^202 ' "$T/one" && grep -q '^230 ' "$T/one" ||
 limpeer "$PORT" flood "$SPID" "$N" 'NOOP\r\nSTAT COMMAND\r\n' \
     >"$T/flood" || fail "limpeer flood"
 cat "$T/flood"
+# All went out (the server kept reading) and all were answered.
+assert_eq "$N" "$(field sent "$T/flood")" "requests sent"
 assert_eq "$N" "$(field code_202 "$T/flood")" "NOOPs answered"
 # STAT: a "230" line and the line it returns (which starts with its
 # type, not a code), every time.
