@@ -13,22 +13,25 @@
  * Nothing else runs in the workers: the main thread lands the results
  * strictly in transcript order (metadata, then the batch of
  * apply-sync.c, which renames in that order) and prints every message.
- * Besides the "+" lines, only a line that creates a new object no
- * earlier download can be in or above (a directory, symbolic link,
- * pipe or device: see run_ahead in apply.c) runs ahead of them; its
- * messages wait in the queue as a note, landed in its turn.  Any other
- * line, and every barrier of the batch (syncq_flush), first waits until
- * every earlier download is landed.  So the lines run, and fail, as
- * with one session: the first failed download in transcript order is
- * reported with the words one session would print and stops the run;
- * the downloads after it are thrown away unseen (temp files removed,
- * their replies read and dropped so the sessions stay usable) and the
- * objects made ahead of it are removed again, latest first.
+ * Besides the "+" lines, only a line no earlier download can be in or
+ * above that creates a new object (a directory, symbolic link, pipe or
+ * device) or changes the owner, mode or mtime of one in place (see
+ * run_ahead in apply.c) runs ahead of them; its messages wait in the
+ * queue as a note, landed in its turn.  Any other line, and every
+ * barrier of the batch (syncq_flush), first waits until every earlier
+ * download is landed.  So the lines run, and fail, as with one
+ * session: the first failed download in transcript order is reported
+ * with the words one session would print and stops the run; the
+ * downloads after it are thrown away unseen (temp files removed, their
+ * replies read and dropped so the sessions stay usable) and the lines
+ * run ahead of it are undone, latest first: new objects removed, old
+ * ones given their metadata back.
  */
 #include "config.h"
 
 #include <sys/types.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -64,6 +67,8 @@ struct job {
 	int			 dfd;		/* our dup of its directory */
 	char			*leaf;
 	int			 note;		/* a line run ahead, no download */
+	int			 meta;		/* note: on an old object, ... */
+	struct stat		 old;		/* ... whose metadata was this */
 	char			*msg;		/* note: its messages, or NULL */
 	int			 mod;		/* note: it changed the disk */
 	int64_t			 prog;		/* note: its progress weight */
@@ -108,6 +113,8 @@ struct jobq {
 	int			 ahead;		/* main runs a line ahead */
 	int			 ahead_mod;	/* ... ap->modified before it */
 	int			 ahead_lost;	/* ... an earlier one failed */
+	int			 ahead_meta;	/* ... on an old object: */
+	struct stat		 ahead_old;	/* ... its metadata before */
 	char			*ahead_msg;	/* ... its messages so far */
 	int64_t			 ahead_prog;	/* ... its progress so far */
 	const char		*digest;
@@ -241,6 +248,12 @@ worker(void *arg)
 
 	pthread_mutex_lock(&jq->mu);
 	for (;;) {
+		/*
+		 * Notes below head are landed already, their slots perhaps
+		 * reused by later jobs: never look at them.
+		 */
+		if (jq->next < jq->head)
+			jq->next = jq->head;
 		while (!jq->cancel && !c->dead && c->nfly < JQ_INFLIGHT &&
 		    jq->next < jq->tail) {
 			if (JOB(jq, jq->next)->note) {
@@ -407,14 +420,17 @@ job_drop(struct job *j)
 }
 
 /*
- * Remove the object of a line run ahead that will not be landed (an
- * earlier download failed): it was new, so whatever is there is ours.
+ * Undo a line run ahead that will not be landed (an earlier download
+ * failed): an object that was there before gets its metadata back (old);
+ * a new one is removed, since whatever is there is ours.
  */
 static void
 note_undo(struct apply *ap, const struct apply_entry *e, int dfd,
-    const char *leaf)
+    const char *leaf, const struct stat *old)
 {
-	if (e->t.type != 'd')
+	if (old != NULL)
+		apply_meta_undo(ap, e, dfd, leaf, old);
+	else if (e->t.type != 'd')
 		(void)unlinkat(dfd, leaf, 0);
 	else if (unlinkat(dfd, leaf, AT_REMOVEDIR) == 0 && ap->fs != NULL)
 		afs_forget(ap->fs, e->t.path);
@@ -578,7 +594,7 @@ jobq_under(const struct apply *ap, const char *path)
 }
 
 int
-jobq_ahead_begin(struct apply *ap)
+jobq_ahead_begin(struct apply *ap, const struct stat *old)
 {
 	struct jobq	*jq = ap->jq;
 
@@ -587,6 +603,9 @@ jobq_ahead_begin(struct apply *ap)
 		return -1;
 	jq->ahead = 1;
 	jq->ahead_lost = 0;
+	jq->ahead_meta = old != NULL;
+	if (old != NULL)
+		jq->ahead_old = *old;
 	jq->ahead_mod = ap->modified;
 	jq->ahead_msg = NULL;
 	jq->ahead_prog = 0;
@@ -678,7 +697,8 @@ jobq_ahead_end(struct apply *ap, const struct apply_entry *e, int rc)
 		/* It went in its turn, or lost it to an earlier failure. */
 		if (jq->ahead_lost && afs_parent(ap->fs, e->t.path, 0, &dfd,
 		    &leaf, NULL) == 0)
-			note_undo(ap, e, dfd, leaf);
+			note_undo(ap, e, dfd, leaf, jq->ahead_meta ?
+			    &jq->ahead_old : NULL);
 		jq->ahead_lost = 0;
 		return;
 	}
@@ -691,6 +711,8 @@ jobq_ahead_end(struct apply *ap, const struct apply_entry *e, int rc)
 	j->leaf = xstrdup(leaf);
 	j->fd = -1;
 	j->note = 1;
+	j->meta = jq->ahead_meta;
+	j->old = jq->ahead_old;
 	j->msg = jq->ahead_msg;
 	j->mod = ap->modified;
 	j->prog = jq->ahead_prog;
@@ -756,7 +778,8 @@ jobq_stop(struct apply *ap)
 	for (i = jq->tail; i > jq->head; i--) {
 		j = JOB(jq, i - 1);
 		if (j->note)
-			note_undo(ap, j->e, j->dfd, j->leaf);
+			note_undo(ap, j->e, j->dfd, j->leaf, j->meta ?
+			    &j->old : NULL);
 		job_clear(j);
 	}
 	jq->head = jq->next = jq->tail;

@@ -855,6 +855,35 @@ syserr:
 	return -1;
 }
 
+/*
+ * Put back what a line run ahead changed in place (run_ahead) on an
+ * object that was there before: its owner and mode, and a regular
+ * file's mtime, as old recorded them.  An earlier download failed, and
+ * with one session the line would not have run.
+ */
+void
+apply_meta_undo(struct apply *ap, const struct apply_entry *e, int dfd,
+    const char *leaf, const struct stat *old)
+{
+	struct tline	 t = e->t;
+	struct stat	 now;
+	char		 msg[64];
+	int		 fd;
+
+	t.uid = (uint32_t)old->st_uid;
+	t.gid = (uint32_t)old->st_gid;
+	t.mode = (uint32_t)(old->st_mode & 07777);
+	if ((fd = meta_open(ap, &t, dfd, leaf, old, &now)) == -1)
+		return;
+	if (apply_owner_mode(ap, fd, &now, &t, msg, sizeof(msg), NULL) == -1 ||
+	    (t.type == 'f' && (now.st_mtim.tv_sec != old->st_mtim.tv_sec ||
+	    now.st_mtim.tv_nsec != old->st_mtim.tv_nsec) &&
+	    fd_setmtim(fd, &old->st_mtim) == -1))
+		apply_warn(ap, "%s: cannot put back its metadata: %s",
+		    t.path, strerror(errno));
+	close(fd);
+}
+
 /* Remove the non-directory of line t (present on disk). */
 static int
 remove_object(struct apply *ap, const struct tline *t)
@@ -964,11 +993,19 @@ run_ahead(struct apply *ap, struct apply_entry *e)
 		return 0;
 	if (lookup(ap, t, &present, &st) == -1)
 		return -1;
-	if (present)
+	/*
+	 * An object already there runs ahead only where its line changes
+	 * nothing but metadata in place, which can be put back: a
+	 * directory, or a file or pipe with no other name (otherwise a
+	 * copy replaces it).  Devices with other numbers are made anew.
+	 */
+	if (present && (tline_typeof(st.st_mode) != t->type ||
+	    strchr("dfp", t->type) == NULL ||
+	    (t->type != 'd' && st.st_nlink != 1)))
 		return 0;
-	if (jobq_ahead_begin(ap) == -1)
+	if (jobq_ahead_begin(ap, present ? &st : NULL) == -1)
 		return -1;
-	rc = do_line(ap, e, 0, &st);
+	rc = do_line(ap, e, present, &st);
 	jobq_ahead_end(ap, e, rc);
 	return rc == -1 ? -1 : 1;
 }

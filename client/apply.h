@@ -221,22 +221,27 @@ void	jobq_stop(struct apply *);
 void	jobq_free(struct apply *);
 /*
  * A line that creates a new object at a path no queued download is in
- * or above may run ahead of the downloads (run_ahead in apply.c):
- * jobq_under says whether one is; between jobq_ahead_begin (0, or -1
- * once a download failed) and jobq_ahead_end, with what the line
- * returned, its messages (jobq_ahead_say, 1 if it took one), its
- * progress (jobq_ahead_progress, likewise) and its change to
- * ap->modified are kept for its turn, landed in order with
- * the downloads.  If an earlier download fails, the object is removed
- * again.  jobq_inorder, before a warning: a line run ahead takes its
- * turn now, after every earlier download (-1: one failed, say nothing).
+ * or above, or changes an existing one's metadata in place, may run
+ * ahead of the downloads (run_ahead in apply.c): jobq_under says
+ * whether one is; between jobq_ahead_begin (0, or -1 once a download
+ * failed; old: the object's stat before, NULL if it is new) and
+ * jobq_ahead_end, with what the line returned, its messages
+ * (jobq_ahead_say, 1 if it took one), its progress
+ * (jobq_ahead_progress, likewise) and its change to ap->modified are
+ * kept for its turn, landed in order with the downloads.  If an
+ * earlier download fails, a new object is removed again and an old one
+ * gets its metadata back (apply_meta_undo).  jobq_inorder, before a
+ * warning: a line run ahead takes its turn now, after every earlier
+ * download (-1: one failed, say nothing).
  */
 int	jobq_under(const struct apply *, const char *path);
-int	jobq_ahead_begin(struct apply *);
+int	jobq_ahead_begin(struct apply *, const struct stat *old);
 int	jobq_ahead_say(struct apply *, const char *fmt, va_list);
 int	jobq_ahead_progress(struct apply *, int64_t bytes);
 void	jobq_ahead_end(struct apply *, const struct apply_entry *e, int rc);
 int	jobq_inorder(struct apply *);
+void	apply_meta_undo(struct apply *, const struct apply_entry *e,
+	    int dfd, const char *leaf, const struct stat *old);
 /*
  * The byte counters of every session of the queue (ap->net among them),
  * as each worker last published them: the main thread never reads a

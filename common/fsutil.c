@@ -167,13 +167,22 @@ fd_chmod(int fd, mode_t mode)
 int
 fd_setmtime(int fd, int64_t mtime)
 {
+	struct timespec	 m;
+
+	m.tv_sec = (time_t)mtime;
+	m.tv_nsec = 0;
+	return fd_setmtim(fd, &m);
+}
+
+int
+fd_setmtim(int fd, const struct timespec *mtime)
+{
 	struct timespec	 ts[2];
 	char		 p[64];
 
 	ts[0].tv_sec = 0;
 	ts[0].tv_nsec = UTIME_OMIT;	/* atime unchanged */
-	ts[1].tv_sec = (time_t)mtime;
-	ts[1].tv_nsec = 0;
+	ts[1] = *mtime;
 	if (futimens(fd, ts) == 0)
 		return 0;
 	if (errno != EBADF || fd_procpath(fd, p, sizeof(p)) == -1)

@@ -7,6 +7,7 @@
 #include <sys/types.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 /*
  * Remove name below the directory dfd (AT_FDCWD: the current directory)
@@ -58,5 +59,6 @@ int	fs_write_all(int fd, const void *buf, size_t len);
 int	fd_chown(int fd, uid_t, gid_t);
 int	fd_chmod(int fd, mode_t);
 int	fd_setmtime(int fd, int64_t mtime);
+int	fd_setmtim(int fd, const struct timespec *mtime);
 
 #endif

@@ -10,9 +10,12 @@
 # same two lines on stderr, exit status 1, every download before the
 # failed one in place and none after it, no temp file left; a checksum
 # that does not match gives the very messages, output and tree of one
-# session, and the new directories, links and pipes after the failed
-# download, made ahead of it, are removed again.  -j 0 and -j 17 are
-# usage errors.
+# session: the new directories, links and pipes after the failed
+# download, made ahead of it, are removed again, and the directories,
+# files and pipes already there whose owner, mode or mtime it changed
+# ahead of it get them back.  Lines run ahead and landed by a barrier
+# while the sessions were idle do not become downloads.  -j 0 and -j 17
+# are usage errors.
 . "$top_srcdir/tests/integ/lib.sh"
 need_tool cairnd lapply
 need_root
@@ -235,6 +238,11 @@ assert_no_files "temp files left (mismatch)" "$T/r4" -name '*.radmind.*'
 	grep '^+ f \./d2/f10	' "$T/apply.T"
 	echo 'd ./d4 0750 0 0'
 	grep '^+ f \./d4/f00	' "$T/apply.T"
+	# Objects already there whose owner, mode or mtime change.
+	printf 'd ./m\t0700 0 0\n'
+	printf 'f ./m/f\t0600 0 0 %s 4 -\n' "$T0"
+	printf 'p ./m/p\t0600 0 0\n'
+	printf 'd ./m/x\t0711 0 0\n'
 	for k in 0 1 2 3 4 5 6 7; do
 		echo "d ./n$k 0755 0 0"
 		echo "d ./n$k/x 0700 0 0"
@@ -242,6 +250,13 @@ assert_no_files "temp files left (mismatch)" "$T/r4" -name '*.radmind.*'
 		echo "p ./n$k/x/p 0600 0 0"
 	done
 } >"$T/ahead.T"
+# mmeta ROOT: owner and mode of ROOT/m and what is in it, and the mtime
+# of ROOT/m/f, on one line.
+mmeta()
+{
+	(cd "$1/m" && stat -c '%a %u %g' . && stat -c '%a %u %g %.1Y' f &&
+	    stat -c '%a %u %g' p x) | tr '\n' ' '
+}
 # ahead RC OPTS...: lapply OPTS ahead.T with -j 1 into a fresh a1 and
 # with -j 4 into a fresh a4; both must exit RC.
 ahead()
@@ -250,7 +265,12 @@ ahead()
 	shift
 	for j in 1 4; do
 		rm -rf "$T/a$j"
-		mkdir "$T/a$j"
+		mkdir "$T/a$j" "$T/a$j/m" "$T/a$j/m/x"
+		printf 'old\n' >"$T/a$j/m/f"
+		mkfifo -m 0644 "$T/a$j/m/p"
+		chown 1:1 "$T/a$j/m/f" "$T/a$j/m/x"
+		chmod 0755 "$T/a$j/m"
+		touch -d "@1600000000.5" "$T/a$j/m/f"
 		run_capture "$T/aout$j" "$T/aerr$j" in_dir "$T/a$j" "$LAPPLY" \
 		    "$@" -c sha1 -j "$j" -h 127.0.0.1 -p "$PORT" "$T/ahead.T"
 		assert_eq "$_ah_rc" "$RC" \
@@ -265,6 +285,7 @@ listing "$T/a4" >"$T/list4"
 assert_file_eq "$T/list1" "$T/list4" "listing, -j 1 and -j 4, made ahead"
 [ ! -e "$T/a4/n0" ] && [ ! -e "$T/a4/d4" ] ||
     fail "objects after the failed download left in place"
+assert_eq "755 0 0 644 1 1 1600000000.5 644 0 0 755 1 1 " "$(mmeta "$T/a4")" "metadata after the failed download as it was"
 cp "$T/f10.saved" "$F/d2/f10"
 
 # New objects made ahead that land: messages in transcript order.
@@ -274,9 +295,39 @@ listing "$T/a1" >"$T/list1"
 listing "$T/a4" >"$T/list4"
 assert_file_eq "$T/list1" "$T/list4" "listing, -j 1 and -j 4, made ahead"
 [ -p "$T/a4/n7/x/p" ] || fail "n7/x/p not made"
+assert_eq "700 0 0 600 0 0 1700000000.0 600 0 0 711 0 0 " "$(mmeta "$T/a4")" "metadata changed in place"
 # ... and -% names them in their turn too.
 ahead 0 -%
 grep -q '^%100 ' "$T/aout1" || fail "lapply -%: no %100 line: $(cat "$T/aout1")"
 assert_file_eq "$T/aout1" "$T/aout4" "-% lines, -j 1 and -j 4, made ahead"
+
+# Many lines run ahead (the download before them done meanwhile, its
+# session idle), landed by a barrier (a removal waits for every earlier
+# download), then a download: the sessions
+# must not take the landed lines' places in the queue for downloads.
+{
+	echo 'test.T:'
+	fline ./a "$F/a" 0640 0 0
+	k=0
+	while [ "$k" -lt 300 ]; do
+		echo "d ./n$(printf %03d "$k") 0755 0 0"
+		k=$((k + 1))
+	done
+	echo '- f ./o 0644 0 0 1700000000 6 -'
+	fline ./s "$F/s" 0644 0 0
+} >"$T/bar.T"
+for j in 1 2; do
+	rm -rf "$T/b$j"
+	mkdir "$T/b$j"
+	printf 'old o\n' >"$T/b$j/o"
+	run_capture "$T/bout$j" "$T/berr$j" in_dir "$T/b$j" "$LAPPLY" \
+	    -c sha1 -j "$j" -h 127.0.0.1 -p "$PORT" "$T/bar.T"
+	assert_eq 0 "$RC" "lapply -j $j, barrier after lines run ahead: $(cat "$T/berr$j")"
+done
+assert_file_eq "$T/bout1" "$T/bout2" "stdout, -j 1 and -j 2, barrier"
+listing "$T/b1" >"$T/list1"
+listing "$T/b2" >"$T/list4"
+assert_file_eq "$T/list1" "$T/list4" "listing, -j 1 and -j 2, barrier"
+assert_file_eq "$F/s" "$T/b2/s" "s after the barrier"
 stop_cairnd
 exit 0
