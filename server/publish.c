@@ -284,11 +284,21 @@ replace_by_renames(struct pub *p)
 		fatal("rename file/%s to tmp/old/%s", p->name, p->name);
 	dsync(p, ofd, "tmp/old");
 	dsync(p, p->pffd, "file");
-	if (renameat(p->tffd, p->name, p->pffd, p->name) == -1)
+	if (renameat(p->tffd, p->name, p->pffd, p->name) == -1) {
+		/* Put the old tree back in service rather than none. */
+		if (renameat(ofd, p->name, p->pffd, p->name) == 0) {
+			dsync(p, p->pffd, "file");
+			dsync(p, ofd, "tmp/old");
+		}
 		fatal("rename tmp/file/%s to file/%s", p->name, p->name);
+	}
+	/* Both directories: a crash must not find the tree in both. */
 	dsync(p, p->pffd, "file");
+	dsync(p, p->tffd, "tmp/file");
 	if (renameat(ofd, p->name, p->tffd, p->name) == -1)
 		fatal("rename tmp/old/%s to tmp/file/%s", p->name, p->name);
+	/* Where it goes first, then where it left. */
+	dsync(p, p->tffd, "tmp/file");
 	dsync(p, ofd, "tmp/old");
 }
 
@@ -296,6 +306,10 @@ replace_by_renames(struct pub *p)
  * A tree left in tmp/old/<T> by an interrupted replace_by_renames: put
  * it back in file/<T> if that is still missing (the replacement starts
  * again), else where the replacement was to leave it, tmp/file/<T>.
+ * Only that replacement puts a tree in tmp/old/<T>, and only it and
+ * this put one in file/<T> afterwards: with file/<T> there, the one in
+ * tmp/old/<T> is the replaced tree.  If tmp/file/<T> is taken too (a
+ * new upload or replica staged since), the replaced tree is removed.
  * Updates *tf and *pf.
  */
 static void
@@ -306,10 +320,16 @@ old_recover(struct pub *p, int *tf, int *pf)
 	if ((ofd = old_dir(p, 0)) == -1 ||
 	    !exists(p, ofd, "tmp/old", S_IFDIR))
 		return;
-	if (*pf && *tf)
-		fatalx("%s: tmp/old/%s, tmp/file/%s and file/%s all exist; "
-		    "move the one that is not wanted away", p->dir, p->name,
-		    p->name, p->name);
+	if (*pf && *tf) {
+		say(p, "remove tmp/old/%s (replaced by an interrupted "
+		    "replacement)", p->name);
+		if (p->dryrun)
+			return;
+		if (fs_rmtreeat(ofd, p->name) == -1)
+			fatal("%s/tmp/old/%s", p->dir, p->name);
+		dsync(p, ofd, "tmp/old");
+		return;
+	}
 	say(p, "rename tmp/old/%s to %s/%s (an interrupted replacement)",
 	    p->name, *pf ? "tmp/file" : "file", p->name);
 	if (p->dryrun)

@@ -13,7 +13,9 @@
 # (cairn-publish(8)), but never a transcript whose files are missing.
 # And for a replacement on a file system that cannot exchange two
 # directories (renameat2 failing with EINVAL, as on NFS): there file/<T>
-# is missing for a moment, with the old tree whole in tmp/old/<T>.
+# is missing for a moment, with the old tree whole in tmp/old/<T>; and
+# a run that finds the replaced tree in tmp/old/<T> and a new upload
+# staged in tmp/file/<T> removes the one and publishes the other.
 . "$top_srcdir/tests/integ/lib.sh"
 need_tool fsdiff lcksum cairn-publish
 need_cmd strace
@@ -207,4 +209,21 @@ run_capture "$T/out" "$T/err" $RERUN "$CAIRN_PUBLISH" -D "$R" -f app.T
 grep -q "no atomic exchange of directories.*file/app.T is missing" \
     "$T/err" || fail "no exchange: no warning: $(cat "$T/err")"
 assert_tree_eq "$T/v2" "$R/file/app.T" "no exchange: file/app.T"
+
+# Interrupted between the second and third renames (the new tree in
+# file/, the old one in tmp/old/), and a new upload of the same files
+# staged since in tmp/file/ (as cairn-replicate's next run does): the
+# old tree is removed and the upload published.
+rm -rf "${T:?}/R"
+cp -a "$T/F0" "$R" || fail "cp"
+mkdir "$R/tmp/old" && mv "$R/file/app.T" "$R/tmp/old/app.T" &&
+    cp -a "$R/tmp/file/app.T" "$R/file/app.T" || fail "making the state"
+# shellcheck disable=SC2086
+run_capture "$T/out" "$T/err" $RERUN "$CAIRN_PUBLISH" -D "$R" -f app.T
+[ "$RC" -eq 0 ] ||
+    fail "staged again after an interruption: exit $RC: $(cat "$T/err")"
+assert_file_eq "$T/v2.T" "$R/transcript/app.T" "staged again: transcript"
+assert_tree_eq "$T/v2" "$R/file/app.T" "staged again: file/app.T"
+[ ! -e "$R/tmp/old/app.T" ] && [ ! -e "$R/tmp/file/app.T" ] ||
+    fail "staged again: a tree left in tmp/old or tmp/file"
 exit 0
