@@ -33,6 +33,7 @@
 #define NET_SNDBUF	(1024 * 1024)	/* socket send buffer asked for */
 #define NET_CONNWAIT	30000	/* one connect attempt */
 #define NET_ABORTWAIT	10000	/* net_abort: for the server to close */
+#define NET_ABORTREAD	(1024 * 1024)	/* ... reading at most this */
 #define NET_MAXLINE	PROTO_REPLY_MAXBYTES	/* no reply line is longer */
 
 struct net {
@@ -819,18 +820,23 @@ void
 net_abort(struct net *n)
 {
 	char	 buf[4096];
+	size_t	 left = NET_ABORTREAD;
+	ssize_t	 r;
 
 	if (n == NULL)
 		return;
 	/*
-	 * Send what is queued, end our side, and wait (bounded) for the
-	 * server to close: by then it has dropped the unfinished upload.
+	 * Send what is queued, end our side, and wait (bounded in time and
+	 * bytes) for the server to close: by then it has dropped the
+	 * unfinished upload.  Replies still due (a file asked for) are not
+	 * worth their bytes: past NET_ABORTREAD, just close.
 	 */
 	conn_set_timeout(n->c, NET_ABORTWAIT);
 	(void)conn_flush(n->c, NULL);
 	(void)shutdown(conn_fd(n->c), SHUT_WR);
-	while (conn_read(n->c, buf, sizeof(buf), NULL) > 0)
-		continue;
+	while (left > 0 && (r = conn_read(n->c, buf, sizeof(buf), NULL)) > 0)
+		left -= (size_t)r < left ? (size_t)r : left;
 	conn_free(n->c);
+	tlsctx_free(n->tls);
 	free(n);
 }

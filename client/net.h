@@ -146,8 +146,9 @@ size_t	 net_stor_pending(const struct net *);
 int	 net_broken(const struct net *);
 /*
  * End the session without QUIT: send what is queued, close our side and
- * wait (at most 10 s) for the server to close; an unfinished upload is
- * discarded by the server.  Frees n.
+ * wait (at most 10 s, reading at most 1 MB of replies still due) for the
+ * server to close; an unfinished upload is discarded by the server.
+ * Frees n.
  */
 void	 net_abort(struct net *);
 

@@ -51,6 +51,9 @@
 #define RP_MAXSIZE	(1LL << 30)	/* largest command file or transcript */
 #define RP_STAGE	"tmp/replicate"	/* staged command files */
 #define RP_WINDOW	64		/* file requests in flight */
+#define RP_WINBYTES	(64 * 1024)	/* ... and their text: well inside
+					   the socket buffers, so sending
+					   never waits on unread replies */
 
 /* A file requested and not yet received. */
 struct rp_pending {
@@ -58,6 +61,7 @@ struct rp_pending {
 	char		*path;		/* for messages */
 	char		*cksum;
 	int64_t		 size;
+	size_t		 reqlen;	/* its request's text */
 };
 
 struct rp {
@@ -70,6 +74,7 @@ struct rp {
 	/* Requests in flight, oldest at pfirst (a ring of RP_WINDOW). */
 	struct rp_pending pend[RP_WINDOW];
 	size_t		 pfirst, npend;
+	size_t		 reqbytes;	/* their requests' text */
 	int		 rflag, nflag, qflag;
 	int		 repofd;	/* the repository, open */
 	int		 changed;
@@ -175,6 +180,7 @@ pend_pop(struct rp *rp)
 	free(p->rel);
 	free(p->path);
 	free(p->cksum);
+	rp->reqbytes -= p->reqlen;
 	rp->pfirst = (rp->pfirst + 1) % RP_WINDOW;
 	rp->npend--;
 }
@@ -203,17 +209,22 @@ receive(struct rp *rp, int stagefd)
 
 /*
  * Request file epath of loadset tname for rel below the stage, keeping
- * up to RP_WINDOW requests in flight: over a long path, one round trip
- * per file would dominate a tree of small files.
+ * up to RP_WINDOW requests (and RP_WINBYTES of their text) in flight:
+ * over a long path, one round trip per file would dominate a tree of
+ * small files.
  */
 static int
 request(struct rp *rp, const char *tname, const char *epath, int stagefd,
     const char *rel, const char *path, int64_t size, const char *cksum)
 {
 	struct rp_pending	*p;
+	size_t			 len;
 
-	if (rp->npend == RP_WINDOW && receive(rp, stagefd) == -1)
-		return -1;
+	len = 16 + strlen(tname) + strlen(epath);
+	while (rp->npend > 0 && (rp->npend == RP_WINDOW ||
+	    rp->reqbytes + len > RP_WINBYTES))
+		if (receive(rp, stagefd) == -1)
+			return -1;
 	if (net_send_retr(rp->net, "FILE", tname, epath, &rp->err) == -1)
 		return -1;
 	p = &rp->pend[(rp->pfirst + rp->npend) % RP_WINDOW];
@@ -221,6 +232,8 @@ request(struct rp *rp, const char *tname, const char *epath, int stagefd,
 	p->path = xstrdup(path);
 	p->cksum = xstrdup(cksum);
 	p->size = size;
+	p->reqlen = len;
+	rp->reqbytes += len;
 	rp->npend++;
 	return 0;
 }
