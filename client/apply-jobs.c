@@ -578,6 +578,12 @@ jobq_pending(const struct apply *ap)
 }
 
 int
+jobq_failed(const struct apply *ap)
+{
+	return ap->jq != NULL && ap->jq->failed;
+}
+
+int
 jobq_under(const struct apply *ap, const char *path)
 {
 	const struct jobq	*jq = ap->jq;

@@ -870,6 +870,12 @@ apply_meta_undo(struct apply *ap, const struct apply_entry *e, int dfd,
 	char		 msg[64];
 	int		 fd;
 
+	/* Gone or replaced since: nothing of ours to put back, quietly. */
+	if ((*leaf == '\0' ? fstat(dfd, &now) : fstatat(dfd, leaf, &now,
+	    AT_SYMLINK_NOFOLLOW)) == -1 || now.st_dev != old->st_dev ||
+	    now.st_ino != old->st_ino)
+		return;
+	msg[0] = '\0';
 	t.uid = (uint32_t)old->st_uid;
 	t.gid = (uint32_t)old->st_gid;
 	t.mode = (uint32_t)(old->st_mode & 07777);
@@ -972,13 +978,14 @@ fail:
 }
 
 /*
- * With -j, a line that creates a new directory, symbolic link, pipe or
- * device at a path no queued download is in or above runs at once,
- * ahead of the downloads, so that they keep flowing (a tree has about
- * as many directories as files).  It is landed in its turn: its
- * messages then, and the object removed again if an earlier download
- * fails.  Anything else waits.  1: done ahead, 0: not for ahead, -1:
- * failed (message printed).
+ * With -j, a line at a path no queued download is in or above that
+ * creates a new directory, symbolic link, pipe or device, or changes
+ * only the metadata of one already there, runs at once, ahead of the
+ * downloads, so that they keep flowing (a tree has about as many
+ * directories as files).  It is landed in its turn: its messages then;
+ * if an earlier download fails, a new object is removed again and an
+ * old one gets its metadata back.  Anything else waits.  1: done ahead,
+ * 0: not for ahead, -1: failed (message printed).
  */
 static int
 run_ahead(struct apply *ap, struct apply_entry *e)
@@ -988,7 +995,7 @@ run_ahead(struct apply *ap, struct apply_entry *e)
 	int			 present, rc;
 
 	if (t->minus || ap->create_prefix || ap->npend > 0 ||
-	    strchr("dlpbc", t->type) == NULL ||
+	    strchr("dlpbcf", t->type) == NULL ||
 	    strstr(t->path, ".radmind.") != NULL || jobq_under(ap, t->path))
 		return 0;
 	if (lookup(ap, t, &present, &st) == -1)
@@ -999,15 +1006,18 @@ run_ahead(struct apply *ap, struct apply_entry *e)
 	 * directory, or a file or pipe with no other name (otherwise a
 	 * copy replaces it).  Devices with other numbers are made anew.
 	 */
-	if (present && (tline_typeof(st.st_mode) != t->type ||
+	if (present ? tline_typeof(st.st_mode) != t->type ||
 	    strchr("dfp", t->type) == NULL ||
-	    (t->type != 'd' && st.st_nlink != 1)))
+	    (t->type != 'd' && st.st_nlink != 1) : t->type == 'f')
 		return 0;
 	if (jobq_ahead_begin(ap, present ? &st : NULL) == -1)
 		return -1;
 	rc = do_line(ap, e, present, &st);
 	jobq_ahead_end(ap, e, rc);
-	return rc == -1 ? -1 : 1;
+	/* It took its turn at once, after an earlier failed download. */
+	if (rc == -1 || jobq_failed(ap))
+		return -1;
+	return 1;
 }
 
 static int

@@ -235,6 +235,7 @@ void	jobq_free(struct apply *);
  * download (-1: one failed, say nothing).
  */
 int	jobq_under(const struct apply *, const char *path);
+int	jobq_failed(const struct apply *);	/* a download failed */
 int	jobq_ahead_begin(struct apply *, const struct stat *old);
 int	jobq_ahead_say(struct apply *, const char *fmt, va_list);
 int	jobq_ahead_progress(struct apply *, int64_t bytes);

@@ -271,8 +271,9 @@ ahead()
 		chown 1:1 "$T/a$j/m/f" "$T/a$j/m/x"
 		chmod 0755 "$T/a$j/m"
 		touch -d "@1600000000.5" "$T/a$j/m/f"
-		run_capture "$T/aout$j" "$T/aerr$j" in_dir "$T/a$j" "$LAPPLY" \
-		    "$@" -c sha1 -j "$j" -h 127.0.0.1 -p "$PORT" "$T/ahead.T"
+		run_capture "$T/aout$j" "$T/aerr$j" in_dir "$T/a$j" \
+		    timeout 300 "$LAPPLY" "$@" -c sha1 -j "$j" -h 127.0.0.1 \
+		    -p "$PORT" "$T/ahead.T"
 		assert_eq "$_ah_rc" "$RC" \
 		    "lapply $* -j $j, made ahead: $(cat "$T/aerr$j")"
 	done
@@ -320,8 +321,8 @@ for j in 1 2; do
 	rm -rf "$T/b$j"
 	mkdir "$T/b$j"
 	printf 'old o\n' >"$T/b$j/o"
-	run_capture "$T/bout$j" "$T/berr$j" in_dir "$T/b$j" "$LAPPLY" \
-	    -c sha1 -j "$j" -h 127.0.0.1 -p "$PORT" "$T/bar.T"
+	run_capture "$T/bout$j" "$T/berr$j" in_dir "$T/b$j" timeout 300 \
+	    "$LAPPLY" -c sha1 -j "$j" -h 127.0.0.1 -p "$PORT" "$T/bar.T"
 	assert_eq 0 "$RC" "lapply -j $j, barrier after lines run ahead: $(cat "$T/berr$j")"
 done
 assert_file_eq "$T/bout1" "$T/bout2" "stdout, -j 1 and -j 2, barrier"
