@@ -59,6 +59,7 @@ struct pub {
 	int		 ptfd;		/* transcript */
 	int		 pffd;		/* file */
 	int		 tofd;		/* tmp/old, -1: not opened */
+	int		 oldleft;	/* a replaced tree in tmp/old/<T> */
 };
 
 static void
@@ -286,10 +287,13 @@ replace_by_renames(struct pub *p)
 	dsync(p, p->pffd, "file");
 	if (renameat(p->tffd, p->name, p->pffd, p->name) == -1) {
 		/* Put the old tree back in service rather than none. */
+		int	 serrno = errno;
+
 		if (renameat(ofd, p->name, p->pffd, p->name) == 0) {
 			dsync(p, p->pffd, "file");
 			dsync(p, ofd, "tmp/old");
 		}
+		errno = serrno;
 		fatal("rename tmp/file/%s to file/%s", p->name, p->name);
 	}
 	/* Both directories: a crash must not find the tree in both. */
@@ -309,8 +313,10 @@ replace_by_renames(struct pub *p)
  * Only that replacement puts a tree in tmp/old/<T>, and only it and
  * this put one in file/<T> afterwards: with file/<T> there, the one in
  * tmp/old/<T> is the replaced tree.  If tmp/file/<T> is taken too (a
- * new upload or replica staged since), the replaced tree is removed.
- * Updates *tf and *pf.
+ * new upload or replica staged since), the replaced tree stays until
+ * that upload is verified and about to replace file/<T> (old_remove):
+ * until then it may be the only tree that matches the transcript in
+ * service.  Updates *tf and *pf.
  */
 static void
 old_recover(struct pub *p, int *tf, int *pf)
@@ -321,13 +327,7 @@ old_recover(struct pub *p, int *tf, int *pf)
 	    !exists(p, ofd, "tmp/old", S_IFDIR))
 		return;
 	if (*pf && *tf) {
-		say(p, "remove tmp/old/%s (replaced by an interrupted "
-		    "replacement)", p->name);
-		if (p->dryrun)
-			return;
-		if (fs_rmtreeat(ofd, p->name) == -1)
-			fatal("%s/tmp/old/%s", p->dir, p->name);
-		dsync(p, ofd, "tmp/old");
+		p->oldleft = 1;
 		return;
 	}
 	say(p, "rename tmp/old/%s to %s/%s (an interrupted replacement)",
@@ -342,6 +342,23 @@ old_recover(struct pub *p, int *tf, int *pf)
 		*tf = 1;
 	else
 		*pf = 1;
+}
+
+/* Remove the replaced tree old_recover left in tmp/old/<T>. */
+static void
+old_remove(struct pub *p)
+{
+	int	ofd;
+
+	say(p, "remove tmp/old/%s (replaced by an interrupted replacement)",
+	    p->name);
+	if (p->dryrun)
+		return;
+	ofd = old_dir(p, 0);
+	if (ofd == -1 || fs_rmtreeat(ofd, p->name) == -1)
+		fatal("%s/tmp/old/%s", p->dir, p->name);
+	dsync(p, ofd, "tmp/old");
+	p->oldleft = 0;
 }
 
 /*
@@ -431,6 +448,9 @@ publish(struct pub *p)
 		else if (tf)
 			log_warnx("%s/tmp/file/%s: left in place", p->dir,
 			    p->name);
+		if (p->oldleft)
+			log_warnx("%s/tmp/old/%s: left in place", p->dir,
+			    p->name);
 		printf("%s: already published\n", p->name);
 		return PUB_OK;
 	}
@@ -464,6 +484,9 @@ publish(struct pub *p)
 		return PUB_NOT;
 	}
 
+	/* Verified, to be published: the tree it replaces may go. */
+	if (p->oldleft)
+		old_remove(p);
 	if (strcmp(src, "tmp/file") == 0) {
 		if (tf)
 			move_files(p, pf);

@@ -15,7 +15,8 @@
 # directories (renameat2 failing with EINVAL, as on NFS): there file/<T>
 # is missing for a moment, with the old tree whole in tmp/old/<T>; and
 # a run that finds the replaced tree in tmp/old/<T> and a new upload
-# staged in tmp/file/<T> removes the one and publishes the other.
+# staged in tmp/file/<T> keeps the one until it publishes the other
+# (with -f), then removes it.
 . "$top_srcdir/tests/integ/lib.sh"
 need_tool fsdiff lcksum cairn-publish
 need_cmd strace
@@ -218,6 +219,13 @@ rm -rf "${T:?}/R"
 cp -a "$T/F0" "$R" || fail "cp"
 mkdir "$R/tmp/old" && mv "$R/file/app.T" "$R/tmp/old/app.T" &&
     cp -a "$R/tmp/file/app.T" "$R/file/app.T" || fail "making the state"
+# Without -f the upload is refused, and the old tree, the only one that
+# matches the transcript in service, stays.
+cp -a "$R/tmp/old/app.T" "$T/old.saved" || fail "cp"
+# shellcheck disable=SC2086
+run_capture "$T/out" "$T/err" $RERUN "$CAIRN_PUBLISH" -D "$R" app.T
+assert_eq 1 "$RC" "staged again, no -f: $(cat "$T/err")"
+assert_tree_eq "$T/old.saved" "$R/tmp/old/app.T" "staged again, no -f: tmp/old"
 # shellcheck disable=SC2086
 run_capture "$T/out" "$T/err" $RERUN "$CAIRN_PUBLISH" -D "$R" -f app.T
 [ "$RC" -eq 0 ] ||
