@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cerr.h"
@@ -820,7 +819,6 @@ net_broken(const struct net *n)
 void
 net_abort(struct net *n)
 {
-	struct timespec	 ts;
 	char		 buf[4096];
 	size_t		 left = NET_ABORTREAD;
 	int64_t		 end, ms;
@@ -834,15 +832,12 @@ net_abort(struct net *n)
 	 * unfinished upload.  Replies still due (a file asked for) are not
 	 * worth their bytes: past NET_ABORTREAD, just close.
 	 */
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	end = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000 + NET_ABORTWAIT;
+	end = conn_now() + NET_ABORTWAIT;
 	conn_set_timeout(n->c, NET_ABORTWAIT);
 	(void)conn_flush(n->c, NULL);
 	(void)shutdown(conn_fd(n->c), SHUT_WR);
 	while (left > 0) {
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		ms = end - ((int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
-		if (ms <= 0)
+		if ((ms = end - conn_now()) <= 0)
 			break;
 		conn_set_timeout(n->c, (int)ms);
 		if ((r = conn_read(n->c, buf, sizeof(buf), NULL)) <= 0)
