@@ -60,6 +60,8 @@ struct pub {
 	int		 pffd;		/* file */
 	int		 tofd;		/* tmp/old, -1: not opened */
 	int		 oldleft;	/* a replaced tree in tmp/old/<T> */
+	const char	*dryold;	/* -n: where old_recover would have put
+					   the tree still in tmp/old/<T> */
 };
 
 static void
@@ -148,7 +150,9 @@ verify(const struct pub *p, const char *froot, int report)
 
 	xasprintf(&tpath, "%s/tmp/transcript/%s", p->dir, p->name);
 	memset(&tr, 0, sizeof(tr));
-	xasprintf(&tr.file_root, "%s/%s", p->dir, froot);
+	/* With -n, a tree old_recover did not move is still in tmp/old. */
+	xasprintf(&tr.file_root, "%s/%s", p->dir, p->dryold != NULL &&
+	    strcmp(froot, p->dryold) == 0 ? "tmp/old" : froot);
 	tr.tran_name = xstrdup(p->name);
 	if (p->verbose)
 		printf("verify tmp/transcript/%s against %s/%s\n", p->name,
@@ -333,11 +337,15 @@ old_recover(struct pub *p, int *tf, int *pf)
 	say(p, "rename tmp/old/%s to %s/%s (an interrupted replacement)",
 	    p->name, *pf ? "tmp/file" : "file", p->name);
 	if (p->dryrun)
-		return;
-	if (renameat(ofd, p->name, *pf ? p->tffd : p->pffd, p->name) == -1)
-		fatal("rename tmp/old/%s", p->name);
-	dsync(p, *pf ? p->tffd : p->pffd, *pf ? "tmp/file" : "file");
-	dsync(p, ofd, "tmp/old");
+		/* The steps after are said as if it had been moved. */
+		p->dryold = *pf ? "tmp/file" : "file";
+	else {
+		if (renameat(ofd, p->name, *pf ? p->tffd : p->pffd,
+		    p->name) == -1)
+			fatal("rename tmp/old/%s", p->name);
+		dsync(p, *pf ? p->tffd : p->pffd, *pf ? "tmp/file" : "file");
+		dsync(p, ofd, "tmp/old");
+	}
 	if (*pf)
 		*tf = 1;
 	else

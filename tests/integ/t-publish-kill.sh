@@ -7,7 +7,9 @@
 # After every kill the repository must be consistent: each transcript in
 # transcript/ has its whole file tree in file/ (lcksum -n passes), and a
 # command file names only published transcripts and is the old text or
-# the new one.  Then the same command, run again, must finish the job.
+# the new one.  Then the same command, run again, must finish the job,
+# and cairn-publish -n -v, run before it, must say the very steps it
+# takes and change nothing.
 # Done for a first publish (with -k) and for a replacement (-f): there a
 # client may, for a moment, see the old transcript with the new files
 # (cairn-publish(8)), but never a transcript whose files are missing.
@@ -147,11 +149,25 @@ killrun()
 			    fail "$_kr_l: exit $RC: $(cat "$T/kout" "$T/kerr")"
 			KILLS=$((KILLS + 1))
 			consistent "$_kr_l" "$T/$_start/command/app.K"
+			# -n -v says the steps the re-run then takes, in
+			# the same words, and changes nothing.
+			find "$R" -printf '%p %s %T@\n' | sort >"$T/before"
+			# shellcheck disable=SC2086
+			run_capture "$T/nout" "$T/nerr" $RERUN \
+			    "$CAIRN_PUBLISH" -n -v -D "$R" "$@" app.T
+			[ "$RC" -eq 0 ] ||
+			    fail "$_kr_l: -n: exit $RC: $(cat "$T/nout" "$T/nerr")"
+			find "$R" -printf '%p %s %T@\n' | sort >"$T/after"
+			cmp -s "$T/before" "$T/after" ||
+			    fail "$_kr_l: -n changed the repository"
 			# shellcheck disable=SC2086
 			run_capture "$T/out" "$T/err" $RERUN \
-			    "$CAIRN_PUBLISH" -D "$R" "$@" app.T
+			    "$CAIRN_PUBLISH" -v -D "$R" "$@" app.T
 			[ "$RC" -eq 0 ] ||
 			    fail "$_kr_l: re-run: exit $RC: $(cat "$T/out" "$T/err")"
+			sed -e 's/: would be published$/: published/' \
+			    -e 's/^would //' "$T/nout" | cmp -s - "$T/out" ||
+			    fail "$_kr_l: -n said: $(cat "$T/nout"); the re-run did: $(cat "$T/out")"
 			finished "$_kr_l: re-run" "$_ver"
 			_kr_n=$((_kr_n + 1))
 		done
