@@ -42,7 +42,7 @@ static const double size_shape[10] = {
  * the path is not bounded by it: a path may hold a megabyte or more
  * before it pushes back.
  */
-#define ZA_PROVEN	(1.5 * 1024 * 1024)
+#define ZA_PROVEN	(640 * 1024)
 /* A probe pushed back is judged on no less than this (ns) of link time. */
 #define ZA_PROBENS	20000000
 
