@@ -79,6 +79,74 @@ report_auto(const struct bench *b, const struct link *l)
 }
 
 /*
+ * One line of a body counter of cairnd's (what: the line's words), the
+ * median per run of every level that has it: megabytes (files).
+ */
+static void
+report_counter(const struct bench *b, const struct link *l, const char *what,
+    int cached)
+{
+	const struct cell	*c;
+	uint64_t		 v, nf;
+	int			 li, n = 0;
+
+	for (li = 0; li < b->nlevels; li++) {
+		c = &l->cells[li];
+		v = cached ? c->cached_med : c->stored_med;
+		nf = cached ? c->cached_files_med : c->stored_files_med;
+		if (!c->bodies || v == 0)
+			continue;
+		printf("%s%s %.2f (%" PRIu64 ")", n++ ? ", " : what,
+		    level_name(b->levels[li]), v / 1e6, nf);
+	}
+	if (n > 0)
+		printf("\n");
+}
+
+/*
+ * What cairnd counted of the file bodies on link l: the megabytes a run
+ * sent stored (data that would not shrink) and served from the cache,
+ * per level; and auto's plain bytes by level and its changes of level.
+ */
+static void
+report_counters(const struct bench *b, const struct link *l)
+{
+	const struct cell	*c;
+	double			 tot = 0;
+	int			 lv;
+
+	report_counter(b, l, "  sent stored (would not shrink), MB (files) "
+	    "per run: ", 0);
+	report_counter(b, l, "  served from the cache, MB (files) per run: ",
+	    1);
+	if (b->nlevels == b->nfixed || !(c = &l->cells[b->nfixed])->bodies)
+		return;
+	for (lv = 0; lv <= MAXLEVEL; lv++)
+		tot += (double)c->lvl_mean[lv];
+	if (!(tot > 0))
+		return;
+	printf("  %s, plain bytes by level:", level_name(LEVEL_AUTO));
+	for (lv = 0; lv <= MAXLEVEL; lv++)
+		if (c->lvl_mean[lv] > 0)
+			printf(" %d %.1f%%", lv, 100 * c->lvl_mean[lv] / tot);
+	printf("; %.1f changes of level per run\n", c->changes_mean);
+}
+
+/* A cell's (or a run's) plain bytes by level for the CSV, "-": none. */
+static void
+csv_levels(FILE *fp, const uint64_t *lvl)
+{
+	int	lv, n = 0;
+
+	for (lv = 0; lv <= MAXLEVEL; lv++)
+		if (lvl[lv] > 0)
+			fprintf(fp, "%s%d:%" PRIu64, n++ ? " " : "", lv,
+			    lvl[lv]);
+	if (n == 0)
+		fprintf(fp, "-");
+}
+
+/*
  * The table of link l, its best level (kept in l->best, the fastest
  * fixed one in l->fastest) and how that compares with no compression;
  * -Z auto against the fastest fixed level; then how well the model fits
@@ -177,6 +245,7 @@ report_link(const struct bench *b, struct link *l, const struct levelfit *fit)
 		printf(".\n");
 	}
 	report_auto(b, l);
+	report_counters(b, l);
 	report_fit(b, l, fit);
 }
 
@@ -335,7 +404,8 @@ report_csv(const struct bench *b, const double *cross)
 	    "time_min_s,time_max_s,lapply_median_s,server_cpu_s,"
 	    "client_cpu_s,raw_bytes,wire_down_bytes,wire_up_bytes,"
 	    "wire_ratio,server_MB_s,delivered_bit_s,link_flagged,best_level,"
-	    "crossover_bit_s\n");
+	    "crossover_bit_s,stored_bytes,stored_files,cached_bytes,"
+	    "cached_files,level_bytes,level_changes\n");
 	for (k = 0; k < b->nlinks; k++) {
 		l = &b->links[k];
 		for (li = 0; li < b->nlevels; li++) {
@@ -364,11 +434,19 @@ report_csv(const struct bench *b, const double *cross)
 			fprintf(fp, "%.0f,%d,%s,", l->delivered, l->flagged,
 			    level_name(b->levels[l->best]));
 			if (li == 0 || li >= b->nfixed)
-				fprintf(fp, "-\n");
+				fprintf(fp, "-,");
 			else if (isinf(cross[li]))
-				fprintf(fp, "inf\n");
+				fprintf(fp, "inf,");
 			else
-				fprintf(fp, "%.0f\n", cross[li]);
+				fprintf(fp, "%.0f,", cross[li]);
+			fprintf(fp, "%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%"
+			    PRIu64 ",", c->stored_med, c->stored_files_med,
+			    c->cached_med, c->cached_files_med);
+			csv_levels(fp, c->lvl_mean);
+			if (c->bodies)
+				fprintf(fp, ",%.1f\n", c->changes_mean);
+			else
+				fprintf(fp, ",-\n");
 		}
 	}
 	if (fclose(fp) == EOF)
@@ -387,7 +465,8 @@ report_runs_csv(const struct bench *b)
 		fatal("%s", b->runs_csv);
 	fprintf(fp, "link,rate_bit_s,rtt_ms,level,run,time_s,lapply_s,"
 	    "server_cpu_s,client_cpu_s,raw_bytes,wire_down_bytes,"
-	    "wire_up_bytes\n");
+	    "wire_up_bytes,stored_bytes,cached_bytes,level_bytes,"
+	    "level_changes\n");
 	for (k = 0; k < b->nlinks; k++)
 		for (i = 0; i < b->reps; i++)
 			for (li = 0; li < b->nlevels; li++) {
@@ -405,10 +484,18 @@ report_runs_csv(const struct bench *b)
 				else
 					fprintf(fp, ",");
 				fprintf(fp, "%.6f,%" PRIu64 ",%" PRIu64 ",%"
-				    PRIu64 "\n", r->cli_cpu, r->srv_raw_out ?
+				    PRIu64 ",%" PRIu64 ",%" PRIu64 ",",
+				    r->cli_cpu, r->srv_raw_out ?
 				    r->srv_raw_out : r->tool_raw_in ?
 				    r->tool_raw_in : b->raw_bytes,
-				    r->wire_down, r->wire_up);
+				    r->wire_down, r->wire_up, r->stored,
+				    r->cached);
+				csv_levels(fp, r->lvl);
+				if (r->bodies)
+					fprintf(fp, ",%" PRIu64 "\n",
+					    r->changes);
+				else
+					fprintf(fp, ",-\n");
 			}
 	if (fclose(fp) == EOF)
 		fatal("%s", b->runs_csv);

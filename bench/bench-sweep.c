@@ -17,6 +17,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdint.h>
@@ -124,19 +125,64 @@ log_raw_in(const char *log)
 }
 
 /*
- * Sum the bytes cairnd says it sent in its "session end: zlib level N,
- * sent R bytes (W on the wire, ..." lines (printed in the foreground);
- * a session at the automatic level says "zlib level auto, now N, ...".
+ * cairnd's "session bodies: deflated N files R -> W bytes, stored N files
+ * B bytes, cached N files R -> W bytes; bytes by level L:B ...; level
+ * changes N" line, added to out.  Returns 0, or -1 if p is not one.
+ */
+static int
+log_bodies(const char *p, struct run *out)
+{
+	unsigned long long	 df, dr, dw, sf, sb, cf, cr, cw, v;
+	const char		*q;
+	char			*end;
+	uint64_t		 lvl[MAXLEVEL + 1];
+	int			 n, l;
+
+	if (sscanf(p, "session bodies: deflated %llu files %llu -> %llu "
+	    "bytes, stored %llu files %llu bytes, cached %llu files %llu -> "
+	    "%llu bytes; bytes by level%n", &df, &dr, &dw, &sf, &sb, &cf, &cr,
+	    &cw, &n) != 8)
+		return -1;
+	memset(lvl, 0, sizeof(lvl));
+	for (q = p + n; *q == ' '; ) {
+		l = (int)strtol(q + 1, &end, 10);
+		if (end == q + 1 || *end != ':' || l < 0 || l > MAXLEVEL)
+			return -1;
+		errno = 0;
+		v = strtoull(end + 1, &end, 10);
+		if (errno != 0)
+			return -1;
+		lvl[l] += v;
+		q = end;
+	}
+	if (sscanf(q, "; level changes %llu", &v) != 1)
+		return -1;
+	out->bodies++;
+	out->stored_files += sf;
+	out->stored += sb;
+	out->cached_files += cf;
+	out->cached += cr;
+	for (l = 0; l <= MAXLEVEL; l++)
+		out->lvl[l] += lvl[l];
+	out->changes += v;
+	return 0;
+}
+
+/*
+ * Sum what cairnd says of its sessions (printed in the foreground): the
+ * bytes it sent from its "session end: zlib level N, sent R bytes (W on
+ * the wire, ..." lines (a session at the automatic level says "zlib
+ * level auto, now N, ..."), and its "session bodies" lines (log_bodies).
  */
 static void
-log_server_bytes(const char *log, uint64_t *raw, uint64_t *wire)
+log_server(const char *log, struct run *out)
 {
 	char			 line[1024], *p;
 	FILE			*fp;
 	unsigned long long	 r, w;
 	int			 lv;
 
-	*raw = *wire = 0;
+	out->srv_raw_out = out->srv_wire_out = 0;
 	if ((fp = fopen(log, "r")) == NULL)
 		return;
 	while (fgets(line, sizeof(line), fp) != NULL)
@@ -145,9 +191,10 @@ log_server_bytes(const char *log, uint64_t *raw, uint64_t *wire)
 		    "(%llu on the wire", &lv, &r, &w) == 3 ||
 		    sscanf(p, "session end: zlib level auto, now %d, sent "
 		    "%llu bytes (%llu on the wire", &lv, &r, &w) == 3)) {
-			*raw += r;
-			*wire += w;
-		}
+			out->srv_raw_out += r;
+			out->srv_wire_out += w;
+		} else if ((p = strstr(line, "session bodies: ")) != NULL)
+			(void)log_bodies(p, out);
 	fclose(fp);
 }
 
@@ -271,6 +318,7 @@ pull(struct bench *b, struct relay *r, int level, struct run *out,
 	double			 t0, t1, t2, cpu = 0;
 	int			 i;
 
+	memset(out, 0, sizeof(*out));
 	xasprintf(&run, "%s/run", b->work);
 	run_retire(b, run);
 	util_mkdir(run);
@@ -339,7 +387,7 @@ pull(struct bench *b, struct relay *r, int level, struct run *out,
 	out->cli_cpu = cpu;
 	out->srv_cpu = spid > 0 ? spawn_cairnd_stop(b) : -1;
 	if (slog != NULL) {
-		log_server_bytes(slog, &out->srv_raw_out, &out->srv_wire_out);
+		log_server(slog, out);
 		free(slog);
 	}
 	if (spid > 0 && out->srv_cpu < 0) {
@@ -366,8 +414,8 @@ pull(struct bench *b, struct relay *r, int level, struct run *out,
 static void
 cell_summarize(struct cell *c)
 {
-	double	v[MAXREPS];
-	int	i, n;
+	double	v[MAXREPS], sum;
+	int	i, n, l;
 
 	for (i = 0; i < c->nruns; i++)
 		v[i] = c->runs[i].wall;
@@ -394,6 +442,34 @@ cell_summarize(struct cell *c)
 		v[i] = (double)(c->runs[i].srv_raw_out ?
 		    c->runs[i].srv_raw_out : c->runs[i].tool_raw_in);
 	c->raw_med = (uint64_t)model_median(v, c->nruns);
+
+	/* The body counters, over the runs that have them. */
+	for (i = n = 0; i < c->nruns; i++)
+		if (c->runs[i].bodies)
+			v[n++] = (double)c->runs[i].stored;
+	if ((c->bodies = n) == 0)
+		return;
+	c->stored_med = (uint64_t)model_median(v, n);
+	for (i = n = 0; i < c->nruns; i++)
+		if (c->runs[i].bodies)
+			v[n++] = (double)c->runs[i].stored_files;
+	c->stored_files_med = (uint64_t)model_median(v, n);
+	for (i = n = 0; i < c->nruns; i++)
+		if (c->runs[i].bodies)
+			v[n++] = (double)c->runs[i].cached;
+	c->cached_med = (uint64_t)model_median(v, n);
+	for (i = n = 0; i < c->nruns; i++)
+		if (c->runs[i].bodies)
+			v[n++] = (double)c->runs[i].cached_files;
+	c->cached_files_med = (uint64_t)model_median(v, n);
+	for (l = 0; l <= MAXLEVEL; l++) {
+		for (i = 0, sum = 0; i < c->nruns; i++)
+			sum += (double)c->runs[i].lvl[l];
+		c->lvl_mean[l] = (uint64_t)(sum / n + 0.5);
+	}
+	for (i = 0, sum = 0; i < c->nruns; i++)
+		sum += (double)c->runs[i].changes;
+	c->changes_mean = sum / n;
 }
 
 /* Measure every level on link l. */

@@ -53,6 +53,17 @@ struct run {
 	uint64_t	 tool_raw_in;	/* from a tool's byte summary, 0 none */
 	uint64_t	 srv_raw_out;	/* from cairnd's log, 0 none */
 	uint64_t	 srv_wire_out;
+	/*
+	 * cairnd's "session bodies" lines, summed over the run's sessions
+	 * (none without compression): file bodies sent stored (the data
+	 * would not shrink) and from the cache, plain bytes deflated (or
+	 * stored) at each level, and changes of level.
+	 */
+	int		 bodies;	/* such lines found */
+	uint64_t	 stored_files, stored;
+	uint64_t	 cached_files, cached;
+	uint64_t	 lvl[MAXLEVEL + 1];
+	uint64_t	 changes;
 };
 
 /* Medians over the runs of one (link, level). */
@@ -62,6 +73,12 @@ struct cell {
 	double		 t_med, t_min, t_max, lapply_med;
 	double		 srv_med, cli_med;
 	uint64_t	 down_med, up_med, raw_med;
+	/* cairnd's body counters: medians, and means over the runs. */
+	int		 bodies;	/* runs with them */
+	uint64_t	 stored_med, stored_files_med;
+	uint64_t	 cached_med, cached_files_med;
+	uint64_t	 lvl_mean[MAXLEVEL + 1];
+	double		 changes_mean;
 };
 
 struct link {

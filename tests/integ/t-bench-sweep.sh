@@ -5,8 +5,10 @@
 # how fast anything went (timing belongs to make bench): the table, the
 # CSV files (their columns, a row per link and level, every cell filled,
 # fewer bytes on the wire at level 6 than at level 0 and than the files
-# hold), the SVG (well-formed, one line per link); -l auto,1 (auto's row,
-# its line against the best fixed level, its CSV row); --make-repo from a
+# hold; cairnd's counters: the one file that will not shrink sent stored,
+# the plain bytes by level adding up to what was sent), the SVG (well-formed, one line per link); -l auto,1 (auto's row,
+# its line against the best fixed level, its bytes by level, its CSV
+# row); --make-repo from a
 # generated corpus; -B relative, missing or without the tools; usage
 # errors and --help.
 . "$top_srcdir/tests/integ/lib.sh"
@@ -32,6 +34,8 @@ while [ $i -lt 4000 ]; do
 	i=$((i + 1))
 done >"$data/var/log/messages"
 ln -s ../../etc/conf.d/file1.conf "$data/usr/share/doc/link"
+# And one file that will not shrink.
+head -c 262144 /dev/urandom >"$data/usr/share/doc/blob.bin" || fail "blob"
 
 run_capture "$T/out" "$T/err" "$CAIRN_BENCH" -q -B "$top_builddir" -w "$T/work" \
     -d "$data" -l 0,6 -L loopback -L rate=50mbit,rtt=2ms -n 1 \
@@ -64,16 +68,18 @@ grep -q '^  cairnd -Z [06]$' "$T/out" || fail "no cairnd -Z recommendation"
 [ "$(grep -c '^  ktcheck -Z [06] -c sha1 \.\.\.; lapply -Z [06] -c sha1' \
     "$T/out")" -ge 1 ] || fail "no client recommendation"
 
-# The CSV: its 20 columns, a row per link and level, every cell filled.
+# The CSV: its 26 columns, a row per link and level, every cell filled.
 assert_eq "link,rate_bit_s,rtt_ms,level,runs,time_median_s,time_min_s,\
 time_max_s,lapply_median_s,server_cpu_s,client_cpu_s,raw_bytes,\
 wire_down_bytes,wire_up_bytes,wire_ratio,server_MB_s,delivered_bit_s,\
-link_flagged,best_level,crossover_bit_s" "$(head -1 "$T/r.csv")" "CSV header"
+link_flagged,best_level,crossover_bit_s,stored_bytes,stored_files,\
+cached_bytes,cached_files,level_bytes,level_changes" \
+    "$(head -1 "$T/r.csv")" "CSV header"
 assert_eq "loopback,0,0.000,0 loopback,0,0.000,6 50mbit/2ms,50000000,2.000,0 \
 50mbit/2ms,50000000,2.000,6" "$(sed 1d "$T/r.csv" | cut -d, -f1-4 |
     tr '\n' ' ' | sed 's/ $//')" "CSV rows"
-awk -F, 'NR > 1 { for (i = 1; i <= 20; i++) if ($i == "") bad = 1;
-    if (NF != 20 || $5 != 1) bad = 1 } END { exit bad }' "$T/r.csv" ||
+awk -F, 'NR > 1 { for (i = 1; i <= 26; i++) if ($i == "") bad = 1;
+    if (NF != 26 || $5 != 1) bad = 1 } END { exit bad }' "$T/r.csv" ||
     fail "CSV: a row with an empty or missing cell"
 # Level 0 carries the files' bytes and level 6 fewer: the data is text.
 awk -F, 'NR > 1 && $4 == 0 { w0[$1] = $13 + $14; if ($13 < $12) exit 1 }
@@ -81,12 +87,30 @@ awk -F, 'NR > 1 && $4 == 0 { w0[$1] = $13 + $14; if ($13 < $12) exit 1 }
     END { n = 0; for (l in w0) { n++; if (!(w6[l] < w0[l])) exit 1 }
     exit n != 2 }' "$T/r.csv" ||
     fail "CSV: level 6 does not send fewer bytes than level 0 and the files"
-# The runs CSV: its 12 columns, a row per run.
+# cairnd's counters: uncompressed, none; at level 6, the random file
+# (and nothing else) sent stored, no cache, no change of level, and the
+# plain bytes by level (stored ones at 0) adding up to all that was sent
+# but the greeting and the negotiation before each compressed stream.
+awk -F, 'NR > 1 && $4 == 0 && $21 $22 $23 $24 $25 $26 != "0000--" { exit 1 }
+    NR > 1 && $4 == 6 { n++; if ($21 != 262144 || $22 != 1 || $23 != 0 ||
+    $24 != 0 || $26 != "0.0") exit 1; k = split($25, lv, " "); sum = 0
+    for (i = 1; i <= k; i++) { split(lv[i], p, ":")
+    if (p[1] != 0 && p[1] != 6) exit 1; sum += p[2] }
+    if (k != 2 || sum > $12 || sum < $12 - 1024) exit 1 }
+    END { exit n != 2 }' "$T/r.csv" ||
+    fail "CSV: the body counters: $(cut -d, -f4,12,21- "$T/r.csv")"
+grep -q '^  sent stored (would not shrink), MB (files) per run: 6 0\.26 (1)$' \
+    "$T/out" || fail "no line of the bodies sent stored"
+grep -q 'served from the cache' "$T/out" && fail "a cache line without a cache"
+# The runs CSV: its 16 columns, a row per run.
 assert_eq "link,rate_bit_s,rtt_ms,level,run,time_s,lapply_s,server_cpu_s,\
-client_cpu_s,raw_bytes,wire_down_bytes,wire_up_bytes" \
+client_cpu_s,raw_bytes,wire_down_bytes,wire_up_bytes,stored_bytes,\
+cached_bytes,level_bytes,level_changes" \
     "$(head -1 "$T/runs.csv")" "runs CSV header"
-[ "$(awk -F, 'NR > 1 && NF == 12 && $5 == 1' "$T/runs.csv" | wc -l)" -eq 4 ] ||
-    fail "runs CSV: expected 4 runs of 12 columns"
+[ "$(awk -F, 'NR > 1 && NF == 16 && $5 == 1' "$T/runs.csv" | wc -l)" -eq 4 ] ||
+    fail "runs CSV: expected 4 runs of 16 columns"
+awk -F, 'NR > 1 && $4 == 6 && ($13 != 262144 || $14 != 0) { exit 1 }' \
+    "$T/runs.csv" || fail "runs CSV: the body counters"
 
 # The SVG: well-formed, a polyline per link plus the savings panel.
 head -1 "$T/r.svg" | grep -q '^<?xml' || fail "SVG: no XML declaration"
@@ -124,9 +148,12 @@ grep -q -- '-Z auto' "$T/outa" && fail "auto: recommended"
 assert_eq "loopback,0,0.000,1 loopback,0,0.000,auto" \
     "$(sed 1d "$T/a.csv" | cut -d, -f1-4 | tr '\n' ' ' | sed 's/ $//')" \
     "auto: CSV rows"
-awk -F, 'NR > 1 && $4 == "auto" { n++; if (NF != 20 || $20 != "-" ||
-    $13 == "" || $6 == "") bad = 1 } END { exit bad || n != 1 }' \
+awk -F, 'NR > 1 && $4 == "auto" { n++; if (NF != 26 || $20 != "-" ||
+    $13 == "" || $6 == "" || $21 != 262144) bad = 1 } END { exit bad || n != 1 }' \
     "$T/a.csv" || fail "auto: CSV row"
+# auto's plain bytes by level: shares of its levels, at most 9.
+grep -Eq '^  auto, plain bytes by level:( [0-9] [0-9.]+%)+; [0-9.]+ changes of level per run$' \
+    "$T/outa" || fail "auto: no bytes by level"
 grep -q 'text-anchor="middle">auto</text>' "$T/a.svg" ||
     fail "auto: no auto label in the SVG"
 [ "$(grep -c '<polyline' "$T/a.svg")" -eq 2 ] ||
