@@ -79,6 +79,18 @@ report_auto(const struct bench *b, const struct link *l)
 }
 
 /*
+ * The wire bytes of level 0 on link l, what "saved" and the wire ratio
+ * are against: its median if it was measured, else the link check's.
+ */
+static uint64_t
+wire_level0(const struct bench *b, const struct link *l)
+{
+	if (b->levels[0] == 0)
+		return l->cells[0].down_med + l->cells[0].up_med;
+	return l->wire0;
+}
+
+/*
  * One line of a body counter of cairnd's (what: the line's words), the
  * median per run of every level that has it: megabytes (files).
  */
@@ -170,7 +182,7 @@ report_link(const struct bench *b, struct link *l, const struct levelfit *fit)
 	printf("  %-5s %9s %19s %9s %9s %11s %9s %7s %10s\n", "level",
 	    "time s", "min-max s", "srv cpu", "cli cpu", "wire MB", "raw MB",
 	    "saved", "srv MB/s");
-	w0 = (double)(c0->down_med + c0->up_med);
+	w0 = (double)wire_level0(b, l);
 	for (li = 0; li < b->nlevels; li++) {
 		c = &l->cells[li];
 		printf("  %-5s %9.3f %9.3f-%-9.3f ", level_name(b->levels[li]),
@@ -422,10 +434,9 @@ report_csv(const struct bench *b, const double *cross)
 			    ",%.6f,", c->cli_med,
 			    c->raw_med ? c->raw_med : b->raw_bytes,
 			    c->down_med, c->up_med,
-			    l->cells[0].down_med + l->cells[0].up_med ?
+			    wire_level0(b, l) > 0 ?
 			    (double)(c->down_med + c->up_med) /
-			    (double)(l->cells[0].down_med +
-			    l->cells[0].up_med) : 0.0);
+			    (double)wire_level0(b, l) : 0.0);
 			if (c->srv_med > 0)
 				fprintf(fp, "%.3f,", b->raw_bytes / 1e6 /
 				    c->srv_med);

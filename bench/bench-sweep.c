@@ -505,6 +505,7 @@ sweep_link(struct bench *b, struct link *l)
 	progress(b, l, 0, 0);
 	pull(b, r, 0, &cal, &st);
 	b->done++;
+	l->wire0 = cal.wire_down + cal.wire_up;
 	span = (st.down.last_ns - st.down.first_ns) / 1e9;
 	l->delivered = span > 0 ? st.down.bytes * 8.0 / span : 0;
 	l->busy_rate = st.down.busy_ns ?

@@ -88,6 +88,7 @@ struct link {
 	/* Level-0 check of the link. */
 	double		 delivered;	/* bit/s over the transfer */
 	double		 busy_rate;	/* bit/s while the link had data */
+	uint64_t	 wire0;		/* its wire bytes, both ways */
 	int		 flagged;
 	int		 best;		/* index into levels */
 	int		 fastest;	/* index of the fastest fixed level */
