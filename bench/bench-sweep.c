@@ -414,8 +414,9 @@ pull(struct bench *b, struct relay *r, int level, struct run *out,
 static void
 cell_summarize(struct cell *c)
 {
-	double	v[MAXREPS], sum;
-	int	i, n, l;
+	const struct run	*r;
+	double			 v[MAXREPS], vb[4][MAXREPS], sum;
+	int			 i, n, l;
 
 	for (i = 0; i < c->nruns; i++)
 		v[i] = c->runs[i].wall;
@@ -444,24 +445,21 @@ cell_summarize(struct cell *c)
 	c->raw_med = (uint64_t)model_median(v, c->nruns);
 
 	/* The body counters, over the runs that have them. */
-	for (i = n = 0; i < c->nruns; i++)
-		if (c->runs[i].bodies)
-			v[n++] = (double)c->runs[i].stored;
+	for (i = n = 0; i < c->nruns; i++) {
+		r = &c->runs[i];
+		if (!r->bodies)
+			continue;
+		vb[0][n] = (double)r->stored;
+		vb[1][n] = (double)r->stored_files;
+		vb[2][n] = (double)r->cached;
+		vb[3][n++] = (double)r->cached_files;
+	}
 	if ((c->bodies = n) == 0)
 		return;
-	c->stored_med = (uint64_t)model_median(v, n);
-	for (i = n = 0; i < c->nruns; i++)
-		if (c->runs[i].bodies)
-			v[n++] = (double)c->runs[i].stored_files;
-	c->stored_files_med = (uint64_t)model_median(v, n);
-	for (i = n = 0; i < c->nruns; i++)
-		if (c->runs[i].bodies)
-			v[n++] = (double)c->runs[i].cached;
-	c->cached_med = (uint64_t)model_median(v, n);
-	for (i = n = 0; i < c->nruns; i++)
-		if (c->runs[i].bodies)
-			v[n++] = (double)c->runs[i].cached_files;
-	c->cached_files_med = (uint64_t)model_median(v, n);
+	c->stored_med = (uint64_t)model_median(vb[0], n);
+	c->stored_files_med = (uint64_t)model_median(vb[1], n);
+	c->cached_med = (uint64_t)model_median(vb[2], n);
+	c->cached_files_med = (uint64_t)model_median(vb[3], n);
 	for (l = 0; l <= MAXLEVEL; l++) {
 		for (i = 0, sum = 0; i < c->nruns; i++)
 			sum += (double)c->runs[i].lvl[l];
