@@ -43,6 +43,14 @@ static const double size_shape[10] = {
  * before it pushes back.
  */
 #define ZA_PROVEN	(640 * 1024)
+/*
+ * A level is ample when the link sets the pace by this margin: it
+ * deflates this many times the plain bytes the link takes at its ratio.
+ * Then its CPU costs no time, and a move up to it is taken for any gain
+ * above ZA_AMPLEGAIN instead of ZAUTO_HYSTERESIS.
+ */
+#define ZA_AMPLE	4.0
+#define ZA_AMPLEGAIN	1.001
 /* A probe pushed back is judged on no less than this (ns) of link time. */
 #define ZA_PROBENS	20000000
 
@@ -287,10 +295,34 @@ zauto_explain(const struct zauto *za, char *buf, size_t len)
 		    za_fresh(za, l) ? "=" : "~", za_throughput(za, l) / 1e6);
 }
 
+/*
+ * Is level ample: does the link, known and holding the session back,
+ * take at level's ratio (on the data now sent) less than 1/ZA_AMPLE of
+ * what level deflates?  Then deflate is idle three quarters of the time
+ * or more at level, even on data that deflates slower than the average,
+ * and its CPU costs no time.  Deflate speed is measured in wall
+ * time, so a server whose CPUs are busy with other sessions sees its
+ * levels slower, and fewer of them ample.
+ */
+static int
+za_ample(const struct zauto *za, int level)
+{
+	double	 speed, ratio;
+
+	if (level < 1 || !za->bound || !za->linkknown || za->cur < 1 ||
+	    za->ratio[za->cur] <= 0)
+		return 0;
+	za_estimate(za, level, &speed, &ratio);
+	ratio = za->ratio[za->cur] * size_shape[level] / size_shape[za->cur];
+	if (ratio > 1.0)
+		ratio = 1.0;
+	return speed >= ZA_AMPLE * za->link / ratio;
+}
+
 static void
 za_decide(struct zauto *za)
 {
-	double	 t, best, cur;
+	double	 t, best, cur, give;
 	int	 l, pick;
 
 	/*
@@ -299,21 +331,31 @@ za_decide(struct zauto *za)
 	 * less CPU, and when something else than deflate and the link
 	 * sets the pace (the receiver) every level measures about the
 	 * same.  The two cannot both hold for one pair: no oscillation.
+	 *
+	 * On a link far slower than deflate the CPU a level costs is
+	 * free: up to an ample level for any gain above ZA_AMPLEGAIN (a
+	 * fraction of a percent is as much time on a slow link), and from
+	 * an ample level down for no loss at all.  Again the two cannot
+	 * both hold.
 	 */
 	cur = za_throughput(za, za->cur);
 	pick = za->cur;
-	best = cur * ZAUTO_HYSTERESIS;
-	for (l = za->cur + 1; l <= za->cap; l++)
-		if ((t = za_throughput(za, l)) > best) {
+	best = 0;
+	for (l = za->cur + 1; l <= za->cap; l++) {
+		t = za_throughput(za, l);
+		if (t > best && t > cur * (za_ample(za, l) ? ZA_AMPLEGAIN :
+		    ZAUTO_HYSTERESIS)) {
 			best = t;
 			pick = l;
 		}
+	}
 	if (pick == za->cur) {
+		give = za_ample(za, za->cur) ? 1.0 : ZAUTO_GIVE;
 		for (l = 0; l < za->cur; l++) {
 			/* Cheaper levels only on a link known to take it. */
 			if (!za->linkknown && za->free < za->proven)
 				break;
-			if ((t = za_throughput(za, l)) >= cur * ZAUTO_GIVE) {
+			if ((t = za_throughput(za, l)) >= cur * give) {
 				pick = l;
 				break;
 			}

@@ -198,6 +198,55 @@ START_TEST(test_small_gain_taken)
 }
 END_TEST
 
+START_TEST(test_ample_cpu_best_ratio)
+{
+	/* The standard corpus again: 0.2% between level 8 and level 9. */
+	static const double cratio[10] = {
+		1.0, 0.49, 0.48, 0.475, 0.465, 0.462, 0.46, 0.459, 0.458,
+		0.457
+	};
+	struct zauto	*za;
+	int		 i, l, max, cap;
+
+	/*
+	 * 1 MB/s (8 Mbit): even level 9 deflates four times the plain
+	 * bytes the link takes, so its CPU costs no time, and the best
+	 * ratio is taken however small its gain: the cap, and it stays.
+	 */
+	for (cap = 6; cap <= 9; cap += 3) {
+		za = zauto_new(cap, 1);
+		l = simulate(za, speed, cratio, 1e6, 40, &max);
+		ck_assert_int_eq(l, cap);
+		ck_assert_int_le(max, cap);
+		for (i = 0; i < 40; i++) {
+			l = simulate(za, speed, cratio, 1e6, 1, &max);
+			ck_assert_int_eq(l, cap);
+		}
+		zauto_free(za);
+	}
+
+	/*
+	 * 2.5 MB/s (20 Mbit): the link takes 5.5 MB/s of plain bytes.
+	 * Levels 8 and 9 deflate less than four times that, and would
+	 * set the pace on data that deflates slower than the average;
+	 * level 7 (27 MB/s) has the margin, and is taken for its 0.6%.
+	 */
+	za = zauto_new(9, 1);
+	l = simulate(za, speed, cratio, 2.5e6, 80, &max);
+	ck_assert_int_eq(l, 7);
+	zauto_free(za);
+
+	/*
+	 * 12.5 MB/s (100 Mbit): no level is ample, the usual gain is
+	 * needed, and level 6 (33 MB/s) never gains it over level 1.
+	 */
+	za = zauto_new(9, 1);
+	l = simulate(za, speed, ratio, 12.5e6, 60, &max);
+	ck_assert_int_le(max, 5);
+	zauto_free(za);
+}
+END_TEST
+
 /*
  * A sender deflating at sp[level] plain bytes/s, writing stretches of
  * 64 KB of plain bytes into a path that
@@ -489,6 +538,7 @@ zauto_suite(void)
 	tcase_add_test(tc, test_equal_goes_cheaper);
 	tcase_add_test(tc, test_pushed_back_judged_on_this_data);
 	tcase_add_test(tc, test_small_gain_taken);
+	tcase_add_test(tc, test_ample_cpu_best_ratio);
 	tcase_add_test(tc, test_never_above_cap);
 	tcase_add_test(tc, test_deep_queue_probe);
 	suite_add_tcase(s, tc);
