@@ -22,4 +22,5 @@ common_libcairn_a_SOURCES = \
 	common/confine.c common/confine.h \
 	common/version.c common/version.h \
 	common/proxyhdr.c common/proxyhdr.h \
-	common/strlist.c common/strlist.h
+	common/strlist.c common/strlist.h \
+	common/hostname.c common/hostname.h

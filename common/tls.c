@@ -473,7 +473,11 @@ tls_close(struct tls *s)
 	ERR_clear_error();
 }
 
-/* Nonzero if name may serve as a config key and a special/ directory. */
+/*
+ * Nonzero if the len bytes at p are printable ASCII, so that they can be
+ * kept as a C string and logged.  Whether they name a host is for the
+ * caller to decide (hostname_valid) before the name becomes a key.
+ */
 static int
 name_ok(const unsigned char *p, size_t len)
 {
@@ -481,11 +485,8 @@ name_ok(const unsigned char *p, size_t len)
 
 	if (len == 0 || len >= 256)
 		return 0;
-	if ((len == 1 && p[0] == '.') ||
-	    (len == 2 && p[0] == '.' && p[1] == '.'))
-		return 0;
 	for (i = 0; i < len; i++)
-		if (p[i] <= ' ' || p[i] >= 0x7f || p[i] == '/')
+		if (p[i] < ' ' || p[i] >= 0x7f)
 			return 0;
 	return 1;
 }

@@ -74,11 +74,11 @@ ssize_t		 tls_write(struct tls *, const void *, size_t,
 void		 tls_close(struct tls *);
 
 /*
- * After the handshake: the verified peer certificate's identity for
- * config matching, or NULL (no certificate, not verified, or a name
- * unusable as a key: empty, "." or "..", or containing '/' or a byte
- * outside printable ASCII).  The subject CN, or else the first DNS
- * subjectAltName.
+ * After the handshake: the verified peer certificate's name, the
+ * subject CN, or else the first DNS subjectAltName; NULL without a
+ * verified certificate, or if that name is empty or holds a byte
+ * outside printable ASCII.  Not yet fit to be a key in config or a path
+ * component: the caller checks it with hostname_valid() first.
  */
 const char	*tls_peer_name(struct tls *);
 /* "TLSv1.3 TLS_AES_256_GCM_SHA384" for log lines. */

@@ -125,7 +125,8 @@ usage(void)
 	fprintf(stderr, "usage: cairnd [-dfjrUV] [-A auto | fixed] "
 	    "[-a bind-address] [-b backlog] [-c cache-directory] "
 	    "[-C crl] [-D path] [-F syslog-facility] "
-	    "[-g user] [-G grace-seconds] [-i pidfile] [-I idle-seconds] "
+	    "[-g user] [-G grace-seconds] [-H confirm | reverse | off] "
+	    "[-i pidfile] [-I idle-seconds] "
 	    "[-L syslog-level] [-m max-connections] "
 	    "[-M max-upload] [-N min-free-megabytes] "
 	    "[-p port] [-P ca-directory] [-s max-per-address] "
@@ -452,6 +453,7 @@ drop_privileges(const char *user, int jail)
 	struct passwd	*pw = NULL;
 	char		 host[NI_MAXHOST];
 	struct sockaddr_in sin;
+	struct addrinfo	*res;
 
 	if (user != NULL) {
 		if ((pw = getpwnam(user)) == NULL)
@@ -466,6 +468,8 @@ drop_privileges(const char *user, int jail)
 		sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 		(void)getnameinfo((struct sockaddr *)&sin, sizeof(sin), host,
 		    sizeof(host), NULL, 0, NI_NAMEREQD);
+		if (getaddrinfo("localhost", NULL, NULL, &res) == 0)
+			freeaddrinfo(res);
 		if (chroot(".") == -1 || chdir("/") == -1)
 			fatal("-j: chroot to the repository");
 	}
@@ -526,7 +530,7 @@ parse_options(int argc, char *argv[], struct settings *st)
 
 	settings_init(st);
 	while ((ch = getopt(argc, argv,
-	    "A:a:b:Bc:C:dD:fF:g:G:i:I:jL:m:M:N:p:P:rRs:S:t:u:UVw:W:x:X:y:z:Z:"))
+	    "A:a:b:Bc:C:dD:fF:g:G:H:i:I:jL:m:M:N:p:P:rRs:S:t:u:UVw:W:x:X:y:z:Z:"))
 	    != -1) {
 		switch (ch) {
 		case 'A':
@@ -578,6 +582,17 @@ parse_options(int argc, char *argv[], struct settings *st)
 		case 'G':
 			o->grace = parse_int(optarg, 1, 24 * 3600,
 			    "grace time") * 1000;
+			break;
+		case 'H':
+			if (strcmp(optarg, "confirm") == 0)
+				o->names = SESS_NAMES_CONFIRM;
+			else if (strcmp(optarg, "reverse") == 0)
+				o->names = SESS_NAMES_REVERSE;
+			else if (strcmp(optarg, "off") == 0)
+				o->names = SESS_NAMES_OFF;
+			else
+				fatalx("-H %s: not confirm, reverse or off",
+				    optarg);
 			break;
 		case 'i':
 			st->pidfile = optarg;

@@ -52,8 +52,14 @@ struct sopts {
 	int		 idle;		/* -I: ms to wait for a command */
 	int		 rootfd;	/* the repository (-D), O_DIRECTORY */
 	const struct proxylist *proxies; /* -X, NULL: none */
+	int		 names;		/* -H: SESS_NAMES_* */
 	char		 hostname[256];	/* for the banner */
 };
+
+/* -H: which name from the resolver a client goes by. */
+#define SESS_NAMES_CONFIRM	0	/* the reverse name, forward-confirmed */
+#define SESS_NAMES_REVERSE	1	/* the reverse name alone (Radmind) */
+#define SESS_NAMES_OFF		2	/* no lookup: the address */
 
 /* Defaults of the deadlines (ms) and the inflate bound. */
 #define SESS_GRACE	(30 * 1000)		/* -G */

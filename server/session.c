@@ -26,6 +26,7 @@
 #include "compat.h"
 #include "conn.h"
 #include "encode.h"
+#include "hostname.h"
 #include "log.h"
 #include "proto.h"
 #include "server.h"
@@ -311,7 +312,7 @@ static int
 cmd_starttls(struct sess *s, int ac, char **av)
 {
 	struct cerr	 err;
-	char		 desc[128];
+	char		 desc[128], safe[256];
 	int64_t		 left;
 	int		 r;
 
@@ -344,8 +345,15 @@ cmd_starttls(struct sess *s, int ac, char **av)
 		s->status = 1;
 		return SESS_CLOSE;
 	}
-	if (s->opts->tls >= 2)
-		s->cn = tls_peer_name(conn_tls(s->conn));
+	if (s->opts->tls >= 2 &&
+	    (s->cn = tls_peer_name(conn_tls(s->conn))) != NULL &&
+	    !hostname_valid(s->cn, strlen(s->cn))) {
+		/* Like a reverse name: a key in config, a path in special/. */
+		sess_logsafe(safe, sizeof(safe), s->cn);
+		sess_log(s, LOG_NOTICE, "certificate name \"%s\" is not a "
+		    "host name, not used", safe);
+		s->cn = NULL;
+	}
 	sess_log(s, LOG_INFO, "TLS started (%s), certificate name %s",
 	    tls_describe(conn_tls(s->conn), desc, sizeof(desc)),
 	    s->cn != NULL ? s->cn : "-");
@@ -433,13 +441,80 @@ sess_dispatch(struct sess *s, char *line)
 	return v->act(s, ac, av);
 }
 
+/*
+ * Forward confirmation: does name resolve back to the peer's address?
+ * (sa is never v4-mapped here: sess_identify converts it first.)
+ */
+static int
+sess_confirm(const char *name, const struct sockaddr *sa)
+{
+	struct addrinfo		 hints, *res, *ai;
+	const struct sockaddr_in *a4, *b4;
+	const struct sockaddr_in6 *a6, *b6;
+	int			 ok = 0;
+
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = sa->sa_family;
+	hints.ai_socktype = SOCK_STREAM;
+	if (getaddrinfo(name, NULL, &hints, &res) != 0)
+		return 0;
+	for (ai = res; ai != NULL && !ok; ai = ai->ai_next) {
+		if (ai->ai_family != sa->sa_family)
+			continue;
+		if (sa->sa_family == AF_INET) {
+			a4 = (const struct sockaddr_in *)(const void *)sa;
+			b4 = (const struct sockaddr_in *)(void *)ai->ai_addr;
+			ok = a4->sin_addr.s_addr == b4->sin_addr.s_addr;
+		} else if (sa->sa_family == AF_INET6) {
+			a6 = (const struct sockaddr_in6 *)(const void *)sa;
+			b6 = (const struct sockaddr_in6 *)(void *)ai->ai_addr;
+			ok = memcmp(&a6->sin6_addr, &b6->sin6_addr,
+			    sizeof(a6->sin6_addr)) == 0;
+		}
+	}
+	freeaddrinfo(res);
+	return ok;
+}
+
+/*
+ * The peer's name from the resolver (-H): under "confirm" (the default)
+ * only a name that passes hostname_valid() and resolves back to the
+ * address; under "reverse" any name that passes hostname_valid(), as
+ * Radmind trusts its PTR record; under "off" none.  A name refused is
+ * logged, and the address stands in for it.  Returns 1 with the name in
+ * host (lower-cased), or 0.
+ */
+static int
+sess_revname(const struct sess *s, const struct sockaddr *sa,
+    socklen_t salen, char *host, size_t len)
+{
+	char	 safe[256], *p;
+
+	if (s->opts->names == SESS_NAMES_OFF ||
+	    getnameinfo(sa, salen, host, len, NULL, 0, NI_NAMEREQD) != 0)
+		return 0;
+	for (p = host; *p != '\0'; p++)
+		*p = (char)tolower((unsigned char)*p);
+	if (!hostname_valid(host, strlen(host))) {
+		sess_logsafe(safe, sizeof(safe), host);
+		log_notice("%s: reverse name \"%s\" is not a host name, "
+		    "using the address", s->ip, safe);
+		return 0;
+	}
+	if (s->opts->names == SESS_NAMES_CONFIRM && !sess_confirm(host, sa)) {
+		log_notice("%s: reverse name %s does not resolve back to the "
+		    "address, using the address (cairnd -H)", s->ip, host);
+		return 0;
+	}
+	return 1;
+}
+
 /* Fill s->ip, s->host and s->peer from the peer address. */
 static void
 sess_identify(struct sess *s, const struct sockaddr *sa, socklen_t salen)
 {
 	const struct sockaddr_in6	*sin6;
 	struct sockaddr_in		 sin;
-	char				*p;
 
 	s->ip[0] = '\0';
 	if (sa->sa_family == AF_INET6) {
@@ -458,11 +533,8 @@ sess_identify(struct sess *s, const struct sockaddr *sa, socklen_t salen)
 	if (getnameinfo(sa, salen, s->ip, sizeof(s->ip), NULL, 0,
 	    NI_NUMERICHOST) != 0)
 		strlcpy(s->ip, "unknown", sizeof(s->ip));
-	if (getnameinfo(sa, salen, s->host, sizeof(s->host), NULL, 0,
-	    NI_NAMEREQD) != 0)
+	if (!sess_revname(s, sa, salen, s->host, sizeof(s->host)))
 		strlcpy(s->host, s->ip, sizeof(s->host));
-	for (p = s->host; *p != '\0'; p++)
-		*p = (char)tolower((unsigned char)*p);
 	snprintf(s->peer, sizeof(s->peer), "%s[%s]", s->host, s->ip);
 }
 

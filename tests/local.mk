@@ -67,3 +67,6 @@ TESTS += tests/integ/t-cairnd-flood.sh
 EXTRA_DIST += tests/integ/t-cairnd-flood.sh
 TESTS += tests/integ/t-cairnd-stall.sh
 EXTRA_DIST += tests/integ/t-cairnd-stall.sh
+# Names from the resolver and certificates as config keys.
+TESTS += tests/integ/t-cairnd-hostname.sh
+EXTRA_DIST += tests/integ/t-cairnd-hostname.sh

@@ -20,7 +20,10 @@
 #       As the first form but print the received bytes before any
 #       inflating, in hex (to look at zlib framing).
 #
+# RAP_SOURCE=ADDR in the environment connects from the local address ADDR.
+#
 # Every wait is bounded (10 s); exit status 0 unless a connection fails.
+import os
 import socket
 import sys
 import zlib
@@ -48,7 +51,10 @@ def recv_all(sock, inflater=None, prefix=b''):
 
 
 def connect(port):
-    s = socket.create_connection(('127.0.0.1', port), TIMEOUT)
+    # RAP_SOURCE: the local address to connect from (127.0.0.0/8 is ours).
+    src = os.environ.get('RAP_SOURCE')
+    s = socket.create_connection(('127.0.0.1', port), TIMEOUT,
+                                 (src, 0) if src else None)
     s.settimeout(TIMEOUT)
     return s
 

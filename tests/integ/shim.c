@@ -40,6 +40,11 @@
  *				unchanged), mode=0NNN, flags=0xN, dev=N.
  *				Lines are written with one write(2) to an
  *				O_APPEND file, so threads do not mix them.
+ *	CAIRN_SHIM_PTR=ADDR=NAME
+ *				getnameinfo() asked for the name of the
+ *				numeric address ADDR answers NAME, as a PTR
+ *				record under someone else's control would;
+ *				forward lookups are left alone.
  *
  * Everything is thread-safe: counters are updated with atomic builtins.
  * The shim's own I/O goes through syscall(2), never through a wrapper.
@@ -54,6 +59,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <netdb.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -708,4 +714,30 @@ ppoll(struct pollfd *fds, nfds_t n, const struct timespec *ts,
 	if (poll_eintr())
 		return -1;
 	return real_ppoll(fds, n, ts, mask);
+}
+
+int
+getnameinfo(const struct sockaddr *sa, socklen_t salen, char *host,
+    socklen_t hostlen, char *serv, socklen_t servlen, int flags)
+{
+	const char	*s = getenv("CAIRN_SHIM_PTR"), *eq;
+	char		 num[64];
+	size_t		 alen;
+	REAL(getnameinfo);
+
+	if (s == NULL || host == NULL || (flags & NI_NUMERICHOST) ||
+	    (eq = strchr(s, '=')) == NULL || strlen(eq + 1) >= hostlen ||
+	    real_getnameinfo(sa, salen, num, sizeof(num), NULL, 0,
+	    NI_NUMERICHOST) != 0)
+		return real_getnameinfo(sa, salen, host, hostlen, serv,
+		    servlen, flags);
+	alen = (size_t)(eq - s);
+	if (strlen(num) != alen || memcmp(num, s, alen) != 0)
+		return real_getnameinfo(sa, salen, host, hostlen, serv,
+		    servlen, flags);
+	if (serv != NULL && real_getnameinfo(sa, salen, NULL, 0, serv,
+	    servlen, flags) != 0)
+		return EAI_FAIL;
+	memcpy(host, eq + 1, strlen(eq + 1) + 1);
+	return 0;
 }

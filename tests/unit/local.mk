@@ -7,6 +7,7 @@ UNIT_TESTS = \
 	tests/unit/check_transcript \
 	tests/unit/check_command \
 	tests/unit/check_wildcard \
+	tests/unit/check_hostname \
 	tests/unit/check_cksum \
 	tests/unit/check_confine \
 	tests/unit/check_log
@@ -34,6 +35,9 @@ tests_unit_check_command_LDADD = $(UNIT_LDADD)
 tests_unit_check_wildcard_SOURCES = tests/unit/check_wildcard.c
 tests_unit_check_wildcard_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_check_wildcard_LDADD = $(UNIT_LDADD)
+tests_unit_check_hostname_SOURCES = tests/unit/check_hostname.c
+tests_unit_check_hostname_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_check_hostname_LDADD = $(UNIT_LDADD)
 tests_unit_check_cksum_SOURCES = tests/unit/check_cksum.c
 tests_unit_check_cksum_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_check_cksum_LDADD = $(UNIT_LDADD)
