@@ -3,7 +3,7 @@
 # request line, error limit, -n and -T (files and bytes of one uploaded
 # loadset: a flood of zero-length uploads refused with a reply naming the
 # limit, directories counted, everything up to the limits accepted, the
-# defaults logged and documented), -w > 0 without TLS material refused,
+# defaults logged and documented; docs/security.md F6), -w > 0 without TLS material refused,
 # -V, -i pidfile removed on SIGTERM, IPv6 listening when no -a is given.
 . "$top_srcdir/tests/integ/lib.sh"
 need_tool cairnd
