@@ -128,9 +128,10 @@ usage(void)
 	    "[-g user] [-G grace-seconds] [-H confirm | reverse | off] "
 	    "[-i pidfile] [-I idle-seconds] "
 	    "[-L syslog-level] [-m max-connections] "
-	    "[-M max-upload] [-N min-free-megabytes] "
+	    "[-M max-upload] [-n max-files] [-N min-free-megabytes] "
 	    "[-p port] [-P ca-directory] [-s max-per-address] "
-	    "[-S cache-size] [-t line-seconds] [-W levels] [-u umask] [-w auth-level] "
+	    "[-S cache-size] [-t line-seconds] [-T max-bytes] [-W levels] "
+	    "[-u umask] [-w auth-level] "
 	    "[-X proxy-address[/prefix][,...]] "
 	    "[-x ca-pem-file] [-y cert-pem-file] [-z key-pem-file] "
 	    "[-Z max-compression-level]\n");
@@ -486,6 +487,16 @@ drop_privileges(const char *user, int jail)
 		log_info("chrooted to the repository");
 }
 
+/* A limit for the log: the number, or "unlimited" for 0. */
+static void
+limit_text(char *buf, size_t len, int64_t limit)
+{
+	if (limit > 0)
+		snprintf(buf, len, "%lld", (long long)limit);
+	else
+		strlcpy(buf, "unlimited", len);
+}
+
 /* -u: an octal (or 0x) mode no wider than 0777. */
 static mode_t
 parse_umask(const char *s)
@@ -513,6 +524,8 @@ settings_init(struct settings *st)
 	st->facility = LOG_LOCAL7;
 	st->level = LOG_INFO;
 	st->o.minfree = STOR_MINFREE;
+	st->o.maxfiles = STOR_MAXFILES;
+	st->o.maxbytes = STOR_MAXBYTES;
 	st->o.grace = SESS_GRACE;
 	st->o.linetime = SESS_LINETIME;
 	st->o.idle = SESS_IDLE;
@@ -530,7 +543,7 @@ parse_options(int argc, char *argv[], struct settings *st)
 
 	settings_init(st);
 	while ((ch = getopt(argc, argv,
-	    "A:a:b:Bc:C:dD:fF:g:G:H:i:I:jL:m:M:N:p:P:rRs:S:t:u:UVw:W:x:X:y:z:Z:"))
+	    "A:a:b:Bc:C:dD:fF:g:G:H:i:I:jL:m:M:n:N:p:P:rRs:S:t:T:u:UVw:W:x:X:y:z:Z:"))
 	    != -1) {
 		switch (ch) {
 		case 'A':
@@ -614,6 +627,10 @@ parse_options(int argc, char *argv[], struct settings *st)
 		case 'M':
 			o->maxupload = parse_bytes(optarg, "maximum upload");
 			break;
+		case 'n':
+			o->maxfiles = parse_int(optarg, 0, INT_MAX,
+			    "maximum files of a loadset");
+			break;
 		case 'N':
 			o->minfree = parse_int(optarg, 0, INT_MAX,
 			    "free space floor") * (int64_t)1024 * 1024;
@@ -631,6 +648,10 @@ parse_options(int argc, char *argv[], struct settings *st)
 		case 't':
 			o->linetime = parse_int(optarg, 1, 24 * 3600,
 			    "line time") * 1000;
+			break;
+		case 'T':
+			o->maxbytes = parse_bytes(optarg,
+			    "maximum bytes of a loadset");
 			break;
 		case 'X':
 			if (proxylist_add(&st->proxies, optarg, &cerr) == -1)
@@ -935,6 +956,7 @@ static void
 start(struct settings *st, struct listeners *l)
 {
 	struct cerr	 cerr;
+	char		 nfiles[32], nbytes[32];
 	int		 notifyfd;
 
 	pidfile_open(st);
@@ -992,9 +1014,12 @@ start(struct settings *st, struct listeners *l)
 		log_info("PROXY headers required from %zu listed address "
 		    "ranges (-X), up to %zu sessions", st->proxies.n,
 		    nsrcslots);
+	limit_text(nfiles, sizeof(nfiles), st->o.maxfiles);
+	limit_text(nbytes, sizeof(nbytes), st->o.maxbytes);
 	log_debug("limits: %d connections per address, backlog %d, grace "
-	    "%d s, line %d s, idle %d s", st->maxsrc, st->backlog,
-	    st->o.grace / 1000, st->o.linetime / 1000, st->o.idle / 1000);
+	    "%d s, line %d s, idle %d s; a loadset %s files and directories, "
+	    "%s bytes", st->maxsrc, st->backlog, st->o.grace / 1000,
+	    st->o.linetime / 1000, st->o.idle / 1000, nfiles, nbytes);
 }
 
 /* The numeric address of ss, for log lines. */

@@ -47,6 +47,8 @@ struct sopts {
 	mode_t		 umask;		/* -u, for uploads */
 	int64_t		 maxupload;	/* -M: largest upload, 0 = any */
 	int64_t		 minfree;	/* -N: bytes left free by uploads */
+	int64_t		 maxfiles;	/* -n: entries a loadset, 0 = any */
+	int64_t		 maxbytes;	/* -T: bytes a loadset, 0 = any */
 	int		 grace;		/* -G: ms from connect to authorized */
 	int		 linetime;	/* -t: ms for a line once begun */
 	int		 idle;		/* -I: ms to wait for a command */
@@ -99,6 +101,8 @@ struct sess {
 	char			*stortran;	/* raw name of STOR TRANSCRIPT */
 	char			*storname;	/* its decoded name */
 	int			 stormade;	/* STOR_MADE_*: what we created */
+	int64_t			 storfiles;	/* ... files, directories in it */
+	int64_t			 storbytes;	/* ... bytes, transcript too */
 	int			 zauto;		/* automatic level on */
 	struct bodystats	 bodies;
 	struct storq		*storq;		/* stored, not yet synced */
@@ -185,6 +189,8 @@ int	 proxy_sent_header(int fd);
 #define STOR_MADE_DIR	0x01	/* tmp/file/<t> */
 #define STOR_MADE_TRAN	0x02	/* tmp/transcript/<t> */
 #define STOR_MINFREE	(16 * 1024 * 1024)	/* default -N, bytes */
+#define STOR_MAXFILES	1000000			/* default -n */
+#define STOR_MAXBYTES	(100LL << 30)		/* default -T, bytes */
 int	 cmd_stor(struct sess *, int ac, char **av);
 /*
  * Make the files stored so far durable (data, then the directories given

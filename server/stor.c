@@ -3,8 +3,9 @@
  * below tmp/, created exclusively, reached one component at a time
  * without following symlinks.  An upload larger than -M, or one that
  * would leave less than -N free on the file system, is refused before
- * its data is accepted; a file whose upload fails is removed, and so is
- * the whole upload of a session that does not end with QUIT.
+ * its data is accepted; so is a file or directory beyond -n, or bytes
+ * beyond -T, for one loadset.  A file whose upload fails is removed, and
+ * so is the whole upload of a session that does not end with QUIT.
  *
  * Durability is paid for per group of files, not per file: a stored file
  * joins a batch (a large one starts its writeback at once), and its
@@ -80,49 +81,94 @@ struct storq {
 	char		 flymsg[PATH_MAX + 128];
 };
 
-/* What stor_mkdir needs: the mode, and the batch to note parents in. */
+/*
+ * What stor_mkdir needs: the mode, the batch to note parents in, and the
+ * session whose loadset the directories count in (-n; NULL: not counted).
+ */
 struct stormk {
 	mode_t		 mode;
 	struct storq	*q;
+	struct sess	*s;
+	int		 over;		/* refused: -n reached */
 };
 
 static int	stor_dirty(struct storq *, int dfd);
 static void	stor_drop(struct storq *);
+static int	stor_fatal(struct sess *, int, const char *);
 static int	stor_idle(void *, struct cerr *);
 
 /*
- * Make a missing directory of an upload path (confine_parent); its parent
- * now has a new entry to sync.
+ * May the session's loadset have one more file or directory (-n)?
+ * rel[0..len) names it, for the log.  Returns 1 if so, 0 after logging
+ * the refusal.
+ */
+static int
+stor_roomfor(struct sess *s, const char *rel, size_t len)
+{
+	char	 up[PATH_MAX], name[PATH_MAX];
+
+	if (s->opts->maxfiles == 0 || s->storfiles < s->opts->maxfiles)
+		return 1;
+	snprintf(up, sizeof(up), "%.*s", (int)len, rel);
+	sess_logsafe(up, sizeof(up), up);
+	sess_logsafe(name, sizeof(name), s->storname);
+	sess_log(s, LOG_NOTICE, "STOR %s: refused, loadset %s has %lld files "
+	    "and directories, limit %lld (-n)", up, name,
+	    (long long)s->storfiles, (long long)s->opts->maxfiles);
+	return 0;
+}
+
+/*
+ * Refuse what would take the session's loadset beyond the limit of
+ * option opt (-n: what is "file", -T: "byte"), and end the session.  The
+ * reply names the limit and the loadset, not where the server keeps it.
+ */
+static int
+stor_limited(struct sess *s, const char *what, int opt, int64_t limit)
+{
+	char	 name[PATH_MAX], msg[PATH_MAX + 128];
+
+	sess_logsafe(name, sizeof(name), s->storname);
+	snprintf(msg, sizeof(msg), "%s: loadset %s limit (%lld, cairnd -%c) "
+	    "reached", name, what, (long long)limit, opt);
+	return stor_fatal(s, RAP_STOR_DATA, msg);
+}
+
+/*
+ * Make a missing directory of an upload path (confine_parent), if the
+ * loadset may have one more; its parent now has a new entry to sync.
  */
 static int
 stor_mkdir(void *ctx, int pfd, const char *name, const char *rel, size_t len)
 {
 	struct stormk	*mk = ctx;
 
-	(void)rel;
-	(void)len;
+	if (mk->s != NULL && !stor_roomfor(mk->s, rel, len)) {
+		mk->over = 1;
+		errno = EDQUOT;
+		return -1;
+	}
 	if (mkdirat(pfd, name, mk->mode) == -1)
 		return -1;
+	if (mk->s != NULL)
+		mk->s->storfiles++;
 	return mk->q != NULL ? stor_dirty(mk->q, pfd) : 0;
 }
 
 /*
  * Open the directory holding the last component of rel (relative to
- * rootfd, confined), creating missing directories when mkparents is set.
- * *leaf points into rel at the last component.  Returns a directory fd
- * or -1.
+ * rootfd, confined), making missing directories with mk (NULL: none are
+ * made).  *leaf points into rel at the last component.  Returns a
+ * directory fd or -1.
  */
 static int
-stor_parent(int rootfd, const char *rel, int mkparents, mode_t mode,
-    struct storq *q, const char **leaf)
+stor_parent(int rootfd, const char *rel, struct stormk *mk,
+    const char **leaf)
 {
-	struct stormk	 mk;
 	size_t		 bad;
 	int		 fd;
 
-	mk.mode = mode;
-	mk.q = q;
-	fd = confine_parent(rootfd, rel, mkparents ? stor_mkdir : NULL, &mk,
+	fd = confine_parent(rootfd, rel, mk != NULL ? stor_mkdir : NULL, mk,
 	    leaf, &bad);
 	if (fd != -1 && **leaf == '\0') {
 		close(fd);
@@ -146,7 +192,7 @@ stor_mark(int rootfd, pid_t pid, const char *name)
 	int		 dfd;
 
 	snprintf(rel, sizeof(rel), "tmp/.stor.%ld", (long)pid);
-	if ((dfd = stor_parent(rootfd, rel, 0, 0, NULL, &leaf)) == -1) {
+	if ((dfd = stor_parent(rootfd, rel, NULL, &leaf)) == -1) {
 		log_warn("%s", rel);
 		return;
 	}
@@ -541,20 +587,32 @@ stor_hold(struct sess *s, int fd, int dfd, const char *up, int64_t size)
 
 /*
  * May an upload of size bytes go to the file system of fd?  Returns 0,
- * or -1 with errno EFBIG (over -M) or ENOSPC (it would leave less than
- * -N free), after logging why.
+ * or -1 with errno EFBIG (over -M), EDQUOT (it would take the session's
+ * loadset over -T) or ENOSPC (it would leave less than -N free), after
+ * logging why.
  */
 static int
 stor_room(struct sess *s, int fd, int64_t size, const char *upload)
 {
 	struct statvfs	 sv;
 	uint64_t	 avail;
+	char		 name[PATH_MAX];
 
 	if (s->opts->maxupload > 0 && size > s->opts->maxupload) {
 		sess_log(s, LOG_NOTICE, "STOR %s: %lld bytes refused, limit "
 		    "%lld (-M)", upload, (long long)size,
 		    (long long)s->opts->maxupload);
 		errno = EFBIG;
+		return -1;
+	}
+	if (s->opts->maxbytes > 0 &&
+	    size > s->opts->maxbytes - s->storbytes) {
+		sess_logsafe(name, sizeof(name), s->storname);
+		sess_log(s, LOG_NOTICE, "STOR %s: %lld bytes refused, loadset "
+		    "%s has %lld bytes, limit %lld (-T)", upload,
+		    (long long)size, name, (long long)s->storbytes,
+		    (long long)s->opts->maxbytes);
+		errno = EDQUOT;
 		return -1;
 	}
 	if (fstatvfs(fd, &sv) == -1) {
@@ -598,10 +656,16 @@ stor_body(struct sess *s, int fd, int dfd, const char *leaf,
 	}
 	if (stor_room(s, fd, size, upload) == -1) {
 		unlinkat(dfd, leaf, 0);
-		snprintf(msg, sizeof(msg), "%s: %s", upload, strerror(errno));
-		stor_fatal(s, RAP_STOR_DATA, msg);
+		if (errno == EDQUOT)
+			stor_limited(s, "byte", 'T', s->opts->maxbytes);
+		else {
+			snprintf(msg, sizeof(msg), "%s: %s", upload,
+			    strerror(errno));
+			stor_fatal(s, RAP_STOR_DATA, msg);
+		}
 		return -1;
 	}
+	s->storbytes += size;
 	chunk = xmalloc(STOR_CHUNK);
 	for (left = size; left > 0; left -= n) {
 		want = left > STOR_CHUNK ? STOR_CHUNK : (size_t)left;
@@ -638,6 +702,7 @@ cmd_stor(struct sess *s, int ac, char **av)
 	char		 rel[PATH_MAX], up[PATH_MAX], msg[2 * PATH_MAX];
 	char		*name = NULL, *path = NULL;
 	const char	*leaf;
+	struct stormk	 mk;
 	int64_t		 size;
 	int		 dfd, fd, n, r = SESS_CLOSE, istran;
 
@@ -669,11 +734,13 @@ cmd_stor(struct sess *s, int ac, char **av)
 		free(s->storname);
 		s->storname = NULL;
 		s->stormade = 0;
+		/* -n and -T count afresh for each loadset. */
+		s->storfiles = s->storbytes = 0;
 		stor_mark(s->opts->rootfd, getpid(), NULL);
 		n = snprintf(rel, sizeof(rel), "tmp/file/%s", name);
 		if (n < 0 || (size_t)n >= sizeof(rel))
 			goto syntax;
-		if ((dfd = stor_parent(s->opts->rootfd, rel, 0, 0, NULL, &leaf))
+		if ((dfd = stor_parent(s->opts->rootfd, rel, NULL, &leaf))
 		    == -1 || mkdirat(dfd, leaf, 0777) == -1) {
 			if (errno == EEXIST)
 				r = stor_fatal(s, RAP_STOR_FAIL,
@@ -716,10 +783,27 @@ cmd_stor(struct sess *s, int ac, char **av)
 	if (n < 0 || (size_t)n >= sizeof(rel))
 		goto syntax;
 	sess_logsafe(up, sizeof(up), rel);
-	if ((dfd = stor_parent(s->opts->rootfd, rel, 1, 0777 & ~s->opts->umask,
-	    s->storq, &leaf)) == -1) {
-		snprintf(msg, sizeof(msg), "%s: %s", up, strerror(errno));
-		r = stor_fatal(s, RAP_STOR_DATA, msg);
+	/*
+	 * -n counts what a loadset makes in tmp/file/<t>: its files and the
+	 * directories made for them, each refused before it is made.
+	 */
+	memset(&mk, 0, sizeof(mk));
+	mk.mode = 0777 & ~s->opts->umask;
+	mk.q = s->storq;
+	mk.s = istran ? NULL : s;
+	if ((dfd = stor_parent(s->opts->rootfd, rel, &mk, &leaf)) == -1) {
+		if (mk.over)
+			r = stor_limited(s, "file", 'n', s->opts->maxfiles);
+		else {
+			snprintf(msg, sizeof(msg), "%s: %s", up,
+			    strerror(errno));
+			r = stor_fatal(s, RAP_STOR_DATA, msg);
+		}
+		goto out;
+	}
+	if (!istran && !stor_roomfor(s, up, strlen(up))) {
+		close(dfd);
+		r = stor_limited(s, "file", 'n', s->opts->maxfiles);
 		goto out;
 	}
 	fd = openat(dfd, leaf, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
@@ -732,6 +816,8 @@ cmd_stor(struct sess *s, int ac, char **av)
 	}
 	if (istran)
 		s->stormade |= STOR_MADE_TRAN;
+	else
+		s->storfiles++;
 	if (stor_reply(s, RAP_STOR_GO) == SESS_CLOSE ||
 	    stor_body(s, fd, dfd, leaf, up, &size) == -1) {
 		close(fd);
@@ -757,7 +843,7 @@ stor_remove(int rootfd, const char *rel, int rmtree)
 	const char	*leaf;
 	int		 dfd, r;
 
-	if ((dfd = stor_parent(rootfd, rel, 0, 0, NULL, &leaf)) == -1)
+	if ((dfd = stor_parent(rootfd, rel, NULL, &leaf)) == -1)
 		return errno == ENOENT ? 0 : -1;
 	if (rmtree)
 		r = fs_rmtreeat(dfd, leaf);
@@ -825,7 +911,7 @@ stor_reap(int rootfd, pid_t pid)
 	int		 dfd, n;
 
 	snprintf(rel, sizeof(rel), "tmp/.stor.%ld", (long)pid);
-	if ((dfd = stor_parent(rootfd, rel, 0, 0, NULL, &leaf)) == -1)
+	if ((dfd = stor_parent(rootfd, rel, NULL, &leaf)) == -1)
 		return;
 	len = readlinkat(dfd, leaf, name, sizeof(name) - 1);
 	close(dfd);

@@ -2,7 +2,8 @@
 # Upload limits and interrupted uploads: an upload over cairnd's -M size
 # limit, or one that would leave less than -N megabytes free, is refused
 # (555) before its data is taken, and the server keeps nothing of that
-# upload; an lcreate killed in the middle of a large file leaves nothing
+# upload; a loadset over -n files or -T bytes likewise, lcreate printing
+# the server's reason; an lcreate killed in the middle of a large file leaves nothing
 # of its upload in tmp/ either; the daemon keeps serving throughout.
 . "$top_srcdir/tests/integ/lib.sh"
 need_tool cairnd lcreate fsdiff
@@ -40,6 +41,55 @@ assert_eq 2 "$RC" "under the floor: exit"
 assert_eq "555 tmp/transcript/floor.T: No space left on device" \
     "$(cat "$T/err")"
 no_upload "$R" floor.T
+stop_cairnd
+
+# -n and -T: a loadset with more files and directories, or more bytes,
+# than cairnd takes for one loadset is refused; lcreate prints the
+# server's reason, naming the limit, and exits 2; nothing is kept.
+# up.T makes ./d and two files: three entries, 2 MiB and a bit.
+start_cairnd "$R" -n 2
+run_client lcreate -t files.T "$T/up.T"
+assert_eq 2 "$RC" "over -n: exit"
+assert_eq "555 files.T: loadset file limit (2, cairnd -n) reached" \
+    "$(tail -n 1 "$T/err")"
+no_upload "$R" files.T
+stop_cairnd
+start_cairnd "$R" -T 1m
+run_client lcreate -t bytes.T "$T/up.T"
+assert_eq 2 "$RC" "over -T: exit"
+assert_eq "555 bytes.T: loadset byte limit (1048576, cairnd -T) reached" \
+    "$(tail -n 1 "$T/err")"
+no_upload "$R" bytes.T
+stop_cairnd
+# Thousands of zero-length uploads (-N), pipelined well beyond lcreate's
+# window of replies, into a limit of 1000: refused at the 1001st.
+mkdir "$T/many" || fail "mkdir"
+i=0
+while [ "$i" -lt 3000 ]; do
+	: >"$T/many/f$i"
+	i=$((i + 1))
+done
+in_dir "$T/many" "$FSDIFF" -C -c sha1 -K "$T/empty.K" -o "$T/many.T" . ||
+    fail "fsdiff -C many"
+start_cairnd "$R" -n 1000
+run_client lcreate -N "$T/many.T"
+assert_eq 2 "$RC" "-N over -n: exit"
+assert_eq "555 many.T: loadset file limit (1000, cairnd -n) reached" \
+    "$(tail -n 1 "$T/err")"
+no_upload "$R" many.T
+grep -q 'loadset many.T has 1000 files and directories, limit 1000 (-n)' \
+    "$SLOG" || fail "-n refusal not logged"
+# Within the limits the same loadsets are taken.
+run_client lcreate -t within.T "$T/up.T"
+assert_eq 0 "$RC" "within -n: exit ($(cat "$T/err"))"
+cmp -s d/big "$R/tmp/file/within.T/d/big" || fail "within -n: big file"
+stop_cairnd
+start_cairnd "$R" -n 3000 -T 3m
+run_client lcreate -N "$T/many.T"
+assert_eq 0 "$RC" "-N within -n: exit ($(cat "$T/err"))"
+assert_eq 3000 "$(find "$R/tmp/file/many.T" -type f | wc -l)" "-N: files"
+run_client lcreate -t within2.T "$T/up.T"
+assert_eq 0 "$RC" "within -T: exit ($(cat "$T/err"))"
 stop_cairnd
 
 # Killed mid-file: through a proxy passing 1 MiB/s, wait until the big
