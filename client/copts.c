@@ -48,9 +48,10 @@ copts_init(struct netopts *no)
 const char *
 copts_usage(void)
 {
-	return "[-h host[,host...]] [-p port] [-P ca-pem-directory] [-w auth-level] "
-	    "[-x ca-pem-file] [-y cert-pem-file] [-z key-pem-file] "
-	    "[-Z compression-level]";
+	return "[-h host[,host...]] [-p port] [-P ca-pem-directory] "
+	    "[-w auth-level] [-x ca-pem-file] [-y cert-pem-file] "
+	    "[-z key-pem-file] "
+	    "[-Z compression-level | auto]";
 }
 
 /*
@@ -145,7 +146,8 @@ copts_set(struct netopts *no, int ch, const char *arg)
 		if (no->zauto)
 			no->zlevel = 0;
 		else if (zstream_parse_level(arg, &no->zlevel, &err) == -1) {
-			log_warnx("%s", err.msg);
+			log_warnx("%s: invalid compression level (0 to 9, or "
+			    "auto)", arg);
 			return -1;
 		}
 		break;
