@@ -333,9 +333,11 @@ jobq_start(struct apply *ap, int n, struct cerr *err)
 	jq->c = xcalloc((size_t)n, sizeof(*jq->c));
 	/*
 	 * The others as the first: with the compression it ended up with
-	 * (a server without it is not asked again, nor warned about).
+	 * (a server without it is not asked again, nor warned about), on
+	 * the server and address it reached.
 	 */
 	o = *ap->no;
+	net_pin(ap->net, &o);
 	net_stats(ap->net, &ns);
 	o.zlevel = ns.level;
 	for (i = 0; i < n; i++) {

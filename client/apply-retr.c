@@ -189,7 +189,15 @@ apply_dlfail(struct apply *ap, const struct apply_entry *e, int rc,
 
 	retr_desc(e, desc, sizeof(desc));
 	apply_warn(ap, "%s", err->msg);
-	if (rc != DL_LOCAL)
+	/*
+	 * The session is gone (reset, closed, a corrupt stream): say so in
+	 * words, not with the request line.
+	 */
+	if (rc == DL_DEAD)
+		apply_warn(ap, "%s: line %u: %s: not downloaded, the session "
+		    "with %s ended", ap->name, e->t.lineno, e->t.path,
+		    ap->net != NULL ? net_peer(ap->net) : "the server");
+	else if (rc != DL_LOCAL)
 		apply_warn(ap, "%s", desc);
 	/*
 	 * The server refused the file or serves other bytes than the

@@ -36,6 +36,7 @@ static const struct copt {
 	{ 'r', 0 },	/* OpenSSL random seed file: accepted */
 };
 #define NCOPTS	(sizeof(copts) / sizeof(copts[0]))
+#define COPTS_MAXHOSTS	16	/* servers in one -h list */
 
 void
 copts_init(struct netopts *no)
@@ -47,9 +48,10 @@ copts_init(struct netopts *no)
 const char *
 copts_usage(void)
 {
-	return "[-h host] [-p port] [-P ca-pem-directory] [-w auth-level] "
-	    "[-x ca-pem-file] [-y cert-pem-file] [-z key-pem-file] "
-	    "[-Z compression-level]";
+	return "[-h host[,host...]] [-p port] [-P ca-pem-directory] "
+	    "[-w auth-level] [-x ca-pem-file] [-y cert-pem-file] "
+	    "[-z key-pem-file] "
+	    "[-Z compression-level | auto]";
 }
 
 /*
@@ -73,6 +75,33 @@ copts_port(const char *arg)
 	return -1;
 }
 
+/*
+ * -h: one server, or several separated by commas, tried in that order
+ * (net_open): no name may be empty, and at most COPTS_MAXHOSTS.
+ */
+static int
+copts_hosts(const char *arg)
+{
+	const char	*p, *e;
+	int		 n = 0;
+
+	for (p = arg;; p = e + 1) {
+		e = strchr(p, ',');
+		if (e == p || *p == '\0') {
+			log_warnx("%s: invalid server list (names separated "
+			    "by commas, none empty)", arg);
+			return -1;
+		}
+		if (++n > COPTS_MAXHOSTS) {
+			log_warnx("%s: more than %d servers", arg,
+			    COPTS_MAXHOSTS);
+			return -1;
+		}
+		if (e == NULL)
+			return 0;
+	}
+}
+
 /* Set one shared option.  Returns 0 or -1 (usage error). */
 static int
 copts_set(struct netopts *no, int ch, const char *arg)
@@ -83,6 +112,8 @@ copts_set(struct netopts *no, int ch, const char *arg)
 
 	switch (ch) {
 	case 'h':
+		if (copts_hosts(arg) == -1)
+			return -1;
 		no->host = arg;
 		break;
 	case 'p':
@@ -115,7 +146,8 @@ copts_set(struct netopts *no, int ch, const char *arg)
 		if (no->zauto)
 			no->zlevel = 0;
 		else if (zstream_parse_level(arg, &no->zlevel, &err) == -1) {
-			log_warnx("%s", err.msg);
+			log_warnx("%s: invalid compression level (0 to 9, or "
+			    "auto)", arg);
 			return -1;
 		}
 		break;

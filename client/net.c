@@ -32,12 +32,15 @@
 #define NET_ZFALLBACK	1	/* -Z auto, server without ZAUTO */
 #define NET_SNDBUF	(1024 * 1024)	/* socket send buffer asked for */
 #define NET_CONNWAIT	30000	/* one connect attempt */
+#define NET_GREETWAIT	15000	/* the greeting, once connected */
 #define NET_ABORTWAIT	10000	/* net_abort: for the server to close */
 #define NET_ABORTREAD	(1024 * 1024)	/* ... reading at most this */
 #define NET_MAXLINE	PROTO_REPLY_MAXBYTES	/* no reply line is longer */
 
 struct net {
 	struct conn	*c;
+	char		 addr[NI_MAXHOST];	/* the address that answered */
+	char		 port[16];		/* ... and its port */
 	struct tlsctx	*tls;
 	unsigned	 caps;
 	int		 level;
@@ -109,72 +112,6 @@ fail:
 }
 
 /*
- * Connect to host: every address on port; when no port was given, each
- * address is also tried on the legacy port (docs/protocol.md section 1).
- */
-static int
-net_connect(const struct netopts *o, const char *host, struct cerr *err)
-{
-	struct addrinfo	 hints, *res, *ai;
-	struct servent	*se;
-	const char	*ports[2];
-	char		 def[16], legacy[16];
-	int		 fd, r, i, n, e = 0;
-
-	if (o->port != NULL) {
-		ports[0] = o->port;
-		n = 1;
-	} else {
-		if ((se = getservbyname(PROTO_SERVICE, "tcp")) != NULL)
-			snprintf(def, sizeof(def), "%d",
-			    ntohs((uint16_t)se->s_port));
-		else
-			snprintf(def, sizeof(def), "%d", PROTO_PORT);
-		snprintf(legacy, sizeof(legacy), "%d", PROTO_LEGACY_PORT);
-		ports[0] = def;
-		ports[1] = legacy;
-		n = 2;
-	}
-	memset(&hints, 0, sizeof(hints));
-	hints.ai_family = AF_UNSPEC;
-	hints.ai_socktype = SOCK_STREAM;
-	if ((r = getaddrinfo(host, ports[0], &hints, &res)) != 0) {
-		if (r == EAI_SERVICE)
-			cerr_set(err, "port %s: %s", ports[0],
-			    gai_strerror(r));
-		else
-			cerr_set(err, "%s: %s", host, gai_strerror(r));
-		return -1;
-	}
-	for (ai = res; ai != NULL; ai = ai->ai_next) {
-		for (i = 0; i < n; i++) {
-			if (i == 1) {
-				/* Same address, legacy port. */
-				if (ai->ai_family == AF_INET)
-					((struct sockaddr_in *)(void *)
-					    ai->ai_addr)->sin_port =
-					    htons(PROTO_LEGACY_PORT);
-				else if (ai->ai_family == AF_INET6)
-					((struct sockaddr_in6 *)(void *)
-					    ai->ai_addr)->sin6_port =
-					    htons(PROTO_LEGACY_PORT);
-				else
-					continue;
-			}
-			if ((fd = net_connect1(ai)) != -1) {
-				freeaddrinfo(res);
-				return fd;
-			}
-			e = errno;
-		}
-	}
-	freeaddrinfo(res);
-	errno = e;
-	cerr_errno(err, "connect to %s port %s", host, ports[0]);
-	return -1;
-}
-
-/*
  * COMP (docs/protocol.md section 9).  -Z auto asks "COMP ZLIB AUTO"
  * of a server that lists ZAUTO, and then lets the automatic level pick
  * its own output level too, within the cap the server names; any other
@@ -235,40 +172,76 @@ net_comp(struct net *n, const struct netopts *o, struct cerr *err)
 	return 0;
 }
 
-struct net *
-net_open(const struct netopts *o, struct cerr *err)
-{
-	struct net	*n;
-	struct tlsctx	*tctx = NULL;
-	struct tlsconf	 tc;
-	struct cerr	 terr;
-	const char	*host = o->host != NULL ? o->host : "radmind";
-	char		*text;
-	int		 fd, one = 1, code, sndbuf = NET_SNDBUF;
+/* The servers net_open tries, and what became of those that failed. */
+struct net_try {
+	const struct netopts	*o;
+	struct tlsctx		*tls;
+	int			 nfail;
+	struct cerr		 last;		/* the last failure */
+	char			 all[sizeof(((struct cerr *)0)->msg)];
+};
 
-	if (o->tls < 0 || o->tls > 2) {
-		cerr_set(err, "%d: invalid authorization level", o->tls);
-		return NULL;
+/* An attempt failed in a way that lets the next server be tried. */
+static void
+net_failed(struct net_try *t, const char *why)
+{
+	size_t	 len = strlen(t->all);
+
+	if (t->nfail++ > 0 && len + 2 < sizeof(t->all)) {
+		memcpy(t->all + len, "; ", 3);
+		len += 2;
 	}
-	if (o->zlevel < 0 || o->zlevel > 9) {
-		cerr_set(err, "%d: invalid compression level", o->zlevel);
-		return NULL;
+	(void)strlcpy(t->all + len, why, sizeof(t->all) - len);
+	(void)strlcpy(t->last.msg, why, sizeof(t->last.msg));
+}
+
+/* "name[address]:port", or "address:port" when name is the address. */
+static void
+net_label(char *dst, size_t len, const char *name,
+    const struct addrinfo *ai, int port)
+{
+	char	 addr[NI_MAXHOST];
+
+	if (getnameinfo(ai->ai_addr, ai->ai_addrlen, addr, sizeof(addr),
+	    NULL, 0, NI_NUMERICHOST) != 0)
+		(void)strlcpy(addr, "?", sizeof(addr));
+	if (strcmp(name, addr) != 0)
+		snprintf(dst, len, "%s[%s]:%d", name, addr, port);
+	else if (ai->ai_family == AF_INET6)
+		snprintf(dst, len, "[%s]:%d", addr, port);
+	else
+		snprintf(dst, len, "%s:%d", addr, port);
+}
+
+/*
+ * One attempt: connect to ai (its port set), read the greeting within
+ * NET_GREETWAIT, then STARTTLS and COMP as configured.  Returns the
+ * session, or NULL: with *stop clear when the next server may be tried
+ * (connection refused or timed out, no RAP greeting, a busy or
+ * unavailable server: 4xx), else with the reason in err.  The session
+ * owns t->tls once returned.
+ */
+static struct net *
+net_attempt(struct net_try *t, const char *name, const struct addrinfo *ai,
+    int port, int *stop, struct cerr *err)
+{
+	const struct netopts	*o = t->o;
+	struct net		*n;
+	struct cerr		 why;
+	char			 label[NI_MAXHOST + 256], *text;
+	int			 fd, r, one = 1, code, sndbuf = NET_SNDBUF;
+
+	*stop = 0;
+	net_label(label, sizeof(label), name, ai, port);
+	if (o->verbose > 0) {
+		if (t->nfail > 0)
+			log_info("%s: trying %s", t->last.msg, label);
+		else
+			log_info("trying %s", label);
 	}
-	if (o->tls > 0) {
-		/* Certificates and keys first: their errors are local. */
-		memset(&tc, 0, sizeof(tc));
-		tc.level = o->tls;
-		tc.cafile = o->cafile;
-		tc.cadir = o->cadir;
-		tc.cert = o->cert;
-		tc.key = o->key;
-		if ((tctx = tlsctx_client(&tc, &terr)) == NULL) {
-			cerr_set(err, "-w %d: %s", o->tls, terr.msg);
-			return NULL;
-		}
-	}
-	if ((fd = net_connect(o, host, err)) == -1) {
-		tlsctx_free(tctx);
+	if ((fd = net_connect1(ai)) == -1) {
+		cerr_errno(&why, "%s: connect", label);
+		net_failed(t, why.msg);
 		return NULL;
 	}
 	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
@@ -279,16 +252,35 @@ net_open(const struct netopts *o, struct cerr *err)
 	 */
 	(void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
 	n = xcalloc(1, sizeof(*n));
-	n->tls = tctx;
-	n->c = conn_new(fd, host);
-	conn_set_timeout(n->c, NET_TIMEOUT);
+	/* Named by its address until it proves to be a RAP server. */
+	n->c = conn_new(fd, label);
+	conn_set_timeout(n->c, NET_GREETWAIT);
 	conn_set_maxline(n->c, NET_MAXLINE);
 	/* -v: the protocol lines, through the log; bodies sorted. */
 	if (o->verbose > 0)
 		conn_set_trace(n->c, proto_trace, NULL);
 	n->classify = o->verbose > 0;
-	if (proto_banner(n->c, &n->caps, err) == -1)
-		goto fail;
+	if ((r = proto_banner(n->c, &n->caps, &why)) != 0) {
+		conn_free(n->c);
+		free(n);
+		if (r == -1 || r / 100 == 4) {
+			net_failed(t, why.msg);
+			return NULL;
+		}
+		/* Refused for good (500 No access): no other will do. */
+		cerr_set(err, "%s", why.msg);
+		*stop = 1;
+		return NULL;
+	}
+	/*
+	 * Past the greeting nothing fails over: a refused STARTTLS or a
+	 * certificate that does not verify is for an administrator to see,
+	 * not to be routed around.
+	 */
+	*stop = 1;
+	conn_set_peer(n->c, name);
+	conn_set_timeout(n->c, NET_TIMEOUT);
+	n->tls = t->tls;
 	if (n->tls != NULL) {
 		/* Configured for TLS: no way on without it. */
 		if (conn_printf(n->c, err, "STARTTLS\r\n") == -1 ||
@@ -297,27 +289,188 @@ net_open(const struct netopts *o, struct cerr *err)
 		if (code / 100 != 2) {
 			cerr_set(err, "%s: STARTTLS refused: %s (TLS is "
 			    "required at -w %d: not continuing in clear)",
-			    host, text, o->tls);
+			    name, text, o->tls);
 			goto fail;
 		}
-		if (conn_starttls(n->c, n->tls, host, err) == -1)
+		if (conn_starttls(n->c, n->tls, name, err) == -1)
 			goto fail;
 	}
 	if (o->zlevel > 0 || o->zauto) {
 		if (!(n->caps & PROTO_CAP_ZLIB)) {
-			log_warnx("compression capability mismatch, "
-			    "compression disabled");
-			return n;
-		}
-		if (net_comp(n, o, err) == -1)
+			if (!o->zauto)
+				log_warnx("compression capability mismatch, "
+				    "compression disabled");
+			else if (o->verbose > 0)
+				log_info("%s offers no compression: "
+				    "compression level 0", name);
+		} else if (net_comp(n, o, err) == -1)
 			goto fail;
 	}
+	if (getnameinfo(ai->ai_addr, ai->ai_addrlen, n->addr,
+	    sizeof(n->addr), NULL, 0, NI_NUMERICHOST) != 0)
+		n->addr[0] = '\0';
+	snprintf(n->port, sizeof(n->port), "%d", port);
+	*stop = 0;
 	return n;
 fail:
 	conn_free(n->c);
-	tlsctx_free(n->tls);
 	free(n);
 	return NULL;
+}
+
+/*
+ * The port of address ai, after setting it to port (-1: as it is).
+ * Returns -1 for an address of another family than IPv4 or IPv6.
+ */
+static int
+net_port(const struct addrinfo *ai, int port)
+{
+	struct sockaddr_in	*sin;
+	struct sockaddr_in6	*sin6;
+
+	if (ai->ai_family == AF_INET) {
+		sin = (struct sockaddr_in *)(void *)ai->ai_addr;
+		if (port != -1)
+			sin->sin_port = htons((uint16_t)port);
+		return ntohs(sin->sin_port);
+	}
+	if (ai->ai_family == AF_INET6) {
+		sin6 = (struct sockaddr_in6 *)(void *)ai->ai_addr;
+		if (port != -1)
+			sin6->sin6_port = htons((uint16_t)port);
+		return ntohs(sin6->sin6_port);
+	}
+	return -1;
+}
+
+/* The ports to try: -p, else the service's and then the legacy one. */
+static int
+net_ports(const struct netopts *o, char ports[2][16])
+{
+	struct servent	*se;
+
+	if (o->port != NULL) {
+		(void)strlcpy(ports[0], o->port, sizeof(ports[0]));
+		return 1;
+	}
+	if ((se = getservbyname(PROTO_SERVICE, "tcp")) != NULL)
+		snprintf(ports[0], sizeof(ports[0]), "%d",
+		    ntohs((uint16_t)se->s_port));
+	else
+		snprintf(ports[0], sizeof(ports[0]), "%d", PROTO_PORT);
+	snprintf(ports[1], sizeof(ports[1]), "%d", PROTO_LEGACY_PORT);
+	return 2;
+}
+
+/*
+ * Every address of name (getaddrinfo's order), each on every port;
+ * when no port was given, each address is also tried on the legacy
+ * port (docs/protocol.md section 1).  addr: connect only there.
+ */
+static struct net *
+net_try_name(struct net_try *t, const char *name, const char *addr,
+    int *stop, struct cerr *err)
+{
+	struct addrinfo	 hints, *res, *ai;
+	struct net	*n;
+	struct cerr	 why;
+	char		 ports[2][16];
+	int		 r, i, np, port;
+
+	np = net_ports(t->o, ports);
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	if (addr != NULL)
+		hints.ai_flags = AI_NUMERICHOST;
+	if ((r = getaddrinfo(addr != NULL ? addr : name, ports[0], &hints,
+	    &res)) != 0) {
+		if (r == EAI_SERVICE) {
+			cerr_set(err, "port %s: %s", ports[0],
+			    gai_strerror(r));
+			*stop = 1;
+			return NULL;
+		}
+		cerr_set(&why, "%s: %s", name, gai_strerror(r));
+		net_failed(t, why.msg);
+		return NULL;
+	}
+	for (ai = res; ai != NULL; ai = ai->ai_next) {
+		if ((port = net_port(ai, -1)) == -1)
+			continue;
+		for (i = 0; i < np; i++) {
+			/* Then the same address on the legacy port. */
+			if (i == 1)
+				port = net_port(ai, PROTO_LEGACY_PORT);
+			n = net_attempt(t, name, ai, port, stop, err);
+			if (n != NULL || *stop) {
+				freeaddrinfo(res);
+				return n;
+			}
+		}
+	}
+	freeaddrinfo(res);
+	return NULL;
+}
+
+struct net *
+net_open(const struct netopts *o, struct cerr *err)
+{
+	struct net_try	 t;
+	struct net	*n = NULL;
+	struct tlsconf	 tc;
+	struct cerr	 terr;
+	const char	*hosts = o->host != NULL ? o->host : "radmind";
+	char		*list, *name, *last;
+	int		 stop = 0;
+
+	if (o->tls < 0 || o->tls > 2) {
+		cerr_set(err, "%d: invalid authorization level", o->tls);
+		return NULL;
+	}
+	if (o->zlevel < 0 || o->zlevel > 9) {
+		cerr_set(err, "%d: invalid compression level", o->zlevel);
+		return NULL;
+	}
+	memset(&t, 0, sizeof(t));
+	t.o = o;
+	if (o->tls > 0) {
+		/* Certificates and keys first: their errors are local. */
+		memset(&tc, 0, sizeof(tc));
+		tc.level = o->tls;
+		tc.cafile = o->cafile;
+		tc.cadir = o->cadir;
+		tc.cert = o->cert;
+		tc.key = o->key;
+		if ((t.tls = tlsctx_client(&tc, &terr)) == NULL) {
+			cerr_set(err, "-w %d: %s", o->tls, terr.msg);
+			return NULL;
+		}
+	}
+	/* The servers in order, each name with all its addresses. */
+	list = xstrdup(hosts);
+	for (name = strtok_r(list, ",", &last); name != NULL && n == NULL &&
+	    !stop; name = strtok_r(NULL, ",", &last))
+		n = net_try_name(&t, name, o->addr, &stop, err);
+	free(list);
+	if (n != NULL)
+		return n;
+	tlsctx_free(t.tls);
+	if (!stop) {
+		if (t.nfail == 1)
+			cerr_set(err, "%s", t.all);
+		else
+			cerr_set(err, "no server answered: %s", t.all);
+	}
+	return NULL;
+}
+
+void
+net_pin(const struct net *n, struct netopts *o)
+{
+	o->host = conn_peer(n->c);
+	o->addr = n->addr[0] != '\0' ? n->addr : NULL;
+	o->port = n->port;
 }
 
 /* Send QUIT (if still usable) and read its reply, once. */

@@ -24,7 +24,12 @@ struct net;
 
 /* Options shared by every network client, parsed by one table (copts). */
 struct netopts {
-	const char	*host;		/* default "radmind" */
+	/*
+	 * The servers, in the order they are tried: names separated by
+	 * commas ("a.example,b.example"), default "radmind".
+	 */
+	const char	*host;
+	const char	*addr;		/* set by net_pin, else NULL */
 	const char	*port;		/* NULL: service "radmind" else 6222 */
 	int		 zlevel;	/* -Z 0..9 requested */
 	int		 zauto;		/* -Z auto */
@@ -51,8 +56,25 @@ struct netstats {
 	uint64_t	 recv_files[2], recv_bytes[2];
 };
 
-/* Connect, read the banner, STARTTLS and COMP as configured. */
+/*
+ * Connect, read the banner, STARTTLS and COMP as configured.  Each server
+ * of the host list is tried in order, each of its addresses in turn
+ * (getaddrinfo's order, each on the default and then the legacy port
+ * when no port is given), until one greets: the next is tried when a
+ * connection is refused or times out, when the peer sends no RAP
+ * greeting within 15 s or closes, and when it greets with a 4xx reply
+ * (420 Server busy, 421 Service not available).  A 5xx greeting (500 No
+ * access), a refused STARTTLS, a certificate that does not verify and a
+ * failed COMP end the attempt there with that reason.  With verbose
+ * set, each attempt and why the last one failed are logged.  When every
+ * server failed, err names each with its reason.
+ */
 struct net	*net_open(const struct netopts *, struct cerr *err);
+/*
+ * Make o name only the server and address n is connected to (o->host
+ * and o->addr then borrow from n): for more sessions with the same one.
+ */
+void		 net_pin(const struct net *, struct netopts *o);
 /* Send QUIT (if still usable), read its reply, close and free. */
 int		 net_close(struct net *, struct cerr *err);
 void		 net_stats(const struct net *, struct netstats *);

@@ -375,6 +375,13 @@ conn_peer(const struct conn *c)
 	return c->peer;
 }
 
+void
+conn_set_peer(struct conn *c, const char *peer)
+{
+	free(c->peer);
+	c->peer = xstrdup(peer);
+}
+
 int
 conn_fd(const struct conn *c)
 {

@@ -69,6 +69,8 @@ void		 conn_free(struct conn *);		/* NULL is fine */
 void		 conn_close(struct conn *);
 
 const char	*conn_peer(const struct conn *);
+/* Name the peer anew in later messages (before conn_readahead). */
+void		 conn_set_peer(struct conn *, const char *peer);
 int		 conn_fd(const struct conn *);
 
 /*

@@ -147,23 +147,92 @@ proto_cap_match(const char *entry, const char *want)
 	return strncasecmp(entry, want, n) == 0;
 }
 
+void
+proto_quote(char *dst, size_t len, const char *src, size_t max)
+{
+	static const char	 hex[] = "0123456789abcdef";
+	size_t			 i, o = 0;
+	unsigned char		 ch;
+
+	if (len == 0)
+		return;
+	for (i = 0; src[i] != '\0'; i++) {
+		ch = (unsigned char)src[i];
+		if (i == max || o + 8 >= len) {
+			/* Room for "..." and the NUL is kept. */
+			if (o + 4 <= len) {
+				memcpy(dst + o, "...", 3);
+				o += 3;
+			}
+			break;
+		}
+		if (ch >= 0x20 && ch < 0x7f && ch != '\\' && ch != '"')
+			dst[o++] = (char)ch;
+		else {
+			dst[o++] = '\\';
+			dst[o++] = 'x';
+			dst[o++] = hex[ch >> 4];
+			dst[o++] = hex[ch & 0xf];
+		}
+	}
+	dst[o] = '\0';
+}
+
+/*
+ * The first line of a greeting could not be read: say whether the peer
+ * is silent, closed, or sent something that is no RAP line.
+ */
+static void
+proto_nogreeting(struct conn *c, const struct proto_budget *b, int64_t t0,
+    struct cerr *err)
+{
+	if (conn_toolong(c))
+		cerr_set(err, "%s: not a Radmind or cairn server (a first "
+		    "line longer than %d bytes)", conn_peer(c),
+		    PROTO_REPLY_MAXBYTES);
+	else if (conn_eof(c))
+		cerr_set(err, "%s: closed the connection without a greeting",
+		    conn_peer(c));
+	else if (b->deadline >= 0 && conn_now() >= b->deadline)
+		cerr_set(err, "%s: not a Radmind or cairn server (%s within "
+		    "%lld s)", conn_peer(c), conn_pending(c) > 0 ?
+		    "no complete greeting line" : "no greeting",
+		    (long long)((b->deadline - t0 + 500) / 1000));
+	/* Else a read error, as conn worded it. */
+}
+
 int
 proto_banner(struct conn *c, unsigned *caps, struct cerr *err)
 {
 	struct proto_budget	 b;
-	char			*line, *av[32];
+	char			*line, *av[32], q[96];
 	size_t			 n;
-	int			 ac, i, more;
+	int64_t			 t0 = conn_now();
+	int			 ac, i, more, code, first = 1;
 
 	*caps = 0;
 	proto_budget_init(c, &b);
 	do {
-		if (proto_line(c, &b, &line, err) == -1)
-			return -1;
-		if (proto_code(line, &more) == -1 || line[0] != '2') {
-			cerr_set(err, "%s: %.200s", conn_peer(c), line);
+		if (proto_line(c, &b, &line, err) == -1) {
+			if (first)
+				proto_nogreeting(c, &b, t0, err);
 			return -1;
 		}
+		code = proto_code(line, &more);
+		proto_quote(q, sizeof(q), line, 64);
+		if (code == -1) {
+			/* SSH-2.0-..., HTTP/1.1 ..., anything but RAP. */
+			cerr_set(err, first ? "%s: not a Radmind or cairn "
+			    "server (it sent \"%s\")" : "%s: bad greeting "
+			    "line \"%s\"", conn_peer(c), q);
+			return -1;
+		}
+		if (code / 100 != 2) {
+			/* A server that refuses: its reply, quoted. */
+			cerr_set(err, "%s: %s", conn_peer(c), q);
+			return code < 100 ? -1 : code;
+		}
+		first = 0;
 		if (line[3] == '\0')
 			continue;
 		if ((ac = proto_split(line + 4, av, 32)) < 1)

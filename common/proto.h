@@ -105,10 +105,23 @@ int	proto_reply_in(struct conn *, struct proto_budget *b, int *code,
 /*
  * Read the server banner (docs/protocol.md section 3).  Every line must start
  * with '2'; the CAPA list is parsed as Radmind clients do.  *caps gets
- * PROTO_CAP_* bits.  Returns 0, or -1 with the offending line in err.
- * The banner is one reply: it has the budget of one.
+ * PROTO_CAP_* bits.  The banner is one reply: it has the budget of one,
+ * and must be complete within the connection's timeout.  Returns 0; the
+ * code of a greeting that is a RAP reply refusing service (420 Server
+ * busy, 421, 500), with that reply quoted in err; or -1 with err saying
+ * why the peer is no RAP server: its first line is no reply (quoted,
+ * escaped and cut short: "not a Radmind or cairn server (it sent
+ * \"SSH-2.0-...\")"), nothing came within the timeout, it closed, or
+ * the read failed.
  */
 int	proto_banner(struct conn *, unsigned *caps, struct cerr *err);
+
+/*
+ * Copy peer text src into dst (len bytes, NUL included) fit to print:
+ * printable ASCII but '\\' and '"' as it is, every other byte as \xNN;
+ * after max bytes of src (or when dst is full) "..." ends it.
+ */
+void	proto_quote(char *dst, size_t len, const char *src, size_t max);
 
 /* Nonzero if CAPA list entry matches capability want (Radmind rules). */
 int	proto_cap_match(const char *entry, const char *want);

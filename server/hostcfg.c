@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cerr.h"
 #include "command.h"
@@ -138,11 +139,14 @@ hostcfg_load(struct sess *s, struct cerr *err)
 	const char	*slash;
 	char		*kpath;
 	size_t		 i, plen = strlen("command/");
+	int		 r;
 
 	xasprintf(&kpath, "command/%s", s->cmdfile);
 	if (cmdset_load(kpath, "command/", 0, &cs, err) == -1) {
+		r = access(kpath, F_OK) == -1 && errno == ENOENT ?
+		    HOSTCFG_NOFILE : -1;
 		free(kpath);
-		return -1;
+		return r;
 	}
 	free(kpath);
 	/* kfiles[0] is the base file itself, reachable only as COMMAND. */

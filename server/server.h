@@ -143,7 +143,13 @@ void	 sess_logerr(const struct sess *, int pri, const char *fmt, ...)
  * read (err).
  */
 int	 hostcfg_match(struct sess *, struct cerr *err);
-/* Load the host's command files and build s->acl and s->specialdir. */
+/*
+ * Load the host's command files and build s->acl and s->specialdir.
+ * Returns 0; HOSTCFG_NOFILE if the command file config names for the
+ * host does not exist; -1 if it (or one it includes) cannot be loaded.
+ * Both with err.
+ */
+#define HOSTCFG_NOFILE	(-2)
 int	 hostcfg_load(struct sess *, struct cerr *err);
 int	 hostcfg_allowed(const struct sess *, const char *name);
 

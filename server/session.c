@@ -275,12 +275,15 @@ cmd_repo(struct sess *s, int ac, char **av)
 	return sess_reply(s, RAP_REPO_OK, "Report successful");
 }
 
-/* Refuse service and end the session. */
+/*
+ * Refuse service and end the session; why (NULL: Radmind's words) says
+ * the cause to the client, never with a server path.
+ */
 static int
-sess_unavailable(struct sess *s)
+sess_unavailable(struct sess *s, const char *why)
 {
-	sess_reply(s, RAP_UNAVAILABLE,
-	    "Service not available, closing transmission channel");
+	sess_reply(s, RAP_UNAVAILABLE, "Service not available, %s",
+	    why != NULL ? why : "closing transmission channel");
 	s->status = 1;
 	return SESS_CLOSE;
 }
@@ -293,10 +296,12 @@ static int
 sess_authorize(struct sess *s)
 {
 	struct cerr	 err;
+	int		 r;
 
-	if (hostcfg_load(s, &err) == -1) {
+	if ((r = hostcfg_load(s, &err)) != 0) {
 		sess_log(s, LOG_ERR, "%s", err.msg);
-		return sess_unavailable(s);
+		return sess_unavailable(s, r == HOSTCFG_NOFILE ?
+		    "no command file for this host" : NULL);
 	}
 	sess_log(s, LOG_DEBUG, "command file %s, special directory %s",
 	    s->cmdfile, s->specialdir);
@@ -359,7 +364,7 @@ cmd_starttls(struct sess *s, int ac, char **av)
 	    s->cn != NULL ? s->cn : "-");
 	if ((r = hostcfg_match(s, &err)) == -1) {
 		log_warnx("%s", err.msg);
-		return sess_unavailable(s);
+		return sess_unavailable(s, NULL);
 	}
 	if (r == 0) {
 		sess_log(s, LOG_NOTICE, "host not in config (certificate name "
@@ -677,7 +682,7 @@ sess_greet(struct sess *s)
 	} else if (s->state == SESS_AUTH) {
 		if ((r = hostcfg_match(s, &err)) == -1) {
 			log_warnx("%s", err.msg);
-			return sess_unavailable(s);
+			return sess_unavailable(s, NULL);
 		}
 		if (r == 0) {
 			sess_log(s, LOG_NOTICE, "host not in config");

@@ -588,8 +588,8 @@ stor_hold(struct sess *s, int fd, int dfd, const char *up, int64_t size)
 /*
  * May an upload of size bytes go to the file system of fd?  Returns 0,
  * or -1 with errno EFBIG (over -M), EDQUOT (it would take the session's
- * loadset over -T) or ENOSPC (it would leave less than -N free), after
- * logging why.
+ * loadset over -T) or ENOSPC (more than is free), or -2 with errno
+ * ENOSPC (it would leave less than -N free), after logging why.
  */
 static int
 stor_room(struct sess *s, int fd, int64_t size, const char *upload)
@@ -627,7 +627,8 @@ stor_room(struct sess *s, int fd, int64_t size, const char *upload)
 		    (long long)size, (unsigned long long)avail,
 		    (long long)s->opts->minfree);
 		errno = ENOSPC;
-		return -1;
+		/* -2: it would fit, but not above the floor. */
+		return (uint64_t)size > avail ? -1 : -2;
 	}
 	return 0;
 }
@@ -645,6 +646,7 @@ stor_body(struct sess *s, int fd, int dfd, const char *leaf,
 	int64_t		 size, left;
 	ssize_t		 n;
 	size_t		 want;
+	int		 r;
 
 	if (conn_getline(s->conn, &line, &err) == -1) {
 		log_warnx("%s", err.msg);
@@ -654,13 +656,16 @@ stor_body(struct sess *s, int fd, int dfd, const char *leaf,
 		sess_log(s, LOG_ERR, "STOR %s: bad size line", upload);
 		goto bad;
 	}
-	if (stor_room(s, fd, size, upload) == -1) {
+	if ((r = stor_room(s, fd, size, upload)) != 0) {
 		unlinkat(dfd, leaf, 0);
 		if (errno == EDQUOT)
 			stor_limited(s, "byte", 'T', s->opts->maxbytes);
 		else {
-			snprintf(msg, sizeof(msg), "%s: %s", upload,
-			    strerror(errno));
+			/* The cause in words, never a server path. */
+			snprintf(msg, sizeof(msg), r == -2 ? "%s: %s (the "
+			    "server keeps %lld MiB free: cairnd -N)" :
+			    "%s: %s", upload, strerror(errno),
+			    (long long)(s->opts->minfree >> 20));
 			stor_fatal(s, RAP_STOR_DATA, msg);
 		}
 		return -1;

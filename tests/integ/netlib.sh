@@ -23,6 +23,8 @@
 #				taken meanwhile.  Stopped at exit.
 #	CAIRND_ADDR		the address cairnd listens on (-a), by
 #				default 127.0.0.1; empty for every address
+#	CAIRND_PORT		the port it listens on instead of a free one
+#				(one try), by default empty
 #	stop_cairnd		stop it (SIGTERM) and wait for it
 #	wait_log PATTERN	bounded wait until PATTERN (grep) is in $SLOG
 #	memchecked		false (with a note) for a sanitizer build of cairnd
@@ -66,6 +68,7 @@ fi
 need_cmd python3
 RAP="$top_srcdir/tests/integ/rap.py"
 CAIRND_ADDR=127.0.0.1
+CAIRND_PORT=
 HOST=$(python3 -c 'import socket; print(socket.gethostname())')
 # Tests of the clients alone talk to peers, not to cairnd.
 if CAIRND=$(tool_path cairnd); then
@@ -145,7 +148,7 @@ start_cairnd()
 	_try=0
 	while [ "$_try" -lt 5 ]; do
 		_try=$((_try + 1))
-		PORT=$(free_port) || fail "no free port"
+		PORT=${CAIRND_PORT:-$(free_port)} || fail "no free port"
 		"$CAIRND" -f ${CAIRND_ADDR:+-a "$CAIRND_ADDR"} -p "$PORT" \
 		    -D "$_dir" "$@" 2>>"$SLOG" &
 		SPID=$!
@@ -155,6 +158,7 @@ start_cairnd()
 		fi
 		# Lost the port to someone else, or failed to start.
 		stop_cairnd
+		[ -z "${CAIRND_PORT:-}" ] || break
 	done
 	cat "$SLOG" >&2
 	fail "cairnd did not start"

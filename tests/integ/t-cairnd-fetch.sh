@@ -2,7 +2,8 @@
 # cairnd STAT and RETR: exact STAT lines (command, transcript, special
 # with metadata from special.T files), RETR framing (size line, raw
 # bytes, "." right after the last byte), and the error replies (syntax,
-# no access, missing file).
+# no access, missing file), and the 421 of a host whose command file is
+# broken or missing (the cause said, no server path).
 . "$top_srcdir/tests/integ/lib.sh"
 need_tool cairnd
 mk_tmpdir
@@ -102,4 +103,16 @@ printf 'q what\n' >"$R/command/broken.K"
 printf '421 Service not available, closing transmission channel\r\n' >"$T/exp"
 rap "$PORT" 'NOOP\r\n' >"$T/out" || fail "rap"
 assert_file_eq "$T/exp" "$T/out" "broken command file"
+# A listed host whose command file does not exist: 421 with the cause,
+# without the server's path; a client shows it.
+echo '127.0.0.1 missing.K' >"$R/config"
+printf '421 Service not available, no command file for this host\r\n' >"$T/exp"
+rap "$PORT" 'NOOP\r\n' >"$T/out" || fail "rap"
+assert_file_eq "$T/exp" "$T/out" "missing command file"
+need_tool ktcheck
+mkdir "$T/kt"
+run_client ktcheck -K "$T/kt/command.K"
+assert_eq 2 "$RC" "ktcheck, missing command file: exit"
+grep -qx "127.0.0.1:$PORT: 421 Service not available, no command file for this host" "$T/err" ||
+    fail "ktcheck, missing command file: $(cat "$T/err")"
 exit 0

@@ -1,7 +1,8 @@
 #!/bin/sh
 # ktcheck -Z against cairnd -Z: levels 0, 1, 6, 9, a client asking more
 # than the server's maximum (clamped), a server without ZLIB (warning,
-# uncompressed); downloads are byte-identical and -v shows the protocol
+# uncompressed; with -Z auto level 0 without a word, said with -v);
+# downloads are byte-identical and -v shows the protocol
 # trace and the byte counts before/after compression.
 . "$top_srcdir/tests/integ/lib.sh"
 need_tool cairnd ktcheck
@@ -65,4 +66,22 @@ assert_eq 1 "$RC" "no ZLIB exit"
 grep -qx 'compression capability mismatch, compression disabled' "$T/err" ||
     fail "no mismatch warning: $(cat "$T/err")"
 assert_file_eq "$R/transcript/test.T" "$T/d/test.T"
+
+# -Z auto of such a server: level 0, quietly (a nightly run of cron
+# mails what is printed); -v says so.
+rm -rf "$T/d"
+mkdir -p "$T/d"
+run_capture "$T/out" "$T/err" "$KTCHECK" -Z auto -K "$T/d/command.K" \
+    -h 127.0.0.1 -p "$PORT"
+assert_eq 1 "$RC" "-Z auto, no ZLIB: exit ($(cat "$T/err"))"
+[ -s "$T/err" ] && fail "-Z auto, no ZLIB: said $(cat "$T/err")"
+assert_file_eq "$R/transcript/test.T" "$T/d/test.T" "-Z auto, no ZLIB"
+rm -rf "$T/d"
+mkdir -p "$T/d"
+run_capture "$T/out" "$T/err" "$KTCHECK" -v -Z auto -K "$T/d/command.K" \
+    -h 127.0.0.1 -p "$PORT"
+assert_eq 1 "$RC" "-Z auto -v, no ZLIB: exit ($(cat "$T/err"))"
+grep -qx '127.0.0.1 offers no compression: compression level 0' "$T/err" ||
+    fail "-Z auto -v, no ZLIB: $(cat "$T/err")"
+grep -q 'mismatch' "$T/err" && fail "-Z auto -v, no ZLIB: $(cat "$T/err")"
 exit 0

@@ -38,7 +38,7 @@ stop_cairnd
 start_cairnd "$R" -N 2000000000
 run_client lcreate -t floor.T "$T/up.T"
 assert_eq 2 "$RC" "under the floor: exit"
-assert_eq "555 tmp/transcript/floor.T: No space left on device" \
+assert_eq "555 tmp/transcript/floor.T: No space left on device (the server keeps 2000000000 MiB free: cairnd -N)" \
     "$(cat "$T/err")"
 no_upload "$R" floor.T
 stop_cairnd
