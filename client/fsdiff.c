@@ -74,11 +74,15 @@ struct fsobj {
 	int		 have_cksum;
 };
 
-/* Hard-link table: first path seen for each (dev, ino) with nlink > 1. */
+/*
+ * Hard-link table: first path seen for each (dev, ino) with nlink > 1,
+ * and whether -A printed a line for that first name (see hl_touch).
+ */
 struct hlent {
 	dev_t		 dev;
 	ino_t		 ino;
 	char		*path;
+	int		 changed;
 	struct hlent	*next;
 };
 
@@ -164,6 +168,18 @@ hl_hash(dev_t dev, ino_t ino)
 	return (unsigned)((ino * 2654435761u) ^ dev) % HL_BUCKETS;
 }
 
+static struct hlent *
+hl_find(struct fsd *f, const struct stat *st)
+{
+	struct hlent	*e;
+
+	for (e = f->hl[hl_hash(st->st_dev, st->st_ino)]; e != NULL;
+	    e = e->next)
+		if (e->dev == st->st_dev && e->ino == st->st_ino)
+			return e;
+	return NULL;
+}
+
 /* Return the first path recorded for this inode, or record path. */
 static const char *
 hl_check(struct fsd *f, const struct stat *st, const char *path)
@@ -171,9 +187,8 @@ hl_check(struct fsd *f, const struct stat *st, const char *path)
 	struct hlent	*e;
 	unsigned	 h = hl_hash(st->st_dev, st->st_ino);
 
-	for (e = f->hl[h]; e != NULL; e = e->next)
-		if (e->dev == st->st_dev && e->ino == st->st_ino)
-			return e->path;
+	if ((e = hl_find(f, st)) != NULL)
+		return e->path;
 	e = xcalloc(1, sizeof(*e));
 	e->dev = st->st_dev;
 	e->ino = st->st_ino;
@@ -209,7 +224,12 @@ fsobj_init(struct fsd *f, struct fsobj *o, const char *path,
 		log_warnx("%s: unknown file type", path);
 		return -1;
 	}
-	if (o->type == 'l') {
+	/* A later name of any non-directory, a symbolic link too, is h. */
+	if (hardlinks && o->type != 'd' && st->st_nlink > 1 &&
+	    (first = hl_check(f, st, path)) != NULL) {
+		o->type = 'h';
+		o->target = xstrdup(first);
+	} else if (o->type == 'l') {
 		if ((n = readlink(path, lbuf, sizeof(lbuf) - 1)) == -1) {
 			fflush(f->out);
 			log_warn("readlink: %s", path);
@@ -217,12 +237,37 @@ fsobj_init(struct fsd *f, struct fsobj *o, const char *path,
 		}
 		lbuf[n] = '\0';
 		o->target = xstrdup(lbuf);
-	} else if (hardlinks && o->type != 'd' && st->st_nlink > 1 &&
-	    (first = hl_check(f, st, path)) != NULL) {
-		o->type = 'h';
-		o->target = xstrdup(first);
 	}
 	return 0;
+}
+
+/*
+ * -A printed a line while o was the object on disk: a download, a type
+ * change, a metadata repair or a removal of o, or a transcript entry
+ * missing on disk just before o.  If o is the first name of an inode
+ * with other names, the h lines of those names are then printed too
+ * (compare), as Radmind's fsdiff does: lapply replaces a downloaded
+ * file by a new inode, and relinking the other names keeps them on it.
+ */
+static void
+hl_touch(struct fsd *f, const struct fsobj *o)
+{
+	struct hlent	*e;
+
+	if (f->mode != MODE_APPLICABLE || o->type == 'd' || o->type == 'h' ||
+	    o->st.st_nlink <= 1)
+		return;
+	if ((e = hl_find(f, &o->st)) != NULL)
+		e->changed = 1;
+}
+
+/* Was a line printed for the first name of h object o (hl_touch)? */
+static int
+hl_changed(struct fsd *f, const struct fsobj *o)
+{
+	struct hlent	*e;
+
+	return (e = hl_find(f, &o->st)) != NULL && e->changed;
 }
 
 /* Digest a regular file into o->cksum.  Returns 0 or -1 (printed). */
@@ -417,18 +462,23 @@ tconsume(struct fsd *f)
 		fatal_err(f);
 }
 
-/* Report every transcript entry ordered before path (missing on disk). */
-static void
+/*
+ * Report every transcript entry ordered before path (missing on disk).
+ * Returns how many were reported.
+ */
+static int
 flush_before(struct fsd *f, const char *path)
 {
 	const struct tline	*t;
-	int			 idx;
+	int			 idx, n = 0;
 
 	while ((t = tpeek(f, &idx)) != NULL &&
 	    (path == NULL || pathcmp(t->path, path, f->icase) < 0)) {
 		tran_only(f, t, idx);
 		tconsume(f);
+		n++;
 	}
+	return n;
 }
 
 static void	visit(struct fsd *, const char *, const struct stat *, int,
@@ -600,8 +650,9 @@ compare(struct fsd *f, struct fsobj *o, const struct tline *t, int neg)
 		return strcmp(o->target, t->target) != 0 ? DIFF_META :
 		    DIFF_NONE;
 	case 'h':
-		return strcmp(o->target, t->target) != 0 ? DIFF_META :
-		    DIFF_NONE;
+		/* Same target, but the target got a line: relink. */
+		return strcmp(o->target, t->target) != 0 ||
+		    hl_changed(f, o) ? DIFF_META : DIFF_NONE;
 	case 'b':
 		return owner_mode_differ(o, t) || dev_differ(o, t) ?
 		    DIFF_META : DIFF_NONE;
@@ -641,7 +692,7 @@ visit(struct fsd *f, const char *path, const struct stat *st, int deleting,
 	const struct tline	*t;
 	struct tline		 tc;
 	struct fsobj		 o;
-	int			 idx = -1, neg = 0, diff, descend = 0;
+	int			 idx = -1, neg = 0, diff, descend = 0, before;
 	int			 applicable = f->mode == MODE_APPLICABLE;
 
 	progress(f, path, start, finish);
@@ -651,9 +702,11 @@ visit(struct fsd *f, const char *path, const struct stat *st, int deleting,
 		(void)tpeek(f, &idx);
 		return;
 	}
-	flush_before(f, path);
+	before = flush_before(f, path);
 	if (fsobj_init(f, &o, path, st, 1) == -1)
 		log_exit(EXIT_ERROR);
+	if (before > 0)
+		hl_touch(f, &o);	/* as Radmind: o was its object on disk */
 	memset(&tc, 0, sizeof(tc));
 	if (!deleting && (t = tpeek(f, &idx)) != NULL &&
 	    pathcmp(t->path, path, f->icase) == 0) {
@@ -667,6 +720,7 @@ visit(struct fsd *f, const char *path, const struct stat *st, int deleting,
 		/* on disk, in no transcript */
 		if (applicable) {
 			print_fs(f, &o, 1, 0);
+			hl_touch(f, &o);
 			deleting = 1;
 		} else
 			print_fs(f, &o, 0, f->ck != NULL);
@@ -675,6 +729,7 @@ visit(struct fsd *f, const char *path, const struct stat *st, int deleting,
 		if (applicable) {
 			header(f, idx);
 			print_tran(f, &tc, tc.type == 'f' || tc.type == 'a', 0);
+			hl_touch(f, &o);
 			deleting = o.type == 'd';
 		} else
 			print_fs(f, &o, 0, f->ck != NULL);
@@ -691,6 +746,7 @@ visit(struct fsd *f, const char *path, const struct stat *st, int deleting,
 				print_tran(f, &tc, 1, 0);
 			} else
 				print_tran(f, &tc, 0, 0);
+			hl_touch(f, &o);
 		}
 		if (o.type == 'd') {
 			if (neg)

@@ -93,6 +93,7 @@ LAPPLY_TESTS = \
 	tests/integ/t-lapply-cairnd.sh \
 	tests/integ/t-lapply-batch.sh \
 	tests/integ/t-lapply-links.sh \
+	tests/integ/t-lapply-hardlinks.sh \
 	tests/integ/t-lapply-crash.sh \
 	tests/integ/t-lapply-faults.sh \
 	tests/integ/t-lapply-trace.sh \
