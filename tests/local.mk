@@ -70,3 +70,6 @@ EXTRA_DIST += tests/integ/t-cairnd-stall.sh
 # Names from the resolver and certificates as config keys.
 TESTS += tests/integ/t-cairnd-hostname.sh
 EXTRA_DIST += tests/integ/t-cairnd-hostname.sh
+# A server name with several addresses (a private /etc/hosts).
+TESTS += tests/integ/t-client-failover-addrs.sh
+EXTRA_DIST += tests/integ/t-client-failover-addrs.sh
