@@ -6,11 +6,12 @@
 # on the wire.  The reference is a model of Radmind's stream made here
 # with Python's zlib: deflateInit at the level, and a sync flush after
 # every write, as libsnet's snet_write does: the banner and the 320 line
-# in clear, then each reply line (lapply's REPO report's too), each RETR's "240" and size lines
-# together, each 8 KB of a body and each "." line, the history running
-# on from file to file.  (Inside TLS cairnd resets the history at every
-# body instead: t-catalogue-zlib.sh.)  Byte counts are exact for a level:
-# nothing here depends on time.
+# in clear, then each reply line (lapply's REPO report's too), each
+# RETR's "240" and size lines together, each 8 KB of a body and each "."
+# line, the history running on from file to file; the model is checked
+# first against a recording of Radmind.  (Inside TLS cairnd resets the
+# history at every body instead: t-catalogue-zlib.sh.)  Byte counts are
+# exact for a level: nothing here depends on time.
 . "$top_srcdir/tests/integ/lib.sh"
 need_tool cairnd lapply
 mk_tmpdir
@@ -43,6 +44,45 @@ for i in range(240):
         f.write(''.join(lines))
 PY
 tree_repo "$T/repo" "$T/tree" zb
+
+# The model against a real Radmind: its server's bytes to lapply -Z 6 as
+# recorded in tests/vectors/wire/zlib.txt come out of the same writes
+# and flushes, byte for byte.
+python3 - "$top_srcdir/tests/vectors/wire/zlib.txt" <<'PY' ||
+import re, sys, zlib
+raw = []
+for line in open(sys.argv[1], encoding='latin-1'):
+    if line.startswith('=== connection'):
+        raw.append(b'')
+    elif line.startswith('SZRAW: '):
+        raw[-1] += bytes.fromhex(line[7:].strip())
+raw = raw[-1]                   # the lapply session
+# What the server wrote: the stream cut after each sync flush.
+inf = zlib.decompressobj()
+writes = [inf.decompress(p + b'\0\0\xff\xff')
+          for p in raw.split(b'\0\0\xff\xff')[:-1]]
+stream = b''.join(writes)
+want = []
+m = re.match(rb'220 [^\n]*\n', stream)
+want.append(m.group(0))
+at = m.end()
+while stream.startswith(b'240 ', at):
+    m = re.compile(rb'240 Retrieving file\r\n(\d+)\r\n').match(stream, at)
+    n = int(m.group(1))
+    want.append(m.group(0))
+    body = stream[m.end():m.end() + n]
+    want += [body[i:i + 8192] for i in range(0, n, 8192)]
+    want.append(b'.\r\n')
+    at = m.end() + n + 3
+want += [l + b'\n' for l in stream[at:].split(b'\n')[:-1]]
+if writes != want:
+    sys.exit('Radmind wrote %r, the model writes %r' % (writes, want))
+z = zlib.compressobj(6)
+made = b''.join(z.compress(w) + z.flush(zlib.Z_SYNC_FLUSH) for w in want)
+if made != raw:
+    sys.exit('the model makes other bytes than Radmind')
+PY
+    fail "the model of Radmind's stream does not match the recording"
 {
 	printf 'zb.T:\n'
 	sed 's/^f /+ f /' "$T/repo/transcript/zb.T"
