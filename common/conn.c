@@ -1123,7 +1123,7 @@ conn_push(struct conn *c, int flush, int64_t deadline, struct cerr *err)
 		return r;
 	}
 	if (buf_len(c->out) > 0 || (flush != ZS_NOFLUSH && c->zdirty) ||
-	    (flush == ZS_FULL && !zstream_aligned(c->z))) {
+	    (flush == ZS_FULL && !zstream_fresh(c->z))) {
 		if (conn_deflate(c, buf_data(c->out), buf_len(c->out), flush,
 		    err) == -1)
 			return -1;

@@ -199,7 +199,8 @@ void		 conn_set_capture(struct conn *, conn_capture_fn, void *arg);
 int		 conn_compressing(const struct conn *);
 /*
  * Send ready-made deflate data (zstream.h, zstream_splice) in pieces:
- * only right after conn_flush_full() with nothing queued since; then
+ * only right after conn_flush() or conn_flush_full() with nothing
+ * queued since (the data never refers to what came before it); then
  * conn_splice_end(), which resets the compressor and counts the raw
  * plain bytes the data stood for, made at level.
  */

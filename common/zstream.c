@@ -25,7 +25,8 @@ struct zstream {
 	int		 defok, infok;
 	int		 infdone;
 	int		 hdrsent;	/* the two-byte zlib header is out */
-	int		 aligned;	/* output ends in a full flush */
+	int		 aligned;	/* output ends in a sync or full flush */
+	int		 fresh;		/* ... a full flush: no history */
 };
 
 /*
@@ -90,6 +91,7 @@ zstream_new(int level, struct cerr *err)
 		return NULL;
 	}
 	z->defok = 1;
+	z->fresh = 1;
 	if (inflateInit(&z->inf) != Z_OK) {
 		cerr_set(err, "inflateInit: %s",
 		    z->inf.msg ? z->inf.msg : "failed");
@@ -167,7 +169,7 @@ zstream_deflate(struct zstream *z, const void *in, size_t len, int flush,
 	if (zstream_header(z, out, err) == -1)
 		return -1;
 	if (len > 0)
-		z->aligned = 0;
+		z->aligned = z->fresh = 0;
 	/* Feed in pieces zlib's uInt can count. */
 	while (len > 0) {
 		n = len > (1U << 30) ? (1U << 30) : (uInt)len;
@@ -185,8 +187,9 @@ zstream_deflate(struct zstream *z, const void *in, size_t len, int flush,
 	z->def.avail_in = 0;
 	if (zstream_run(z, zflush, out, err) == -1)
 		return -1;
+	z->aligned = 1;
 	if (flush == ZS_FULL)
-		z->aligned = 1;
+		z->fresh = 1;
 	return 0;
 }
 
@@ -194,7 +197,7 @@ void
 zstream_headless(struct zstream *z)
 {
 	z->hdrsent = 1;
-	z->aligned = 1;
+	z->aligned = z->fresh = 1;
 }
 
 ssize_t
@@ -228,11 +231,17 @@ zstream_aligned(const struct zstream *z)
 }
 
 int
+zstream_fresh(const struct zstream *z)
+{
+	return z->fresh;
+}
+
+int
 zstream_splice(struct zstream *z, const void *p, size_t len,
     struct buf *out, struct cerr *err)
 {
 	if (!z->aligned) {
-		cerr_set(err, "splice without a full flush before it");
+		cerr_set(err, "splice without a flush before it");
 		return -1;
 	}
 	if (zstream_header(z, out, err) == -1)
@@ -252,7 +261,7 @@ zstream_resume(struct zstream *z, struct cerr *err)
 		    z->def.msg ? z->def.msg : "error");
 		return -1;
 	}
-	z->aligned = 1;
+	z->aligned = z->fresh = 1;
 	return 0;
 }
 
@@ -261,6 +270,7 @@ zstream_setlevel(struct zstream *z, int level, struct buf *out,
     struct cerr *err)
 {
 	unsigned char	*p;
+	size_t		 before;
 	int		 r;
 
 	if (level < 0 || level > ZS_MAXLEVEL) {
@@ -273,6 +283,7 @@ zstream_setlevel(struct zstream *z, int level, struct buf *out,
 		return -1;
 	z->def.next_in = NULL;
 	z->def.avail_in = 0;
+	before = buf_len(out);
 	for (;;) {
 		if ((p = buf_reserve(out, ZS_OUTCHUNK)) == NULL) {
 			cerr_set(err, "compressed output buffer full");
@@ -291,6 +302,9 @@ zstream_setlevel(struct zstream *z, int level, struct buf *out,
 			return -1;
 		}
 	}
+	/* Ending the old level's block need not end on a byte. */
+	if (buf_len(out) > before)
+		z->aligned = 0;
 	z->level = level;
 	return 0;
 }

@@ -77,16 +77,22 @@ ssize_t		 zstream_trial(const void *p, size_t n);
 
 /*
  * Splicing ready-made deflate data (a cache entry) into the stream.
- * zstream_aligned() is nonzero when the output so far ends in a full
- * flush (ZS_FULL) with nothing deflated since: only then may
- * zstream_splice() append len bytes of deflate blocks, which must be
+ * zstream_aligned() is nonzero when the output so far ends in a sync or
+ * full flush (ZS_SYNC, ZS_FULL) with nothing deflated since: only then
+ * may zstream_splice() append len bytes of deflate blocks, which must be
  * self-contained (no reference to data before them), none of them final,
  * ending on a byte boundary with no history needed after them (as a raw
- * deflate stream made from an empty window and ended by a full flush).
+ * deflate stream made from an empty window and ended by a sync or full
+ * flush, which write the same bytes).  The history before the splice
+ * does not matter: the spliced data never refers to it.
  * zstream_resume() resets the compressor afterwards, so that nothing
  * deflated later refers back across the spliced bytes.
+ * zstream_fresh() is nonzero when nothing deflated from now on can refer
+ * to anything before: right after a full flush, zstream_resume() or
+ * zstream_new().
  */
 int		 zstream_aligned(const struct zstream *);
+int		 zstream_fresh(const struct zstream *);
 /*
  * Make z a maker of such data: no zlib header, output as from an empty
  * window (call right after zstream_new; end with a ZS_FULL deflate).

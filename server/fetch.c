@@ -396,16 +396,24 @@ send_cached(struct sess *s, struct zhit *h, int64_t size)
 
 /*
  * Send the body of the file open on fd (right after the size line and,
- * with compression, a full flush).  With compression, the body is
- * served from the cache when an entry for it exists; otherwise it is
- * sent as stored blocks when it looks incompressible (the cache's
- * record says so, or the entropy of its first bytes is near 8 bits per
- * byte, or deflating its first FETCH_WATCH bytes saved nearly nothing;
- * not under -A fixed, where every byte goes at the session's level),
- * else deflated, and kept in the cache for next time.
+ * with compression under TLS, a full flush: apart, nonzero).  With
+ * compression, the body is served from the cache when an entry for it
+ * exists; otherwise it is sent as stored blocks when it looks
+ * incompressible (the cache's record says so, or the entropy of its
+ * first bytes is near 8 bits per byte, or deflating its first
+ * FETCH_WATCH bytes saved nearly nothing; not under -A fixed, where
+ * every byte goes at the session's level), else deflated, and kept in
+ * the cache for next time.
+ *
+ * Not apart, the stream flushes only where it must: a spliced entry
+ * needs the output to end on a byte boundary before it (a sync flush;
+ * the compressor is reset after it), and an entry being made needs a
+ * body deflated from an empty window (a full flush before it) that ends
+ * on a byte boundary (a sync flush after it).  Everything else runs on
+ * with the history of what came before, as Radmind's stream does.
  */
 static int
-send_body(struct sess *s, int fd, const struct stat *st)
+send_body(struct sess *s, int fd, const struct stat *st, int apart)
 {
 	struct zcache	*zc = s->opts->zcache;
 	struct zfill	*fill = NULL;
@@ -427,6 +435,11 @@ send_body(struct sess *s, int fd, const struct stat *st)
 		hi = s->zauto ? s->opts->zmax : conn_level(s->conn);
 		(void)zcache_find(zc, st, lo, hi, &h);
 		if (h.fd != -1) {
+			if (!apart && conn_flush(s->conn, &err) == -1) {
+				log_warnx("%s", err.msg);
+				close(h.fd);
+				return SESS_CLOSE;
+			}
 			r = send_cached(s, &h, st->st_size);
 			close(h.fd);
 			return r;
@@ -459,8 +472,11 @@ send_body(struct sess *s, int fd, const struct stat *st)
 		if (z && sent == 0 && cls == BODY_DEFLATED && zc != NULL &&
 		    conn_level(s->conn) > 0 &&
 		    (fill = zcache_fill_begin(zc, st, conn_level(s->conn))) !=
-		    NULL)
+		    NULL) {
+			if (!apart && conn_flush_full(s->conn, &err) == -1)
+				goto fail;
 			conn_set_capture(s->conn, zcache_fill_data, fill);
+		}
 		if (fill != NULL)
 			zcache_fill_src(fill, chunk, (size_t)n);
 		if (conn_write(s->conn, chunk, (size_t)n, &err) == -1)
@@ -484,7 +500,9 @@ send_body(struct sess *s, int fd, const struct stat *st)
 			}
 		}
 	}
-	if (z && conn_flush_full(s->conn, &err) == -1)
+	if (z && apart && conn_flush_full(s->conn, &err) == -1)
+		goto fail;
+	if (fill != NULL && !apart && conn_flush(s->conn, &err) == -1)
 		goto fail;
 	if (z) {
 		zcounts(s, &raw1, &made1);
@@ -518,7 +536,7 @@ cmd_retr(struct sess *s, int ac, char **av)
 	struct stat	 st;
 	struct cerr	 err;
 	char		 where[PATH_MAX];
-	int		 r, fd;
+	int		 r, fd, apart;
 
 	if ((r = pdesc_parse(s, ac, av, 1, &pd)) != PD_OK) {
 		pdesc_clear(&pd);
@@ -548,20 +566,25 @@ cmd_retr(struct sess *s, int ac, char **av)
 		return SESS_CLOSE;
 	}
 	/*
-	 * Under compression, no file's bytes may be compressed against
-	 * another's (docs/security.md D5): forget the history before and after
-	 * the body.
+	 * Under compression inside TLS, no file's bytes may be compressed
+	 * against another's (docs/security.md D5): forget the history
+	 * before and after the body.  In clear the bytes themselves are on
+	 * the wire for anyone on the path to read, so their compressed size
+	 * tells nothing more: the history runs on across files, as in
+	 * Radmind's stream, and a pull costs no more bytes than there.
 	 */
-	if (conn_compressing(s->conn) && conn_flush_full(s->conn, &err) == -1) {
+	apart = conn_compressing(s->conn) && conn_tls(s->conn) != NULL;
+	if (apart && conn_flush_full(s->conn, &err) == -1) {
 		log_warnx("%s", err.msg);
 		close(fd);
 		return SESS_CLOSE;
 	}
-	r = send_body(s, fd, &st);
+	r = send_body(s, fd, &st, apart);
 	close(fd);
 	if (r == SESS_CLOSE)
 		return SESS_CLOSE;
-	if (conn_compressing(s->conn) && (conn_flush_full(s->conn, &err) == -1 ||
+	if (conn_compressing(s->conn) && ((apart &&
+	    conn_flush_full(s->conn, &err) == -1) ||
 	    conn_pin_level(s->conn, -1, &err) == -1)) {
 		log_warnx("%s", err.msg);
 		return SESS_CLOSE;

@@ -5,8 +5,9 @@
  * kept, per level, under the file's SHA-1 (so equal files share it), and
  * spliced into later streams instead of deflating the file again.  An
  * entry is self-contained deflate data made from an empty window and
- * ended by a full flush (zstream.h), so splicing it after a full flush
- * is exactly what deflating the file afresh would have sent.
+ * ended by a sync or full flush (zstream.h), so splicing it after a
+ * full flush is exactly what deflating the file afresh would have sent,
+ * and after a sync flush it is still a valid continuation of the stream.
  *
  * A source file is found again by device and inode; its record keeps
  * its size, modification and change times, and is believed only while

@@ -481,13 +481,18 @@ START_TEST(test_splice)
 
 	live = zstream_new(6, &err);
 	ck_assert_ptr_nonnull(live);
-	ck_assert_int_eq(zstream_deflate(live, a, strlen(a), ZS_SYNC, wire,
+	ck_assert_int_eq(zstream_fresh(live), 1);
+	ck_assert_int_eq(zstream_deflate(live, a, strlen(a), ZS_NOFLUSH, wire,
 	    &err), 0);
-	/* Not after a full flush: refused. */
+	/* Not on a byte boundary: refused. */
+	ck_assert_int_eq(zstream_aligned(live), 0);
+	ck_assert_int_eq(zstream_fresh(live), 0);
 	ck_assert_int_eq(zstream_splice(live, "x", 1, wire, &err), -1);
-	ck_assert_int_eq(zstream_deflate(live, NULL, 0, ZS_FULL, wire, &err),
+	/* A sync flush aligns (enough to splice) but keeps the history. */
+	ck_assert_int_eq(zstream_deflate(live, NULL, 0, ZS_SYNC, wire, &err),
 	    0);
 	ck_assert_int_eq(zstream_aligned(live), 1);
+	ck_assert_int_eq(zstream_fresh(live), 0);
 
 	/* The ready-made data: headless, from an empty window, full flush. */
 	seg = zstream_new(9, &err);
@@ -500,6 +505,7 @@ START_TEST(test_splice)
 	ck_assert_int_eq(zstream_splice(live, buf_data(piece),
 	    buf_len(piece), wire, &err), 0);
 	ck_assert_int_eq(zstream_resume(live, &err), 0);
+	ck_assert_int_eq(zstream_fresh(live), 1);
 	/* Level 0 (stored blocks) and back, then more text. */
 	ck_assert_int_eq(zstream_setlevel(live, 0, wire, &err), 0);
 	ck_assert_int_eq(zstream_deflate(live, c, strlen(c), ZS_NOFLUSH,
@@ -507,6 +513,12 @@ START_TEST(test_splice)
 	ck_assert_int_eq(zstream_setlevel(live, 6, wire, &err), 0);
 	ck_assert_int_eq(zstream_deflate(live, c, strlen(c), ZS_SYNC, wire,
 	    &err), 0);
+	ck_assert_int_eq(zstream_fresh(live), 0);
+	/* Only a full flush forgets. */
+	ck_assert_int_eq(zstream_deflate(live, NULL, 0, ZS_FULL, wire, &err),
+	    0);
+	ck_assert_int_eq(zstream_aligned(live), 1);
+	ck_assert_int_eq(zstream_fresh(live), 1);
 	zstream_free(live);
 
 	/* One zlib stream, never finished: 78 9c for level 6. */
