@@ -35,6 +35,7 @@
 #include "command.h"
 #include "compat.h"
 #include "encode.h"
+#include "fsutil.h"
 #include "log.h"
 #include "pathcmp.h"
 #include "transcript.h"
@@ -999,6 +1000,7 @@ int
 main(int argc, char *argv[])
 {
 	struct fsd	 f;
+	struct fs_out	 out;
 	const char	*kfile = DEFAULT_KFILE, *outfile = NULL;
 	size_t		 i;
 	int		 ch, nmodes = 0, rc, missing = 0;
@@ -1063,9 +1065,13 @@ main(int argc, char *argv[])
 			fatalx("%s", f.err.msg);
 		f.ck = cksum_new(f.digest);
 	}
+	/* -o: the file is replaced only by a run that succeeds. */
 	f.out = stdout;
-	if (outfile != NULL && (f.out = fopen(outfile, "w")) == NULL)
-		fatal("%s", outfile);
+	if (outfile != NULL) {
+		if (fs_out_open(&out, outfile) == -1)
+			fatal("%s", out.name);
+		f.out = out.fp;
+	}
 	f.line = buf_new(TRAN_MAXLINE * 2);
 
 	if (f.mode == MODE_SINGLE) {
@@ -1100,8 +1106,15 @@ main(int argc, char *argv[])
 		printf("%%100\n");
 	rc = f.failed ? EXIT_ERROR : EXIT_OK;
 done:
-	if (fflush(f.out) == EOF || (f.out != stdout && fclose(f.out) == EOF)) {
-		log_warn("%s", outfile != NULL ? outfile : "stdout");
+	if (outfile == NULL) {
+		if (fflush(stdout) == EOF) {
+			log_warn("stdout");
+			rc = EXIT_ERROR;
+		}
+	} else if (rc != EXIT_OK)
+		fs_out_abort(&out);
+	else if (fs_out_commit(&out) == -1) {
+		log_warn("%s", out.name);
 		rc = EXIT_ERROR;
 	}
 	exit(rc);

@@ -1,10 +1,19 @@
 /*
  * ktcheck: make the local command directory match the server for this
  * host (ktcheck(1)).
+ *
+ * All or nothing: what differs is fetched into a staging directory in
+ * the command directory, .ktcheck.<pid>, and only once every file named
+ * arrived and was verified are they renamed into place, transcripts and
+ * special.T first, included command files next, the base command file
+ * last (stage_commit), so that the command files on disk never name a
+ * transcript that is not there.  A failed run removes the staging
+ * directory and leaves the command directory as it was.
  */
 #include "config.h"
 
 #include <sys/types.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 
 #include <dirent.h>
@@ -41,6 +50,20 @@
 
 #define KT_MAXSIZE	(1LL << 30)	/* largest command file or transcript */
 
+#define KT_STAGE	".ktcheck."	/* staging directory: KT_STAGE<pid> */
+
+/* One file fetched into the staging directory, in the order fetched. */
+struct kt_staged {
+	char		*rel;		/* below the command directory */
+	char		*path;		/* as messages show it */
+	const char	*why;		/* "updated", "created" */
+	int		 kind;		/* KS_* */
+	int		 done;		/* renamed into place */
+};
+#define KS_FILE		0	/* transcript, special.T: committed first */
+#define KS_COMMAND	1	/* an included command file: next */
+#define KS_BASE		2	/* the base command file: last */
+
 struct kt {
 	struct net	*net;
 	struct netopts	 no;
@@ -56,6 +79,11 @@ struct kt {
 	int		 stop;		/* -n: first difference seen */
 	struct strlist	 keep;		/* names to keep for -C */
 	struct strlist	 special;	/* s paths (encoded) */
+	char		 stage[32];	/* staging directory's name, or "" */
+	char		*stagepath;	/* ... its path, for the exit hook */
+	int		 stagefd;	/* ... open and locked, or -1 */
+	struct kt_staged *staged;	/* what it holds */
+	size_t		 nstaged;
 	struct cerr	 err;
 };
 
@@ -76,20 +104,288 @@ local_digest(const struct kt *kt, int fd, char out[CKSUM_B64MAX])
 	return cksum_fd(kt->ck, fd, out, NULL);
 }
 
-/* Open rel below the command directory for reading, confined. */
-static int
-kt_open(const struct kt *kt, const char *rel)
+/* The staged file at rel, or NULL. */
+static struct kt_staged *
+staged(const struct kt *kt, const char *rel)
 {
-	return confine_open(kt->kdirfd, rel, O_RDONLY | O_NONBLOCK | O_NOCTTY,
-	    0);
+	size_t	i;
+
+	for (i = 0; i < kt->nstaged; i++)
+		if (strcmp(kt->staged[i].rel, rel) == 0)
+			return &kt->staged[i];
+	return NULL;
 }
 
 /*
- * Download kind/name into rel below the command directory (path is how
+ * Open rel below the command directory for reading, confined: its copy
+ * in the staging directory if this run fetched it, else the one in
+ * place.
+ */
+static int
+kt_open(const struct kt *kt, const char *rel)
+{
+	return confine_open(staged(kt, rel) != NULL ? kt->stagefd :
+	    kt->kdirfd, rel, O_RDONLY | O_NONBLOCK | O_NOCTTY, 0);
+}
+
+/*
+ * The staging directory.  stage_create makes this run's, KT_STAGE<pid>
+ * in the command directory (the same file system, so that the commit is
+ * renames), when the first file is to be fetched; it holds an exclusive
+ * flock(2) on it as long as the run lives, and registers it to be
+ * removed by a fatal exit.  stage_remove removes it and all it holds
+ * (nothing, after a commit).  stage_clean removes those of runs that
+ * died: any KT_STAGE<digits> directory whose lock nobody holds.
+ */
+static int
+stage_create(struct kt *kt)
+{
+	int	fd;
+
+	if (kt->stagefd != -1)
+		return 0;
+	snprintf(kt->stage, sizeof(kt->stage), "%s%ld", KT_STAGE,
+	    (long)getpid());
+	xasprintf(&kt->stagepath, "%s%s", kt->kdir, kt->stage);
+	/* Our name, left by a run before a reboot: nobody else's. */
+	if (mkdirat(kt->kdirfd, kt->stage, 0700) == -1 && (errno != EEXIST ||
+	    fs_rmtreeat(kt->kdirfd, kt->stage) == -1 ||
+	    mkdirat(kt->kdirfd, kt->stage, 0700) == -1))
+		goto fail;
+	log_addcleanup(fs_rmtree_hook, kt->stagepath);
+	if ((fd = openat(kt->kdirfd, kt->stage, O_RDONLY | O_DIRECTORY |
+	    O_NOFOLLOW | O_CLOEXEC)) == -1 ||
+	    flock(fd, LOCK_EX | LOCK_NB) == -1) {
+		cerr_errno(&kt->err, "%s", kt->stagepath);
+		if (fd != -1)
+			close(fd);
+		log_delcleanup(fs_rmtree_hook, kt->stagepath);
+		(void)fs_rmtreeat(kt->kdirfd, kt->stage);
+		goto out;
+	}
+	kt->stagefd = fd;
+	return 0;
+fail:
+	cerr_errno(&kt->err, "%s", kt->stagepath);
+out:
+	free(kt->stagepath);
+	kt->stagepath = NULL;
+	kt->stage[0] = '\0';
+	return -1;
+}
+
+static void
+stage_remove(struct kt *kt)
+{
+	size_t	i;
+
+	if (kt->stagefd != -1) {
+		if (fs_rmtreeat(kt->kdirfd, kt->stage) == -1)
+			log_warn("%s", kt->stagepath);
+		close(kt->stagefd);
+		kt->stagefd = -1;
+		log_delcleanup(fs_rmtree_hook, kt->stagepath);
+		free(kt->stagepath);
+		kt->stagepath = NULL;
+		kt->stage[0] = '\0';
+	}
+	for (i = 0; i < kt->nstaged; i++) {
+		free(kt->staged[i].rel);
+		free(kt->staged[i].path);
+	}
+	free(kt->staged);
+	kt->staged = NULL;
+	kt->nstaged = 0;
+}
+
+static void
+stage_clean(struct kt *kt)
+{
+	DIR		*d;
+	struct dirent	*de;
+	const char	*p;
+	int		 dfd, fd;
+
+	if ((dfd = dup(kt->kdirfd)) == -1 || (d = fdopendir(dfd)) == NULL) {
+		if (dfd != -1)
+			close(dfd);
+		return;
+	}
+	while ((de = readdir(d)) != NULL) {
+		if (strncmp(de->d_name, KT_STAGE, strlen(KT_STAGE)) != 0)
+			continue;
+		p = de->d_name + strlen(KT_STAGE);
+		if (*p == '\0' || strspn(p, "0123456789") != strlen(p))
+			continue;
+		if ((fd = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY |
+		    O_NOFOLLOW | O_CLOEXEC)) == -1)
+			continue;
+		/* Locked: a run still going. */
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0 &&
+		    fs_rmtreeat(dirfd(d), de->d_name) == -1)
+			log_warn("%s%s", kt->kdir, de->d_name);
+		close(fd);
+	}
+	closedir(d);
+}
+
+/* Nonzero if name (command_name_ok) would lead into a staging directory. */
+static int
+stage_name(const char *name)
+{
+	while (name[0] == '.' && name[1] == '/')
+		name += 2;
+	return strncmp(name, KT_STAGE, strlen(KT_STAGE)) == 0;
+}
+
+/* Remember a file fetched into the staging directory. */
+static void
+stage_add(struct kt *kt, const char *rel, const char *path, const char *why,
+    int kind)
+{
+	struct kt_staged	*e;
+
+	if (staged(kt, rel) != NULL)
+		return;
+	kt->staged = xreallocarray(kt->staged, kt->nstaged + 1,
+	    sizeof(*kt->staged));
+	e = &kt->staged[kt->nstaged++];
+	e->rel = xstrdup(rel);
+	e->path = xstrdup(path);
+	e->why = why;
+	e->kind = kind;
+	e->done = 0;
+}
+
+/* confine_parent's hook: a missing directory, made durable at once. */
+static int
+kt_mkdir(void *ctx, int pfd, const char *name, const char *rel,
+    size_t len)
+{
+	(void)ctx;
+	(void)rel;
+	(void)len;
+	if (mkdirat(pfd, name, 0777) == -1)
+		return -1;
+	return fsync(pfd);
+}
+
+/*
+ * Move the staged file e into place: make it durable, make the missing
+ * directories on its way, remove a directory standing in its place, and
+ * rename it.  Its directory in place goes to dirs, to be made durable.
+ */
+static int
+commit_one(struct kt *kt, struct kt_staged *e, struct strlist *dirs)
+{
+	const char	*sleaf, *lleaf, *slash;
+	struct stat	 st;
+	size_t		 bad;
+	char		*dir;
+	int		 spfd = -1, lpfd = -1, fd, rc = -1;
+
+	if ((spfd = confine_parent(kt->stagefd, e->rel, NULL, NULL, &sleaf,
+	    &bad)) == -1 || (fd = openat(spfd, sleaf, O_RDONLY | O_NOFOLLOW |
+	    O_CLOEXEC)) == -1) {
+		cerr_errno(&kt->err, "%s%s/%s", kt->kdir, kt->stage, e->rel);
+		goto out;
+	}
+	if (fsync(fd) == -1) {
+		cerr_errno(&kt->err, "%s%s/%s", kt->kdir, kt->stage, e->rel);
+		close(fd);
+		goto out;
+	}
+	close(fd);
+	if ((lpfd = confine_parent(kt->kdirfd, e->rel, kt_mkdir, NULL,
+	    &lleaf, &bad)) == -1) {
+		cerr_errno(&kt->err, "%s", e->path);
+		goto out;
+	}
+	if (fstatat(lpfd, lleaf, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISDIR(st.st_mode) && fs_rmtreeat(lpfd, lleaf) == -1) {
+		cerr_errno(&kt->err, "%s: remove directory", e->path);
+		goto out;
+	}
+	if (renameat(spfd, sleaf, lpfd, lleaf) == -1) {
+		cerr_errno(&kt->err, "%s: rename", e->path);
+		goto out;
+	}
+	e->done = 1;
+	slash = strrchr(e->rel, '/');
+	dir = slash != NULL ? xstrndup(e->rel, (size_t)(slash - e->rel)) :
+	    xstrdup("");
+	if (!strlist_has(dirs, dir, 0))
+		strlist_add(dirs, dir);
+	free(dir);
+	rc = 0;
+out:
+	if (spfd != -1)
+		close(spfd);
+	if (lpfd != -1)
+		close(lpfd);
+	return rc;
+}
+
+/* Make the directories renamed into durable; dirs is emptied. */
+static int
+commit_sync(struct kt *kt, struct strlist *dirs)
+{
+	size_t	i;
+	int	fd, rc = 0;
+
+	for (i = 0; i < dirs->n && rc == 0; i++) {
+		if ((fd = confine_open(kt->kdirfd, dirs->v[i], O_RDONLY |
+		    O_DIRECTORY, 0)) == -1 || fsync(fd) == -1) {
+			cerr_errno(&kt->err, "%s%s", kt->kdir, dirs->v[i]);
+			rc = -1;
+		}
+		if (fd != -1)
+			close(fd);
+	}
+	strlist_free(dirs);
+	return rc;
+}
+
+/*
+ * Commit what was fetched: transcripts and special.T, then the included
+ * command files (the last fetched first, so that an including file comes
+ * after what it includes), then the base command file, each group made
+ * durable before the next begins.  Then say what was updated, in the
+ * order fetched (only what is in place, if the commit failed halfway).
+ */
+static int
+stage_commit(struct kt *kt)
+{
+	struct strlist	 dirs;
+	size_t		 i, j;
+	int		 rc = 0, kind;
+
+	memset(&dirs, 0, sizeof(dirs));
+	for (kind = KS_FILE; kind <= KS_BASE && rc == 0; kind++) {
+		for (j = 0; j < kt->nstaged && rc == 0; j++) {
+			i = kind == KS_COMMAND ? kt->nstaged - 1 - j : j;
+			if (kt->staged[i].kind == kind &&
+			    commit_one(kt, &kt->staged[i], &dirs) == -1)
+				rc = -1;
+		}
+		if (commit_sync(kt, &dirs) == -1)
+			rc = -1;
+	}
+	strlist_free(&dirs);
+	for (i = 0; i < kt->nstaged; i++)
+		if (kt->staged[i].done && !kt->qflag)
+			printf("%s: %s\n", kt->staged[i].path,
+			    kt->staged[i].why);
+	return rc;
+}
+
+/*
+ * Download kind/name into rel below the staging directory (path is how
  * messages show it): the one download routine receives it into a temp
  * file in its directory (reached through common/confine) and checks
  * size and, with -c, digest; then the server's mtime is set and the
- * file made durable and renamed over the old one.
+ * file renamed into the staging directory, to be made durable and
+ * committed with the rest.
  */
 static int
 download(struct kt *kt, const char *kind, const char *name, const char *rel,
@@ -97,6 +393,8 @@ download(struct kt *kt, const char *kind, const char *name, const char *rel,
 {
 	struct dl_want	 w;
 
+	if (stage_create(kt) == -1)
+		return -1;
 	memset(&w, 0, sizeof(w));
 	w.path = path;
 	w.source = "STAT reply";
@@ -104,8 +402,12 @@ download(struct kt *kt, const char *kind, const char *name, const char *rel,
 	w.cksum = si->cksum;
 	w.ck = kt->ck;
 	w.mode = 0666;
-	return dl_fetch(kt->net, kind, name, NULL, kt->kdirfd, rel, 0777, &w,
-	    si->mtime, DL_REPLACEDIR, &kt->err) == DL_OK ? 0 : -1;
+	if (dl_fetch(kt->net, kind, name, NULL, kt->stagefd, rel, 0777, &w,
+	    si->mtime, DL_REPLACEDIR | DL_NOSYNC, &kt->err) != DL_OK)
+		return -1;
+	stage_add(kt, rel, path, "updated", name == NULL ? KS_BASE :
+	    strcmp(kind, "COMMAND") == 0 ? KS_COMMAND : KS_FILE);
+	return 0;
 }
 
 /*
@@ -165,8 +467,6 @@ check(struct kt *kt, const char *kind, const char *name, const char *rel,
 	}
 	if (download(kt, kind, name, rel, path, &si) == -1)
 		return -1;
-	if (!kt->qflag)
-		printf("%s: updated\n", path);
 	return 1;
 }
 
@@ -217,6 +517,12 @@ kt_entry(void *arg, const struct cline *c, const char *kpath,
 		    c->name);
 		return -1;
 	}
+	if (stage_name(c->name)) {
+		cerr_set(&kt->err, "command file %s: line %u: %s: name "
+		    "reserved for ktcheck's staging directory", kpath,
+		    c->lineno, c->name);
+		return -1;
+	}
 	keep_name(kt, c->name);
 	xasprintf(&sub, "%s%s", kt->kdir, c->name);
 	r = check(kt, c->type == 'k' ? "COMMAND" : "TRANSCRIPT", c->name,
@@ -265,93 +571,88 @@ special_cmp(const void *a, const void *b)
 	return pathcmp(*(char *const *)a, *(char *const *)b, sort_icase);
 }
 
-/* Nonzero if files a and b differ in size or -c digest. */
-static int
-files_differ(const struct kt *kt, const char *a, const char *b)
-{
-	struct stat	 sa, sb;
-	char		 da[CKSUM_B64MAX], db[CKSUM_B64MAX];
-
-	int		 fa, fb, r = 1;
-
-	if ((fa = open(a, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) == -1)
-		return 1;
-	if ((fb = open(b, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) == -1) {
-		close(fa);
-		return 1;
-	}
-	if (fstat(fa, &sa) == 0 && fstat(fb, &sb) == 0 &&
-	    sa.st_size == sb.st_size &&
-	    local_digest(kt, fa, da) == 0 &&
-	    local_digest(kt, fb, db) == 0)
-		r = strcmp(da, db) != 0;
-	close(fa);
-	close(fb);
-	return r;
-}
-
-/* Build special.T from STAT SPECIAL replies (docs/formats.md section 11). */
+/*
+ * Build special.T from STAT SPECIAL replies (docs/formats.md section 11)
+ * in memory, compare it with the one in place (size and, with -c,
+ * digest; without -c it always counts as changed) and, if it differs,
+ * write it into the staging directory.
+ */
 static int
 do_specials(struct kt *kt)
 {
-	char		 path[PATH_MAX], tmp[PATH_MAX], *line;
+	char		 path[PATH_MAX], sum[CKSUM_B64MAX], lsum[CKSUM_B64MAX];
+	char		*line, *text = NULL;
 	const char	*why;
 	struct stat	 st;
+	size_t		 i, len = 0;
 	FILE		*fp;
-	size_t		 i;
-	int		 r, exists;
+	int		 fd, exists, rc = -1;
 
 	snprintf(path, sizeof(path), "%sspecial.T", kt->kdir);
-	snprintf(tmp, sizeof(tmp), "%sspecial.T.%ld", kt->kdir,
-	    (long)getpid());
 	sort_icase = kt->icase;
 	if (kt->special.n > 1)
 		qsort(kt->special.v, kt->special.n, sizeof(char *),
 		    special_cmp);
-	if ((fp = fopen(tmp, "wx")) == NULL) {
-		cerr_errno(&kt->err, "%s", tmp);
-		return -1;
-	}
+	if ((fp = open_memstream(&text, &len)) == NULL)
+		fatal("open_memstream");
 	for (i = 0; i < kt->special.n; i++) {
 		if (net_send_stat(kt->net, "SPECIAL", kt->special.v[i],
 		    &kt->err) == -1 ||
-		    (r = net_stat_reply(kt->net, &line, &kt->err)) != 0)
-			goto fail;
+		    net_stat_reply(kt->net, &line, &kt->err) != 0) {
+			fclose(fp);
+			goto out;
+		}
 		fprintf(fp, "%s\n", line);
 	}
-	if (fflush(fp) == EOF || fsync(fileno(fp)) == -1) {
-		cerr_errno(&kt->err, "%s", tmp);
-		goto fail;
-	}
-	fclose(fp);
-	fp = NULL;
+	if (fclose(fp) == EOF)
+		fatal("open_memstream");
 
-	exists = stat(path, &st) == 0;
-	if (exists && kt->digest != NULL && !files_differ(kt, tmp, path)) {
-		unlink(tmp);
-		return 0;
-	}
-	kt->changed = 1;
-	if (kt->nflag) {
-		why = exists ? "out of date" : "missing";
-		unlink(tmp);
-		kt->stop = 1;
-	} else {
-		why = exists ? "updated" : "created";
-		if (rename(tmp, path) == -1) {
-			cerr_errno(&kt->err, "rename %s", path);
-			unlink(tmp);
-			return -1;
+	exists = 1;
+	if ((fd = kt_open(kt, "special.T")) == -1)
+		exists = errno != ENOENT;
+	else if (kt->digest != NULL && fstat(fd, &st) == 0 &&
+	    S_ISREG(st.st_mode) && (size_t)st.st_size == len &&
+	    local_digest(kt, fd, lsum) == 0) {
+		cksum_reset(kt->ck);
+		cksum_update(kt->ck, text, len);
+		cksum_final(kt->ck, sum);
+		if (strcmp(sum, lsum) == 0) {
+			close(fd);
+			rc = 0;
+			goto out;
 		}
 	}
-	if (!kt->qflag)
-		printf("%s: %s\n", path, why);
-	return 0;
-fail:
-	if (fp != NULL)
-		fclose(fp);
-	unlink(tmp);
-	return -1;
+	if (fd != -1)
+		close(fd);
+	kt->changed = 1;
+	if (kt->nflag) {
+		kt->stop = 1;
+		if (!kt->qflag)
+			printf("%s: %s\n", path, exists ? "out of date" :
+			    "missing");
+		rc = 0;
+		goto out;
+	}
+	why = exists ? "updated" : "created";
+	if (stage_create(kt) == -1)
+		goto out;
+	if ((fd = openat(kt->stagefd, "special.T", O_WRONLY | O_CREAT |
+	    O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666)) == -1 ||
+	    fs_write_all(fd, text, len) == -1) {
+		cerr_errno(&kt->err, "%s%s/special.T", kt->kdir, kt->stage);
+		if (fd != -1)
+			close(fd);
+		goto out;
+	}
+	if (close(fd) == -1) {
+		cerr_errno(&kt->err, "%s%s/special.T", kt->kdir, kt->stage);
+		goto out;
+	}
+	stage_add(kt, "special.T", path, why, KS_FILE);
+	rc = 0;
+out:
+	free(text);
+	return rc;
 }
 
 /*
@@ -457,6 +758,7 @@ main(int argc, char *argv[])
 	log_init("ktcheck", LOG_TO_STDERR, 0);
 	log_setfatalstatus(KT_ERROR);
 	memset(&kt, 0, sizeof(kt));
+	kt.stagefd = -1;
 	copts_init(&kt.no);
 	kt.kfile = _RADMIND_PATH "/client/command.K";
 	kt.event = "ktcheck";
@@ -478,6 +780,8 @@ main(int argc, char *argv[])
 	if ((kt.kdirfd = open(kt.kdir[0] != '\0' ? kt.kdir : ".", O_RDONLY |
 	    O_DIRECTORY | O_CLOEXEC)) == -1)
 		fatal("%s", kt.kdir[0] != '\0' ? kt.kdir : ".");
+	if (!kt.nflag)
+		stage_clean(&kt);
 	if ((kt.net = net_open(&kt.no, &kt.err)) == NULL)
 		fatalx("%s", kt.err.msg);
 	rc = KT_ERROR;
@@ -488,6 +792,9 @@ main(int argc, char *argv[])
 		goto done;
 	if (!kt.stop && do_specials(&kt) == -1)
 		goto done;
+	if (kt.nstaged > 0 && stage_commit(&kt) == -1)
+		goto done;
+	stage_remove(&kt);
 	if (kt.clean && !kt.nflag) {
 		if ((fd = open(kt.kdir[0] != '\0' ? kt.kdir : ".", O_RDONLY |
 		    O_DIRECTORY | O_CLOEXEC)) == -1 ||
@@ -498,6 +805,7 @@ main(int argc, char *argv[])
 	}
 	rc = kt.changed ? KT_CHANGED : KT_OK;
 done:
+	stage_remove(&kt);
 	if (rc == KT_ERROR) {
 		log_warnx("%s", kt.err.msg);
 		msg = "Error";

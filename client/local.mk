@@ -46,7 +46,8 @@ KTCHECK_TESTS = \
 	tests/integ/t-ktcheck-zlib.sh \
 	tests/integ/t-ktcheck-wire.sh \
 	tests/integ/t-ktcheck-hostile.sh \
-	tests/integ/t-client-failover.sh
+	tests/integ/t-client-failover.sh \
+	tests/integ/t-ktcheck-stage.sh
 TESTS += $(KTCHECK_TESTS)
 EXTRA_DIST += $(KTCHECK_TESTS)
 # --- network client (end) ---

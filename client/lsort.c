@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cerr.h"
+#include "fsutil.h"
 #include "log.h"
 #include "pathcmp.h"
 #include "transcript.h"
@@ -106,6 +107,7 @@ main(int argc, char *argv[])
 {
 	struct lsort	 ls;
 	const char	*outname = NULL;
+	struct fs_out	 o;
 	FILE		*out = stdout;
 	size_t		 i;
 	int		 c, err = 0;
@@ -141,13 +143,21 @@ main(int argc, char *argv[])
 	if (ls.nlines > 1)
 		qsort(ls.lines, ls.nlines, sizeof(*ls.lines), line_cmp);
 
-	/* Open the output only now, so "-o f f" sorts f in place. */
-	if (outname != NULL && (out = fopen(outname, "w")) == NULL)
-		fatal("%s", outname);
+	/*
+	 * Open the output only now, so "-o f f" sorts f in place; it is
+	 * replaced only once all of it is written.
+	 */
+	if (outname != NULL) {
+		if (fs_out_open(&o, outname) == -1)
+			fatal("%s", o.name);
+		out = o.fp;
+	}
 	for (i = 0; i < ls.nlines; i++)
 		fprintf(out, "%s\n", ls.lines[i].line);
-	if (fflush(out) == EOF || ferror(out) ||
-	    (out != stdout && fclose(out) == EOF))
-		fatal("writing %s", outname != NULL ? outname : "stdout");
+	if (outname == NULL) {
+		if (fflush(out) == EOF || ferror(out))
+			fatal("writing stdout");
+	} else if (fs_out_commit(&o) == -1)
+		fatal("writing %s", o.name);
 	exit(0);
 }

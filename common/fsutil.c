@@ -15,7 +15,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "compat.h"
 #include "fsutil.h"
+#include "log.h"
 #include "xmalloc.h"
 
 int
@@ -67,6 +69,96 @@ void
 fs_rmtree_hook(void *path)
 {
 	(void)fs_rmtreeat(AT_FDCWD, path);
+}
+
+int
+fs_out_open(struct fs_out *o, const char *path)
+{
+	struct stat	 st;
+	int		 fd, saved, exists = 0;
+
+	memset(o, 0, sizeof(*o));
+	o->name = path;
+	if (strlcpy(o->path, path, sizeof(o->path)) >= sizeof(o->path) ||
+	    (size_t)snprintf(o->tmp, sizeof(o->tmp), "%s.%ld", path,
+	    (long)getpid()) >= sizeof(o->tmp)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	o->name = o->path;
+	if (lstat(path, &st) == 0) {
+		if (!S_ISREG(st.st_mode))
+			return (o->fp = fopen(path, "w")) == NULL ? -1 : 0;
+		exists = 1;
+	} else if (errno != ENOENT)
+		return -1;
+
+	if ((fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+	    O_CLOEXEC, 0666)) == -1) {
+		o->name = o->tmp;
+		return -1;
+	}
+	o->made = 1;
+	log_addcleanup(fs_unlink_hook, o->tmp);
+	/* The owner first: a change of owner clears set-id bits. */
+	if ((exists && geteuid() == 0 && fchown(fd, st.st_uid, st.st_gid) ==
+	    -1 && errno != EPERM) ||
+	    (exists && fchmod(fd, st.st_mode & 07777) == -1) ||
+	    (o->fp = fdopen(fd, "w")) == NULL) {
+		saved = errno;
+		close(fd);
+		fs_out_abort(o);
+		errno = saved;
+		return -1;
+	}
+	return 0;
+}
+
+int
+fs_out_commit(struct fs_out *o)
+{
+	int	saved;
+
+	if (o->fp == NULL)
+		return 0;
+	if (fflush(o->fp) == EOF || ferror(o->fp) ||
+	    (o->made && fsync(fileno(o->fp)) == -1)) {
+		saved = errno != 0 ? errno : EIO;
+		fs_out_abort(o);
+		errno = saved;
+		return -1;
+	}
+	saved = fclose(o->fp) == EOF ? errno : 0;
+	o->fp = NULL;
+	if (saved == 0 && o->made && rename(o->tmp, o->path) == -1)
+		saved = errno;
+	if (saved != 0) {
+		fs_out_abort(o);
+		errno = saved;
+		return -1;
+	}
+	if (o->made) {
+		log_delcleanup(fs_unlink_hook, o->tmp);
+		o->made = 0;
+	}
+	return 0;
+}
+
+void
+fs_out_abort(struct fs_out *o)
+{
+	int	saved = errno;
+
+	if (o->fp != NULL) {
+		(void)fclose(o->fp);
+		o->fp = NULL;
+	}
+	if (o->made) {
+		(void)unlink(o->tmp);
+		log_delcleanup(fs_unlink_hook, o->tmp);
+		o->made = 0;
+	}
+	errno = saved;
 }
 
 int

@@ -5,8 +5,10 @@
 #define CAIRN_FSUTIL_H
 
 #include <sys/types.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <time.h>
 
 /*
@@ -23,6 +25,31 @@ int	fs_rmtreeat(int dfd, const char *name);
  */
 void	fs_unlink_hook(void *path);
 void	fs_rmtree_hook(void *path);
+
+/*
+ * An output file that appears whole or not at all (fsdiff -o, lsort -o).  fs_out_open creates "<path>.<pid>"
+ * exclusively (never through a symbolic link) in path's directory, with
+ * the mode of the regular file at path if there is one (and, for root,
+ * its owner and group), else 0666 & ~umask, and registers it to be
+ * removed by a fatal exit (log_addcleanup: o must stay where it is until
+ * it is committed or aborted).  fs_out_commit flushes it, makes it
+ * durable (fsync) and renames it over path; fs_out_abort removes it.
+ * Either closes it.  When path exists and is not a regular file (a
+ * symbolic link, /dev/stdout, a FIFO), it is opened with fopen(path,
+ * "w") and written directly, as before: commit and abort only close it.
+ * fs_out_open and fs_out_commit return 0, or -1 with errno set and
+ * o->name naming the file the error is about.
+ */
+struct fs_out {
+	FILE		*fp;		/* write here */
+	char		 path[PATH_MAX];	/* the output */
+	char		 tmp[PATH_MAX];	/* "<path>.<pid>" */
+	int		 made;		/* tmp is ours (else: direct) */
+	const char	*name;		/* after a failure: path or tmp */
+};
+int	fs_out_open(struct fs_out *, const char *path);
+int	fs_out_commit(struct fs_out *);
+void	fs_out_abort(struct fs_out *);
 
 /*
  * Create the missing parent directories of path (mode 0777 & ~umask).

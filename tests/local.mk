@@ -22,6 +22,8 @@ TESTS += tests/integ/t-hostile-transcripts.sh
 EXTRA_DIST += tests/integ/t-hostile-transcripts.sh
 TESTS += tests/integ/t-fsdiff-progress.sh
 EXTRA_DIST += tests/integ/t-fsdiff-progress.sh
+TESTS += tests/integ/t-fsdiff-output.sh
+EXTRA_DIST += tests/integ/t-fsdiff-output.sh
 TESTS += tests/integ/t-tools-version.sh
 EXTRA_DIST += tests/integ/t-tools-version.sh
 

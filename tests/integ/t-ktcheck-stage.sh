@@ -1,0 +1,142 @@
+#!/bin/sh
+# t-ktcheck-stage: ktcheck is all or nothing.  A run that fails after it
+# fetched something (the command file names a transcript the server
+# cannot send; the server drops the connection in the middle of a
+# transcript) leaves every client file as it was, bytes, mode, inode
+# and mtime, and no staging directory; the same run once the server is
+# right again updates everything, with the same messages and exit
+# status as always, an included command file in a new subdirectory
+# read from what was fetched.  A staging directory left by a run that
+# died is removed by the next run (not by -n, which writes nothing), and
+# a command file may not name anything inside one.
+. "$top_srcdir/tests/integ/lib.sh"
+need_tool cairnd ktcheck
+mk_tmpdir
+. "$top_srcdir/tests/integ/netlib.sh"
+make_repo "$T/repo"
+R=$T/repo
+start_cairnd "$R"
+
+C=$T/client
+mkdir "$C"
+: >"$C/command.K"
+touch -d "@$T0" "$C/command.K"
+kt()
+{
+	run_client ktcheck -c sha1 -K "$C/command.K" "$@"
+}
+
+# snap NAME: every entry in the client directory, with inode, mode,
+# size, mtime and checksum, into $T/NAME (the directory's own mtime
+# changes with the staging directory made and removed in it).
+snap()
+{
+	(cd "$C" && find . -mindepth 1 -printf '%p %y %i %m %s %T@\n' |
+	    LC_ALL=C sort &&
+	    find . -type f -exec sha1sum {} + | LC_ALL=C sort) >"$T/$1" ||
+	    fail "snap $1"
+}
+
+# unchanged LABEL: the client directory is as in $T/before, and holds
+# nothing of a staging directory.
+unchanged()
+{
+	snap after
+	assert_file_eq "$T/before" "$T/after" "$1: client files"
+}
+
+kt
+assert_eq 1 "$RC" "first run exit ($(cat "$T/err"))"
+chmod 0600 "$C/test.T"
+
+# A big new test.T (so a drop lands inside it), a new command file that
+# names it first and then a transcript the server does not have.
+python3 -c 'for i in range(6000):
+    print("f ./usr/share/doc/p%05d/README %30s\t0644     0     0 1700000000    1234 2jmj7l5rSw0yVb/vlWAYkK/YBwk=" % (i, ""))' \
+    >"$R/transcript/test.T"
+printf 'p test.T\nn neg.T\np gone.T\ns ./etc/hostname\n' >"$R/command/test.K"
+printf 'd ./var 0755 0 0\nd ./var/tmp 1777 0 0\n' >"$R/transcript/neg.T"
+printf 'client2\n' >"$R/special/127.0.0.1/etc/hostname"
+
+# 1. The server cannot send gone.T: exit 2, nothing changed.
+snap before
+kt
+assert_eq 2 "$RC" "missing transcript exit"
+grep -q '^531 Access Error: transcript/gone.T$' "$T/err" ||
+    fail "missing: $(cat "$T/err")"
+[ -s "$T/out" ] && fail "a failed run said: $(cat "$T/out")"
+unchanged "missing transcript"
+
+# 2. The server drops the connection in the middle of test.T, after a
+# new command file and neg.T came: exit 2, nothing changed.
+printf 'n neg.T\np test.T\ns ./etc/hostname\n' >"$R/command/test.K"
+snap before
+bg_start "$T/pport" python3 "$top_srcdir/tests/integ/dropproxy.py" \
+    "$PORT" "$T/pport" 1 200000
+DROPPID=$BGPID
+run_capture "$T/out" "$T/err" "$KTCHECK" -c sha1 -K "$C/command.K" \
+    -h 127.0.0.1 -p "$(cat "$T/pport")"
+wait "$DROPPID"
+assert_eq 2 "$RC" "dropped session exit"
+grep -q '127\.0\.0\.1' "$T/err" || fail "dropped: $(cat "$T/err")"
+[ -s "$T/out" ] && fail "a failed run said: $(cat "$T/out")"
+unchanged "dropped session"
+
+# 3. A run that died left its staging directory: the next run removes
+# it.  With the server right again, everything is updated as always: an
+# included command file in a new subdirectory names a new transcript.
+mkdir -p "$C/.ktcheck.999999/sub"
+printf 'x\n' >"$C/.ktcheck.999999/sub/test.T"
+mkdir -p "$R/command/inc"
+printf 'p extra.T\n' >"$R/command/inc/sub.K"
+printf 'd ./opt 0755 0 0\n' >"$R/transcript/extra.T"
+printf 'p test.T\nk inc/sub.K\nn neg.T\ns ./etc/hostname\n' \
+    >"$R/command/test.K"
+kt -n
+assert_eq 1 "$RC" "-n exit"
+assert_eq "$C/command.K: out of date" "$(cat "$T/out")" "-n says"
+[ -d "$C/.ktcheck.999999" ] || fail "-n removed the stale staging directory"
+snap before
+kt
+assert_eq 1 "$RC" "update exit ($(cat "$T/err"))"
+printf '%s\n' "$C/command.K: updated" "$C/test.T: updated" \
+    "$C/inc/sub.K: updated" "$C/extra.T: updated" "$C/neg.T: updated" \
+    "$C/special.T: updated" >"$T/exp"
+assert_file_eq "$T/exp" "$T/out" "update run"
+assert_file_eq "$R/command/test.K" "$C/command.K"
+assert_file_eq "$R/command/inc/sub.K" "$C/inc/sub.K"
+assert_file_eq "$R/transcript/test.T" "$C/test.T"
+assert_file_eq "$R/transcript/extra.T" "$C/extra.T"
+assert_file_eq "$R/transcript/neg.T" "$C/neg.T"
+grep -q '^f ./etc/hostname 0640 0 0 [0-9]* 8 ' "$C/special.T" ||
+    fail "special.T: $(cat "$C/special.T")"
+assert_eq "$(stat -c %Y "$R/transcript/test.T")" "$(stat -c %Y "$C/test.T")" \
+    "mtime of test.T"
+assert_eq 644 "$(stat -c %a "$C/command.K")" "mode of command.K"
+assert_no_files "staging or temporary files left" "$C" -name '.ktcheck*' \
+    -o -name '*.radmind.*' -o -name 'special.T.*'
+
+# Up to date: nothing to do, nothing written.
+snap before
+kt
+assert_eq 0 "$RC" "up to date exit ($(cat "$T/err"))"
+assert_eq "No updates needed" "$(cat "$T/out")"
+unchanged "up to date"
+
+# 4. A name that would reach into a staging directory is refused, even
+# when the server has it: exit 2, the line named, nothing changed.
+mkdir -p "$R/transcript/.ktcheck.1"
+printf 'd ./srv 0755 0 0\n' >"$R/transcript/.ktcheck.1/x.T"
+printf 'p test.T\np .ktcheck.1/x.T\n' >"$R/command/test.K"
+kt
+assert_eq 2 "$RC" "reserved name exit"
+grep -q "^command file $C/command.K: line 2: .ktcheck.1/x.T: name reserved for ktcheck's staging directory\$" \
+    "$T/err" || fail "reserved name: $(cat "$T/err")"
+unchanged "reserved name"
+printf 'p ./.ktcheck.2/y.T\n' >"$R/command/test.K"
+kt
+assert_eq 2 "$RC" "reserved name after ./ exit"
+grep -q "^command file $C/command.K: line 1: ./.ktcheck.2/y.T: name reserved for ktcheck's staging directory\$" \
+    "$T/err" || fail "reserved name after ./: $(cat "$T/err")"
+unchanged "reserved name after ./"
+exit 0
