@@ -67,6 +67,7 @@ UPLOAD_TESTS = \
 	tests/integ/t-lcreate-limits.sh \
 	tests/integ/t-lcreate-workflow.sh \
 	tests/integ/t-lcreate-changed.sh \
+	tests/integ/t-lcreate-check.sh \
 	tests/integ/t-lfdiff.sh \
 	tests/integ/t-repo.sh \
 	tests/integ/t-tls-lcreate.sh
