@@ -27,6 +27,7 @@
 #include "copts.h"
 #include "download.h"
 #include "fsutil.h"
+#include "intr.h"
 #include "log.h"
 #include "net.h"
 #include "pathcmp.h"
@@ -265,7 +266,8 @@ special_cmp(const void *a, const void *b)
 	return pathcmp(*(char *const *)a, *(char *const *)b, sort_icase);
 }
 
-/* Nonzero if files a and b differ in size or -c digest. */
+/* Nonzero if files a and b of the command directory differ in size or
+ * -c digest. */
 static int
 files_differ(const struct kt *kt, const char *a, const char *b)
 {
@@ -274,9 +276,11 @@ files_differ(const struct kt *kt, const char *a, const char *b)
 
 	int		 fa, fb, r = 1;
 
-	if ((fa = open(a, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) == -1)
+	if ((fa = openat(kt->kdirfd, a, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) ==
+	    -1)
 		return 1;
-	if ((fb = open(b, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) == -1) {
+	if ((fb = openat(kt->kdirfd, b, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) ==
+	    -1) {
 		close(fa);
 		return 1;
 	}
@@ -294,22 +298,27 @@ files_differ(const struct kt *kt, const char *a, const char *b)
 static int
 do_specials(struct kt *kt)
 {
-	char		 path[PATH_MAX], tmp[PATH_MAX], *line;
+	char		 path[PATH_MAX], *tmp, *line;
 	const char	*why;
 	struct stat	 st;
-	FILE		*fp;
+	FILE		*fp = NULL;
 	size_t		 i;
-	int		 r, exists;
+	int		 r, exists, fd;
 
 	snprintf(path, sizeof(path), "%sspecial.T", kt->kdir);
-	snprintf(tmp, sizeof(tmp), "%sspecial.T.%ld", kt->kdir,
-	    (long)getpid());
 	sort_icase = kt->icase;
 	if (kt->special.n > 1)
 		qsort(kt->special.v, kt->special.n, sizeof(char *),
 		    special_cmp);
-	if ((fp = fopen(tmp, "wx")) == NULL) {
-		cerr_errno(&kt->err, "%s", tmp);
+	/* The one temp name: removed if ktcheck is interrupted. */
+	if ((fd = dl_opentemp(kt->kdirfd, "special.T", 0, 0666, &tmp)) ==
+	    -1 || (fp = fdopen(fd, "w")) == NULL) {
+		cerr_errno(&kt->err, "%s%s", kt->kdir, tmp);
+		if (fd != -1) {
+			close(fd);
+			dl_tempdone(kt->kdirfd, tmp);
+		}
+		free(tmp);
 		return -1;
 	}
 	for (i = 0; i < kt->special.n; i++) {
@@ -320,37 +329,43 @@ do_specials(struct kt *kt)
 		fprintf(fp, "%s\n", line);
 	}
 	if (fflush(fp) == EOF || fsync(fileno(fp)) == -1) {
-		cerr_errno(&kt->err, "%s", tmp);
+		cerr_errno(&kt->err, "%s%s", kt->kdir, tmp);
 		goto fail;
 	}
 	fclose(fp);
 	fp = NULL;
 
-	exists = stat(path, &st) == 0;
-	if (exists && kt->digest != NULL && !files_differ(kt, tmp, path)) {
-		unlink(tmp);
+	exists = fstatat(kt->kdirfd, "special.T", &st, 0) == 0;
+	if (exists && kt->digest != NULL &&
+	    !files_differ(kt, tmp, "special.T")) {
+		dl_tempdone(kt->kdirfd, tmp);
+		free(tmp);
 		return 0;
 	}
 	kt->changed = 1;
 	if (kt->nflag) {
 		why = exists ? "out of date" : "missing";
-		unlink(tmp);
+		dl_tempdone(kt->kdirfd, tmp);
 		kt->stop = 1;
 	} else {
 		why = exists ? "updated" : "created";
-		if (rename(tmp, path) == -1) {
+		if (renameat(kt->kdirfd, tmp, kt->kdirfd, "special.T") == -1) {
 			cerr_errno(&kt->err, "rename %s", path);
-			unlink(tmp);
+			dl_tempdone(kt->kdirfd, tmp);
+			free(tmp);
 			return -1;
 		}
+		dl_tempdone(-1, tmp);
 	}
+	free(tmp);
 	if (!kt->qflag)
 		printf("%s: %s\n", path, why);
 	return 0;
 fail:
 	if (fp != NULL)
 		fclose(fp);
-	unlink(tmp);
+	dl_tempdone(kt->kdirfd, tmp);
+	free(tmp);
 	return -1;
 }
 
@@ -465,6 +480,9 @@ main(int argc, char *argv[])
 		usage();
 	if (kt.qflag && kt.no.verbose)
 		usage();
+	/* Interrupted, it leaves no temp file (ktcheck(1), EXIT STATUS). */
+	if (intr_init() == -1)
+		fatal("signals");
 	if (kt.digest != NULL)
 		kt.ck = cksum_new(kt.digest);
 	if ((slash = strrchr(kt.kfile, '/')) != NULL)
@@ -523,5 +541,5 @@ done:
 	free(kt.kdir);
 	cksum_free(kt.ck);
 	close(kt.kdirfd);
-	return rc;
+	intr_exit(rc);
 }

@@ -28,6 +28,7 @@
 #include "cksum.h"
 #include "compat.h"
 #include "copts.h"
+#include "intr.h"
 #include "log.h"
 #include "net.h"
 #include "transcript.h"
@@ -616,6 +617,9 @@ main(int argc, char *argv[])
 	if (lc.tname[0] == '\0' || strpbrk(lc.tname, " \t\r\n") != NULL)
 		fatalx("%s: invalid transcript name", lc.tname);
 	lc.dots = lc.no.verbose && isatty(STDOUT_FILENO);
+	/* Interrupted, it dies of the signal (lcreate(1), EXIT STATUS). */
+	if (intr_init() == -1)
+		fatal("signals");
 
 	if (scan(&lc) == -1)
 		rc = LC_ERROR;
@@ -629,5 +633,5 @@ main(int argc, char *argv[])
 	if (fflush(stdout) == EOF)
 		rc = LC_ERROR;
 	lc_free(&lc);
-	return rc;
+	intr_exit(rc);
 }

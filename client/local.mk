@@ -45,7 +45,8 @@ KTCHECK_TESTS = \
 	tests/integ/t-ktcheck-basic.sh \
 	tests/integ/t-ktcheck-zlib.sh \
 	tests/integ/t-ktcheck-wire.sh \
-	tests/integ/t-ktcheck-hostile.sh
+	tests/integ/t-ktcheck-hostile.sh \
+	tests/integ/t-client-signals.sh
 TESTS += $(KTCHECK_TESTS)
 EXTRA_DIST += $(KTCHECK_TESTS)
 # --- network client (end) ---
