@@ -29,6 +29,7 @@
 #include "cerr.h"
 #include "confine.h"
 #include "fsutil.h"
+#include "intr.h"
 #include "xmalloc.h"
 
 /* The directory of the last path resolved. */
@@ -275,6 +276,8 @@ afs_mkprefix(void *ctx, int pfd, const char *name, const char *rel,
 	int		 fd, e;
 
 	shown = xstrndup(fs->path, (size_t)(rel - fs->path) + len);
+	/* Made whole, owner and mode included, or not at all (intr.h). */
+	(void)intr_hold();
 	if (fstat(pfd, &pst) == -1 || mkdirat(pfd, name, 0700) == -1)
 		goto fail;
 	fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
@@ -289,10 +292,12 @@ afs_mkprefix(void *ctx, int pfd, const char *name, const char *rel,
 		goto fail;
 	}
 	close(fd);
+	intr_release();
 	apply_say(fs->ap, "%s: created missing prefix\n", shown);
 	free(shown);
 	return 0;
 fail:
+	intr_release();
 	e = errno;
 	cerr_errno(fs->err, "%s", shown);
 	free(shown);

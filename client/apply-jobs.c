@@ -316,14 +316,15 @@ jobq_start(struct apply *ap, int n, struct cerr *err)
 	jq->nc = n;
 	jq->prog = &ap->prog;
 	/*
-	 * A queued download holds up to two descriptors (its directory,
-	 * its temp file): keep the queue within what the directory walk
-	 * and the batches of apply-sync.c leave.
+	 * A queued download holds up to three descriptors (its directory,
+	 * its temp file, the directory common/intr keeps for it): keep the
+	 * queue within what the directory walk and the batches of
+	 * apply-sync.c leave.
 	 */
 	jq->cap = (size_t)n * JQ_PERCONN;
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
 		room = rl.rlim_cur > JQ_FDRESERVE ?
-		    (size_t)(rl.rlim_cur - JQ_FDRESERVE) / 2 : 0;
+		    (size_t)(rl.rlim_cur - JQ_FDRESERVE) / 3 : 0;
 		if (room < (size_t)n * JQ_INFLIGHT)
 			room = (size_t)n * JQ_INFLIGHT;
 		if (room < jq->cap)
@@ -415,7 +416,7 @@ job_drop(struct job *j)
 	if (j->fd != -1)
 		close(j->fd);
 	if (j->tmp != NULL)
-		(void)unlinkat(j->dfd, j->tmp, 0);
+		dl_tempdone(j->dfd, j->tmp);
 	free(j->tmp);
 	j->tmp = NULL;
 	j->fd = -1;

@@ -25,9 +25,23 @@
 
 #include "apply.h"
 #include "conn.h"
+#include "intr.h"
 
 #define LINE_MS		250	/* the status line at most 4 times a second */
 #define STATUS_MAX	160	/* its longest form */
+
+/*
+ * The run is interrupted (common/intr.h, in the signal thread, the main
+ * thread stopped outside held sections): the line goes.
+ */
+static void
+progress_gone(void *arg)
+{
+	struct progress	*p = arg;
+
+	if (p->drawn)
+		fputs("\r\033[K", stderr);
+}
 
 void
 progress_init(struct progress *p, int mode, const struct progtotal *tot)
@@ -45,6 +59,7 @@ progress_init(struct progress *p, int mode, const struct progtotal *tot)
 		p->locked = 1;
 		p->shared = isatty(STDOUT_FILENO);
 		p->t0 = conn_now();
+		intr_onexit(progress_gone, p);
 	}
 }
 
@@ -155,9 +170,12 @@ progress_draw(struct progress *p)
 	if ((cols = term_cols()) > 1 && n > (size_t)cols - 1)
 		n = (size_t)cols - 1;
 	line[n] = '\0';
+	/* Drawn and known to be (for progress_gone) at once. */
+	(void)intr_hold();
 	fprintf(stderr, "\r%s\033[K", line);
 	fflush(stderr);
 	p->drawn = 1;
+	intr_release();
 	p->tdraw = now;
 }
 
@@ -223,10 +241,13 @@ progress_hide(struct progress *p)
 {
 	if (p->mode != PROG_LINE || !p->drawn)
 		return;
+	(void)intr_hold();
 	fprintf(stderr, "\r\033[K");
 	fflush(stderr);
 	p->drawn = 0;
+	intr_release();
 }
+
 
 /* Back after other output, when a redraw is due (else the next one). */
 void
@@ -240,6 +261,8 @@ void
 progress_end(struct progress *p)
 {
 	progress_hide(p);
+	if (p->mode == PROG_LINE)
+		intr_onexit(NULL, NULL);
 	if (p->locked)
 		pthread_mutex_destroy(&p->mu);
 	p->locked = 0;

@@ -315,7 +315,7 @@ syserr:
 	apply_warn(ap, "line %u: %s: %s", t->lineno, t->path,
 	    strerror(errno));
 	close(fd);
-	(void)unlinkat(dfd, tmp, 0);
+	dl_tempdone(dfd, tmp);
 	free(tmp);
 	return -1;
 }

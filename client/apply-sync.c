@@ -44,6 +44,7 @@
 #include <unistd.h>
 
 #include "apply.h"
+#include "download.h"
 #include "xmalloc.h"
 
 #define SQ_MAXFILES	64		/* temp files (and messages) per batch */
@@ -102,9 +103,11 @@ syncq_new(void)
 	sq = xcalloc(1, sizeof(*sq));
 	sq->fill = &sq->b[0];
 	/*
-	 * Each pending file holds two descriptors, and two batches can be
-	 * pending: raise the soft limit if we may, and size the batches
-	 * to what remains beside the directory walk.
+	 * Each pending file holds three descriptors (its temp file, its
+	 * directory, and the directory common/intr keeps to remove it if
+	 * interrupted), and two batches can be pending: raise the soft
+	 * limit if we may, and size the batches to what remains beside the
+	 * directory walk.
 	 */
 	sq->maxfiles = SQ_MAXFILES;
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
@@ -116,7 +119,7 @@ syncq_new(void)
 		}
 		if (rl.rlim_cur != RLIM_INFINITY) {
 			room = rl.rlim_cur > SQ_FDRESERVE ?
-			    (rl.rlim_cur - SQ_FDRESERVE) / 4 : 1;
+			    (rl.rlim_cur - SQ_FDRESERVE) / 6 : 1;
 			if (room < sq->maxfiles)
 				sq->maxfiles = room > 0 ? (size_t)room : 1;
 		}
@@ -132,7 +135,7 @@ item_drop(struct syncitem *it)
 		return;
 	if (it->fd != -1)
 		close(it->fd);
-	(void)unlinkat(it->dfd, it->tmp, 0);
+	dl_tempdone(it->dfd, it->tmp);
 	close(it->dfd);
 	it->fd = it->dfd = -1;
 }
@@ -232,6 +235,7 @@ batch_run(struct batch *b)
 			it->fd = -1;
 			if (renameat(it->dfd, it->tmp, it->dfd, it->leaf) == -1)
 				goto fsfail;
+			dl_tempdone(-1, it->tmp);
 			close(it->dfd);
 			it->dfd = -1;
 			last = i;
@@ -304,6 +308,7 @@ fsfail:
 			b->err = errno;
 			goto fail;
 		}
+		dl_tempdone(-1, it->tmp);
 		if (pd != (size_t)-1) {
 			close(b->v[pd].dfd);
 			b->v[pd].dfd = -1;
@@ -557,7 +562,7 @@ syncq_add(struct apply *ap, int fd, int dfd, char *tmp, const char *leaf,
 	return 0;
 drop:
 	close(fd);
-	(void)unlinkat(dfd, tmp, 0);
+	dl_tempdone(dfd, tmp);
 	free(tmp);
 	return -1;
 }

@@ -37,6 +37,7 @@
 #include "compat.h"
 #include "download.h"
 #include "fsutil.h"
+#include "intr.h"
 #include "log.h"
 #include "net.h"
 #include "pathcmp.h"
@@ -377,6 +378,27 @@ apply_owner_mode(struct apply *ap, int fd, const struct stat *st,
 	return 0;
 }
 
+/* A pipe or device of mode and number dev, for dl_maketemp. */
+struct mknode {
+	mode_t	mode;
+	dev_t	dev;
+};
+
+static int
+make_node(int dfd, const char *name, void *arg)
+{
+	const struct mknode	*mk = arg;
+
+	return mknodat(dfd, name, mk->mode, mk->dev);
+}
+
+/* A symbolic link to arg, for dl_maketemp. */
+static int
+make_symlink(int dfd, const char *name, void *arg)
+{
+	return symlinkat(arg, dfd, name);
+}
+
 /*
  * Replace the object open as fd at (dfd, leaf) by a copy of it that has
  * the declared metadata: t's owner, mode and (regular files) mtime; the
@@ -391,11 +413,11 @@ static int
 replace_copy(struct apply *ap, const struct tline *t, int dfd,
     const char *leaf, int fd, const struct stat *now)
 {
+	struct mknode	 mk;
 	char		*tmp = NULL, sum[CKSUM_B64MAX];
 	int64_t		 got = 0;
 	ssize_t		 n;
 	int		 nfd = -1, verify;
-	mode_t		 ftype;
 
 	switch (t->type) {
 	case 'f':
@@ -440,11 +462,11 @@ replace_copy(struct apply *ap, const struct tline *t, int dfd,
 	case 'p':
 	case 'b':
 	case 'c':
-		ftype = t->type == 'p' ? S_IFIFO : t->type == 'b' ? S_IFBLK :
-		    S_IFCHR;
-		tmp = dl_tempname(leaf, t->lineno);
-		(void)unlinkat(dfd, tmp, 0);
-		if (mknodat(dfd, tmp, ftype | 0600, now->st_rdev) == -1) {
+		mk.mode = (t->type == 'p' ? S_IFIFO : t->type == 'b' ?
+		    S_IFBLK : S_IFCHR) | 0600;
+		mk.dev = now->st_rdev;
+		if (dl_maketemp(dfd, leaf, t->lineno, make_node, &mk,
+		    &tmp) == -1) {
 			free(tmp);
 			tmp = NULL;
 			goto syserr;
@@ -467,6 +489,7 @@ replace_copy(struct apply *ap, const struct tline *t, int dfd,
 	nfd = -1;
 	if (renameat(dfd, tmp, dfd, leaf) == -1)
 		goto syserr;
+	dl_tempdone(-1, tmp);
 	free(tmp);
 	afs_dirty(ap->fs, dfd);
 	ap->modified = 1;
@@ -477,7 +500,7 @@ fail:
 	if (nfd != -1)
 		close(nfd);
 	if (tmp != NULL) {
-		(void)unlinkat(dfd, tmp, 0);
+		dl_tempdone(dfd, tmp);
 		free(tmp);
 	}
 	return -1;
@@ -719,9 +742,16 @@ do_line(struct apply *ap, struct apply_entry *e, int present,
 	    &leaf) == -1)
 		return -1;
 
+	/*
+	 * From here until its owner, mode and mtime are set, the object is
+	 * in neither its old state nor its new one: held, an interruption
+	 * waits for the end (common/intr.h).
+	 */
+	(void)intr_hold();
 	switch (t->type) {
 	case 'f':
 		if (!present) {
+			intr_release();
 			apply_warn(ap, "line %u: %s: %s", t->lineno, t->path,
 			    strerror(ENOENT));
 			return -1;
@@ -741,24 +771,24 @@ do_line(struct apply *ap, struct apply_entry *e, int present,
 		 * Made under a temp name and renamed over the old link, so
 		 * the path is never missing.
 		 */
-		tmp = dl_tempname(leaf, t->lineno);
-		if (symlinkat(t->target, dfd, tmp) == -1 && (errno != EEXIST ||
-		    unlinkat(dfd, tmp, 0) == -1 ||
-		    symlinkat(t->target, dfd, tmp) == -1)) {
+		if (dl_maketemp(dfd, leaf, t->lineno, make_symlink,
+		    t->target, &tmp) == -1) {
 			free(tmp);
 			goto syserr;
 		}
 		if (renameat(dfd, tmp, dfd, leaf) == -1) {
 			int	saved = errno;
 
-			(void)unlinkat(dfd, tmp, 0);
+			dl_tempdone(dfd, tmp);
 			free(tmp);
 			errno = saved;
 			goto syserr;
 		}
+		dl_tempdone(-1, tmp);
 		free(tmp);
 		afs_dirty(ap->fs, dfd);
 		ap->modified = 1;
+		intr_release();
 		/* Symbolic link owner and mode are not set on this system. */
 		apply_say(ap, "%s: symbolic linked to %s\n", t->path,
 		    t->target);
@@ -794,6 +824,7 @@ do_line(struct apply *ap, struct apply_entry *e, int present,
 	case 's':
 	case 'D':
 		if (!present) {
+			intr_release();
 			apply_warn(ap, "%u: Warning: %c %s not "
 			    "created...continuing", t->lineno, t->type,
 			    t->path);
@@ -801,13 +832,16 @@ do_line(struct apply *ap, struct apply_entry *e, int present,
 		}
 		break;
 	default:
+		intr_release();
 		apply_warn(ap, "%u: Unknown type %c", t->lineno, t->type);
 		return -1;
 	}
 
 	if ((fd = meta_open(ap, t, dfd, leaf, newfile ? NULL : st,
-	    &now)) == -1)
+	    &now)) == -1) {
+		intr_release();
 		return -1;
+	}
 	snprintf(msg, sizeof(msg), "%s: %s", t->path, newfile ?
 	    "created updating" : "updating");
 	if (!newfile && t->type != 'd' && !afs_names_inside(ap->fs, dfd,
@@ -817,6 +851,7 @@ do_line(struct apply *ap, struct apply_entry *e, int present,
 		 * in place would change what that name shows too.  A copy
 		 * with the declared metadata replaces it.
 		 */
+		intr_release();
 		apply_warn(ap, "line %u: %s: %lu links, not all inside the "
 		    "root: replacing it with a copy", t->lineno, t->path,
 		    (unsigned long)now.st_nlink);
@@ -838,6 +873,7 @@ do_line(struct apply *ap, struct apply_entry *e, int present,
 	if (apply_owner_mode(ap, fd, &now, t, msg, sizeof(msg),
 	    &ap->modified) == -1)
 		goto syserr;
+	intr_release();
 	if (timeupd)
 		strlcat(msg, " time", sizeof(msg));
 	close(fd);
@@ -849,6 +885,7 @@ done:
 	return 0;
 
 syserr:
+	intr_release();
 	apply_warn(ap, "line %u: %s: %s", t->lineno, t->path, strerror(errno));
 	if (fd != -1)
 		close(fd);
@@ -881,12 +918,16 @@ apply_meta_undo(struct apply *ap, const struct apply_entry *e, int dfd,
 	t.mode = (uint32_t)(old->st_mode & 07777);
 	if ((fd = meta_open(ap, &t, dfd, leaf, old, &now)) == -1)
 		return;
+	(void)intr_hold();
 	if (apply_owner_mode(ap, fd, &now, &t, msg, sizeof(msg), NULL) == -1 ||
 	    (t.type == 'f' && (now.st_mtim.tv_sec != old->st_mtim.tv_sec ||
 	    now.st_mtim.tv_nsec != old->st_mtim.tv_nsec) &&
-	    fd_setmtim(fd, &old->st_mtim) == -1))
+	    fd_setmtim(fd, &old->st_mtim) == -1)) {
+		intr_release();
 		apply_warn(ap, "%s: cannot put back its metadata: %s",
 		    t.path, strerror(errno));
+	} else
+		intr_release();
 	close(fd);
 }
 

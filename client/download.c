@@ -26,6 +26,7 @@
 #include "confine.h"
 #include "download.h"
 #include "fsutil.h"
+#include "intr.h"
 #include "net.h"
 #include "xmalloc.h"
 
@@ -50,9 +51,18 @@ int
 dl_opentemp(int dfd, const char *leaf, unsigned lineno, mode_t mode,
     char **tmp)
 {
-	int	fd, tries;
+	int	fd = -1, tries, e;
 
 	*tmp = dl_tempname(leaf, lineno);
+	/* Registered before it exists: an interruption removes it. */
+	if (intr_hold() == -1)
+		return -1;
+	if (intr_tmp_add(dfd, *tmp) == -1) {
+		e = errno;
+		intr_release();
+		errno = e;
+		return -1;
+	}
 	for (tries = 0; tries < 2; tries++) {
 		fd = openat(dfd, *tmp, O_WRONLY | O_CREAT | O_EXCL |
 		    O_NOFOLLOW | O_CLOEXEC, mode);
@@ -62,7 +72,46 @@ dl_opentemp(int dfd, const char *leaf, unsigned lineno, mode_t mode,
 		if (unlinkat(dfd, *tmp, 0) == -1)
 			break;
 	}
+	e = errno;
+	if (fd == -1)
+		intr_tmp_del(*tmp);
+	intr_release();
+	errno = e;
 	return fd;
+}
+
+int
+dl_maketemp(int dfd, const char *leaf, unsigned lineno,
+    int (*make)(int, const char *, void *), void *arg, char **tmp)
+{
+	int	rc, e;
+
+	*tmp = dl_tempname(leaf, lineno);
+	if (intr_hold() == -1)
+		return -1;
+	if (intr_tmp_add(dfd, *tmp) == -1) {
+		e = errno;
+		intr_release();
+		errno = e;
+		return -1;
+	}
+	if ((rc = make(dfd, *tmp, arg)) == -1 && errno == EEXIST &&
+	    unlinkat(dfd, *tmp, 0) == 0)
+		rc = make(dfd, *tmp, arg);
+	e = errno;
+	if (rc == -1)
+		intr_tmp_del(*tmp);
+	intr_release();
+	errno = e;
+	return rc;
+}
+
+void
+dl_tempdone(int dfd, const char *tmp)
+{
+	if (dfd != -1)
+		(void)unlinkat(dfd, tmp, 0);
+	intr_tmp_del(tmp);
 }
 
 int
@@ -212,7 +261,7 @@ dl_file(struct net *net, const struct dl_want *w, int dfd, const char *leaf,
 	if ((rc = dl_body(net, w, fd, werr, size, full, who, err)) != DL_OK) {
 		if (fd != -1) {
 			close(fd);
-			(void)unlinkat(dfd, tmp, 0);
+			dl_tempdone(dfd, tmp);
 		}
 		free(tmp);
 		return rc;
@@ -239,13 +288,14 @@ dl_commit(int fd, int dfd, const char *tmp, const char *leaf,
 		cerr_errno(err, "%s: rename", path);
 		goto fail;
 	}
+	dl_tempdone(-1, tmp);
 	if (fsync(dfd) == -1) {
 		cerr_errno(err, "%s: fsync of its directory", path);
 		return -1;
 	}
 	return 0;
 fail:
-	(void)unlinkat(dfd, tmp, 0);
+	dl_tempdone(dfd, tmp);
 	return -1;
 }
 
@@ -318,13 +368,15 @@ dl_fetch_recv(struct net *n, int dfd, const char *rel, mode_t dmode,
 	if (mtime >= 0 && fd_setmtime(fd, mtime) == -1) {
 		cerr_errno(err, "%s", w->path);
 		close(fd);
-		(void)unlinkat(pfd, tmp, 0);
+		dl_tempdone(pfd, tmp);
 	} else if (flags & DL_NOSYNC) {
 		if (close(fd) == -1 || renameat(pfd, tmp, pfd, leaf) == -1) {
 			cerr_errno(err, "%s", w->path);
-			(void)unlinkat(pfd, tmp, 0);
-		} else
+			dl_tempdone(pfd, tmp);
+		} else {
+			dl_tempdone(-1, tmp);
 			rc = DL_OK;
+		}
 	} else if (dl_commit(fd, pfd, tmp, leaf, w->path, err) == 0)
 		rc = DL_OK;
 	free(tmp);

@@ -107,10 +107,22 @@ int	 dl_fetch_recv(struct net *, int dfd, const char *rel, mode_t dmode,
  * Temp names in the destination directory: "<leaf>.radmind.<pid>" (or
  * ".radmind.<pid>.<line>" for long names), malloc'd.  dl_opentemp
  * creates one exclusively with mode (a stale one of ours is replaced)
- * and returns its descriptor, or -1 with errno (*tmp set all the same).
+ * and returns its descriptor, or -1 with errno (*tmp set all the same;
+ * EINTR: the process is being interrupted).  The temp file is
+ * registered with common/intr, which removes it if the tool is
+ * interrupted: once it is renamed or removed, dl_tempdone(-1, tmp)
+ * forgets it, or dl_tempdone(dfd, tmp) removes it and forgets it, before
+ * tmp is freed.  Every temp name in a client goes through here.
  */
 char	*dl_tempname(const char *leaf, unsigned lineno);
 int	 dl_opentemp(int dfd, const char *leaf, unsigned lineno, mode_t mode,
 	    char **tmp);
+void	 dl_tempdone(int dfd, const char *tmp);
+/*
+ * As dl_opentemp, for a temp object that make(dfd, name, arg) creates (a
+ * symbolic link, a device): 0, or -1 with errno (*tmp set all the same).
+ */
+int	 dl_maketemp(int dfd, const char *leaf, unsigned lineno,
+	    int (*make)(int, const char *, void *), void *arg, char **tmp);
 
 #endif

@@ -36,6 +36,7 @@
 #include "compat.h"
 #include "encode.h"
 #include "fsutil.h"
+#include "intr.h"
 #include "log.h"
 #include "pathcmp.h"
 #include "transcript.h"
@@ -1060,6 +1061,9 @@ main(int argc, char *argv[])
 		usage();
 	if (kfile[0] == '\0' || kfile[strlen(kfile) - 1] == '/')
 		usage();
+	/* Interrupted, it leaves no temporary file (common/intr.h). */
+	if (intr_init() == -1)
+		fatal("signals");
 	if (f.digest != NULL) {
 		if (cksum_check(f.digest, &f.err) == -1)
 			fatalx("%s", f.err.msg);

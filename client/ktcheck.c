@@ -36,6 +36,7 @@
 #include "copts.h"
 #include "download.h"
 #include "fsutil.h"
+#include "intr.h"
 #include "log.h"
 #include "net.h"
 #include "pathcmp.h"
@@ -147,12 +148,17 @@ stage_create(struct kt *kt)
 	snprintf(kt->stage, sizeof(kt->stage), "%s%ld", KT_STAGE,
 	    (long)getpid());
 	xasprintf(&kt->stagepath, "%s%s", kt->kdir, kt->stage);
+	/* Made and registered at once: an interrupt removes it (intr.h). */
+	(void)intr_hold();
 	/* Our name, left by a run before a reboot: nobody else's. */
 	if (mkdirat(kt->kdirfd, kt->stage, 0700) == -1 && (errno != EEXIST ||
 	    fs_rmtreeat(kt->kdirfd, kt->stage) == -1 ||
-	    mkdirat(kt->kdirfd, kt->stage, 0700) == -1))
+	    mkdirat(kt->kdirfd, kt->stage, 0700) == -1)) {
+		intr_release();
 		goto fail;
+	}
 	log_addcleanup(fs_rmtree_hook, kt->stagepath);
+	intr_release();
 	if ((fd = openat(kt->kdirfd, kt->stage, O_RDONLY | O_DIRECTORY |
 	    O_NOFOLLOW | O_CLOEXEC)) == -1 ||
 	    flock(fd, LOCK_EX | LOCK_NB) == -1) {
@@ -180,11 +186,13 @@ stage_remove(struct kt *kt)
 	size_t	i;
 
 	if (kt->stagefd != -1) {
+		(void)intr_hold();
 		if (fs_rmtreeat(kt->kdirfd, kt->stage) == -1)
 			log_warn("%s", kt->stagepath);
 		close(kt->stagefd);
 		kt->stagefd = -1;
 		log_delcleanup(fs_rmtree_hook, kt->stagepath);
+		intr_release();
 		free(kt->stagepath);
 		kt->stagepath = NULL;
 		kt->stage[0] = '\0';
@@ -361,6 +369,8 @@ stage_commit(struct kt *kt)
 	int		 rc = 0, kind;
 
 	memset(&dirs, 0, sizeof(dirs));
+	/* An interrupt waits until every staged file is in place. */
+	(void)intr_hold();
 	for (kind = KS_FILE; kind <= KS_BASE && rc == 0; kind++) {
 		for (j = 0; j < kt->nstaged && rc == 0; j++) {
 			i = kind == KS_COMMAND ? kt->nstaged - 1 - j : j;
@@ -371,6 +381,7 @@ stage_commit(struct kt *kt)
 		if (commit_sync(kt, &dirs) == -1)
 			rc = -1;
 	}
+	intr_release();
 	strlist_free(&dirs);
 	for (i = 0; i < kt->nstaged; i++)
 		if (kt->staged[i].done && !kt->qflag)
@@ -636,14 +647,18 @@ do_specials(struct kt *kt)
 	why = exists ? "updated" : "created";
 	if (stage_create(kt) == -1)
 		goto out;
+	/* Not while an interrupt removes the staging directory. */
+	(void)intr_hold();
 	if ((fd = openat(kt->stagefd, "special.T", O_WRONLY | O_CREAT |
 	    O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666)) == -1 ||
 	    fs_write_all(fd, text, len) == -1) {
 		cerr_errno(&kt->err, "%s%s/special.T", kt->kdir, kt->stage);
 		if (fd != -1)
 			close(fd);
+		intr_release();
 		goto out;
 	}
+	intr_release();
 	if (close(fd) == -1) {
 		cerr_errno(&kt->err, "%s%s/special.T", kt->kdir, kt->stage);
 		goto out;
@@ -767,6 +782,9 @@ main(int argc, char *argv[])
 		usage();
 	if (kt.qflag && kt.no.verbose)
 		usage();
+	/* Interrupted, it leaves no temp file (ktcheck(1), EXIT STATUS). */
+	if (intr_init() == -1)
+		fatal("signals");
 	if (kt.digest != NULL)
 		kt.ck = cksum_new(kt.digest);
 	if ((slash = strrchr(kt.kfile, '/')) != NULL)
@@ -831,5 +849,5 @@ done:
 	free(kt.kdir);
 	cksum_free(kt.ck);
 	close(kt.kdirfd);
-	return rc;
+	intr_exit(rc);
 }

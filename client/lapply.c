@@ -19,6 +19,7 @@
 #include "cksum.h"
 #include "compat.h"
 #include "copts.h"
+#include "intr.h"
 #include "log.h"
 #include "net.h"
 #include "version.h"
@@ -116,6 +117,9 @@ main(int argc, char **argv)
 	log_setfatalstatus(APPLY_FAIL);
 	/* Past a file size limit, write fails with EFBIG: no signal. */
 	signal(SIGXFSZ, SIG_IGN);
+	/* Interrupted, it leaves no temp file (lapply(1), EXIT STATUS). */
+	if (intr_init() == -1)
+		fatal("signals");
 	memset(ap, 0, sizeof(*ap));
 	copts_init(&no);
 	ap->network = 1;
@@ -162,7 +166,7 @@ main(int argc, char **argv)
 		printf("No network connection\n");
 
 	if (apply_load(ap, fp, &total) == -1)
-		exit(apply_finish(ap, 0));
+		intr_exit(apply_finish(ap, 0));
 	if (fp != stdin)
 		fclose(fp);
 
@@ -177,5 +181,5 @@ main(int argc, char **argv)
 		mode = PROG_LINE;
 	else
 		mode = PROG_NONE;
-	exit(apply_finish(ap, apply_run(ap, mode, &total) == 0));
+	intr_exit(apply_finish(ap, apply_run(ap, mode, &total) == 0));
 }

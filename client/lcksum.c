@@ -17,6 +17,7 @@
 #include "cksum.h"
 #include "compat.h"
 #include "fsutil.h"
+#include "intr.h"
 #include "log.h"
 #include "transcript.h"
 #include "troot.h"
@@ -181,10 +182,13 @@ run_open(struct lck *l, struct lck_run *run, const char *tpath)
 	if (!l->update)
 		return;
 	xasprintf(&run->tmp, "%s.%d", tpath, (int)getpid());
+	/* Made and registered at once: an interrupt removes it (intr.h). */
+	(void)intr_hold();
 	if ((ufd = open(run->tmp, O_WRONLY | O_CREAT | O_EXCL,
 	    st.st_mode & 07777)) == -1)
 		fatal("%s", run->tmp);		/* not ours: left alone */
 	log_addcleanup(fs_unlink_hook, run->tmp);
+	intr_release();
 	if (fchmod(ufd, st.st_mode & 07777) == -1 ||
 	    (run->ufp = fdopen(ufd, "w")) == NULL)
 		fatal("%s", run->tmp);
@@ -304,6 +308,7 @@ run_finish(struct lck *l, struct lck_run *run)
 	if (fflush(run->ufp) == EOF || ferror(run->ufp) ||
 	    fsync(fileno(run->ufp)) || fclose(run->ufp) == EOF)
 		fatal("%s", run->tmp);
+	(void)intr_hold();
 	if (run->ucount) {
 		if (rename(run->tmp, run->tpath) == -1)
 			fatal("rename %s to %s failed", run->tmp, run->tpath);
@@ -314,6 +319,7 @@ run_finish(struct lck *l, struct lck_run *run)
 		rc = LCK_OK;
 	}
 	log_delcleanup(fs_unlink_hook, run->tmp);
+	intr_release();
 	free(run->tmp);
 	if (l->verbose)
 		printf("%s: %s\n", run->tr.tran_name,
@@ -414,6 +420,9 @@ main(int argc, char *argv[])
 		err++;
 	if (err)
 		usage();
+	/* Interrupted, it leaves no temporary file (common/intr.h). */
+	if (intr_init() == -1)
+		fatal("signals");
 
 	if (l.progress)
 		progress_start(&l, argv + optind, argc - optind);

@@ -28,6 +28,7 @@
 #include "cksum.h"
 #include "compat.h"
 #include "copts.h"
+#include "intr.h"
 #include "log.h"
 #include "net.h"
 #include "transcript.h"
@@ -250,9 +251,13 @@ check_line(struct lc *lc, const struct tline *t, struct cksum *ck)
 }
 
 /*
- * Read the transcript (in any order; a "name:" header means an
- * applicable transcript) and check every f/a line, keeping them in
- * lc->items.  Returns 0 or -1 after printing why.
+ * Read the whole transcript through the one transcript reader, as
+ * lcksum, lapply and cairn-publish read it: every line well formed and
+ * of a known type, the paths in sort order (a "name:" header means an
+ * applicable transcript).  Unless only the transcript is sent (-T,
+ * without -n), check every f/a line and keep them in lc->items.  All of
+ * it happens before the first byte goes to the server.  Returns 0 or -1
+ * after printing why ("<transcript>: line N: ...").
  */
 static int
 scan(struct lc *lc)
@@ -263,8 +268,8 @@ scan(struct lc *lc)
 	struct cksum		*ck = NULL;
 	int			 rc;
 
-	if ((r = treader_open(lc->tpath, NULL, TR_NOSORT | TR_HEADERS,
-	    &lc->err)) == NULL) {
+	if ((r = treader_open(lc->tpath, NULL, TR_HEADERS, &lc->err)) ==
+	    NULL) {
 		log_warnx("%s", lc->err.msg);
 		return -1;
 	}
@@ -275,7 +280,8 @@ scan(struct lc *lc)
 			log_warnx("Appliable transcripts cannot be uploaded.");
 			break;
 		}
-		if (t->minus || t->plus || (t->type != 'f' && t->type != 'a'))
+		if ((lc->tonly && !lc->nonet) || t->minus || t->plus ||
+		    (t->type != 'f' && t->type != 'a'))
 			continue;
 		if (check_line(lc, t, ck) == -1)
 			break;
@@ -611,8 +617,11 @@ main(int argc, char *argv[])
 	if (lc.tname[0] == '\0' || strpbrk(lc.tname, " \t\r\n") != NULL)
 		fatalx("%s: invalid transcript name", lc.tname);
 	lc.dots = lc.no.verbose && isatty(STDOUT_FILENO);
+	/* Interrupted, it dies of the signal (lcreate(1), EXIT STATUS). */
+	if (intr_init() == -1)
+		fatal("signals");
 
-	if ((!lc.tonly || lc.nonet) && scan(&lc) == -1)
+	if (scan(&lc) == -1)
 		rc = LC_ERROR;
 	else if (lc.nonet)
 		rc = LC_OK;
@@ -624,5 +633,5 @@ main(int argc, char *argv[])
 	if (fflush(stdout) == EOF)
 		rc = LC_ERROR;
 	lc_free(&lc);
-	return rc;
+	intr_exit(rc);
 }

@@ -24,6 +24,7 @@
 
 #include "cerr.h"
 #include "fsutil.h"
+#include "intr.h"
 #include "log.h"
 #include "transcript.h"
 #include "troot.h"
@@ -431,10 +432,15 @@ lm_open_dest(struct lm *lm)
 		lm->tran_name = xstrdup(lm->in[1].tr.tran_name);
 		return;
 	}
+	/* Made and registered at once: an interrupt removes it (intr.h). */
+	(void)intr_hold();
 	if ((fd = open(lm->dest, O_WRONLY | O_CREAT | O_EXCL, 0666)) != -1) {
 		lm->newdest = xstrdup(lm->dest);
 		log_addcleanup(fs_unlink_hook, lm->newdest);
-	} else if (errno != EEXIST || (fd = open(lm->dest, O_WRONLY)) == -1)
+	}
+	intr_release();		/* errno kept */
+	if (fd == -1 && (errno != EEXIST ||
+	    (fd = open(lm->dest, O_WRONLY)) == -1))
 		fatal("%s", lm->dest);
 	close(fd);
 	if (troot_get(lm->radmind_dir, lm->dest, &dtr, &err) == -1)
@@ -446,9 +452,11 @@ lm_open_dest(struct lm *lm)
 		return;
 	xasprintf(&lm->tmptree, "%s/%s.%d", lm->file_root, lm->tran_name,
 	    (int)getpid());
+	(void)intr_hold();
 	if (mkdir(lm->tmptree, 0777) == -1)
 		fatal("%s", lm->tmptree);
 	log_addcleanup(fs_rmtree_hook, lm->tmptree);
+	intr_release();
 }
 
 /* The new transcript, <tran_root>/<name>.<pid> until renamed. */
@@ -459,10 +467,12 @@ lm_open_out(struct lm *lm)
 
 	xasprintf(&lm->tmptran, "%s/%s.%d", lm->tran_root, lm->tran_name,
 	    (int)getpid());
+	(void)intr_hold();
 	if ((fd = open(lm->tmptran, O_WRONLY | O_CREAT | O_EXCL, 0666)) ==
 	    -1)
 		fatal("%s", lm->tmptran);
 	log_addcleanup(fs_unlink_hook, lm->tmptran);
+	intr_release();
 	if ((lm->out = fdopen(fd, "w")) == NULL)
 		fatal("%s", lm->tmptran);
 }
@@ -476,6 +486,8 @@ lm_commit(struct lm *lm)
 	if (fflush(lm->out) == EOF || ferror(lm->out) ||
 	    fsync(fileno(lm->out)) == -1)
 		fatal("%s", lm->tmptran);
+	/* An interrupt waits until both are in place. */
+	(void)intr_hold();
 	if (!lm->force && !lm->transonly) {
 		xasprintf(&final, "%s/%s", lm->file_root, lm->tran_name);
 		if (rename(lm->tmptree, final) == -1)
@@ -490,6 +502,7 @@ lm_commit(struct lm *lm)
 	log_delcleanup(fs_unlink_hook, lm->tmptran);
 	if (lm->newdest != NULL)
 		log_delcleanup(fs_unlink_hook, lm->newdest);
+	intr_release();
 	if (fclose(lm->out) == EOF)
 		fatal("%s", final);
 	free(final);
@@ -505,6 +518,9 @@ main(int argc, char *argv[])
 	log_setfatalstatus(LM_EXIT_ERROR);
 	memset(&lm, 0, sizeof(lm));
 	n = lm_options(&lm, argc, argv);
+	/* Interrupted, it leaves no temporary file (common/intr.h). */
+	if (intr_init() == -1)
+		fatal("signals");
 	lm_open_inputs(&lm, argv + optind, n);
 	lm_open_dest(&lm);
 	lm_open_out(&lm);

@@ -47,7 +47,8 @@ KTCHECK_TESTS = \
 	tests/integ/t-ktcheck-wire.sh \
 	tests/integ/t-ktcheck-hostile.sh \
 	tests/integ/t-client-failover.sh \
-	tests/integ/t-ktcheck-stage.sh
+	tests/integ/t-ktcheck-stage.sh \
+	tests/integ/t-client-signals.sh
 TESTS += $(KTCHECK_TESTS)
 EXTRA_DIST += $(KTCHECK_TESTS)
 # --- network client (end) ---
@@ -69,6 +70,7 @@ UPLOAD_TESTS = \
 	tests/integ/t-lcreate-limits.sh \
 	tests/integ/t-lcreate-workflow.sh \
 	tests/integ/t-lcreate-changed.sh \
+	tests/integ/t-lcreate-check.sh \
 	tests/integ/t-lfdiff.sh \
 	tests/integ/t-repo.sh \
 	tests/integ/t-tls-lcreate.sh
@@ -101,10 +103,11 @@ LAPPLY_TESTS = \
 	tests/integ/t-lapply-race.sh \
 	tests/integ/t-lapply-raceloop.sh \
 	tests/integ/t-lapply-jobs.sh \
-	tests/integ/t-lapply-progress.sh
+	tests/integ/t-lapply-progress.sh \
+	tests/integ/t-lapply-signals.sh
 TESTS += $(LAPPLY_TESTS)
 EXTRA_DIST += $(LAPPLY_TESTS) tests/integ/lapply-lib.sh \
 	tests/integ/lapply-srv.py tests/integ/crashcheck.py \
 	tests/integ/tracecheck.py tests/integ/dropproxy.py \
-	tests/integ/ptyrun.py
+	tests/integ/ptyrun.py tests/integ/sigcheck.py
 # --- lapply (end) ---

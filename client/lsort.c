@@ -19,6 +19,7 @@
 
 #include "cerr.h"
 #include "fsutil.h"
+#include "intr.h"
 #include "log.h"
 #include "pathcmp.h"
 #include "transcript.h"
@@ -133,6 +134,9 @@ main(int argc, char *argv[])
 	}
 	if (err)
 		usage();
+	/* Interrupted, it leaves no temporary file (common/intr.h). */
+	if (intr_init() == -1)
+		fatal("signals");
 
 	if (optind == argc)
 		read_input(&ls, "-");

@@ -17,6 +17,7 @@
 
 #include "compat.h"
 #include "fsutil.h"
+#include "intr.h"
 #include "log.h"
 #include "xmalloc.h"
 
@@ -93,13 +94,17 @@ fs_out_open(struct fs_out *o, const char *path)
 	} else if (errno != ENOENT)
 		return -1;
 
+	/* Made and registered at once: an interrupt removes it (intr.h). */
+	(void)intr_hold();
 	if ((fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
 	    O_CLOEXEC, 0666)) == -1) {
+		intr_release();
 		o->name = o->tmp;
 		return -1;
 	}
 	o->made = 1;
 	log_addcleanup(fs_unlink_hook, o->tmp);
+	intr_release();
 	/* The owner first: a change of owner clears set-id bits. */
 	if ((exists && geteuid() == 0 && fchown(fd, st.st_uid, st.st_gid) ==
 	    -1 && errno != EPERM) ||
@@ -130,10 +135,12 @@ fs_out_commit(struct fs_out *o)
 	}
 	saved = fclose(o->fp) == EOF ? errno : 0;
 	o->fp = NULL;
+	(void)intr_hold();
 	if (saved == 0 && o->made && rename(o->tmp, o->path) == -1)
 		saved = errno;
 	if (saved != 0) {
 		fs_out_abort(o);
+		intr_release();
 		errno = saved;
 		return -1;
 	}
@@ -141,6 +148,7 @@ fs_out_commit(struct fs_out *o)
 		log_delcleanup(fs_unlink_hook, o->tmp);
 		o->made = 0;
 	}
+	intr_release();
 	return 0;
 }
 
@@ -154,9 +162,11 @@ fs_out_abort(struct fs_out *o)
 		o->fp = NULL;
 	}
 	if (o->made) {
+		(void)intr_hold();
 		(void)unlink(o->tmp);
 		log_delcleanup(fs_unlink_hook, o->tmp);
 		o->made = 0;
+		intr_release();
 	}
 	errno = saved;
 }

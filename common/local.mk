@@ -19,6 +19,7 @@ common_libcairn_a_SOURCES = \
 	common/proto.c common/proto.h \
 	common/tls.c common/tls.h \
 	common/fsutil.c common/fsutil.h \
+	common/intr.c common/intr.h \
 	common/confine.c common/confine.h \
 	common/version.c common/version.h \
 	common/proxyhdr.c common/proxyhdr.h \

@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,8 @@ static struct {
 	void	 *arg;
 }		 log_hooks[LOG_MAXHOOKS];
 static int	 log_nhooks;
+/* The hooks may be run by another thread (common/intr.c's). */
+static pthread_mutex_t log_hookmu = PTHREAD_MUTEX_INITIALIZER;
 
 void
 log_init(const char *ident, int where, int facility)
@@ -59,10 +62,12 @@ log_setfatalstatus(int status)
 void
 log_addcleanup(void (*fn)(void *), void *arg)
 {
+	pthread_mutex_lock(&log_hookmu);
 	if (log_nhooks < LOG_MAXHOOKS) {
 		log_hooks[log_nhooks].fn = fn;
 		log_hooks[log_nhooks++].arg = arg;
 	}
+	pthread_mutex_unlock(&log_hookmu);
 }
 
 void
@@ -70,26 +75,36 @@ log_delcleanup(void (*fn)(void *), void *arg)
 {
 	int	i;
 
+	pthread_mutex_lock(&log_hookmu);
 	for (i = log_nhooks - 1; i >= 0; i--) {
 		if (log_hooks[i].fn == fn && log_hooks[i].arg == arg) {
 			memmove(&log_hooks[i], &log_hooks[i + 1],
 			    (size_t)(log_nhooks - i - 1) * sizeof(log_hooks[0]));
 			log_nhooks--;
-			return;
+			break;
 		}
 	}
+	pthread_mutex_unlock(&log_hookmu);
 }
 
 void
 log_cleanup(void)
 {
 	void	(*fn)(void *);
+	void	 *arg;
 
 	/* Pop before calling, so a hook that dies does not run twice. */
-	while (log_nhooks > 0) {
+	for (;;) {
+		pthread_mutex_lock(&log_hookmu);
+		if (log_nhooks == 0) {
+			pthread_mutex_unlock(&log_hookmu);
+			break;
+		}
 		log_nhooks--;
 		fn = log_hooks[log_nhooks].fn;
-		fn(log_hooks[log_nhooks].arg);
+		arg = log_hooks[log_nhooks].arg;
+		pthread_mutex_unlock(&log_hookmu);
+		fn(arg);
 	}
 }
 

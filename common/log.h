@@ -11,7 +11,8 @@
  * Every message a tool prints on stderr goes through here: no tool
  * calls fprintf(stderr) for an error.  A tool that must undo something
  * before it dies (a temporary file) registers a cleanup hook; fatal(),
- * fatalx() and log_exit() run the hooks, newest first, then exit.
+ * fatalx() and log_exit() run the hooks, newest first, then exit, and so
+ * does an interrupted tool (common/intr.h) before it dies of the signal.
  */
 #ifndef CAIRN_LOG_H
 #define CAIRN_LOG_H

@@ -36,6 +36,7 @@
 #include "copts.h"
 #include "download.h"
 #include "fsutil.h"
+#include "intr.h"
 #include "log.h"
 #include "net.h"
 #include "proto.h"
@@ -360,6 +361,23 @@ fetch_commands(struct rp *rp)
 	return 0;
 }
 
+/* The cairn-publish running, or 0 (written in held sections). */
+static pid_t	 rp_child;
+
+/*
+ * Interrupted (common/intr.h): a cairn-publish under way is let finish
+ * (one sent the terminal's signal with us stops on its own), so that
+ * nothing of the run is still changing the repository after it ends.
+ */
+static void
+rp_interrupted(void *arg)
+{
+	(void)arg;
+	if (rp_child > 0)
+		while (waitpid(rp_child, NULL, 0) == -1 && errno == EINTR)
+			continue;
+}
+
 /*
  * Run cairn-publish on transcript name, staged in tmp/: a separate
  * program, the one place that knows how to put a loadset into service.
@@ -382,14 +400,22 @@ publish(struct rp *rp, const char *name, int force)
 	av[ac++] = (char *)name;
 	av[ac] = NULL;
 	fflush(stdout);
+	(void)intr_hold();
 	if ((pid = fork()) == -1) {
+		intr_release();
 		cerr_errno(&rp->err, "fork");
 		return -1;
+	}
+	if (pid > 0) {
+		rp_child = pid;
+		intr_release();
 	}
 	if (pid == 0) {
 		/* -q: cairn-publish's own report is not wanted either. */
 		if (rp->qflag && (nfd = open("/dev/null", O_WRONLY)) != -1)
 			(void)dup2(nfd, STDOUT_FILENO);
+		/* cairn-publish gets the signals as we got them. */
+		intr_child();
 		execv(rp->publish, av);
 		fprintf(stderr, "cairn-replicate: %s: %s\n", rp->publish,
 		    strerror(errno));
@@ -400,6 +426,9 @@ publish(struct rp *rp, const char *name, int force)
 			cerr_errno(&rp->err, "waitpid");
 			return -1;
 		}
+	(void)intr_hold();
+	rp_child = 0;
+	intr_release();
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		cerr_set(&rp->err, "%s: cairn-publish%s failed (status %d)",
 		    name, force ? " -f" : "",
@@ -808,6 +837,10 @@ main(int argc, char *argv[])
 		usage();
 	if (rp.qflag && rp.no.verbose)
 		usage();
+	/* Interrupted, it leaves no temp file (cairn-replicate(8)). */
+	if (intr_init() == -1)
+		fatal("signals");
+	intr_onexit(rp_interrupted, NULL);
 	if ((rp.ck = cksum_new(rp.digest)) == NULL)
 		fatalx("%s: unsupported checksum", rp.digest);
 	find_publish(&rp, argv[0]);
@@ -858,5 +891,5 @@ done:
 	strlist_free(&rp.kfiles);
 	strlist_free(&rp.trans);
 	close(rp.repofd);
-	return rc;
+	intr_exit(rc);
 }

@@ -86,6 +86,11 @@ def main():
     pid = os.fork()
     if pid == 0:
         try:
+            # A session of its own, with the signals a terminal sends at
+            # their default action whatever the caller ignored.
+            for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP,
+                      signal.SIGQUIT):
+                signal.signal(s, signal.SIG_DFL)
             os.setsid()
             fcntl.ioctl(slave, termios.TIOCSCTTY, 0)
             os.dup2(slave, 0)

@@ -6,7 +6,9 @@
 # temporary file; onto a new name it leaves nothing, not even an empty
 # file.  A run that succeeds writes what it writes on standard output,
 # and the file keeps its mode; a symbolic link given to -o is written
-# through, as before.
+# through, as before.  An interrupted run (SIGINT, SIGTERM, SIGHUP while
+# its temporary file exists) dies of the signal and
+# leaves the output file as it was, and no temporary file.
 . "$top_srcdir/tests/integ/lib.sh"
 need_tool fsdiff lsort
 mk_tmpdir
@@ -110,4 +112,44 @@ run_capture ok.out ok.err "$FSDIFF" -C -K empty.K -o link.T r
 assert_eq 0 "$RC" "fsdiff -o link exit"
 [ -L link.T ] || fail "link.T is no longer a symbolic link"
 assert_file_eq big.T target.T "fsdiff -o through a link"
+# 7. Interrupted while its temporary file exists (fsdiff -1 waiting for
+#    more paths on a FIFO): dies of the signal, the old file kept.
+tmp_made()
+{
+	for _f in int.T.*; do
+		[ -e "$_f" ] && [ "$_f" != int.T.stat ] && return 0
+	done
+	return 1
+}
+gone()
+{
+	! kill -0 "$1" 2>/dev/null
+}
+for sig in INT TERM HUP; do
+	old int.T
+	rm -f in.fifo
+	mkfifo in.fifo || fail "mkfifo"
+	# A background job of a script starts with SIGINT ignored.
+	env --default-signal="$sig" "$FSDIFF" -1 -K empty.K -o int.T - \
+	    <in.fifo 2>int.err &
+	pid=$!
+	exec 3>in.fifo
+	printf './r/d0\n' >&3
+	retry 300 tmp_made || fail "fsdiff -o, SIG$sig: no temporary file"
+	kill -"$sig" "$pid"
+	if ! retry 300 gone "$pid"; then
+		kill -9 "$pid"
+		fail "fsdiff -o, SIG$sig: still running"
+	fi
+	wait "$pid"
+	RC=$?
+	exec 3>&-
+	case $sig in
+	INT)	want=130 ;;
+	TERM)	want=143 ;;
+	HUP)	want=129 ;;
+	esac
+	assert_eq "$want" "$RC" "fsdiff -o, SIG$sig: exit ($(cat int.err))"
+	kept "fsdiff -o, SIG$sig" int.T
+done
 end_test
