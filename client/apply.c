@@ -91,11 +91,10 @@ apply_say(struct apply *ap, const char *fmt, ...)
 	}
 }
 
-void
-apply_warn(struct apply *ap, const char *fmt, ...)
+/* An error: bare as Radmind prints it, or named after the program. */
+static void
+apply_vwarn(struct apply *ap, int named, const char *fmt, va_list ap2)
 {
-	va_list	ap2;
-
 	/*
 	 * Downloads queued on other sessions (-j) were requested before
 	 * this line ran: if one of them failed, one session would have
@@ -108,10 +107,53 @@ apply_warn(struct apply *ap, const char *fmt, ...)
 		(void)syncq_flush(ap);
 	progress_hide(&ap->prog);
 	fflush(stdout);
-	va_start(ap2, fmt);
-	vlog(LOG_ERR, 0, fmt, ap2);
-	va_end(ap2);
+	if (named)
+		vlog_named(LOG_ERR, fmt, ap2);
+	else
+		vlog(LOG_ERR, 0, fmt, ap2);
 	progress_show(&ap->prog);
+}
+
+void
+apply_warn(struct apply *ap, const char *fmt, ...)
+{
+	va_list	ap2;
+
+	va_start(ap2, fmt);
+	apply_vwarn(ap, 0, fmt, ap2);
+	va_end(ap2);
+}
+
+void
+apply_named(struct apply *ap, const char *fmt, ...)
+{
+	va_list	ap2;
+
+	va_start(ap2, fmt);
+	apply_vwarn(ap, 1, fmt, ap2);
+	va_end(ap2);
+}
+
+void
+apply_linewarn(struct apply *ap, const struct tline *t, const char *fmt, ...)
+{
+	va_list	 ap2;
+	char	*msg;
+
+	va_start(ap2, fmt);
+	if (vasprintf(&msg, fmt, ap2) == -1)
+		fatal("vasprintf");
+	va_end(ap2);
+	apply_named(ap, "%s: line %u: %s", ap->name, t->lineno, msg);
+	free(msg);
+}
+
+void
+apply_fail(struct apply *ap, const struct tline *t, const char *op)
+{
+	int	e = errno;
+
+	apply_linewarn(ap, t, "%s: %s: %s", t->path, op, strerror(e));
 }
 
 /* What apply_load keeps while it reads. */
@@ -339,7 +381,8 @@ apply_load(struct apply *ap, FILE *fp, struct progtotal *total)
  */
 int
 apply_owner_mode(struct apply *ap, int fd, const struct stat *st,
-    const struct tline *t, char *msg, size_t msglen, int *changed)
+    const struct tline *t, char *msg, size_t msglen, int *changed,
+    const char **op)
 {
 	uid_t	uid = (uid_t)t->uid;
 	gid_t	gid = (gid_t)t->gid;
@@ -353,8 +396,10 @@ apply_owner_mode(struct apply *ap, int fd, const struct stat *st,
 	    t->type == 'p';
 	if (owner) {
 		narrow = old & (mode_t)t->mode & ~(mode_t)(S_ISUID | S_ISGID);
+		*op = "chmod";
 		if (narrow != old && fd_chmod(fd, narrow) == -1)
 			return -1;
+		*op = "chown";
 		if (fd_chown(fd, uid, gid) == -1)
 			return -1;
 		if (uid != st->st_uid)
@@ -363,11 +408,13 @@ apply_owner_mode(struct apply *ap, int fd, const struct stat *st,
 			strlcat(msg, " gid", msglen);
 		if (narrow != (mode_t)t->mode && !mode) {
 			/* Only narrowed: put the declared mode back. */
+			*op = "chmod";
 			if (fd_chmod(fd, (mode_t)t->mode) == -1)
 				return -1;
 		}
 	}
 	if (mode) {
+		*op = "chmod";
 		if (fd_chmod(fd, (mode_t)t->mode) == -1)
 			return -1;
 		strlcat(msg, " mode", msglen);
@@ -392,6 +439,7 @@ replace_copy(struct apply *ap, const struct tline *t, int dfd,
     const char *leaf, int fd, const struct stat *now)
 {
 	char		*tmp = NULL, sum[CKSUM_B64MAX];
+	const char	*op = "create";
 	int64_t		 got = 0;
 	ssize_t		 n;
 	int		 nfd = -1, verify;
@@ -409,10 +457,12 @@ replace_copy(struct apply *ap, const struct tline *t, int dfd,
 			if (n == -1) {
 				if (errno == EINTR)
 					continue;
+				op = "read";
 				goto syserr;
 			}
 			if (verify)
 				cksum_update(ap->ck, ap->iobuf, (size_t)n);
+			op = "write";
 			if (fs_write_all(nfd, ap->iobuf, (size_t)n) == -1)
 				goto syserr;
 			got += n;
@@ -420,20 +470,20 @@ replace_copy(struct apply *ap, const struct tline *t, int dfd,
 				break;
 		}
 		if (got != t->size) {
-			apply_warn(ap, "line %u: %s: size is not %lld: not "
-			    "replacing it", t->lineno, t->path,
-			    (long long)t->size);
+			apply_linewarn(ap, t, "%s: size is not %lld: not "
+			    "replacing it", t->path, (long long)t->size);
 			goto fail;
 		}
 		if (verify) {
 			cksum_final(ap->ck, sum);
 			if (strcmp(sum, t->cksum) != 0) {
-				apply_warn(ap, "line %u: %s: checksum does not "
+				apply_linewarn(ap, t, "%s: checksum does not "
 				    "match the transcript: not replacing it",
-				    t->lineno, t->path);
+				    t->path);
 				goto fail;
 			}
 		}
+		op = "set times";
 		if (fd_setmtime(nfd, t->mtime) == -1)
 			goto syserr;
 		break;
@@ -444,27 +494,34 @@ replace_copy(struct apply *ap, const struct tline *t, int dfd,
 		    S_IFCHR;
 		tmp = dl_tempname(leaf, t->lineno);
 		(void)unlinkat(dfd, tmp, 0);
+		op = "mknod";
 		if (mknodat(dfd, tmp, ftype | 0600, now->st_rdev) == -1) {
 			free(tmp);
 			tmp = NULL;
 			goto syserr;
 		}
+		op = "open";
 		if ((nfd = openat(dfd, tmp, O_PATH | O_NOFOLLOW |
 		    O_CLOEXEC)) == -1)
 			goto syserr;
 		break;
 	default:
-		apply_warn(ap, "line %u: %s: cannot be replaced by a copy on "
-		    "this system", t->lineno, t->path);
+		apply_linewarn(ap, t, "%s: cannot be replaced by a copy on "
+		    "this system", t->path);
 		return -1;
 	}
-	if (fd_chown(nfd, (uid_t)t->uid, (gid_t)t->gid) == -1 ||
-	    fd_chmod(nfd, (mode_t)t->mode) == -1)
+	op = "chown";
+	if (fd_chown(nfd, (uid_t)t->uid, (gid_t)t->gid) == -1)
 		goto syserr;
+	op = "chmod";
+	if (fd_chmod(nfd, (mode_t)t->mode) == -1)
+		goto syserr;
+	op = "fsync";
 	if (t->type == 'f' && fsync(nfd) == -1)
 		goto syserr;
 	close(nfd);
 	nfd = -1;
+	op = "rename";
 	if (renameat(dfd, tmp, dfd, leaf) == -1)
 		goto syserr;
 	free(tmp);
@@ -472,7 +529,7 @@ replace_copy(struct apply *ap, const struct tline *t, int dfd,
 	ap->modified = 1;
 	return 0;
 syserr:
-	apply_warn(ap, "line %u: %s: %s", t->lineno, t->path, strerror(errno));
+	apply_fail(ap, t, op);
 fail:
 	if (nfd != -1)
 		close(nfd);
@@ -530,21 +587,19 @@ meta_open(struct apply *ap, const struct tline *t, int dfd, const char *leaf,
 			fd = openat(dfd, leaf, flags | O_PATH);
 	}
 	if (fd == -1) {
-		apply_warn(ap, "line %u: %s: %s", t->lineno, t->path,
-		    strerror(errno));
+		apply_fail(ap, t, "open");
 		return -1;
 	}
 	if (fstat(fd, now) == -1) {
-		apply_warn(ap, "line %u: %s: %s", t->lineno, t->path,
-		    strerror(errno));
+		apply_fail(ap, t, "stat");
 		close(fd);
 		return -1;
 	}
 	if (tline_typeof(now->st_mode) != t->type || (expect != NULL &&
 	    (now->st_dev != expect->st_dev || now->st_ino !=
 	    expect->st_ino))) {
-		apply_warn(ap, "line %u: %s: changed while being updated",
-		    t->lineno, t->path);
+		apply_linewarn(ap, t, "%s: changed while being updated",
+		    t->path);
 		close(fd);
 		return -1;
 	}
@@ -561,12 +616,12 @@ parent_of(struct apply *ap, const struct tline *t, const char *path,
 
 	rc = afs_parent(ap->fs, path, create, dfd, leaf, &err);
 	if (rc == 1) {
-		apply_warn(ap, "line %u: %s: %s", t->lineno, path,
+		apply_linewarn(ap, t, "%s: parent directory: %s", path,
 		    strerror(ENOENT));
 		return -1;
 	}
 	if (rc == -1) {
-		apply_warn(ap, "line %u: %s", t->lineno, err.msg);
+		apply_linewarn(ap, t, "%s", err.msg);
 		return -1;
 	}
 	return 0;
@@ -584,7 +639,7 @@ lookup(struct apply *ap, const struct tline *t, int *present,
 	*present = 0;
 	rc = afs_parent(ap->fs, t->path, 0, &dfd, &leaf, &err);
 	if (rc == -1) {
-		apply_warn(ap, "line %u: %s", t->lineno, err.msg);
+		apply_linewarn(ap, t, "%s", err.msg);
 		return -1;
 	}
 	if (rc == 1)
@@ -596,8 +651,7 @@ lookup(struct apply *ap, const struct tline *t, int *present,
 	if (rc == -1) {
 		if (errno == ENOENT)
 			return 0;
-		apply_warn(ap, "line %u: %s: %s", t->lineno, t->path,
-		    strerror(errno));
+		apply_fail(ap, t, "stat");
 		return -1;
 	}
 	if (tline_typeof(st->st_mode) == 0) {
@@ -621,11 +675,12 @@ link_target_own(struct apply *ap, const struct tline *t, int tdfd,
 {
 	struct tline	 tt;
 	struct stat	 st;
-	int		 fd, rc;
+	int		 fd, rc, e;
 
 	if (fstatat(tdfd, tleaf, &st, AT_SYMLINK_NOFOLLOW) == -1) {
-		apply_warn(ap, "line %u: %s: %s: %s", t->lineno, t->path,
-		    t->target, strerror(errno));
+		e = errno;
+		apply_linewarn(ap, t, "%s: hard link target %s: stat: %s",
+		    t->path, t->target, strerror(e));
 		return -1;
 	}
 	if (S_ISDIR(st.st_mode) || S_ISLNK(st.st_mode) ||
@@ -641,21 +696,19 @@ link_target_own(struct apply *ap, const struct tline *t, int tdfd,
 	tt.mtime = st.st_mtime;
 	tt.size = st.st_size;
 	strlcpy(tt.cksum, "-", sizeof(tt.cksum));
-	apply_warn(ap, "line %u: %s: %s has %lu links, not all inside the "
-	    "root: replacing it with a copy before linking", t->lineno,
-	    t->path, t->target, (unsigned long)st.st_nlink);
+	apply_linewarn(ap, t, "%s: %s has %lu links, not all inside the "
+	    "root: replacing it with a copy before linking", t->path,
+	    t->target, (unsigned long)st.st_nlink);
 	fd = openat(tdfd, tleaf, (S_ISREG(st.st_mode) ? O_RDONLY | O_NONBLOCK |
 	    O_NOCTTY : O_PATH) | O_NOFOLLOW | O_CLOEXEC);
 	if (fd == -1) {
-		apply_warn(ap, "line %u: %s: %s", t->lineno, t->target,
-		    strerror(errno));
+		apply_fail(ap, &tt, "open");
 		return -1;
 	}
 	rc = replace_copy(ap, &tt, tdfd, tleaf, fd, &st);
 	close(fd);
 	if (rc == 0 && fsync(tdfd) == -1) {
-		apply_warn(ap, "line %u: %s: fsync of its directory: %s",
-		    t->lineno, t->target, strerror(errno));
+		apply_fail(ap, &tt, "fsync of its directory");
 		return -1;
 	}
 	return rc;
@@ -670,6 +723,7 @@ do_line(struct apply *ap, struct apply_entry *e, int present,
 	const char		*leaf, *tleaf;
 	struct stat		 now;
 	char			 msg[PATH_MAX + 128], *tmp;
+	const char		*op;
 	int			 dfd, tdfd, fd = -1, newfile = 0, timeupd = 0;
 	mode_t			 ftype;
 
@@ -689,8 +743,7 @@ do_line(struct apply *ap, struct apply_entry *e, int present,
 		if (parent_of(ap, t, t->target, 0, &tdfd, &tleaf) == -1)
 			return -1;
 		if ((tdfd = fcntl(tdfd, F_DUPFD_CLOEXEC, 0)) == -1) {
-			apply_warn(ap, "line %u: %s: %s", t->lineno, t->path,
-			    strerror(errno));
+			apply_fail(ap, t, "dup");
 			return -1;
 		}
 		if (link_target_own(ap, t, tdfd, tleaf) == -1) {
@@ -703,8 +756,7 @@ do_line(struct apply *ap, struct apply_entry *e, int present,
 			return -1;
 		}
 		if (linkat(tdfd, tleaf, dfd, leaf, 0) == -1) {
-			apply_warn(ap, "line %u: %s: %s", t->lineno, t->path,
-			    strerror(errno));
+			apply_fail(ap, t, "link");
 			close(tdfd);
 			return -1;
 		}
@@ -722,13 +774,14 @@ do_line(struct apply *ap, struct apply_entry *e, int present,
 	switch (t->type) {
 	case 'f':
 		if (!present) {
-			apply_warn(ap, "line %u: %s: %s", t->lineno, t->path,
-			    strerror(ENOENT));
+			errno = ENOENT;
+			apply_fail(ap, t, "open");
 			return -1;
 		}
 		break;
 	case 'd':
 		if (!present) {
+			op = "mkdir";
 			if (mkdirat(dfd, leaf, (mode_t)t->mode) == -1)
 				goto syserr;
 			afs_dirty(ap->fs, dfd);
@@ -742,12 +795,14 @@ do_line(struct apply *ap, struct apply_entry *e, int present,
 		 * the path is never missing.
 		 */
 		tmp = dl_tempname(leaf, t->lineno);
+		op = "symlink";
 		if (symlinkat(t->target, dfd, tmp) == -1 && (errno != EEXIST ||
 		    unlinkat(dfd, tmp, 0) == -1 ||
 		    symlinkat(t->target, dfd, tmp) == -1)) {
 			free(tmp);
 			goto syserr;
 		}
+		op = "rename";
 		if (renameat(dfd, tmp, dfd, leaf) == -1) {
 			int	saved = errno;
 
@@ -765,6 +820,7 @@ do_line(struct apply *ap, struct apply_entry *e, int present,
 		goto done;
 	case 'p':
 		if (!present) {
+			op = "mkfifo";
 			if (mkfifoat(dfd, leaf, (mode_t)t->mode) == -1)
 				goto syserr;
 			afs_dirty(ap->fs, dfd);
@@ -776,6 +832,7 @@ do_line(struct apply *ap, struct apply_entry *e, int present,
 	case 'c':
 		if (present && (major(st->st_rdev) != t->major ||
 		    minor(st->st_rdev) != t->minor)) {
+			op = "remove";
 			if (unlinkat(dfd, leaf, 0) == -1)
 				goto syserr;
 			ap->modified = 1;
@@ -783,6 +840,7 @@ do_line(struct apply *ap, struct apply_entry *e, int present,
 		}
 		if (!present) {
 			ftype = t->type == 'b' ? S_IFBLK : S_IFCHR;
+			op = "mknod";
 			if (mknodat(dfd, leaf, ftype | (mode_t)t->mode,
 			    makedev(t->major, t->minor)) == -1)
 				goto syserr;
@@ -817,8 +875,8 @@ do_line(struct apply *ap, struct apply_entry *e, int present,
 		 * in place would change what that name shows too.  A copy
 		 * with the declared metadata replaces it.
 		 */
-		apply_warn(ap, "line %u: %s: %lu links, not all inside the "
-		    "root: replacing it with a copy", t->lineno, t->path,
+		apply_linewarn(ap, t, "%s: %lu links, not all inside the "
+		    "root: replacing it with a copy", t->path,
 		    (unsigned long)now.st_nlink);
 		meta_words(&now, t, msg, sizeof(msg));
 		if (replace_copy(ap, t, dfd, leaf, fd, &now) == -1) {
@@ -830,13 +888,14 @@ do_line(struct apply *ap, struct apply_entry *e, int present,
 		goto done;
 	}
 	if (t->type == 'f' && t->mtime != (int64_t)now.st_mtime) {
+		op = "set times";
 		if (fd_setmtime(fd, t->mtime) == -1)
 			goto syserr;
 		ap->modified = 1;
 		timeupd = 1;
 	}
 	if (apply_owner_mode(ap, fd, &now, t, msg, sizeof(msg),
-	    &ap->modified) == -1)
+	    &ap->modified, &op) == -1)
 		goto syserr;
 	if (timeupd)
 		strlcat(msg, " time", sizeof(msg));
@@ -849,7 +908,7 @@ done:
 	return 0;
 
 syserr:
-	apply_warn(ap, "line %u: %s: %s", t->lineno, t->path, strerror(errno));
+	apply_fail(ap, t, op);
 	if (fd != -1)
 		close(fd);
 	return -1;
@@ -868,7 +927,8 @@ apply_meta_undo(struct apply *ap, const struct apply_entry *e, int dfd,
 	struct tline	 t = e->t;
 	struct stat	 now;
 	char		 msg[64];
-	int		 fd;
+	const char	*op;
+	int		 fd, saved;
 
 	/* Gone or replaced since: nothing of ours to put back, quietly. */
 	if ((*leaf == '\0' ? fstat(dfd, &now) : fstatat(dfd, leaf, &now,
@@ -881,12 +941,20 @@ apply_meta_undo(struct apply *ap, const struct apply_entry *e, int dfd,
 	t.mode = (uint32_t)(old->st_mode & 07777);
 	if ((fd = meta_open(ap, &t, dfd, leaf, old, &now)) == -1)
 		return;
-	if (apply_owner_mode(ap, fd, &now, &t, msg, sizeof(msg), NULL) == -1 ||
-	    (t.type == 'f' && (now.st_mtim.tv_sec != old->st_mtim.tv_sec ||
+	if (apply_owner_mode(ap, fd, &now, &t, msg, sizeof(msg), NULL,
+	    &op) == -1)
+		goto fail;
+	op = "set times";
+	if (t.type == 'f' && (now.st_mtim.tv_sec != old->st_mtim.tv_sec ||
 	    now.st_mtim.tv_nsec != old->st_mtim.tv_nsec) &&
-	    fd_setmtim(fd, &old->st_mtim) == -1))
-		apply_warn(ap, "%s: cannot put back its metadata: %s",
-		    t.path, strerror(errno));
+	    fd_setmtim(fd, &old->st_mtim) == -1)
+		goto fail;
+	close(fd);
+	return;
+fail:
+	saved = errno;
+	apply_linewarn(ap, &t, "%s: cannot put back its metadata: %s: %s",
+	    t.path, op, strerror(saved));
 	close(fd);
 }
 
@@ -905,8 +973,7 @@ remove_object(struct apply *ap, const struct tline *t)
 			    "removed...continuing", t->lineno, t->path);
 			return 0;
 		}
-		apply_warn(ap, "line %u: %s: %s", t->lineno, t->path,
-		    strerror(errno));
+		apply_fail(ap, t, "remove");
 		return -1;
 	}
 	afs_dirty(ap->fs, dfd);
@@ -957,8 +1024,7 @@ pend_flush(struct apply *ap, const char *path)
 		if (parent_of(ap, &t, p.path, 0, &dfd, &leaf) == -1)
 			goto fail;
 		if (unlinkat(dfd, leaf, AT_REMOVEDIR) == -1) {
-			apply_warn(ap, "line %u: %s: %s", p.lineno, p.path,
-			    strerror(errno));
+			apply_fail(ap, &t, "remove");
 			goto fail;
 		}
 		afs_dirty(ap->fs, dfd);
@@ -1080,8 +1146,8 @@ run(struct apply *ap)
 					    t->lineno, t->path);
 					continue;
 				}
-				apply_warn(ap, "line %u: %s: %s", t->lineno,
-				    t->path, strerror(ENOENT));
+				errno = ENOENT;
+				apply_fail(ap, t, "remove");
 				return -1;
 			}
 			if (disktype == 'd') {
@@ -1148,7 +1214,7 @@ apply_run(struct apply *ap, int progmode, const struct progtotal *total)
 	ap->iobuf = xmalloc(ap->iobufsz);
 	ap->sq = syncq_new();
 	if ((ap->fs = afs_open(ap, ap->style, &err)) == NULL) {
-		apply_warn(ap, "%s", err.msg);
+		apply_named(ap, "%s", err.msg);
 		return -1;
 	}
 	if (ap->net != NULL && ap->jobs > 1 && (n = count_downloads(ap)) > 1 &&
@@ -1182,7 +1248,7 @@ apply_run(struct apply *ap, int progmode, const struct progtotal *total)
 	syncq_free(ap->sq);
 	ap->sq = NULL;
 	if (afs_close(ap->fs, &err) == -1) {
-		apply_warn(ap, "%s", err.msg);
+		apply_named(ap, "%s", err.msg);
 		ok = 0;
 	}
 	ap->fs = NULL;
