@@ -82,7 +82,7 @@ afs_open(struct apply *ap, int style, struct cerr *err)
 
 	fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd == -1) {
-		cerr_errno(err, "%s", root);
+		cerr_errno(err, "%s: open", root);
 		return NULL;
 	}
 	fs = xcalloc(1, sizeof(*fs));
@@ -91,7 +91,7 @@ afs_open(struct apply *ap, int style, struct cerr *err)
 	fs->rootfd = fd;
 	fs->cur.fd = -1;
 	if (fstat(fd, &fs->rootst) == -1) {
-		cerr_errno(err, "%s", root);
+		cerr_errno(err, "%s: open", root);
 		close(fd);
 		free(fs);
 		return NULL;
@@ -114,7 +114,7 @@ afs_syncdirs(struct afs *fs, struct cerr *err)
 		d = &fs->defer[i];
 		if (fsync(d->fd) == -1 && rc == 0) {
 			if (err != NULL)
-				cerr_errno(err, "fsync %s", d->name);
+				cerr_errno(err, "%s: fsync", d->name);
 			rc = -1;
 		}
 		close(d->fd);
@@ -138,7 +138,7 @@ afs_defer(struct afs *fs, int fd, const char *name, struct cerr *err)
 
 	if (fstat(fd, &st) == -1) {
 		if (err != NULL)
-			cerr_errno(err, "fsync %s", name);
+			cerr_errno(err, "%s: fsync", name);
 		close(fd);
 		return -1;
 	}
@@ -272,34 +272,42 @@ afs_mkprefix(void *ctx, int pfd, const char *name, const char *rel,
 {
 	struct afs	*fs = ctx;
 	struct stat	 pst;
+	const char	*op = "stat";
 	char		*shown;
 	int		 fd, e;
 
 	shown = xstrndup(fs->path, (size_t)(rel - fs->path) + len);
 	/* Made whole, owner and mode included, or not at all (intr.h). */
 	(void)intr_hold();
-	if (fstat(pfd, &pst) == -1 || mkdirat(pfd, name, 0700) == -1)
+	if (fstat(pfd, &pst) == -1)
 		goto fail;
+	op = "mkdir";
+	if (mkdirat(pfd, name, 0700) == -1)
+		goto fail;
+	op = "open";
 	fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC);
 	if (fd == -1)
 		goto fail;
-	if (fchown(fd, pst.st_uid, pst.st_gid) == -1 ||
-	    fchmod(fd, pst.st_mode & 07777) == -1) {
-		e = errno;
-		close(fd);
-		errno = e;
-		goto fail;
-	}
+	op = "chown";
+	if (fchown(fd, pst.st_uid, pst.st_gid) == -1)
+		goto failfd;
+	op = "chmod";
+	if (fchmod(fd, pst.st_mode & 07777) == -1)
+		goto failfd;
 	close(fd);
 	intr_release();
 	apply_say(fs->ap, "%s: created missing prefix\n", shown);
 	free(shown);
 	return 0;
+failfd:
+	e = errno;
+	close(fd);
+	errno = e;
 fail:
 	intr_release();
 	e = errno;
-	cerr_errno(fs->err, "%s", shown);
+	cerr_errno(fs->err, "%s: %s", shown, op);
 	free(shown);
 	errno = e;
 	fs->mkfailed = 1;
@@ -354,7 +362,7 @@ afs_parent(struct afs *fs, const char *path, int create, int *dfd,
 			    "name too long", path, CONFINE_MAXDEPTH);
 		else {
 			errno = e;
-			cerr_errno(err, "%s: %s", path, shown);
+			cerr_errno(err, "%s: open directory %s", path, shown);
 		}
 		free(shown);
 		return -1;

@@ -543,8 +543,7 @@ jobq_add(struct apply *ap, struct apply_entry *e, int dfd, const char *leaf)
 	if (jobq_room(ap) == -1)
 		return -1;
 	if ((d = fcntl(dfd, F_DUPFD_CLOEXEC, 0)) == -1) {
-		apply_warn(ap, "line %u: %s: %s", e->t.lineno, e->t.path,
-		    strerror(errno));
+		apply_fail(ap, &e->t, "dup");
 		return -1;
 	}
 	pthread_mutex_lock(&jq->mu);

@@ -188,14 +188,21 @@ apply_dlfail(struct apply *ap, const struct apply_entry *e, int rc,
 	char	desc[2 * PATH_MAX + 64];
 
 	retr_desc(e, desc, sizeof(desc));
-	apply_warn(ap, "%s", err->msg);
+	/*
+	 * A failure here (room, create, write) is lapply's own: named as
+	 * the file-system failures are; the server's are Radmind's words.
+	 */
+	if (rc == DL_LOCAL)
+		apply_named(ap, "%s: %s", ap->name, err->msg);
+	else
+		apply_warn(ap, "%s", err->msg);
 	/*
 	 * The session is gone (reset, closed, a corrupt stream): say so in
 	 * words, not with the request line.
 	 */
 	if (rc == DL_DEAD)
-		apply_warn(ap, "%s: line %u: %s: not downloaded, the session "
-		    "with %s ended", ap->name, e->t.lineno, e->t.path,
+		apply_linewarn(ap, &e->t, "%s: not downloaded, the session "
+		    "with %s ended", e->t.path,
 		    ap->net != NULL ? net_peer(ap->net) : "the server");
 	else if (rc != DL_LOCAL)
 		apply_warn(ap, "%s", desc);
@@ -224,13 +231,13 @@ apply_download(struct apply *ap, struct apply_entry *e, int dfd,
 	int			 fd, rc;
 
 	if (t->type == 'a') {
-		apply_warn(ap, "line %u: %s: applefiles cannot be created "
-		    "on this system", t->lineno, t->path);
+		apply_linewarn(ap, t, "%s: applefiles cannot be created "
+		    "on this system", t->path);
 		return -1;
 	}
 	if (ap->net == NULL || ap->net_dead) {
-		apply_warn(ap, "line %u: %s: no connection to the server",
-		    t->lineno, t->path);
+		apply_linewarn(ap, t, "%s: no connection to the server",
+		    t->path);
 		return -1;
 	}
 	/* -j: one of the download connections receives it. */
@@ -242,8 +249,7 @@ apply_download(struct apply *ap, struct apply_entry *e, int dfd,
 		return -1;
 	}
 	if (retrq_next(ap->rq) != (size_t)(e - ap->ent)) {
-		apply_warn(ap, "line %u: %s: download out of order",
-		    t->lineno, t->path);
+		apply_linewarn(ap, t, "%s: download out of order", t->path);
 		ap->net_dead = 1;
 		return -1;
 	}
@@ -291,6 +297,7 @@ apply_landed(struct apply *ap, const struct apply_entry *e, int dfd,
 	const struct tline	*t = &e->t;
 	struct stat		 st;
 	char			 msg[PATH_MAX + 128];
+	const char		*op = "stat";
 	int			 changed = 0;
 
 	/* Metadata on the open temp file, then make it durable. */
@@ -298,11 +305,13 @@ apply_landed(struct apply *ap, const struct apply_entry *e, int dfd,
 		goto syserr;
 	snprintf(msg, sizeof(msg), "%s: created updating", t->path);
 	if (t->mtime != (int64_t)st.st_mtime) {
+		op = "set times";
 		if (fd_setmtime(fd, t->mtime) == -1)
 			goto syserr;
 		changed = 1;
 	}
-	if (apply_owner_mode(ap, fd, &st, t, msg, sizeof(msg), NULL) == -1)
+	if (apply_owner_mode(ap, fd, &st, t, msg, sizeof(msg), NULL,
+	    &op) == -1)
 		goto syserr;
 	if (changed)
 		strlcat(msg, " time", sizeof(msg));
@@ -312,8 +321,7 @@ apply_landed(struct apply *ap, const struct apply_entry *e, int dfd,
 	return syncq_add(ap, fd, dfd, tmp, leaf, msg, t);
 
 syserr:
-	apply_warn(ap, "line %u: %s: %s", t->lineno, t->path,
-	    strerror(errno));
+	apply_fail(ap, t, op);
 	close(fd);
 	dl_tempdone(dfd, tmp);
 	free(tmp);

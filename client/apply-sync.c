@@ -71,6 +71,7 @@ struct batch {
 	/* outcome, set by the worker */
 	size_t			 bad;		/* first failed item, or n */
 	int			 err;		/* its errno */
+	const char		*op;		/* ... of this step */
 	int			 renamed;	/* bad itself was renamed */
 };
 
@@ -205,10 +206,12 @@ batch_run(struct batch *b)
 	struct syncitem	*it;
 	size_t		 i, pd = (size_t)-1;	/* renamed into, unsynced */
 	size_t		 last = (size_t)-1;	/* last renamed */
+	const char	*op;
 	int		 fsfd;
 
 	b->bad = b->n;
 	b->renamed = 0;
+	b->op = NULL;
 #ifdef HAVE_SYNCFS
 	/* Our own descriptor of the file system: the files get closed. */
 	if ((fsfd = batch_fs(b)) != -1 &&
@@ -219,6 +222,7 @@ batch_run(struct batch *b)
 				continue;
 			b->bad = i;
 			b->err = errno;
+			b->op = "fsync";
 		}
 		for (i = 0; i < b->n; i++) {
 			it = &b->v[i];
@@ -228,11 +232,13 @@ batch_run(struct batch *b)
 				item_drop(it);
 				continue;
 			}
+			op = "close";
 			if (close(it->fd) == -1) {
 				it->fd = -1;
 				goto fsfail;
 			}
 			it->fd = -1;
+			op = "rename";
 			if (renameat(it->dfd, it->tmp, it->dfd, it->leaf) == -1)
 				goto fsfail;
 			dl_tempdone(-1, it->tmp);
@@ -243,6 +249,7 @@ batch_run(struct batch *b)
 fsfail:
 			b->bad = i;
 			b->err = errno;
+			b->op = op;
 			item_drop(it);
 		}
 		/* The directories renamed into, all at once. */
@@ -258,6 +265,7 @@ fsfail:
 #else
 	(void)fsfd;
 	(void)last;
+	(void)op;
 #endif
 	/*
 	 * Durable first.  Writeback of every file is started before the
@@ -274,6 +282,7 @@ fsfail:
 		if (it->tmp != NULL && fsync(it->fd) == -1) {
 			b->bad = i;
 			b->err = errno;
+			b->op = "fsync";
 			break;
 		}
 	}
@@ -301,11 +310,13 @@ fsfail:
 		if (close(it->fd) == -1) {
 			it->fd = -1;
 			b->err = errno;
+			b->op = "close";
 			goto fail;
 		}
 		it->fd = -1;
 		if (renameat(it->dfd, it->tmp, it->dfd, it->leaf) == -1) {
 			b->err = errno;
+			b->op = "rename";
 			goto fail;
 		}
 		dl_tempdone(-1, it->tmp);
@@ -399,14 +410,9 @@ batch_reap(struct apply *ap, struct batch *b)
 			apply_say(ap, "%s\n", it->msg);
 		}
 		if (it->tmp != NULL && i == b->bad) {
-			if (b->renamed)
-				apply_warn(ap, "line %u: %s: fsync of its "
-				    "directory: %s", it->t->lineno,
-				    it->t->path, strerror(b->err));
-			else
-				apply_warn(ap, "line %u: %s: %s",
-				    it->t->lineno, it->t->path,
-				    strerror(b->err));
+			errno = b->err;
+			apply_fail(ap, it->t, b->renamed ?
+			    "fsync of its directory" : b->op);
 			sq->failed = 1;
 		}
 		free(it->tmp);
@@ -534,8 +540,7 @@ syncq_add(struct apply *ap, int fd, int dfd, char *tmp, const char *leaf,
 		goto drop;
 	if (fstat(dfd, &st) == -1 ||
 	    (d = fcntl(dfd, F_DUPFD_CLOEXEC, 0)) == -1) {
-		apply_warn(ap, "line %u: %s: %s", t->lineno, t->path,
-		    strerror(errno));
+		apply_fail(ap, t, "dup");
 		goto drop;
 	}
 #ifdef HAVE_SYNC_FILE_RANGE

@@ -92,11 +92,10 @@ apply_say(struct apply *ap, const char *fmt, ...)
 	}
 }
 
-void
-apply_warn(struct apply *ap, const char *fmt, ...)
+/* An error: bare as Radmind prints it, or named after the program. */
+static void
+apply_vwarn(struct apply *ap, int named, const char *fmt, va_list ap2)
 {
-	va_list	ap2;
-
 	/*
 	 * Downloads queued on other sessions (-j) were requested before
 	 * this line ran: if one of them failed, one session would have
@@ -109,10 +108,53 @@ apply_warn(struct apply *ap, const char *fmt, ...)
 		(void)syncq_flush(ap);
 	progress_hide(&ap->prog);
 	fflush(stdout);
-	va_start(ap2, fmt);
-	vlog(LOG_ERR, 0, fmt, ap2);
-	va_end(ap2);
+	if (named)
+		vlog_named(LOG_ERR, fmt, ap2);
+	else
+		vlog(LOG_ERR, 0, fmt, ap2);
 	progress_show(&ap->prog);
+}
+
+void
+apply_warn(struct apply *ap, const char *fmt, ...)
+{
+	va_list	ap2;
+
+	va_start(ap2, fmt);
+	apply_vwarn(ap, 0, fmt, ap2);
+	va_end(ap2);
+}
+
+void
+apply_named(struct apply *ap, const char *fmt, ...)
+{
+	va_list	ap2;
+
+	va_start(ap2, fmt);
+	apply_vwarn(ap, 1, fmt, ap2);
+	va_end(ap2);
+}
+
+void
+apply_linewarn(struct apply *ap, const struct tline *t, const char *fmt, ...)
+{
+	va_list	 ap2;
+	char	*msg;
+
+	va_start(ap2, fmt);
+	if (vasprintf(&msg, fmt, ap2) == -1)
+		fatal("vasprintf");
+	va_end(ap2);
+	apply_named(ap, "%s: line %u: %s", ap->name, t->lineno, msg);
+	free(msg);
+}
+
+void
+apply_fail(struct apply *ap, const struct tline *t, const char *op)
+{
+	int	e = errno;
+
+	apply_linewarn(ap, t, "%s: %s: %s", t->path, op, strerror(e));
 }
 
 /* What apply_load keeps while it reads. */
@@ -340,7 +382,8 @@ apply_load(struct apply *ap, FILE *fp, struct progtotal *total)
  */
 int
 apply_owner_mode(struct apply *ap, int fd, const struct stat *st,
-    const struct tline *t, char *msg, size_t msglen, int *changed)
+    const struct tline *t, char *msg, size_t msglen, int *changed,
+    const char **op)
 {
 	uid_t	uid = (uid_t)t->uid;
 	gid_t	gid = (gid_t)t->gid;
@@ -354,8 +397,10 @@ apply_owner_mode(struct apply *ap, int fd, const struct stat *st,
 	    t->type == 'p';
 	if (owner) {
 		narrow = old & (mode_t)t->mode & ~(mode_t)(S_ISUID | S_ISGID);
+		*op = "chmod";
 		if (narrow != old && fd_chmod(fd, narrow) == -1)
 			return -1;
+		*op = "chown";
 		if (fd_chown(fd, uid, gid) == -1)
 			return -1;
 		if (uid != st->st_uid)
@@ -364,11 +409,13 @@ apply_owner_mode(struct apply *ap, int fd, const struct stat *st,
 			strlcat(msg, " gid", msglen);
 		if (narrow != (mode_t)t->mode && !mode) {
 			/* Only narrowed: put the declared mode back. */
+			*op = "chmod";
 			if (fd_chmod(fd, (mode_t)t->mode) == -1)
 				return -1;
 		}
 	}
 	if (mode) {
+		*op = "chmod";
 		if (fd_chmod(fd, (mode_t)t->mode) == -1)
 			return -1;
 		strlcat(msg, " mode", msglen);
@@ -415,6 +462,7 @@ replace_copy(struct apply *ap, const struct tline *t, int dfd,
 {
 	struct mknode	 mk;
 	char		*tmp = NULL, sum[CKSUM_B64MAX];
+	const char	*op = "create";
 	int64_t		 got = 0;
 	ssize_t		 n;
 	int		 nfd = -1, verify;
@@ -431,10 +479,12 @@ replace_copy(struct apply *ap, const struct tline *t, int dfd,
 			if (n == -1) {
 				if (errno == EINTR)
 					continue;
+				op = "read";
 				goto syserr;
 			}
 			if (verify)
 				cksum_update(ap->ck, ap->iobuf, (size_t)n);
+			op = "write";
 			if (fs_write_all(nfd, ap->iobuf, (size_t)n) == -1)
 				goto syserr;
 			got += n;
@@ -442,20 +492,20 @@ replace_copy(struct apply *ap, const struct tline *t, int dfd,
 				break;
 		}
 		if (got != t->size) {
-			apply_warn(ap, "line %u: %s: size is not %lld: not "
-			    "replacing it", t->lineno, t->path,
-			    (long long)t->size);
+			apply_linewarn(ap, t, "%s: size is not %lld: not "
+			    "replacing it", t->path, (long long)t->size);
 			goto fail;
 		}
 		if (verify) {
 			cksum_final(ap->ck, sum);
 			if (strcmp(sum, t->cksum) != 0) {
-				apply_warn(ap, "line %u: %s: checksum does not "
+				apply_linewarn(ap, t, "%s: checksum does not "
 				    "match the transcript: not replacing it",
-				    t->lineno, t->path);
+				    t->path);
 				goto fail;
 			}
 		}
+		op = "set times";
 		if (fd_setmtime(nfd, t->mtime) == -1)
 			goto syserr;
 		break;
@@ -465,28 +515,35 @@ replace_copy(struct apply *ap, const struct tline *t, int dfd,
 		mk.mode = (t->type == 'p' ? S_IFIFO : t->type == 'b' ?
 		    S_IFBLK : S_IFCHR) | 0600;
 		mk.dev = now->st_rdev;
+		op = "mknod";
 		if (dl_maketemp(dfd, leaf, t->lineno, make_node, &mk,
 		    &tmp) == -1) {
 			free(tmp);
 			tmp = NULL;
 			goto syserr;
 		}
+		op = "open";
 		if ((nfd = openat(dfd, tmp, O_PATH | O_NOFOLLOW |
 		    O_CLOEXEC)) == -1)
 			goto syserr;
 		break;
 	default:
-		apply_warn(ap, "line %u: %s: cannot be replaced by a copy on "
-		    "this system", t->lineno, t->path);
+		apply_linewarn(ap, t, "%s: cannot be replaced by a copy on "
+		    "this system", t->path);
 		return -1;
 	}
-	if (fd_chown(nfd, (uid_t)t->uid, (gid_t)t->gid) == -1 ||
-	    fd_chmod(nfd, (mode_t)t->mode) == -1)
+	op = "chown";
+	if (fd_chown(nfd, (uid_t)t->uid, (gid_t)t->gid) == -1)
 		goto syserr;
+	op = "chmod";
+	if (fd_chmod(nfd, (mode_t)t->mode) == -1)
+		goto syserr;
+	op = "fsync";
 	if (t->type == 'f' && fsync(nfd) == -1)
 		goto syserr;
 	close(nfd);
 	nfd = -1;
+	op = "rename";
 	if (renameat(dfd, tmp, dfd, leaf) == -1)
 		goto syserr;
 	dl_tempdone(-1, tmp);
@@ -495,7 +552,7 @@ replace_copy(struct apply *ap, const struct tline *t, int dfd,
 	ap->modified = 1;
 	return 0;
 syserr:
-	apply_warn(ap, "line %u: %s: %s", t->lineno, t->path, strerror(errno));
+	apply_fail(ap, t, op);
 fail:
 	if (nfd != -1)
 		close(nfd);
@@ -553,21 +610,19 @@ meta_open(struct apply *ap, const struct tline *t, int dfd, const char *leaf,
 			fd = openat(dfd, leaf, flags | O_PATH);
 	}
 	if (fd == -1) {
-		apply_warn(ap, "line %u: %s: %s", t->lineno, t->path,
-		    strerror(errno));
+		apply_fail(ap, t, "open");
 		return -1;
 	}
 	if (fstat(fd, now) == -1) {
-		apply_warn(ap, "line %u: %s: %s", t->lineno, t->path,
-		    strerror(errno));
+		apply_fail(ap, t, "stat");
 		close(fd);
 		return -1;
 	}
 	if (tline_typeof(now->st_mode) != t->type || (expect != NULL &&
 	    (now->st_dev != expect->st_dev || now->st_ino !=
 	    expect->st_ino))) {
-		apply_warn(ap, "line %u: %s: changed while being updated",
-		    t->lineno, t->path);
+		apply_linewarn(ap, t, "%s: changed while being updated",
+		    t->path);
 		close(fd);
 		return -1;
 	}
@@ -584,12 +639,12 @@ parent_of(struct apply *ap, const struct tline *t, const char *path,
 
 	rc = afs_parent(ap->fs, path, create, dfd, leaf, &err);
 	if (rc == 1) {
-		apply_warn(ap, "line %u: %s: %s", t->lineno, path,
+		apply_linewarn(ap, t, "%s: parent directory: %s", path,
 		    strerror(ENOENT));
 		return -1;
 	}
 	if (rc == -1) {
-		apply_warn(ap, "line %u: %s", t->lineno, err.msg);
+		apply_linewarn(ap, t, "%s", err.msg);
 		return -1;
 	}
 	return 0;
@@ -607,7 +662,7 @@ lookup(struct apply *ap, const struct tline *t, int *present,
 	*present = 0;
 	rc = afs_parent(ap->fs, t->path, 0, &dfd, &leaf, &err);
 	if (rc == -1) {
-		apply_warn(ap, "line %u: %s", t->lineno, err.msg);
+		apply_linewarn(ap, t, "%s", err.msg);
 		return -1;
 	}
 	if (rc == 1)
@@ -619,8 +674,7 @@ lookup(struct apply *ap, const struct tline *t, int *present,
 	if (rc == -1) {
 		if (errno == ENOENT)
 			return 0;
-		apply_warn(ap, "line %u: %s: %s", t->lineno, t->path,
-		    strerror(errno));
+		apply_fail(ap, t, "stat");
 		return -1;
 	}
 	if (tline_typeof(st->st_mode) == 0) {
@@ -644,11 +698,12 @@ link_target_own(struct apply *ap, const struct tline *t, int tdfd,
 {
 	struct tline	 tt;
 	struct stat	 st;
-	int		 fd, rc;
+	int		 fd, rc, e;
 
 	if (fstatat(tdfd, tleaf, &st, AT_SYMLINK_NOFOLLOW) == -1) {
-		apply_warn(ap, "line %u: %s: %s: %s", t->lineno, t->path,
-		    t->target, strerror(errno));
+		e = errno;
+		apply_linewarn(ap, t, "%s: hard link target %s: stat: %s",
+		    t->path, t->target, strerror(e));
 		return -1;
 	}
 	if (S_ISDIR(st.st_mode) || S_ISLNK(st.st_mode) ||
@@ -664,21 +719,19 @@ link_target_own(struct apply *ap, const struct tline *t, int tdfd,
 	tt.mtime = st.st_mtime;
 	tt.size = st.st_size;
 	strlcpy(tt.cksum, "-", sizeof(tt.cksum));
-	apply_warn(ap, "line %u: %s: %s has %lu links, not all inside the "
-	    "root: replacing it with a copy before linking", t->lineno,
-	    t->path, t->target, (unsigned long)st.st_nlink);
+	apply_linewarn(ap, t, "%s: %s has %lu links, not all inside the "
+	    "root: replacing it with a copy before linking", t->path,
+	    t->target, (unsigned long)st.st_nlink);
 	fd = openat(tdfd, tleaf, (S_ISREG(st.st_mode) ? O_RDONLY | O_NONBLOCK |
 	    O_NOCTTY : O_PATH) | O_NOFOLLOW | O_CLOEXEC);
 	if (fd == -1) {
-		apply_warn(ap, "line %u: %s: %s", t->lineno, t->target,
-		    strerror(errno));
+		apply_fail(ap, &tt, "open");
 		return -1;
 	}
 	rc = replace_copy(ap, &tt, tdfd, tleaf, fd, &st);
 	close(fd);
 	if (rc == 0 && fsync(tdfd) == -1) {
-		apply_warn(ap, "line %u: %s: fsync of its directory: %s",
-		    t->lineno, t->target, strerror(errno));
+		apply_fail(ap, &tt, "fsync of its directory");
 		return -1;
 	}
 	return rc;
@@ -693,6 +746,7 @@ do_line(struct apply *ap, struct apply_entry *e, int present,
 	const char		*leaf, *tleaf;
 	struct stat		 now;
 	char			 msg[PATH_MAX + 128], *tmp;
+	const char		*op;
 	int			 dfd, tdfd, fd = -1, newfile = 0, timeupd = 0;
 	mode_t			 ftype;
 
@@ -712,8 +766,7 @@ do_line(struct apply *ap, struct apply_entry *e, int present,
 		if (parent_of(ap, t, t->target, 0, &tdfd, &tleaf) == -1)
 			return -1;
 		if ((tdfd = fcntl(tdfd, F_DUPFD_CLOEXEC, 0)) == -1) {
-			apply_warn(ap, "line %u: %s: %s", t->lineno, t->path,
-			    strerror(errno));
+			apply_fail(ap, t, "dup");
 			return -1;
 		}
 		if (link_target_own(ap, t, tdfd, tleaf) == -1) {
@@ -726,8 +779,7 @@ do_line(struct apply *ap, struct apply_entry *e, int present,
 			return -1;
 		}
 		if (linkat(tdfd, tleaf, dfd, leaf, 0) == -1) {
-			apply_warn(ap, "line %u: %s: %s", t->lineno, t->path,
-			    strerror(errno));
+			apply_fail(ap, t, "link");
 			close(tdfd);
 			return -1;
 		}
@@ -752,13 +804,14 @@ do_line(struct apply *ap, struct apply_entry *e, int present,
 	case 'f':
 		if (!present) {
 			intr_release();
-			apply_warn(ap, "line %u: %s: %s", t->lineno, t->path,
-			    strerror(ENOENT));
+			errno = ENOENT;
+			apply_fail(ap, t, "open");
 			return -1;
 		}
 		break;
 	case 'd':
 		if (!present) {
+			op = "mkdir";
 			if (mkdirat(dfd, leaf, (mode_t)t->mode) == -1)
 				goto syserr;
 			afs_dirty(ap->fs, dfd);
@@ -771,11 +824,13 @@ do_line(struct apply *ap, struct apply_entry *e, int present,
 		 * Made under a temp name and renamed over the old link, so
 		 * the path is never missing.
 		 */
+		op = "symlink";
 		if (dl_maketemp(dfd, leaf, t->lineno, make_symlink,
 		    t->target, &tmp) == -1) {
 			free(tmp);
 			goto syserr;
 		}
+		op = "rename";
 		if (renameat(dfd, tmp, dfd, leaf) == -1) {
 			int	saved = errno;
 
@@ -795,6 +850,7 @@ do_line(struct apply *ap, struct apply_entry *e, int present,
 		goto done;
 	case 'p':
 		if (!present) {
+			op = "mkfifo";
 			if (mkfifoat(dfd, leaf, (mode_t)t->mode) == -1)
 				goto syserr;
 			afs_dirty(ap->fs, dfd);
@@ -806,6 +862,7 @@ do_line(struct apply *ap, struct apply_entry *e, int present,
 	case 'c':
 		if (present && (major(st->st_rdev) != t->major ||
 		    minor(st->st_rdev) != t->minor)) {
+			op = "remove";
 			if (unlinkat(dfd, leaf, 0) == -1)
 				goto syserr;
 			ap->modified = 1;
@@ -813,6 +870,7 @@ do_line(struct apply *ap, struct apply_entry *e, int present,
 		}
 		if (!present) {
 			ftype = t->type == 'b' ? S_IFBLK : S_IFCHR;
+			op = "mknod";
 			if (mknodat(dfd, leaf, ftype | (mode_t)t->mode,
 			    makedev(t->major, t->minor)) == -1)
 				goto syserr;
@@ -852,8 +910,8 @@ do_line(struct apply *ap, struct apply_entry *e, int present,
 		 * with the declared metadata replaces it.
 		 */
 		intr_release();
-		apply_warn(ap, "line %u: %s: %lu links, not all inside the "
-		    "root: replacing it with a copy", t->lineno, t->path,
+		apply_linewarn(ap, t, "%s: %lu links, not all inside the "
+		    "root: replacing it with a copy", t->path,
 		    (unsigned long)now.st_nlink);
 		meta_words(&now, t, msg, sizeof(msg));
 		if (replace_copy(ap, t, dfd, leaf, fd, &now) == -1) {
@@ -865,13 +923,14 @@ do_line(struct apply *ap, struct apply_entry *e, int present,
 		goto done;
 	}
 	if (t->type == 'f' && t->mtime != (int64_t)now.st_mtime) {
+		op = "set times";
 		if (fd_setmtime(fd, t->mtime) == -1)
 			goto syserr;
 		ap->modified = 1;
 		timeupd = 1;
 	}
 	if (apply_owner_mode(ap, fd, &now, t, msg, sizeof(msg),
-	    &ap->modified) == -1)
+	    &ap->modified, &op) == -1)
 		goto syserr;
 	intr_release();
 	if (timeupd)
@@ -886,7 +945,7 @@ done:
 
 syserr:
 	intr_release();
-	apply_warn(ap, "line %u: %s: %s", t->lineno, t->path, strerror(errno));
+	apply_fail(ap, t, op);
 	if (fd != -1)
 		close(fd);
 	return -1;
@@ -905,7 +964,8 @@ apply_meta_undo(struct apply *ap, const struct apply_entry *e, int dfd,
 	struct tline	 t = e->t;
 	struct stat	 now;
 	char		 msg[64];
-	int		 fd;
+	const char	*op;
+	int		 fd, saved;
 
 	/* Gone or replaced since: nothing of ours to put back, quietly. */
 	if ((*leaf == '\0' ? fstat(dfd, &now) : fstatat(dfd, leaf, &now,
@@ -919,15 +979,22 @@ apply_meta_undo(struct apply *ap, const struct apply_entry *e, int dfd,
 	if ((fd = meta_open(ap, &t, dfd, leaf, old, &now)) == -1)
 		return;
 	(void)intr_hold();
-	if (apply_owner_mode(ap, fd, &now, &t, msg, sizeof(msg), NULL) == -1 ||
-	    (t.type == 'f' && (now.st_mtim.tv_sec != old->st_mtim.tv_sec ||
+	if (apply_owner_mode(ap, fd, &now, &t, msg, sizeof(msg), NULL,
+	    &op) == -1)
+		goto fail;
+	op = "set times";
+	if (t.type == 'f' && (now.st_mtim.tv_sec != old->st_mtim.tv_sec ||
 	    now.st_mtim.tv_nsec != old->st_mtim.tv_nsec) &&
-	    fd_setmtim(fd, &old->st_mtim) == -1)) {
-		intr_release();
-		apply_warn(ap, "%s: cannot put back its metadata: %s",
-		    t.path, strerror(errno));
-	} else
-		intr_release();
+	    fd_setmtim(fd, &old->st_mtim) == -1)
+		goto fail;
+	intr_release();
+	close(fd);
+	return;
+fail:
+	saved = errno;
+	intr_release();
+	apply_linewarn(ap, &t, "%s: cannot put back its metadata: %s: %s",
+	    t.path, op, strerror(saved));
 	close(fd);
 }
 
@@ -946,8 +1013,7 @@ remove_object(struct apply *ap, const struct tline *t)
 			    "removed...continuing", t->lineno, t->path);
 			return 0;
 		}
-		apply_warn(ap, "line %u: %s: %s", t->lineno, t->path,
-		    strerror(errno));
+		apply_fail(ap, t, "remove");
 		return -1;
 	}
 	afs_dirty(ap->fs, dfd);
@@ -998,8 +1064,7 @@ pend_flush(struct apply *ap, const char *path)
 		if (parent_of(ap, &t, p.path, 0, &dfd, &leaf) == -1)
 			goto fail;
 		if (unlinkat(dfd, leaf, AT_REMOVEDIR) == -1) {
-			apply_warn(ap, "line %u: %s: %s", p.lineno, p.path,
-			    strerror(errno));
+			apply_fail(ap, &t, "remove");
 			goto fail;
 		}
 		afs_dirty(ap->fs, dfd);
@@ -1121,8 +1186,8 @@ run(struct apply *ap)
 					    t->lineno, t->path);
 					continue;
 				}
-				apply_warn(ap, "line %u: %s: %s", t->lineno,
-				    t->path, strerror(ENOENT));
+				errno = ENOENT;
+				apply_fail(ap, t, "remove");
 				return -1;
 			}
 			if (disktype == 'd') {
@@ -1189,7 +1254,7 @@ apply_run(struct apply *ap, int progmode, const struct progtotal *total)
 	ap->iobuf = xmalloc(ap->iobufsz);
 	ap->sq = syncq_new();
 	if ((ap->fs = afs_open(ap, ap->style, &err)) == NULL) {
-		apply_warn(ap, "%s", err.msg);
+		apply_named(ap, "%s", err.msg);
 		return -1;
 	}
 	if (ap->net != NULL && ap->jobs > 1 && (n = count_downloads(ap)) > 1 &&
@@ -1223,7 +1288,7 @@ apply_run(struct apply *ap, int progmode, const struct progtotal *total)
 	syncq_free(ap->sq);
 	ap->sq = NULL;
 	if (afs_close(ap->fs, &err) == -1) {
-		apply_warn(ap, "%s", err.msg);
+		apply_named(ap, "%s", err.msg);
 		ok = 0;
 	}
 	ap->fs = NULL;

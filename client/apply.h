@@ -305,6 +305,19 @@ void	apply_say(struct apply *, const char *, ...)
 /* An error or warning, through the log (status line hidden first). */
 void	apply_warn(struct apply *, const char *, ...)
 	    __attribute__((format(printf, 2, 3)));
+/* As apply_warn, named after the program: "lapply: " first. */
+void	apply_named(struct apply *, const char *, ...)
+	    __attribute__((format(printf, 2, 3)));
+/*
+ * A failure of the transcript line t as it is applied, named as
+ * "lapply: transcript: line N: " then the message (apply_linewarn); for
+ * a failed file-system operation op ("mkdir", "chown", "set times",
+ * ...) on t's path, the message is "path: op: strerror(errno)"
+ * (apply_fail).  lapply(1), DIAGNOSTICS, describes the form.
+ */
+void	apply_linewarn(struct apply *, const struct tline *,
+	    const char *, ...) __attribute__((format(printf, 3, 4)));
+void	apply_fail(struct apply *, const struct tline *, const char *op);
 
 /*
  * Download the "+" line e into a temp file in dfd (download.h), verify
@@ -344,9 +357,11 @@ int	 afs_names_inside(struct afs *, int dfd, const struct stat *st);
  * Owner and mode of the open object fd (now st) as t declares, in an
  * order never more permissive than both the old and the new state;
  * appends " uid", " gid", " mode" to msg for what changed.  Used by
- * apply.c and apply-retr.c.  Returns 0 or -1 with errno.
+ * apply.c and apply-retr.c.  Returns 0 or -1 with errno and *op the
+ * step that failed ("chown" or "chmod").
  */
 int	apply_owner_mode(struct apply *, int fd, const struct stat *st,
-	    const struct tline *t, char *msg, size_t msglen, int *changed);
+	    const struct tline *t, char *msg, size_t msglen, int *changed,
+	    const char **op);
 
 #endif

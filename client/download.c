@@ -153,6 +153,7 @@ dl_body(struct net *net, const struct dl_want *w, int fd, int werr,
     int64_t size, const char *full, const char *who, struct cerr *err)
 {
 	char		 sum[CKSUM_B64MAX];
+	const char	*wop = "create";	/* what werr says failed */
 	unsigned char	*buf = w->buf, *own = NULL;
 	size_t		 bufsz = w->bufsz;
 	int64_t		 got = 0;
@@ -165,8 +166,10 @@ dl_body(struct net *net, const struct dl_want *w, int fd, int werr,
 	while ((n = net_retr_read(net, buf, bufsz, err)) > 0) {
 		got += n;
 		if (fd != -1 && werr == 0 &&
-		    fs_write_all(fd, buf, (size_t)n) == -1)
+		    fs_write_all(fd, buf, (size_t)n) == -1) {
 			werr = errno;
+			wop = "write";
+		}
 		if (w->ck != NULL)
 			cksum_update(w->ck, buf, (size_t)n);
 		if (w->progress != NULL)
@@ -176,7 +179,7 @@ dl_body(struct net *net, const struct dl_want *w, int fd, int werr,
 	if (n == -1 || net_retr_end(net, err) == -1)
 		return DL_DEAD;
 	if (werr != 0) {
-		cerr_set(err, "%s: %s", full, strerror(werr));
+		cerr_set(err, "%s: %s: %s", full, wop, strerror(werr));
 		return DL_LOCAL;
 	}
 	if (got != size) {

@@ -104,7 +104,8 @@ LAPPLY_TESTS = \
 	tests/integ/t-lapply-raceloop.sh \
 	tests/integ/t-lapply-jobs.sh \
 	tests/integ/t-lapply-progress.sh \
-	tests/integ/t-lapply-signals.sh
+	tests/integ/t-lapply-signals.sh \
+	tests/integ/t-lapply-fserrors.sh
 TESTS += $(LAPPLY_TESTS)
 EXTRA_DIST += $(LAPPLY_TESTS) tests/integ/lapply-lib.sh \
 	tests/integ/lapply-srv.py tests/integ/crashcheck.py \

@@ -16,7 +16,8 @@ static int	 log_where = LOG_TO_STDERR;
 static int	 log_verbose;
 static int	 log_level = LOG_INFO;
 static int	 log_fatalstatus = 2;
-static const char *log_ident = "";
+static const char *log_ident = "";	/* before every line, or "" */
+static const char *log_name = "";	/* the program, for vlog_named */
 
 static struct {
 	void	(*fn)(void *);
@@ -31,6 +32,7 @@ log_init(const char *ident, int where, int facility)
 {
 	log_where = where & LOG_TO_SYSLOG;
 	log_ident = (where & LOG_PREFIX) ? ident : "";
+	log_name = ident;
 	if (log_where == LOG_TO_SYSLOG)
 		openlog(ident, LOG_PID | LOG_NDELAY, facility);
 }
@@ -117,11 +119,13 @@ log_exit(int status)
 
 /*
  * Emit one message, whole however long (a traced protocol line may be
- * longer than the usual buffer).  errno is preserved so callers can log
- * and then inspect it.
+ * longer than the usual buffer), with ident and ": " before it on
+ * stderr (syslog names the program itself).  errno is preserved so
+ * callers can log and then inspect it.
  */
-void
-vlog(int pri, int with_errno, const char *fmt, va_list ap)
+static void
+log_emit(int pri, int with_errno, const char *ident, const char *fmt,
+    va_list ap)
 {
 	char	 small[4096], *msg = small;
 	va_list	 ap2;
@@ -146,17 +150,29 @@ vlog(int pri, int with_errno, const char *fmt, va_list ap)
 			syslog(pri, "%s", msg);
 	} else {
 		if (with_errno)
-			fprintf(stderr, "%s%s%s: %s\n", log_ident,
-			    *log_ident ? ": " : "", msg, strerror(saved));
+			fprintf(stderr, "%s%s%s: %s\n", ident,
+			    *ident ? ": " : "", msg, strerror(saved));
 		else
-			fprintf(stderr, "%s%s%s\n", log_ident,
-			    *log_ident ? ": " : "", msg);
+			fprintf(stderr, "%s%s%s\n", ident,
+			    *ident ? ": " : "", msg);
 		fflush(stderr);
 	}
 out:
 	if (msg != small)
 		free(msg);
 	errno = saved;
+}
+
+void
+vlog(int pri, int with_errno, const char *fmt, va_list ap)
+{
+	log_emit(pri, with_errno, log_ident, fmt, ap);
+}
+
+void
+vlog_named(int pri, const char *fmt, va_list ap)
+{
+	log_emit(pri, 0, log_name, fmt, ap);
 }
 
 #define LOG_FN(name, pri, err)				\

@@ -4,7 +4,8 @@
  * Tools: messages go to stderr exactly as given.  Radmind's tools print
  * bare messages and the conformance vectors pin that wording byte for
  * byte, so the tools with a Radmind counterpart stay bare; a tool of
- * cairn's own (cairn-bench) asks for a "prog: " prefix with LOG_PREFIX.
+ * cairn's own (cairn-bench) asks for a "prog: " prefix with LOG_PREFIX,
+ * and a bare tool names itself in a message of its own with vlog_named.
  * Daemon: syslog, or stderr when log_init() was told to stay in the
  * foreground.
  *
@@ -47,6 +48,13 @@ void	fatalx(const char *, ...)
 	    __attribute__((format(printf, 1, 2), noreturn));
 void	vlog(int pri, int with_errno, const char *, va_list)
 	    __attribute__((format(printf, 3, 0)));
+/*
+ * As vlog without errno, with "ident: " before the message on stderr
+ * even in a tool that prints bare lines: for its own messages that no
+ * Radmind counterpart pins (lapply's file-system failures).
+ */
+void	vlog_named(int pri, const char *, va_list)
+	    __attribute__((format(printf, 2, 0)));
 
 /* Exit status used by fatal()/fatalx(); default 2 (Radmind "error"). */
 void	log_setfatalstatus(int status);

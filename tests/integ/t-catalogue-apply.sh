@@ -3,9 +3,10 @@
 # (docs/security.md C5, C9, C10).  As root: a character device line where a
 # symbolic link to a file outside the root stands replaces the link and
 # never touches what it points to (C5); run as nobody, a device line
-# fails with "Operation not permitted" and exit 2, never success (C5),
-# and a directory under a parent without write permission fails with
-# "Permission denied" naming the line, exit 2, nothing left behind (C9).
+# fails with "mknod: Operation not permitted" and exit 2, never success
+# (C5), and a directory under a parent without write permission fails
+# with "mkdir: Permission denied" naming the transcript and line, exit 2,
+# nothing left behind (C9).
 # A download onto an immutable file and a directory or a download in a
 # read-only mount fail naming the path and the error; what came before
 # is kept (exit 1), nothing after is done, no temporary file is left
@@ -49,13 +50,13 @@ chmod 0644 "$T/c5u.T"
 chmod 0755 "$T"
 nobody "$T/c5u.T"
 expect_rc 2
-expect_err "line 1: ./null: Operation not permitted"
+expect_err "lapply: $T/c5u.T: line 1: ./null: mknod: Operation not permitted"
 [ -e "$R/null" ] && fail "C5: ./null created as nobody"
 printf 'b ./sda\t0660 %s %s 8 0\n' $NOBODY $NOBODY > "$T/c5b.T"
 chmod 0644 "$T/c5b.T"
 nobody "$T/c5b.T"
 expect_rc 2
-expect_err "line 1: ./sda: Operation not permitted"
+expect_err "lapply: $T/c5b.T: line 1: ./sda: mknod: Operation not permitted"
 
 # --- C9: EACCES on a parent.
 mkdir "$R/ro"
@@ -66,7 +67,7 @@ printf 'd ./ro\t0555 %s 0\nd ./ro/new\t0755 %s 0\n' $NOBODY $NOBODY \
 chmod 0644 "$T/c9.T"
 nobody "$T/c9.T"
 expect_rc 2
-expect_err "line 2: ./ro/new: Permission denied"
+expect_err "lapply: $T/c9.T: line 2: ./ro/new: mkdir: Permission denied"
 [ -z "$(ls -A "$R/ro")" ] || fail "C9: left in ./ro: $(ls -A "$R/ro")"
 [ "$(ls -A "$R")" = ro ] || fail "C9: left in the root: $(ls -A "$R")"
 rm -rf "$R/ro"
@@ -126,7 +127,7 @@ if unshare -m sh -c 'mount --bind "$1" "$1" &&
     mount -o remount,bind,ro "$1"' sh "$R/ro" 2>/dev/null; then
 	ro -n "$T/c9d.T"
 	expect_rc 1
-	expect_err "line 2: ./ro/sub: Read-only file system"
+	expect_err "lapply: $T/c9d.T: line 2: ./ro/sub: mkdir: Read-only file system"
 	[ "$(ls -A "$R" | tr '\n' ' ')" = "a ro " ] ||
 	    fail "C9 read-only: in the root: $(ls -A "$R")"
 	[ -z "$(ls -A "$R/ro")" ] ||

@@ -232,7 +232,7 @@ HOSTILE_OPTS=
 hostile 'G2 reset' 'send 240 Retrieving file\r\n12\r\nhello' 'sleep 1' reset
 err_line '127.0.0.1: read: Connection reset by peer'
 # In words, not as the request line.
-err_line "$T/ab.T: line 2: ./a: not downloaded, the session with 127.0.0.1 ended"
+err_line "lapply: $T/ab.T: line 2: ./a: not downloaded, the session with 127.0.0.1 ended"
 grep -q '^FILE ' "$T/err" && fail "G2 reset: a request line: $(cat "$T/err")"
 hostile 'G2 reset, zlib' zlib 'send 240 Retrieving file\r\n12\r\nhello' \
     'sleep 1' reset

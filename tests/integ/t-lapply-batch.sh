@@ -120,7 +120,7 @@ if command -v chattr >/dev/null 2>&1 && chattr +a "$R/d" 2>/dev/null; then
 	assert_eq 1 "$RC" "lapply with a failing rename: $(cat "$T/err")"
 	assert_eq './a: created updating mode time' "$(cat "$T/out")" \
 	    "stdout with a failing rename"
-	assert_eq 'line 3: ./d/x: Operation not permitted' \
+	assert_eq "lapply: $T/fail.T: line 3: ./d/x: rename: Operation not permitted" \
 	    "$(cat "$T/err")" "stderr with a failing rename"
 	assert_file_eq "$F/a" "$R/a" "a before the failing rename"
 	assert_eq 'old x' "$(cat "$R/d/x")" "d/x after its failed rename"

@@ -81,7 +81,7 @@ do
 	apply "$T/h.T"
 	expect_rc 2
 	path=$(printf '%s' "$line" | sed 's/^- //' | cut -f1 | cut -d' ' -f2)
-	expect_err "line 1: $path: refusing to follow symbolic link ./link"
+	expect_err "lapply: $T/h.T: line 1: $path: refusing to follow symbolic link ./link"
 	check_sentinel "$line"
 done
 # ... nor deeper down, nor when the link points inside the root.
@@ -90,7 +90,7 @@ ln -s ../link "$R/keep/in/l2"
 printf 'd ./keep/in/l2/x\t0755 0 0\n' > "$T/h.T"
 apply "$T/h.T"
 expect_rc 2
-expect_err "line 1: ./keep/in/l2/x: refusing to follow symbolic link ./keep/in/l2"
+expect_err "lapply: $T/h.T: line 1: ./keep/in/l2/x: refusing to follow symbolic link ./keep/in/l2"
 check_sentinel "deep link"
 rm -rf "$R/keep/in"
 
@@ -99,7 +99,7 @@ rm -rf "$R/keep/in"
 printf 'd ./plain/x\t0755 0 0\n' > "$T/h.T"
 apply "$T/h.T"
 expect_rc 2
-expect_err "line 1: ./plain/x: ./plain is not a directory"
+expect_err "lapply: $T/h.T: line 1: ./plain/x: ./plain is not a directory"
 rm -f "$R/plain" "$R/link"
 
 # C2/C3: the object itself is a symbolic link to the sentinel.  A
@@ -111,7 +111,7 @@ apply "$T/h.T"
 expect_rc 1
 expect_out "No network connection
 ./x: deleted"
-expect_err "line 1: ./x: No such file or directory"
+expect_err "lapply: $T/h.T: line 1: ./x: open: No such file or directory"
 check_sentinel "C3"
 [ ! -e "$R/x" ] && [ ! -L "$R/x" ] || fail "./x still there"
 # The same for a directory line, a FIFO and a device line.

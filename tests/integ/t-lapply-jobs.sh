@@ -181,10 +181,10 @@ for j in 1 4; do
 	echo "-j $j, session $nth dropped, after $(wc -l <"$T/out") lines:"
 	cat "$T/err"
 	assert_eq 2 "$(wc -l <"$T/err")" "stderr lines (-j $j)"
-	grep -q '^line [0-9]*: \./d[0-9]/f[0-9]*: ' "$T/err" ||
+	grep -q "^\\(lapply: $T/apply\\.T: \\)\\{0,1\\}line [0-9]*: \\./d[0-9]/f[0-9]*: " "$T/err" ||
 	    grep -q '127\.0\.0\.1' "$T/err" ||
 	    fail "-j $j: first error line: $(cat "$T/err")"
-	sed -n 2p "$T/err" | grep -q "^$T/apply\.T: line [0-9]*: \./d[0-9]/f[0-9][0-9]: not downloaded, the session with 127\.0\.0\.1 ended\$" ||
+	sed -n 2p "$T/err" | grep -q "^lapply: $T/apply\.T: line [0-9]*: \./d[0-9]/f[0-9][0-9]: not downloaded, the session with 127\.0\.0\.1 ended\$" ||
 	    fail "-j $j: the line and path not named: $(cat "$T/err")"
 	# Output as far as one session got, in the same order.
 	head -n "$(wc -l <"$T/out")" "$T/out1" | cmp -s - "$T/out" ||

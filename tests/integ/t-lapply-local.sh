@@ -66,7 +66,7 @@ cat > "$T/miss.T" <<EOF2
 EOF2
 apply "$T/miss.T"
 expect_rc 2
-expect_err "line 1: ./gone: No such file or directory"
+expect_err "lapply: $T/miss.T: line 1: ./gone: remove: No such file or directory"
 apply "$T/miss.T" -F
 expect_rc 0
 expect_err "line 1: Warning: ./gone already removed...continuing"
@@ -81,7 +81,7 @@ apply "$T/half.T"
 expect_rc 1
 expect_out "No network connection
 ./doomed: deleted"
-expect_err "line 2: ./nofile: No such file or directory"
+expect_err "lapply: $T/half.T: line 2: ./nofile: open: No such file or directory"
 
 # --- -q prints nothing; stdin input works
 cat > "$T/q.T" <<EOF2
@@ -115,7 +115,7 @@ d ./base/m1/m2/leaf	0700 $U $G
 EOF2
 apply "$T/c.T"
 expect_rc 2
-expect_err "line 1: ./base/m1/m2/leaf: No such file or directory"
+expect_err "lapply: $T/c.T: line 1: ./base/m1/m2/leaf: parent directory: No such file or directory"
 [ ! -e "$R/base/m1" ] || fail "prefix created without -C"
 apply "$T/c.T" -C
 expect_rc 0
