@@ -62,7 +62,7 @@ static const char usage_text[] =
     "       cairn-bench [-B bindir] [-d dir | -s size] [--seed n] "
     "--make-repo dir\n"
     "       cairn-bench [--seed n] --make-corpus dir [size | --files n]\n"
-    "       cairn-bench -V\n";
+    "       cairn-bench -V | -h\n";
 
 /* The options for --help. */
 static const struct {
