@@ -70,7 +70,8 @@ print('%-4s %4s %8.2f %8.2f %8.2f %8.1f' % (sys.argv[1], sys.argv[2], w,
 with open(sys.argv[10], 'a') as f:
     f.write('%f %f\n' % (w, su + ss + cu + cs))
 " "$n" "$run" "$s" "$e" "$su" "$ss" "$cu" "$cs" "$raw" "$tmp/wall.$n"
-	if ! diff -r -q -x MANIFEST.txt "$corpus" "$root" >/dev/null; then
+	if ! diff -r -q --no-dereference -x MANIFEST.txt "$corpus" "$root" \
+	    >/dev/null; then
 		echo "$BENCH_NAME: -j $n: pulled tree differs from the corpus" >&2
 		exit 1
 	fi

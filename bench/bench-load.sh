@@ -31,8 +31,8 @@
 # one deadline ($BENCH_LOAD_DEADLINE seconds, default 600); a client not
 # done by then is killed and counted as an error.  A client error is a
 # ktcheck exit other than 0 or 1 (updated), any non-zero exit of fsdiff or
-# lapply, or a root that differs from the loadset (diff -r for contents;
-# fsdiff -C -c sha1 of the root against the published transcript for
+# lapply, or a root that differs from the loadset (diff -r
+# --no-dereference for contents; fsdiff -C -c sha1 of the root against the published transcript for
 # contents, types, modes, owners, sizes and mtimes).
 #
 # Printed: errors, p50/p99 pull time (ktcheck + fsdiff + lapply wall time
@@ -227,7 +227,8 @@ for i in $(seq 1 "$NCLI"); do
 		case " $k $f $a " in *" 124 "*|*" 137 "*) killed=$((killed + 1)) ;; esac
 		continue
 	fi
-	if ! diff -r -q --exclude=MANIFEST.txt "$corpus" "$d/root" >/dev/null 2>&1 ||
+	if ! diff -r -q --no-dereference --exclude=MANIFEST.txt "$corpus" \
+	    "$d/root" >/dev/null 2>&1 ||
 	    ! (cd "$d/root" && "$B/client/fsdiff" -C -c sha1 -K "$tmp/empty.K" .) |
 	    cmp -s - "$tmp/want.T"; then
 		echo "client $i (-Z $L): pulled tree differs from the loadset" \

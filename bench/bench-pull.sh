@@ -109,7 +109,8 @@ print('%-5s %8.2f %8.2f %8.2f %12d %12d %8.1f %7.2fx %9s %8.2fx' % (
     L, wall, srv, cli, sent, wire, mbs, ratio, zs, wall / max(srv, cli)))
 PY
 	# the pulled tree must equal the corpus (content, mode, mtime)
-	if ! diff -r -q --exclude=MANIFEST.txt "$corpus" "$root" >/dev/null; then
+	if ! diff -r -q --no-dereference --exclude=MANIFEST.txt "$corpus" \
+	    "$root" >/dev/null; then
 		echo "bench-pull: $label: pulled tree differs from the corpus" >&2
 		exit 1
 	fi

@@ -167,7 +167,7 @@ csv_levels(FILE *fp, const uint64_t *lvl)
 static void
 report_link(const struct bench *b, struct link *l, const struct levelfit *fit)
 {
-	const struct cell	*c, *c0 = &l->cells[0];
+	const struct cell	*c, *c0 = &l->cells[0], *ca = NULL, *cf = NULL;
 	double			 w0, ratio;
 	int			 li, best, fastest = 0, bestc = -1, tie;
 
@@ -225,7 +225,28 @@ report_link(const struct bench *b, struct link *l, const struct levelfit *fit)
 	}
 	l->best = best;
 	l->fastest = fastest;
-	printf("  best: -Z %s. ", level_name(b->levels[best]));
+	/*
+	 * -Z auto, when measured, is the advice if it beat every fixed
+	 * level by the same margin: more than 5% and, with several runs,
+	 * more than the spread of the runs.  The best fixed level follows.
+	 */
+	l->autobest = 0;
+	if (b->nlevels > b->nfixed) {
+		ca = &l->cells[b->nfixed];
+		cf = &l->cells[fastest];
+		if (ca->t_med < 0.95 * cf->t_med &&
+		    (b->reps == 1 || ca->t_max < cf->t_min))
+			l->autobest = 1;
+	}
+	if (l->autobest) {
+		printf("  best: -Z %s. On %s, auto is %.2fx faster than the "
+		    "fastest fixed level, -Z %s (%.3f s against %.3f s).\n",
+		    level_name(LEVEL_AUTO), l->name, cf->t_med / ca->t_med,
+		    level_name(b->levels[fastest]), ca->t_med, cf->t_med);
+		printf("  best fixed level: -Z %s. ",
+		    level_name(b->levels[best]));
+	} else
+		printf("  best: -Z %s. ", level_name(b->levels[best]));
 	if (b->levels[0] != 0 || bestc == -1)
 		printf("On %s, level %s is the fastest of those measured.\n",
 		    l->name, level_name(b->levels[best]));
@@ -321,31 +342,53 @@ report_model(const struct bench *b, const struct levelfit *fit,
 	printf("\n");
 }
 
-/* The -Z for cairnd and for the clients on each class of link. */
+/* The -Z advised on link l: a fixed level, or LEVEL_AUTO. */
+static int
+advised(const struct bench *b, const struct link *l)
+{
+	return l->autobest ? LEVEL_AUTO : b->levels[l->best];
+}
+
+/*
+ * The -Z for cairnd and for the clients on each class of link.  Where
+ * -Z auto is advised, cairnd's -Z is the ceiling auto was measured
+ * under (BENCH_SERVER_Z, with -A auto, cairnd's default).
+ */
 static void
 report_recommend(const struct bench *b)
 {
-	int	k, j, z, maxz = 0, done[MAXLINKS] = { 0 };
+	int	k, j, z, zs, maxz = 0, anyauto = 0, done[MAXLINKS] = { 0 };
 
-	for (k = 0; k < b->nlinks; k++)
-		if (b->levels[b->links[k].best] > maxz)
-			maxz = b->levels[b->links[k].best];
-	printf("\nRecommendation (from the measured medians on this data):\n");
+	for (k = 0; k < b->nlinks; k++) {
+		z = advised(b, &b->links[k]);
+		if (z == LEVEL_AUTO)
+			anyauto = 1;
+		zs = z == LEVEL_AUTO ? BENCH_SERVER_Z : z;
+		if (zs > maxz)
+			maxz = zs;
+	}
+	printf("\nRecommendation (from the measured medians on this data%s):"
+	    "\n", b->raw_bytes < BENCH_MINDATA ? "; too little data to "
+	    "trust them, see the warning above" : "");
 	printf("  # server: offer up to the highest level any link class "
 	    "below wants\n");
+	if (anyauto)
+		printf("  # (-Z auto was measured under cairnd -Z %d, with -A "
+		    "auto, the default)\n", BENCH_SERVER_Z);
 	printf("  cairnd -Z %s\n", level_name(maxz));
 	for (k = 0; k < b->nlinks; k++) {
 		if (done[k])
 			continue;
-		z = b->levels[b->links[k].best];
+		z = advised(b, &b->links[k]);
 		printf("  # clients on ");
 		for (j = k; j < b->nlinks; j++)
-			if (!done[j] && b->levels[b->links[j].best] == z) {
+			if (!done[j] && advised(b, &b->links[j]) == z) {
 				printf("%s%s", j == k ? "" : ", ",
 				    b->links[j].name);
 				done[j] = 1;
 			}
-		printf("%s\n", z == 0 ? " (compression off)" : "");
+		printf("%s\n", z == 0 ? " (compression off)" :
+		    z == LEVEL_AUTO ? " (the level follows the link)" : "");
 		printf("  ktcheck -Z %s -c sha1 ...; lapply -Z %s -c sha1 "
 		    "...\n", level_name(z), level_name(z));
 	}
@@ -372,17 +415,27 @@ report_verdicts(const struct bench *b, const double *cross)
 			    level_name(b->levels[li]));
 			n++;
 		}
-		if (n == 0)
-			printf("the model says no level pays off");
-		else
-			printf(" pay%s off", n == 1 ? "s" : "");
-		printf(" at %s\n", l->rate ? fmt_rate(r1, sizeof(r1),
-		    (double)l->rate) : "loopback speed");
+		if (b->nfixed == 1)
+			printf("one fixed level measured (-Z %s): nothing for "
+			    "the model to compare", level_name(b->levels[0]));
+		else {
+			if (n == 0)
+				printf("the model says no level pays off");
+			else
+				printf(" pay%s off", n == 1 ? "s" : "");
+			printf(" at %s", l->rate ? fmt_rate(r1, sizeof(r1),
+			    (double)l->rate) : "loopback speed");
+		}
+		/* The model is of the fixed levels only. */
+		if (l->autobest)
+			printf("; -Z auto, measured, beat every fixed level");
+		printf("\n");
 	}
 }
 
 /*
- * The text report: every link (which sets its best level), the model
+ * The text report: a warning when there is too little data to measure
+ * (BENCH_MINDATA), every link (which sets its best level), the model
  * (which fills cross, the crossover rate of every level), the verdicts
  * and the recommendation.
  */
@@ -391,6 +444,12 @@ report_text(struct bench *b, const struct levelfit *fit, double *cross)
 {
 	int	k;
 
+	if (b->raw_bytes < BENCH_MINDATA)
+		printf("\nwarning: %.2f MB of files is too little to measure: "
+		    "a pull this small is\ntimed by the tools' start-up, not "
+		    "by compression or the link, and the\nlevels differ by "
+		    "noise.  Measure at least %.0f MB (-s 16M, the default, or "
+		    "more).\n", b->raw_bytes / 1e6, BENCH_MINDATA / 1e6);
 	for (k = 0; k < b->nlinks; k++)
 		report_link(b, &b->links[k], fit);
 	report_model(b, fit, cross);
@@ -443,7 +502,7 @@ report_csv(const struct bench *b, const double *cross)
 			else
 				fprintf(fp, ",");
 			fprintf(fp, "%.0f,%d,%s,", l->delivered, l->flagged,
-			    level_name(b->levels[l->best]));
+			    level_name(advised(b, l)));
 			if (li == 0 || li >= b->nfixed)
 				fprintf(fp, "-,");
 			else if (isinf(cross[li]))

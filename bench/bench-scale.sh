@@ -553,13 +553,16 @@ trees()
 {
 	local i g1=0 g2=0 mx=0
 	for i in $(seq 0 $((NCLI - 1))); do
-		if diff -rq "$tmp/c/$i/root" "$tmp/ref/gen2" >/dev/null 2>&1; then
+		if diff -rq --no-dereference "$tmp/c/$i/root" "$tmp/ref/gen2" \
+		    >/dev/null 2>&1; then
 			g2=$((g2 + 1))
-		elif diff -rq "$tmp/c/$i/root" "$tmp/ref/gen1" >/dev/null 2>&1; then
+		elif diff -rq --no-dereference "$tmp/c/$i/root" "$tmp/ref/gen1" \
+		    >/dev/null 2>&1; then
 			g1=$((g1 + 1))
 		else
 			mx=$((mx + 1))
-			diff -rq "$tmp/c/$i/root" "$tmp/ref/gen2" 2>&1 | head -3 |
+			diff -rq --no-dereference "$tmp/c/$i/root" \
+			    "$tmp/ref/gen2" 2>&1 | head -3 |
 			    sed "s/^/$BENCH_NAME: client $i: /" >&2
 			tail -5 "$tmp/c/$i/out" "$tmp/c/$i/ra.log" 2>/dev/null |
 			    sed "s/^/$BENCH_NAME: client $i: /" >&2

@@ -306,6 +306,7 @@ pid_t
 spawn_cairnd(struct bench *b, uint16_t *portp)
 {
 	char		*argv[20], pbuf[16], abuf[INET_ADDRSTRLEN], *log;
+	char		 zcap[8];
 	struct in_addr	 addr;
 	uint16_t	 port;
 	pid_t		 pid;
@@ -313,6 +314,7 @@ spawn_cairnd(struct bench *b, uint16_t *portp)
 
 	port = free_port();
 	snprintf(pbuf, sizeof(pbuf), "%u", port);
+	snprintf(zcap, sizeof(zcap), "%d", BENCH_SERVER_Z);
 	addr.s_addr = htonl(INADDR_LOOPBACK);
 	if (b->tc)
 		addr = b->addr_srv;
@@ -329,7 +331,7 @@ spawn_cairnd(struct bench *b, uint16_t *portp)
 	argv[i++] = b->cairnd;
 	argv[i++] = "-f";
 	argv[i++] = "-Z";
-	argv[i++] = "9";
+	argv[i++] = zcap;
 	argv[i++] = "-D";
 	argv[i++] = b->repo;
 	argv[i++] = "-a";

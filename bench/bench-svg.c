@@ -5,9 +5,12 @@
  * wire bytes each level saves against the lowest.  -Z auto, when
  * measured, stands one step right of the last fixed level, past a dashed
  * rule: per link a square (time; bytes saved) joined to the link's
- * fastest fixed level by a dashed line, with the ratio of their times.
- * A PNG is written beside it when rsvg-convert or ImageMagick's convert
- * is installed.
+ * fastest fixed level by a dashed line, with the ratio of their times
+ * beside it, inside the frame, the labels of the links kept apart.  The
+ * legend and its notes stand right of the time panel, one short line
+ * each.  With too little data to measure (BENCH_MINDATA) the title says
+ * so.  A PNG is written beside it when rsvg-convert or ImageMagick's
+ * convert is installed.
  */
 #include "config.h"
 
@@ -26,6 +29,8 @@
 #define W	960.0
 #define X0	80.0
 #define X1	640.0
+/* Room right of auto's squares for the ratio beside them. */
+#define LABELW	40.0
 /* Top and bottom of the time panel and of the savings panel. */
 #define Y0	50.0
 #define Y1	330.0
@@ -42,6 +47,7 @@ struct svg {
 	const struct bench *b;
 	double		 d;		/* width of one level step */
 	double		 lo, hi;	/* decades of the time axis */
+	double		 label_y[MAXLINKS];	/* auto's ratios */
 };
 
 /*
@@ -175,13 +181,15 @@ svg_axes(const struct svg *g)
 }
 
 /*
- * Auto (level index li) of link l: its square, a dashed line from the
- * fastest fixed level and, beside the square, its time over that level's.
+ * Auto (level index li) of link k: its square (ringed when it is the
+ * advice), a dashed line from the fastest fixed level and, beside the
+ * square at the height svg_auto_labels chose, its time over that
+ * level's.
  */
 static void
-svg_auto_link(const struct svg *g, const struct link *l, int li,
-    const char *color)
+svg_auto_link(const struct svg *g, int k, int li, const char *color)
 {
+	const struct link	*l = &g->b->links[k];
 	const struct cell	*ca = &l->cells[li], *cf = &l->cells[l->fastest];
 	double			 x = svg_x(g, li), y = svg_ty(g, ca->t_med);
 
@@ -189,10 +197,55 @@ svg_auto_link(const struct svg *g, const struct link *l, int li,
 	    "y2=\"%.1f\" stroke=\"%s\" stroke-width=\"1.5\" "
 	    "stroke-dasharray=\"5 3\"/>\n", svg_x(g, l->fastest), x,
 	    svg_ty(g, cf->t_med), y, color);
+	if (l->autobest)
+		fprintf(g->fp, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"9\" "
+		    "fill=\"none\" stroke=\"black\" stroke-width=\"2\"/>\n",
+		    x, y);
 	svg_square(g->fp, x, y, color);
 	fprintf(g->fp, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" "
-	    "fill=\"%s\">%.2fx</text>\n", x + 8, y + 4, color,
+	    "fill=\"%s\">%.2fx</text>\n", x + 12, g->label_y[k] + 4, color,
 	    cf->t_med > 0 ? ca->t_med / cf->t_med : 0.0);
+}
+
+/*
+ * Where the ratio beside each link's auto square goes: at the square's
+ * height, but at least LABELH apart from the others' and within the
+ * panel.
+ */
+#define LABELH	12.0
+static void
+svg_auto_labels(struct svg *g)
+{
+	const struct bench	*b = g->b;
+	int			 order[MAXLINKS], i, j, t, n = b->nlinks;
+
+	if (b->nlevels == b->nfixed)
+		return;
+	for (i = 0; i < n; i++) {
+		g->label_y[i] = svg_ty(g, b->links[i].cells[b->nfixed].t_med);
+		order[i] = i;
+	}
+	/* By height, top first (few links: an insertion sort). */
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && g->label_y[order[j]] <
+		    g->label_y[order[j - 1]]; j--) {
+			t = order[j];
+			order[j] = order[j - 1];
+			order[j - 1] = t;
+		}
+	for (i = 1; i < n; i++)
+		if (g->label_y[order[i]] < g->label_y[order[i - 1]] + LABELH)
+			g->label_y[order[i]] = g->label_y[order[i - 1]] +
+			    LABELH;
+	/* Pushed below the panel: the lot moves up, no higher than its top. */
+	if (n > 0 && g->label_y[order[n - 1]] > Y1 - 6) {
+		g->label_y[order[n - 1]] = Y1 - 6;
+		for (i = n - 2; i >= 0; i--)
+			if (g->label_y[order[i]] > g->label_y[order[i + 1]] -
+			    LABELH)
+				g->label_y[order[i]] =
+				    g->label_y[order[i + 1]] - LABELH;
+	}
 }
 
 /*
@@ -209,7 +262,7 @@ svg_link(const struct svg *g, int k)
 	const char		*color = colors[k % NCOLORS];
 	FILE			*fp = g->fp;
 	double			 x, y;
-	int			 li;
+	int			 li, ringed;
 
 	fprintf(fp, "<polyline fill=\"none\" stroke-width=\"2\" "
 	    "stroke=\"%s\" points=\"", color);
@@ -224,12 +277,13 @@ svg_link(const struct svg *g, int k)
 		    "y2=\"%.1f\" stroke=\"%s\"/>\n", x, x,
 		    svg_ty(g, c->t_min), svg_ty(g, c->t_max), color);
 		if (li >= g->b->nfixed) {
-			svg_auto_link(g, l, li, color);
+			svg_auto_link(g, k, li, color);
 			continue;
 		}
+		ringed = li == l->best && !l->autobest;
 		fprintf(fp, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%d\" "
 		    "fill=\"%s\"/>\n", x, svg_ty(g, c->t_med),
-		    li == l->best ? 5 : 3, li == l->best ? "white\" "
+		    ringed ? 5 : 3, ringed ? "white\" "
 		    "stroke-width=\"2\" stroke=\"black" : color);
 	}
 	y = Y0 + 10 + k * 18;
@@ -238,8 +292,30 @@ svg_link(const struct svg *g, int k)
 	    "<text x=\"%.0f\" y=\"%.0f\">", X1 + 14, X1 + 34, y, y, color,
 	    X1 + 40, y + 4);
 	svg_text_escaped(fp, l->name);
-	fprintf(fp, " (best -Z %s)%s</text>\n",
-	    level_name(g->b->levels[l->best]), l->flagged ? " *" : "");
+	fprintf(fp, " (best -Z %s)%s</text>\n", level_name(l->autobest ?
+	    LEVEL_AUTO : g->b->levels[l->best]), l->flagged ? " *" : "");
+}
+
+/*
+ * The top of a scale holding v (> 0): a power of ten times one of steps,
+ * whose quarters are round numbers.  A scale of nothing saved is one of
+ * 1 MB.
+ */
+static double
+svg_nice(double v)
+{
+	static const double	steps[] = { 1, 1.2, 1.6, 2, 2.4, 3.2, 4, 4.8,
+	    6, 8, 10 };
+	double			p;
+	size_t			i;
+
+	if (!(v > 0))
+		return 1;
+	p = pow(10, floor(log10(v)));
+	for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++)
+		if (steps[i] * p >= v * (1 - 1e-9))
+			return steps[i] * p;
+	return 10 * p;
 }
 
 /* MB that auto saved on link k against the lowest level's fit, or 0. */
@@ -263,16 +339,16 @@ svg_saved(const struct svg *g, const struct levelfit *fit)
 {
 	const struct bench	*b = g->b;
 	FILE			*fp = g->fp;
-	double			 smax = 1, v, x, y;
+	double			 smax, v, x, y;
 	int			 li, m, pass, k;
 
-	for (li = 0; li < b->nfixed; li++)
+	for (li = 0, smax = 0; li < b->nfixed; li++)
 		if ((fit[0].wire - fit[li].wire) / 1e6 > smax)
 			smax = (fit[0].wire - fit[li].wire) / 1e6;
 	for (k = 0; k < b->nlinks; k++)
 		if ((v = svg_auto_saved(b, fit, k)) > smax)
 			smax = v;
-	smax = ceil(smax * 1.15);	/* room for the labels */
+	smax = svg_nice(smax * 1.15);	/* room for the labels */
 	fprintf(fp, "<text x=\"%.0f\" y=\"%.0f\" font-size=\"14\" "
 	    "font-weight=\"bold\">bytes saved on the wire vs level %d "
 	    "(of %.1f MB)</text>\n", X0, Z0 - 14, b->levels[0],
@@ -298,6 +374,12 @@ svg_saved(const struct svg *g, const struct levelfit *fit)
 			if (pass == 0) {
 				fprintf(fp, "%s%.1f,%.1f", li ? " " : "", x,
 				    y);
+				continue;
+			}
+			if (li == 0) {
+				/* The level the others are against. */
+				fprintf(fp, "<circle cx=\"%.1f\" cy=\"%.1f\" "
+				    "r=\"3\" fill=\"#333\"/>\n", x, y);
 				continue;
 			}
 			fprintf(fp, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" "
@@ -353,6 +435,34 @@ svg_png(const struct bench *b)
 	free(png);
 }
 
+/* The notes under the legend, one short line each. */
+static void
+svg_notes(const struct svg *g)
+{
+	const struct bench	*b = g->b;
+	const char		*lines[8];
+	int			 n = 0, i, k;
+
+	lines[n++] = "ringed: the best level of a link";
+	lines[n++] = "bars: the range of the runs";
+	for (k = 0; k < b->nlinks && !b->links[k].flagged; k++)
+		;
+	if (k < b->nlinks)
+		lines[n++] = "*: the link was more than 5% off its setting";
+	if (b->nlevels > b->nfixed) {
+		lines[n++] = "square: -Z auto, with a dashed line";
+		lines[n++] = "to the fastest fixed level; beside it,";
+		lines[n++] = "auto's time over that level's";
+		lines[n++] = "(below 1: auto was faster)";
+	}
+	for (i = 0; i < n; i++) {
+		fprintf(g->fp, "<text x=\"%.0f\" y=\"%.0f\" font-size=\"10\">",
+		    X1 + 14, Y0 + 20 + b->nlinks * 18 + i * 14);
+		svg_text_escaped(g->fp, lines[i]);
+		fprintf(g->fp, "</text>\n");
+	}
+}
+
 /* Write the figure to b->svg (and the PNG). */
 void
 svg_write(const struct bench *b, const struct levelfit *fit)
@@ -363,8 +473,11 @@ svg_write(const struct bench *b, const struct levelfit *fit)
 	memset(&g, 0, sizeof(g));
 	g.b = b;
 	svg_time_scale(&g);
+	/* With auto, room inside the frame for the ratios beside it. */
 	if (svg_pos(b, b->nlevels - 1) > 0)
-		g.d = (X1 - X0 - 40) / svg_pos(b, b->nlevels - 1);
+		g.d = (X1 - X0 - 40 - (b->nlevels > b->nfixed ? LABELW : 0)) /
+		    svg_pos(b, b->nlevels - 1);
+	svg_auto_labels(&g);
 	if ((g.fp = fopen(b->svg, "w")) == NULL)
 		fatal("%s", b->svg);
 	fprintf(g.fp, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
@@ -377,23 +490,15 @@ svg_write(const struct bench *b, const struct levelfit *fit)
 	    "font-weight=\"bold\">cairn-bench: pull time per compression "
 	    "level (%.1f MB, median of %d)</text>\n", X0,
 	    b->raw_bytes / 1e6, b->reps);
+	if (b->raw_bytes < BENCH_MINDATA)
+		fprintf(g.fp, "<text x=\"%.0f\" y=\"42\" font-size=\"12\" "
+		    "fill=\"#c00000\">too little data to measure: these times "
+		    "are mostly the tools' start-up (%.0f MB at least)"
+		    "</text>\n", X0, BENCH_MINDATA / 1e6);
 	svg_axes(&g);
 	for (k = 0; k < b->nlinks; k++)
 		svg_link(&g, k);
-	fprintf(g.fp, "<text x=\"%.0f\" y=\"%.0f\" font-size=\"10\">"
-	    "ringed: best level; bars: min-max</text>\n", X1 + 14,
-	    Y0 + 20 + b->nlinks * 18);
-	if (b->nlevels > b->nfixed)
-		fprintf(g.fp, "<text x=\"%.0f\" y=\"%.0f\" "
-		    "font-size=\"10\">square: -Z auto, by it its time over "
-		    "the fastest fixed level's</text>\n", X1 + 14,
-		    Y0 + 48 + b->nlinks * 18);
-	for (k = 0; k < b->nlinks && !b->links[k].flagged; k++)
-		;
-	if (k < b->nlinks)
-		fprintf(g.fp, "<text x=\"%.0f\" y=\"%.0f\" font-size=\"10\">"
-		    "* link delivered more than 5%% off its setting</text>\n",
-		    X1 + 14, Y0 + 34 + b->nlinks * 18);
+	svg_notes(&g);
 	svg_saved(&g, fit);
 	fprintf(g.fp, "</svg>\n");
 	if (fclose(g.fp) == EOF)

@@ -410,66 +410,6 @@ pull(struct bench *b, struct relay *r, int level, struct run *out,
 	free(log);
 }
 
-/* The medians of a cell over its runs. */
-static void
-cell_summarize(struct cell *c)
-{
-	const struct run	*r;
-	double			 v[MAXREPS], vb[4][MAXREPS], sum;
-	int			 i, n, l;
-
-	for (i = 0; i < c->nruns; i++)
-		v[i] = c->runs[i].wall;
-	c->t_med = model_median(v, c->nruns);
-	c->t_min = v[0];
-	c->t_max = v[c->nruns - 1];
-	for (i = 0; i < c->nruns; i++)
-		v[i] = c->runs[i].lapply;
-	c->lapply_med = model_median(v, c->nruns);
-	for (i = 0; i < c->nruns; i++)
-		v[i] = c->runs[i].cli_cpu;
-	c->cli_med = model_median(v, c->nruns);
-	for (i = n = 0; i < c->nruns; i++)
-		if (c->runs[i].srv_cpu >= 0)
-			v[n++] = c->runs[i].srv_cpu;
-	c->srv_med = n ? model_median(v, n) : -1;
-	for (i = 0; i < c->nruns; i++)
-		v[i] = (double)c->runs[i].wire_down;
-	c->down_med = (uint64_t)model_median(v, c->nruns);
-	for (i = 0; i < c->nruns; i++)
-		v[i] = (double)c->runs[i].wire_up;
-	c->up_med = (uint64_t)model_median(v, c->nruns);
-	for (i = 0; i < c->nruns; i++)
-		v[i] = (double)(c->runs[i].srv_raw_out ?
-		    c->runs[i].srv_raw_out : c->runs[i].tool_raw_in);
-	c->raw_med = (uint64_t)model_median(v, c->nruns);
-
-	/* The body counters, over the runs that have them. */
-	for (i = n = 0; i < c->nruns; i++) {
-		r = &c->runs[i];
-		if (!r->bodies)
-			continue;
-		vb[0][n] = (double)r->stored;
-		vb[1][n] = (double)r->stored_files;
-		vb[2][n] = (double)r->cached;
-		vb[3][n++] = (double)r->cached_files;
-	}
-	if ((c->bodies = n) == 0)
-		return;
-	c->stored_med = (uint64_t)model_median(vb[0], n);
-	c->stored_files_med = (uint64_t)model_median(vb[1], n);
-	c->cached_med = (uint64_t)model_median(vb[2], n);
-	c->cached_files_med = (uint64_t)model_median(vb[3], n);
-	for (l = 0; l <= MAXLEVEL; l++) {
-		for (i = 0, sum = 0; i < c->nruns; i++)
-			sum += (double)c->runs[i].lvl[l];
-		c->lvl_mean[l] = (uint64_t)(sum / n + 0.5);
-	}
-	for (i = 0, sum = 0; i < c->nruns; i++)
-		sum += (double)c->runs[i].changes;
-	c->changes_mean = sum / n;
-}
-
 /* Measure every level on link l. */
 void
 sweep_link(struct bench *b, struct link *l)
@@ -549,5 +489,5 @@ sweep_link(struct bench *b, struct link *l)
 	progress_end(b);
 	relay_stop(r);
 	for (li = 0; li < b->nlevels; li++)
-		cell_summarize(&l->cells[li]);
+		model_cell(&l->cells[li]);
 }

@@ -77,7 +77,8 @@ print('%-5s %8.2f %8.2f %8.2f %12d %12d %12d %7.1f%% %8.1f' % (
     100.0 * wire / sent if sent else 0, raw / 1e6 / wall if wall else 0))
 PY
 	# the uploaded tree must hold the corpus' files, byte for byte
-	if ! diff -r -q "$corpus" "$R/tmp/file/bench.T" >/dev/null ||
+	if ! diff -r -q --no-dereference "$corpus" "$R/tmp/file/bench.T" \
+	    >/dev/null ||
 	    ! cmp -s "$tmp/bench.T" "$R/tmp/transcript/bench.T"; then
 		echo "bench-upload: level $L: uploaded tree differs from the corpus" >&2
 		exit 1

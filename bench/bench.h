@@ -36,6 +36,13 @@
 #define NLEVELS		(LEVEL_AUTO + 1)
 #define MAXLINKS	32
 #define MAXREPS		99
+/* The -Z of the cairnd a sweep runs: the ceiling -Z auto works under. */
+#define BENCH_SERVER_Z	9
+/*
+ * Less data than this (bytes of files) cannot be measured: the pull is
+ * timed by the tools' start-up, not by compression or the link.
+ */
+#define BENCH_MINDATA	1000000
 
 enum {
 	BENCH_EXIT_OK = 0,
@@ -90,8 +97,9 @@ struct link {
 	double		 busy_rate;	/* bit/s while the link had data */
 	uint64_t	 wire0;		/* its wire bytes, both ways */
 	int		 flagged;
-	int		 best;		/* index into levels */
+	int		 best;		/* index of the best fixed level */
 	int		 fastest;	/* index of the fastest fixed level */
+	int		 autobest;	/* auto beat every fixed level */
 	struct cell	 cells[NLEVELS];
 };
 
@@ -112,6 +120,7 @@ struct bench {
 	int		 reps;
 	const char	*data;
 	struct corpus_spec corpus;	/* without --data */
+	const char	*size_arg;	/* -s as given, NULL: the default */
 	const char	*csv, *svg, *runs_csv;
 	char		*bindir;	/* -B, absolute */
 	const char	*server;	/* host:port of a remote cairnd */
@@ -194,6 +203,7 @@ void	 run_retired_remove(struct bench *);
 /* bench-model.c */
 #define MODEL_GRID_N	1400
 double	 model_median(double *, int);
+void	 model_cell(struct cell *);
 void	 model_fit(const struct bench *, struct levelfit *);
 double	 model_time(const struct levelfit *, double);
 double	 model_grid_rate(int);

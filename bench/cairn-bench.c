@@ -62,7 +62,7 @@ static const char usage_text[] =
     "       cairn-bench [-B bindir] [-d dir | -s size] [--seed n] "
     "--make-repo dir\n"
     "       cairn-bench [--seed n] --make-corpus dir [size | --files n]\n"
-    "       cairn-bench -V\n";
+    "       cairn-bench -V | -h\n";
 
 /* The options for --help. */
 static const struct {
@@ -71,7 +71,8 @@ static const struct {
 	{ "-B, --bindir=dir",
 	    "look for ktcheck, fsdiff, lapply, cairnd in dir" },
 	{ "-d, --data=dir", "serve the tree dir" },
-	{ "-s, --corpus=size", "else a generated corpus of size (16M)" },
+	{ "-s, --corpus=size",
+	    "else a generated corpus of size (16M; 1M at least)" },
 	{ "-l, --levels=levels",
 	    "levels to measure: 0-9,auto (default), 0,1,6,auto ..." },
 	{ "-L, --link=link", "a profile below, or rate=R[,rtt=T][,name=N]" },
@@ -339,6 +340,7 @@ opt_size(struct bench *b, const char *arg)
 	    &b->corpus.size) == -1 || b->corpus.size == 0)
 		baduse("--corpus %s: expected a size from 1K to 64G, such as "
 		    "16M", arg);
+	b->size_arg = arg;
 }
 
 /* --server host:port: its IPv4 address. */
@@ -729,6 +731,15 @@ main(int argc, char *argv[])
 	b.corpus.seed = 1;
 	parse_levels(&b, "0-9,auto");
 	opts_parse(&b, argc, argv);
+	/*
+	 * A generated corpus too small to measure is refused: it would be
+	 * timed by the tools' start-up (a tree of one's own, -d, is
+	 * measured with a warning).
+	 */
+	if (b.make_corpus == NULL && b.make_repo == NULL && b.data == NULL &&
+	    b.server == NULL && b.corpus.size < BENCH_MINDATA)
+		baduse("--corpus %s: too small to measure (the pull would be "
+		    "timed by the tools' start-up); at least 1M", b.size_arg);
 	if (b.make_corpus != NULL) {
 		corpus_make(b.make_corpus, &b.corpus, stdout);
 		return BENCH_EXIT_OK;

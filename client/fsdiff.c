@@ -123,7 +123,7 @@ struct fsd {
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: fsdiff { -C | -A | -1 } [ -IVW ] "
+	fprintf(stderr, "usage: fsdiff { -C | -A | -1 } [ -ItVW ] "
 	    "[ -K command ] [ -c checksum ] [ -o file [ -%% ] ] path ...\n");
 	exit(EXIT_ERROR);
 }

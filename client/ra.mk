@@ -33,6 +33,7 @@ RA_TESTS = \
 	tests/integ/t-ra-reboot.sh \
 	tests/integ/t-ra-units.sh \
 	tests/integ/t-ra-usage.sh \
+	tests/integ/t-ra-bindir.sh \
 	tests/integ/t-ra-tls.sh
 TESTS += $(RA_TESTS)
 EXTRA_DIST += $(RA_TESTS) tests/integ/ralib.sh

@@ -32,7 +32,7 @@ struct repo {
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: repo -e event [-Vv] %s [message ...]\n",
+	fprintf(stderr, "usage: repo -e event [-rVv] %s [message ...]\n",
 	    copts_usage());
 	exit(REPO_USAGE);
 }

@@ -427,6 +427,72 @@ move_transcript(const struct pub *p)
 }
 
 /*
+ * The digest of name below dfd (a transcript directory) into sum, and
+ * its size; -1 if it is not a regular file that can be read.
+ */
+static int
+tdigest(const struct pub *p, int dfd, char sum[CKSUM_B64MAX], int64_t *size)
+{
+	struct stat	st;
+	int		fd, rc = -1;
+
+	if ((fd = openat(dfd, p->name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+	    O_CLOEXEC)) == -1)
+		return -1;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    cksum_fd(p->ck, fd, sum, size) == 0)
+		rc = 0;
+	close(fd);
+	return rc;
+}
+
+/*
+ * Whether the upload is the loadset already in service: the same
+ * transcript (size and digest), its files right in the upload's tree
+ * (when there is one) and right in file/<T>.  Publishing it would change
+ * nothing a client can see.
+ */
+static int
+same_as_served(const struct pub *p, int tf)
+{
+	char	up[CKSUM_B64MAX], sv[CKSUM_B64MAX];
+	int64_t	upsize, svsize;
+
+	if (tdigest(p, p->ttfd, up, &upsize) == -1 ||
+	    tdigest(p, p->ptfd, sv, &svsize) == -1 || upsize != svsize ||
+	    strcmp(up, sv) != 0)
+		return 0;
+	if (tf && verify(p, "tmp/file", 0) != 0)
+		return 0;
+	return verify(p, "file", 0) == 0;
+}
+
+/*
+ * The upload is the loadset in service (same_as_served): remove it from
+ * tmp/, the files first, so that an interrupted run leaves an upload
+ * that a new run recognises again.  Returns PUB_OK.
+ */
+static int
+unchanged(const struct pub *p, int tf)
+{
+	say(p, "remove tmp/transcript/%s and tmp/file/%s (the same as in "
+	    "service)", p->name, p->name);
+	if (!p->dryrun) {
+		if (tf && fs_rmtreeat(p->tffd, p->name) == -1)
+			fatal("%s/tmp/file/%s", p->dir, p->name);
+		dsync(p, p->tffd, "tmp/file");
+		if (unlinkat(p->ttfd, p->name, 0) == -1 && errno != ENOENT)
+			fatal("%s/tmp/transcript/%s", p->dir, p->name);
+		dsync(p, p->ttfd, "tmp/transcript");
+	}
+	if (p->oldleft)
+		log_warnx("%s/tmp/old/%s: left in place", p->dir, p->name);
+	printf("%s: already published, the same as the upload: nothing "
+	    "changed\n", p->name);
+	return PUB_OK;
+}
+
+/*
  * Publish, from whatever state an earlier run was interrupted in.
  * Returns PUB_OK or PUB_NOT.
  */
@@ -462,13 +528,15 @@ publish(struct pub *p)
 		printf("%s: already published\n", p->name);
 		return PUB_OK;
 	}
+	if (upload_busy(p)) {
+		log_warnx("%s: still being uploaded", p->name);
+		return PUB_NOT;
+	}
+	if (!p->force && pt && same_as_served(p, tf))
+		return unchanged(p, tf);
 	if (!p->force && (pt || (pf && tf))) {
 		log_warnx("%s: already published (%s exists); -f replaces it",
 		    p->name, pt ? "transcript" : "file");
-		return PUB_NOT;
-	}
-	if (upload_busy(p)) {
-		log_warnx("%s: still being uploaded", p->name);
 		return PUB_NOT;
 	}
 

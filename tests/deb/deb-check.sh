@@ -113,7 +113,7 @@ ra_update()
 		fail "cairn-ra update failed"
 		return
 	fi
-	if ! diff -r "$ref" "$root"; then
+	if ! diff -r --no-dereference "$ref" "$root"; then
 		fail "cairn-ra update: the tree differs from the published one"
 	fi
 	if ! grep -q '^cairn_ra_last_run_success{verb="update"} 1$' "$prom"; then

@@ -145,10 +145,20 @@ awk '$1 == 1 { s = $8; sub("%", "", s); exit !(s > 20) }' "$T/table" ||
     fail "auto: level 1 saved nothing: $(grep '^  1 ' "$T/table")"
 grep -q '^  auto: [0-9.]* s, best fixed -Z 1: [0-9.]* s ([0-9.]*x)$' \
     "$T/outa" || fail "auto: no line against the best fixed level"
-grep -q '^  best: -Z 1\. ' "$T/outa" || fail "auto: taken as the best level"
+# The best level: 1, or auto when it beat level 1 by more than 5% (which
+# of the two depends on timing here; t-bench-advice checks the rule on
+# known figures); the recommendation follows it.
+if grep -q '^  best: -Z auto\. ' "$T/outa"; then
+	grep -q '^  best fixed level: -Z 1\. ' "$T/outa" ||
+	    fail "auto best: no best fixed level"
+	grep -q '^  ktcheck -Z auto -c sha1 ' "$T/outa" ||
+	    fail "auto best: not recommended"
+else
+	grep -q '^  best: -Z 1\. ' "$T/outa" || fail "auto: no best level"
+	grep -q -- '-Z auto' "$T/outa" && fail "auto: recommended, not best"
+fi
 sed -n '/^Model: /,/^  best level by link rate/p' "$T/outa" |
     grep -q '^  auto ' && fail "auto: in the model"
-grep -q -- '-Z auto' "$T/outa" && fail "auto: recommended"
 assert_eq "loopback,0,0.000,1 loopback,0,0.000,auto" \
     "$(sed 1d "$T/a.csv" | cut -d, -f1-4 | tr '\n' ' ' | sed 's/ $//')" \
     "auto: CSV rows"

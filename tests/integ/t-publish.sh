@@ -4,8 +4,10 @@
 # which a client pulls it (ktcheck, fsdiff -A, lapply) into an empty
 # root.  Also: -n changes nothing; a corrupt upload publishes nothing
 # and the message names the file and the line; a published loadset is
-# not overwritten without -f and is replaced with it; -k adds "p T" to
-# a command file once; hostile names and usage errors are refused.
+# not overwritten without -f and is replaced with it, but the same
+# loadset uploaded again is no change (exit 0, the upload removed); -k
+# adds "p T" to a command file once; hostile names and usage errors are
+# refused.
 . "$top_srcdir/tests/integ/lib.sh"
 need_tool cairnd lcreate fsdiff lcksum ktcheck lapply cairn-publish
 mk_tmpdir
@@ -126,6 +128,39 @@ publish 0 -k app.K app-1.0.T
 assert_eq "app-1.0.T: already published" "$(cat "$T/pout")" "re-run"
 assert_file_eq "$T/want.K" "$R/command/app.K" "command/app.K after re-run"
 assert_no_files "temporary command files" "$R/command" -name '.*'
+# The same loadset uploaded again (a script run twice): nothing to
+# replace, so nothing is refused; the upload is gone from tmp/.  With -n
+# that is said and nothing removed.
+upload app-1.0.T
+publish 0 -n app-1.0.T
+grep -q '^would remove tmp/transcript/app-1.0.T and tmp/file/app-1.0.T (the same as in service)$' \
+    "$T/pout" || fail "-n, same upload: $(cat "$T/pout")"
+[ -f "$R/tmp/transcript/app-1.0.T" ] && [ -d "$R/tmp/file/app-1.0.T" ] ||
+    fail "-n removed the upload"
+publish 0 -k app.K app-1.0.T
+assert_eq "app-1.0.T: already published, the same as the upload: nothing changed" \
+    "$(cat "$T/pout")" "the same upload again"
+assert_no_files "the same upload left in tmp" "$R/tmp/transcript" \
+    "$R/tmp/file" -mindepth 1
+cmp -s "$T/app-1.0.T" "$R/transcript/app-1.0.T" ||
+    fail "transcript changed by the same upload"
+assert_tree_eq "$T/ref" "$R/file/app-1.0.T" "file/app-1.0.T, same upload"
+assert_file_eq "$T/want.K" "$R/command/app.K" "command/app.K, same upload"
+# The same transcript, but a file in service no longer matches it: the
+# upload would change something, so it is refused without -f.
+upload app-1.0.T
+cp "$R/file/app-1.0.T/etc/app/app.conf" "$T/app.conf.saved" || fail "cp"
+printf 'port = 1\n' >"$R/file/app-1.0.T/etc/app/app.conf"
+publish 1 app-1.0.T
+grep -q 'app-1.0.T: already published (transcript exists); -f replaces it' \
+    "$T/perr" || fail "same transcript, damaged files: $(cat "$T/perr")"
+[ -f "$R/tmp/transcript/app-1.0.T" ] || fail "refused upload removed"
+cp "$T/app.conf.saved" "$R/file/app-1.0.T/etc/app/app.conf" || fail "cp"
+# A different upload under the name is refused as before (below); this
+# one, now the same as in service, goes.
+publish 0 app-1.0.T
+assert_no_files "the same upload left in tmp" "$R/tmp/transcript" \
+    "$R/tmp/file" -mindepth 1
 # A command file that is a symbolic link is not written through.
 cp "$R/config" "$T/config"
 ln -s ../config "$R/command/evil.K" || fail "ln"

@@ -1,7 +1,7 @@
 #!/bin/sh
 # The quick start's demonstration says what happens truthfully: the
 # server allows levels up to 9 and the client chooses 6, special.T is
-# explained, and it ends with one line a newcomer can read whose figures
+# explained, and its last line is one a newcomer can read whose figures
 # are lapply's own (files pulled, bytes, bytes on the wire, level 6,
 # what compression saved).  It runs here as `quickstart --installed` over
 # the build's programs, linked into a bin and an sbin directory as a
@@ -28,9 +28,10 @@ grep -q "(the client chooses level 6, within the server's 9)" "$T/out" ||
 grep -q 'special\.T lists the files the server keeps for this host' \
     "$T/out" || fail "special.T is not explained"
 
-# The closing line, and its figures against the transcript.
+# The closing line, the last, and its figures against the transcript.
 line=$(grep '^==> pulled ' "$T/out") || fail "no closing line"
 [ "$(grep -c '^==> pulled ' "$T/out")" = 1 ] || fail "several closing lines"
+assert_eq "$line" "$(tail -n 1 "$T/out")" "the last line"
 echo "$line" | grep -Eq '^==> pulled [0-9]+ files in [0-9]+\.[0-9]{2} s: [0-9.]+ MB sent as [0-9.]+ MB on the wire \(zlib level 6\), compression saved [0-9.]+%$' ||
     fail "closing line: $line"
 n=$(echo "$line" | sed 's/^==> pulled \([0-9]*\) files.*/\1/')

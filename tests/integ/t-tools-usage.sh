@@ -4,9 +4,12 @@
 # not look like it) and says on stderr which value or option is wrong.
 # One row per case: the tool, a string its stderr must contain, then the
 # arguments (split on blanks; no argument here holds one).
+# Then every tool's usage line and the SYNOPSIS of its manual page name
+# the same options, each with an argument in both or in neither.
 . "$top_srcdir/tests/integ/lib.sh"
 need_tool ktcheck lapply lcreate lfdiff repo fsdiff lcksum lmerge lsort \
-    twhich cairnd cairn-bench cairn-ra cairn-publish
+    twhich cairnd cairn-bench cairn-ra cairn-publish cairn-replicate
+need_cmd python3
 mk_tmpdir
 MKCA="$top_srcdir/contrib/cairn-mkca"
 
@@ -107,4 +110,116 @@ while read -r tool want args; do
 done <"$T/table"
 [ "$n" -ge 50 ] || fail "table read short: $n rows"
 [ -e "$T/ca" ] && fail "cairn-mkca made its directory on a usage error"
+
+# The usage line against the manual page: the options each names, the
+# union over a tool's forms.  An option missing from either, or taking
+# an argument in one only, is reported.
+cat >"$T/synopsis.py" <<'EOF'
+import re, sys
+
+def usage_opts(text):
+    """The options a usage message names: {'-x': takes an argument}.
+    Its lines start with "usage:" (a tool with several forms has one a
+    form); a line starting with a blank continues the one before."""
+    lines, on = [], False
+    for l in text.splitlines():
+        if re.match(r'(?i)usage:', l):
+            on = True
+            l = re.sub(r'(?i)^usage:\s*\S+', '', l)
+        elif not (on and re.match(r'\s', l)):
+            on = False
+        if on:
+            lines.append(l)
+    toks = re.sub(r'([\[\]{}|])', r' \1 ', ' '.join(lines)).split()
+    opts = {}
+    for i, t in enumerate(toks):
+        if not re.match(r'-[-A-Za-z0-9%]', t):
+            continue
+        # "-c checksum": a word after the option is its argument.
+        nxt = toks[i + 1] if i + 1 < len(toks) else ']'
+        arg = not re.match(r'[-\[\]{}|]', nxt)
+        if t.startswith('--') or len(t) == 2:
+            opts[t] = opts.get(t, False) or arg
+        else:                           # -abc: flags
+            for c in t[1:]:
+                opts.setdefault('-' + c, False)
+    return opts
+
+def man_opts(path):
+    """The options the SYNOPSIS of an mdoc page names, the same way:
+    "Fl c Ar digest" takes an argument (so does "Fl A Cm auto | fixed"),
+    "Fl kq" are flags, and so are the words after | in "Fl q | v"."""
+    on, opts = False, {}
+    for l in open(path, encoding='utf-8'):
+        if l.startswith('.Sh '):
+            on = l.split()[1] == 'SYNOPSIS'
+            continue
+        if not on or not l.startswith('.'):
+            continue
+        toks = l[1:].split()
+        i, alt = 0, False
+        while i < len(toks):
+            t = toks[i]
+            if t == 'Fl' and i + 1 < len(toks):
+                o = toks[i + 1]
+                arg = i + 2 < len(toks) and toks[i + 2] in ('Ar', 'Cm')
+                if o.startswith('-') or len(o) == 1:
+                    opts['-' + o] = opts.get('-' + o, False) or arg
+                else:
+                    for c in o:
+                        opts.setdefault('-' + c, False)
+                alt = not arg
+                i += 2
+                continue
+            if t in ('Ar', 'Cm'):
+                alt = False
+            elif (t == '|' and alt and i + 1 < len(toks) and
+                  re.match(r'[A-Za-z0-9%]$', toks[i + 1])):
+                opts.setdefault('-' + toks[i + 1], False)
+                i += 2
+                continue
+            i += 1
+    return opts
+
+def show(o, arg):
+    return o + (' (with an argument)' if arg else '')
+
+tool, usage_file, man = sys.argv[1:4]
+u = usage_opts(open(usage_file, encoding='utf-8').read())
+m = man_opts(man)
+if not u or not m:
+    sys.exit('%s: no options found in the %s' %
+             (tool, 'usage line' if not u else 'synopsis'))
+bad = 0
+for k in sorted(set(u) | set(m)):
+    if k not in m:
+        print('%s: %s in the usage line, not in the synopsis' %
+              (tool, show(k, u[k])))
+    elif k not in u:
+        print('%s: %s in the synopsis, not in the usage line' %
+              (tool, show(k, m[k])))
+    elif u[k] != m[k]:
+        print('%s: %s takes an argument in the %s only' %
+              (tool, k, 'usage line' if u[k] else 'synopsis'))
+    else:
+        continue
+    bad = 1
+sys.exit(bad)
+EOF
+n=0
+for tool in ktcheck fsdiff lapply lcreate lcksum lmerge lsort twhich lfdiff \
+    repo cairnd cairn-ra cairn-publish cairn-replicate cairn-bench cairn-mkca; do
+	n=$((n + 1))
+	man=$(ls "$top_srcdir/man/$tool".[18] 2>/dev/null) ||
+	    { note_fail "$tool: no manual page"; continue; }
+	if [ "$tool" = cairn-mkca ]; then
+		run_capture "$T/out" "$T/err" sh "$MKCA" -o "$T/ca" -@ </dev/null
+	else
+		run_capture "$T/out" "$T/err" "$(tool_path "$tool")" -@ </dev/null
+	fi
+	[ "$RC" = 2 ] || note_fail "$tool -@: exit $RC, want 2"
+	python3 "$T/synopsis.py" "$tool" "$T/err" "$man" >"$T/syn" 2>&1 ||
+	    note_fail "$(cat "$T/syn")"
+done
+[ "$n" -eq 16 ] || fail "synopsis loop ran $n times"
 end_test

@@ -27,7 +27,8 @@ set -u
 #
 # err-usage: Radmind's fsdiff takes exactly one path; cairn's takes
 # several (one transcript over all of them), so its usage line ends in
-# "path ...".  The exit status is Radmind's.
+# "path ...", and it names -t, which Radmind's fsdiff lacks.  The exit
+# status is Radmind's.
 declare -A KNOWN_RC=(
 	[err-bad-mode]=2
 	[err-bad-mode-9]=2
@@ -36,7 +37,7 @@ declare -A KNOWN_RC=(
 declare -A KNOWN_ERR=(
 	[err-bad-mode]='../case/bad.T: line 2: bad mode 0x44'
 	[err-bad-mode-9]='../case/bad.T: line 2: bad mode 0789'
-	[err-usage]='usage: fsdiff { -C | -A | -1 } [ -IVW ] [ -K command ] [ -c checksum ] [ -o file [ -% ] ] path ...'
+	[err-usage]='usage: fsdiff { -C | -A | -1 } [ -ItVW ] [ -K command ] [ -c checksum ] [ -o file [ -% ] ] path ...'
 )
 KNOWN_DIFF=("${!KNOWN_RC[@]}")
 
