@@ -148,6 +148,6 @@ drain"
 	    fail "no room: $(cat "$T/err")"
 	clean
 else
-	echo "not root or no tmpfs: the free-space case is not run"
+	not_run "the free-space case (needs root and a tmpfs)"
 fi
 exit 0
