@@ -129,7 +129,8 @@ usage(void)
 	    "[-L syslog-level] [-m max-connections] "
 	    "[-M max-upload] [-N min-free-megabytes] "
 	    "[-p port] [-P ca-directory] [-s max-per-address] "
-	    "[-S cache-size] [-t line-seconds] [-W levels] [-u umask] [-w auth-level] "
+	    "[-S cache-size] [-t line-seconds] [-T transfer-seconds] "
+	    "[-W levels] [-u umask] [-w auth-level] "
 	    "[-X proxy-address[/prefix][,...]] "
 	    "[-x ca-pem-file] [-y cert-pem-file] [-z key-pem-file] "
 	    "[-Z max-compression-level]\n");
@@ -512,6 +513,7 @@ settings_init(struct settings *st)
 	st->o.grace = SESS_GRACE;
 	st->o.linetime = SESS_LINETIME;
 	st->o.idle = SESS_IDLE;
+	st->o.iowait = SESS_IOWAIT;
 	st->o.umask = umask(022);
 	umask(st->o.umask);
 }
@@ -526,7 +528,7 @@ parse_options(int argc, char *argv[], struct settings *st)
 
 	settings_init(st);
 	while ((ch = getopt(argc, argv,
-	    "A:a:b:Bc:C:dD:fF:g:G:i:I:jL:m:M:N:p:P:rRs:S:t:u:UVw:W:x:X:y:z:Z:"))
+	    "A:a:b:Bc:C:dD:fF:g:G:i:I:jL:m:M:N:p:P:rRs:S:t:T:u:UVw:W:x:X:y:z:Z:"))
 	    != -1) {
 		switch (ch) {
 		case 'A':
@@ -616,6 +618,10 @@ parse_options(int argc, char *argv[], struct settings *st)
 		case 't':
 			o->linetime = parse_int(optarg, 1, 24 * 3600,
 			    "line time") * 1000;
+			break;
+		case 'T':
+			o->iowait = parse_int(optarg, 1, 24 * 3600,
+			    "transfer time") * 1000;
 			break;
 		case 'X':
 			if (proxylist_add(&st->proxies, optarg, &cerr) == -1)
@@ -978,8 +984,9 @@ start(struct settings *st, struct listeners *l)
 		    "ranges (-X), up to %zu sessions", st->proxies.n,
 		    nsrcslots);
 	log_debug("limits: %d connections per address, backlog %d, grace "
-	    "%d s, line %d s, idle %d s", st->maxsrc, st->backlog,
-	    st->o.grace / 1000, st->o.linetime / 1000, st->o.idle / 1000);
+	    "%d s, line %d s, idle %d s, transfer %d s", st->maxsrc,
+	    st->backlog, st->o.grace / 1000, st->o.linetime / 1000,
+	    st->o.idle / 1000, st->o.iowait / 1000);
 }
 
 /* The numeric address of ss, for log lines. */
