@@ -101,7 +101,6 @@ LAPPLY_TESTS = \
 	tests/integ/t-lapply-faults.sh \
 	tests/integ/t-lapply-trace.sh \
 	tests/integ/t-lapply-race.sh \
-	tests/integ/t-lapply-raceloop.sh \
 	tests/integ/t-lapply-jobs.sh \
 	tests/integ/t-lapply-progress.sh \
 	tests/integ/t-lapply-signals.sh \

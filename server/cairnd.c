@@ -124,7 +124,7 @@ usage(void)
 {
 	fprintf(stderr, "usage: cairnd [-dfjrUV] [-A auto | fixed] "
 	    "[-a bind-address] [-b backlog] [-c cache-directory] "
-	    "[-C crl] [-D path] [-F syslog-facility] "
+	    "[-C crl] [-D path] [-E transfer-seconds] [-F syslog-facility] "
 	    "[-g user] [-G grace-seconds] [-H confirm | reverse | off] "
 	    "[-i pidfile] [-I idle-seconds] "
 	    "[-L syslog-level] [-m max-connections] "
@@ -529,6 +529,7 @@ settings_init(struct settings *st)
 	st->o.grace = SESS_GRACE;
 	st->o.linetime = SESS_LINETIME;
 	st->o.idle = SESS_IDLE;
+	st->o.iowait = SESS_IOWAIT;
 	st->o.umask = umask(022);
 	umask(st->o.umask);
 }
@@ -543,7 +544,7 @@ parse_options(int argc, char *argv[], struct settings *st)
 
 	settings_init(st);
 	while ((ch = getopt(argc, argv,
-	    "A:a:b:Bc:C:dD:fF:g:G:H:i:I:jL:m:M:n:N:p:P:rRs:S:t:T:u:UVw:W:x:X:y:z:Z:"))
+	    "A:a:b:Bc:C:dD:E:fF:g:G:H:i:I:jL:m:M:n:N:p:P:rRs:S:t:T:u:UVw:W:x:X:y:z:Z:"))
 	    != -1) {
 		switch (ch) {
 		case 'A':
@@ -582,6 +583,10 @@ parse_options(int argc, char *argv[], struct settings *st)
 			break;
 		case 'D':
 			st->dir = optarg;
+			break;
+		case 'E':
+			o->iowait = parse_int(optarg, 1, 24 * 3600,
+			    "transfer time") * 1000;
 			break;
 		case 'f':
 			st->fg = 1;
@@ -1017,9 +1022,10 @@ start(struct settings *st, struct listeners *l)
 	limit_text(nfiles, sizeof(nfiles), st->o.maxfiles);
 	limit_text(nbytes, sizeof(nbytes), st->o.maxbytes);
 	log_debug("limits: %d connections per address, backlog %d, grace "
-	    "%d s, line %d s, idle %d s; a loadset %s files and directories, "
-	    "%s bytes", st->maxsrc, st->backlog, st->o.grace / 1000,
-	    st->o.linetime / 1000, st->o.idle / 1000, nfiles, nbytes);
+	    "%d s, line %d s, idle %d s, transfer %d s; a loadset %s files and "
+	    "directories, %s bytes", st->maxsrc, st->backlog,
+	    st->o.grace / 1000, st->o.linetime / 1000, st->o.idle / 1000,
+	    st->o.iowait / 1000, nfiles, nbytes);
 }
 
 /* The numeric address of ss, for log lines. */

@@ -76,8 +76,7 @@ server_cairn_publish_SOURCES = server/publish.c \
 server_cairn_publish_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/client
 server_cairn_publish_LDADD = $(CAIRN_LIBS)
 PUBLISH_TESTS = \
-	tests/integ/t-publish.sh \
-	tests/integ/t-publish-kill.sh
+	tests/integ/t-publish.sh
 TESTS += $(PUBLISH_TESTS)
 EXTRA_DIST += $(PUBLISH_TESTS)
 # --- cairn-publish (end) ---

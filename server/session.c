@@ -34,7 +34,6 @@
 #include "version.h"
 #include "xmalloc.h"
 
-#define SESS_IOWAIT	(60 * 1000)		/* each transfer step */
 #define SESS_MAXERRORS	10			/* then the server hangs up */
 #define SESS_MAXARGS	16
 
@@ -340,7 +339,7 @@ cmd_starttls(struct sess *s, int ac, char **av)
 	conn_set_timeout(s->conn, left <= 0 ? 0 : left > INT_MAX ? INT_MAX :
 	    (int)left);
 	r = conn_starttls(s->conn, s->opts->tlsctx, NULL, &err);
-	conn_set_timeout(s->conn, SESS_IOWAIT);
+	conn_set_timeout(s->conn, s->opts->iowait);
 	if (r == -1) {
 		if (conn_now() >= s->grace)
 			sess_log(s, LOG_NOTICE, "not authorized within %d s "
@@ -620,7 +619,7 @@ sess_open(struct sess *s, int fd, const struct sockaddr *sa,
 	sess_identify(s, sa, salen);
 	s->conn = conn_new(fd, s->peer);
 	conn_set_maxline(s->conn, PROTO_REQMAX);
-	conn_set_timeout(s->conn, SESS_IOWAIT);
+	conn_set_timeout(s->conn, s->opts->iowait);
 	conn_set_linetimes(s->conn, o->idle, o->linetime);
 	conn_set_zratio(s->conn, SESS_ZRATIO);
 	conn_set_trace(s->conn, o->debug ? proto_trace : NULL, NULL);
@@ -713,7 +712,7 @@ sess_readfail(struct sess *s, const struct cerr *err)
 		s->status = 1;
 	} else if (conn_toolong(s->conn)) {
 		sess_log(s, LOG_NOTICE, "request line too long");
-		conn_set_timeout(s->conn, SESS_IOWAIT);
+		conn_set_timeout(s->conn, s->opts->iowait);
 		sess_reply(s, RAP_UNRECOGNIZED,
 		    "Line too long, closing connection");
 	} else {
@@ -722,7 +721,7 @@ sess_readfail(struct sess *s, const struct cerr *err)
 			    s->opts->grace / 1000);
 		else
 			log_notice("%s", err->msg);
-		conn_set_timeout(s->conn, SESS_IOWAIT);
+		conn_set_timeout(s->conn, s->opts->iowait);
 		sess_reply(s, RAP_CLOSING, "Server closing connection");
 	}
 }
@@ -748,7 +747,7 @@ sess_loop(struct sess *s)
 			sess_readfail(s, &err);
 			break;
 		}
-		conn_set_timeout(s->conn, SESS_IOWAIT);
+		conn_set_timeout(s->conn, s->opts->iowait);
 		if (sess_dispatch(s, line) == SESS_CLOSE) {
 			if (!s->close)
 				s->status = 1;

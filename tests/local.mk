@@ -18,6 +18,23 @@ EXTRA_DIST += tests/integ/t-fsdiff-tree.sh
 
 include tests/unit/local.mk
 
+# The slow scenario tests: race loops, scale runs, long fault sweeps.
+# `make check` leaves them out; `make check-slow` runs them with the same
+# harness, each with its log beside it, the summary in
+# test-suite-slow.log.  .ci/run runs both.  One of them:
+# make check TESTS=tests/integ/t-lapply-raceloop.sh, as for any test.
+SLOW_TESTS = \
+	tests/integ/t-lapply-raceloop.sh \
+	tests/integ/t-publish-kill.sh \
+	tests/integ/t-scale-small.sh
+EXTRA_DIST += $(SLOW_TESTS)
+
+check-slow:
+	$(MAKE) $(AM_MAKEFLAGS) check TESTS='$(SLOW_TESTS)' \
+	    TEST_SUITE_LOG=test-suite-slow.log
+
+.PHONY: check-slow
+
 TESTS += tests/integ/t-hostile-transcripts.sh
 EXTRA_DIST += tests/integ/t-hostile-transcripts.sh
 TESTS += tests/integ/t-fsdiff-progress.sh
@@ -67,8 +84,6 @@ TESTS += tests/integ/t-readme-walkthrough.sh
 EXTRA_DIST += tests/integ/t-readme-walkthrough.sh
 TESTS += tests/integ/t-readme-fuzz.sh
 EXTRA_DIST += tests/integ/t-readme-fuzz.sh
-TESTS += tests/integ/t-scale-small.sh
-EXTRA_DIST += tests/integ/t-scale-small.sh
 TESTS += tests/integ/t-catalogue-tls.sh
 EXTRA_DIST += tests/integ/t-catalogue-tls.sh
 TESTS += tests/integ/t-cairnd-flood.sh

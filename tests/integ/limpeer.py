@@ -16,14 +16,15 @@
 #       libraries) while feeding and prints anon0_kb (just after the
 #       banner), anonmax_kb, fed_mib (how much was sent before the server
 #       stopped reading or closed), closed_s (seconds from the first
-#       compressed byte until the server closed), noop_ok (how many
+#       compressed byte until the server closed, 60 s at most after the
+#       last byte sent), noop_ok (how many
 #       "202 NOOP OK" came back) and every other reply after the 320.
 #   silent
 #       Read the banner and send nothing; print closed_s and the replies
-#       after the banner.
+#       after the banner (60 s at most).
 #   halfhello
 #       STARTTLS, then the start of a TLS ClientHello and silence; print
-#       closed_s.
+#       closed_s (60 s at most).
 #   tlsidle SECONDS
 #       STARTTLS and a TLS handshake (no verification), then wait SECONDS
 #       and send NOOP; print noop_ok (1 if it was answered).
@@ -32,7 +33,8 @@
 #       and closed_s (or "open" if still open at the end).
 #   trickle SECONDS
 #       Send a command line one byte every SECONDS and never end it;
-#       print sent (bytes), closed_s (from the first byte) and replies.
+#       print sent (bytes), closed_s (from the first byte) and replies
+#       (60 s at most).
 #   flood CAIRNDPID COUNT TEXT
 #       Send TEXT (Python escapes: request lines) COUNT times on one
 #       connection, then QUIT, reading the replies as they come (a thread
@@ -211,7 +213,7 @@ def bomb(port, args, out, ready):
         s.shutdown(socket.SHUT_WR)
     except OSError:
         pass
-    data, closed = drain(s, 5)
+    data, closed = drain(s, 60)
     plain = zlib.decompressobj().decompress(rest + data)
     ok = plain.count(b'202 NOOP OK\r\n')
     out.put('anon0_kb', anon0)
@@ -227,7 +229,7 @@ def silent(port, args, out, ready):
     banner(s)
     ready()
     t0 = time.time()
-    data, closed = drain(s, 20)
+    data, closed = drain(s, 60)
     out.closed(closed, t0)
     out.replies(data)
 
@@ -242,7 +244,7 @@ def halfhello(port, args, out, ready):
     # A TLS record header announcing 512 bytes of handshake, the start of
     # a ClientHello, and then only part of the promised bytes.
     s.sendall(bytes.fromhex('16030102000100') + b'\x01' * 33)
-    data, closed = drain(s, 20)
+    data, closed = drain(s, 60)
     out.closed(closed, t0)
 
 
@@ -305,7 +307,7 @@ def trickle(port, args, out, ready):
     got = b''
     closed = False
     s.settimeout(pause)
-    while sent < len(line) and time.time() - t0 < 20 and not closed:
+    while sent < len(line) and time.time() - t0 < 60 and not closed:
         try:
             s.send(line[sent:sent + 1])
             sent += 1

@@ -12,13 +12,15 @@ mk_tmpdir
 . "$top_srcdir/tests/integ/netlib.sh"
 make_repo "$T/repo"
 
-# closed_within N SCENARIO LABEL: the server closed within N s (as the
-# last limpeer output, $OUT, tells).
-closed_within()
+# closed SCENARIO LABEL: the server closed the connection (as the last
+# limpeer output, $OUT, tells).  limpeer waits 60 s at most, a bound that
+# only keeps the test from hanging: which deadline closed it is told by
+# the log line and the reply checked with it, not by the clock.
+closed()
 {
-	_c=$(field "$2.closed_s" "$OUT")
-	[ -n "$_c" ] && [ "$_c" != open ] && [ "$_c" -le "$1" ] ||
-	    fail "$3: not closed within $1 s: $(grep "^$2\." "$OUT")"
+	_c=$(field "$1.closed_s" "$OUT")
+	[ -n "$_c" ] && [ "$_c" != open ] ||
+	    fail "$2: not closed: $(grep "^$1\." "$OUT")"
 }
 
 # Level 0: a 2-second line time and a 2-second idle time.  A client
@@ -28,14 +30,14 @@ start_cairnd "$T/repo" -t 2 -I 2
 OUT=$T/a
 limpeer "$PORT" trickle 0.5 + silent + noops 6 0.5 >"$T/a" ||
     fail "limpeer"
-closed_within 5 trickle "trickled line"
+closed trickle "trickled line"
 s=$(field trickle.sent "$OUT")
 [ "$s" -lt 100 ] || fail "trickled line: $s bytes accepted"
 grep -qx 'trickle.reply=444 Server closing connection' "$T/a" ||
     fail "trickled line: $(cat "$T/a")"
 grep -q 'line not complete 2 s after it began' "$SLOG" ||
     fail "line time not logged: $(cat "$SLOG")"
-closed_within 5 silent "idle client"
+closed silent "idle client"
 grep -qx 'silent.reply=444 Server closing connection' "$T/a" ||
     fail "idle client: $(cat "$T/a")"
 grep -q 'no line in 2 s' "$SLOG" || fail "idle time not logged: $(cat "$SLOG")"
@@ -44,10 +46,8 @@ assert_eq open "$(field noops.closed_s "$OUT")" "busy client"
 stop_cairnd
 
 # Level 1 needs TLS material.
-if ! command -v openssl >/dev/null 2>&1; then
-	echo "$TEST_NAME: TLS part skipped (no openssl)"
-	exit 0
-fi
+command -v openssl >/dev/null 2>&1 ||
+    skip "level 0 passed; the TLS part needs openssl"
 . "$top_srcdir/tests/integ/tlslib.sh"
 tls_repo "$T/repo"
 
@@ -59,14 +59,14 @@ tls_repo "$T/repo"
 : >"$SLOG"
 start_cairnd "$T/repo" -w 1 -G 2 -m 4
 OUT=$T/b
-limpeer "$PORT" tlsidle 3 + silent + halfhello + noops 10 0.5 + \
+limpeer "$PORT" tlsidle 3 + silent + halfhello + noops 100 0.5 + \
     busy >"$T/b" || fail "limpeer"
 grep -qx 'busy.reply=420 Server busy' "$T/b" || fail "-m 4: $(cat "$T/b")"
-closed_within 5 silent "silent client before TLS"
-closed_within 5 halfhello "half a ClientHello"
-closed_within 5 noops "NOOPs before TLS"
+closed silent "silent client before TLS"
+closed halfhello "half a ClientHello"
+closed noops "NOOPs before TLS"
 n=$(field noops.noop_ok "$OUT")
-[ "$n" -lt 10 ] || fail "NOOPs before TLS: all $n answered"
+[ "$n" -lt 100 ] || fail "NOOPs before TLS: all $n answered"
 n=$(grep -c 'not authorized within 2 s' "$SLOG")
 assert_eq 3 "$n" "grace time log lines"
 assert_eq 1 "$(field tlsidle.noop_ok "$OUT")" "idle after TLS"

@@ -205,5 +205,7 @@ while True:
 sys.exit(0 if got.endswith(b'201 QUIT OK, closing connection\r\n') else 1)
 PY
 	stop_cairnd
+else
+	not_run "IPv6 (no ::1 here)"
 fi
 exit 0

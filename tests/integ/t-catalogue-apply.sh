@@ -104,7 +104,7 @@ if chattr +i "$R/imm" 2>/dev/null; then
 	[ "$(ls -A "$R" | tr '\n' ' ')" = "a imm " ] ||
 	    fail "C9 immutable: left in the root: $(ls -A "$R")"
 else
-	echo "$TEST_NAME: no immutable flag here, C9 immutable not tried"
+	not_run "C9 immutable (no immutable flag here)"
 fi
 rm -rf "$R"/*
 
@@ -142,7 +142,7 @@ if unshare -m sh -c 'mount --bind "$1" "$1" &&
 	[ -z "$(ls -A "$R/ro")" ] ||
 	    fail "C9 read-only download: in ./ro: $(ls -A "$R/ro")"
 else
-	echo "$TEST_NAME: no read-only bind mount here, C9 read-only not tried"
+	not_run "C9 read-only (no read-only bind mount here)"
 fi
 rm -rf "$R/ro"
 

@@ -128,7 +128,7 @@ if command -v chattr >/dev/null 2>&1 && chattr +a "$R/d" 2>/dev/null; then
 	assert_no_files "temp files left in the apply root" "$R" -maxdepth 1 \
 	    -name '*.radmind.*'
 else
-	echo "t-lapply-batch: no append-only directories here: failure case skipped"
+	not_run "the failure case (no append-only directories here)"
 fi
 stop_cairnd
 exit 0

@@ -70,6 +70,6 @@ if command -v systemd-analyze >/dev/null 2>&1; then
 		note_fail "systemd-analyze verify: $(cat "$T/verify")"
 	fi
 else
-	echo "$TEST_NAME: systemd-analyze not installed: verify skipped"
+	not_run "systemd-analyze verify (not installed)"
 fi
 end_test
