@@ -47,37 +47,21 @@ dl_tempname(const char *leaf, unsigned lineno)
 	return tmp;
 }
 
+/* An exclusively created file of mode *arg, for dl_maketemp. */
+static int
+dl_makefile(int dfd, const char *name, void *arg)
+{
+	const mode_t	*mode = arg;
+
+	return openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+	    O_CLOEXEC, *mode);
+}
+
 int
 dl_opentemp(int dfd, const char *leaf, unsigned lineno, mode_t mode,
     char **tmp)
 {
-	int	fd = -1, tries, e;
-
-	*tmp = dl_tempname(leaf, lineno);
-	/* Registered before it exists: an interruption removes it. */
-	if (intr_hold() == -1)
-		return -1;
-	if (intr_tmp_add(dfd, *tmp) == -1) {
-		e = errno;
-		intr_release();
-		errno = e;
-		return -1;
-	}
-	for (tries = 0; tries < 2; tries++) {
-		fd = openat(dfd, *tmp, O_WRONLY | O_CREAT | O_EXCL |
-		    O_NOFOLLOW | O_CLOEXEC, mode);
-		if (fd != -1 || errno != EEXIST)
-			break;
-		/* A stale temp of ours (same name pattern): remove it. */
-		if (unlinkat(dfd, *tmp, 0) == -1)
-			break;
-	}
-	e = errno;
-	if (fd == -1)
-		intr_tmp_del(*tmp);
-	intr_release();
-	errno = e;
-	return fd;
+	return dl_maketemp(dfd, leaf, lineno, dl_makefile, &mode, tmp);
 }
 
 int
@@ -95,6 +79,7 @@ dl_maketemp(int dfd, const char *leaf, unsigned lineno,
 		errno = e;
 		return -1;
 	}
+	/* A stale temp of ours (same name pattern): remove it, once. */
 	if ((rc = make(dfd, *tmp, arg)) == -1 && errno == EEXIST &&
 	    unlinkat(dfd, *tmp, 0) == 0)
 		rc = make(dfd, *tmp, arg);

@@ -120,7 +120,8 @@ int	 dl_opentemp(int dfd, const char *leaf, unsigned lineno, mode_t mode,
 void	 dl_tempdone(int dfd, const char *tmp);
 /*
  * As dl_opentemp, for a temp object that make(dfd, name, arg) creates (a
- * symbolic link, a device): 0, or -1 with errno (*tmp set all the same).
+ * symbolic link, a device; dl_opentemp's file is one too): what make
+ * returns, or -1 with errno (*tmp set all the same).
  */
 int	 dl_maketemp(int dfd, const char *leaf, unsigned lineno,
 	    int (*make)(int, const char *, void *), void *arg, char **tmp);

@@ -177,6 +177,30 @@ need_root()
 	[ "$(id -u)" -eq 0 ] || skip "needs root"
 }
 
+# in_mount_ns: run the rest of this test in a mount namespace of its
+# own (unshare -m), so that it may mount over system files; skip (77)
+# where that cannot be done.  Call right after need_root, before
+# mk_tmpdir: the script starts again from the top in the namespace.
+in_mount_ns()
+{
+	[ -n "${CAIRN_IN_MOUNT_NS:-}" ] && return 0
+	if command -v unshare >/dev/null 2>&1 && unshare -m true 2>/dev/null
+	then
+		CAIRN_IN_MOUNT_NS=1 exec unshare -m sh "$0"
+	fi
+	skip "no mount namespace (unshare -m)"
+}
+
+# private_hosts FILE: in_mount_ns's namespace resolves host names from
+# FILE alone ("hosts: files"), nothing else of the machine's.
+private_hosts()
+{
+	printf 'hosts: files\n' >"$T/nsswitch.conf"
+	mount --bind "$1" /etc/hosts || skip "cannot mount over /etc/hosts"
+	mount --bind "$T/nsswitch.conf" /etc/nsswitch.conf ||
+	    skip "cannot mount over /etc/nsswitch.conf"
+}
+
 need_cmd()
 {
 	for _c in "$@"; do

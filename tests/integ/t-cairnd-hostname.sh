@@ -7,14 +7,9 @@
 # refusal is logged.  The resolver is real: the test runs in a mount
 # namespace of its own, with its own /etc/hosts and "hosts: files"; one
 # PTR record that disagrees with the forward zone comes from the shim.
-if [ -z "${CAIRN_HOSTNAME_NS:-}" ] && [ "$(id -u)" -eq 0 ] &&
-    command -v unshare >/dev/null 2>&1 &&
-    unshare -m true 2>/dev/null; then
-	CAIRN_HOSTNAME_NS=1 exec unshare -m sh "$0" "$@"
-fi
 . "$top_srcdir/tests/integ/lib.sh"
 need_root
-[ -n "${CAIRN_HOSTNAME_NS:-}" ] || skip "no mount namespace (unshare -m)"
+in_mount_ns
 need_tool cairnd
 need_shim
 mk_tmpdir
@@ -30,10 +25,7 @@ mk_tmpdir
 	echo '127.0.0.6 *'
 	echo '127.0.0.9 otherhost.example'
 } >"$T/hosts"
-echo 'hosts: files' >"$T/nsswitch.conf"
-mount --bind "$T/hosts" /etc/hosts || skip "cannot mount over /etc/hosts"
-mount --bind "$T/nsswitch.conf" /etc/nsswitch.conf ||
-    skip "cannot mount over /etc/nsswitch.conf"
+private_hosts "$T/hosts"
 [ "$(python3 -c 'import socket
 print(socket.getnameinfo(("127.0.0.2", 0), socket.NI_NAMEREQD)[0])')" = . ] ||
     fail "the namespace's resolver does not answer from $T/hosts"

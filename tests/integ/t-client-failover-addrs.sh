@@ -4,24 +4,16 @@
 # answers.  The resolver is real: the test runs in a mount namespace of
 # its own whose /etc/hosts gives twoaddr.test the addresses 127.0.0.3
 # (nothing listens there) and 127.0.0.2 (cairnd), in that order.
-if [ -z "${CAIRN_FAILOVER_NS:-}" ] && [ "$(id -u)" -eq 0 ] &&
-    command -v unshare >/dev/null 2>&1 &&
-    unshare -m true 2>/dev/null; then
-	CAIRN_FAILOVER_NS=1 exec unshare -m sh "$0" "$@"
-fi
 . "$top_srcdir/tests/integ/lib.sh"
 need_root
-[ -n "${CAIRN_FAILOVER_NS:-}" ] || skip "no mount namespace (unshare -m)"
+in_mount_ns
 need_tool cairnd ktcheck
 mk_tmpdir
 . "$top_srcdir/tests/integ/netlib.sh"
 
 printf '127.0.0.1 localhost\n127.0.0.3 twoaddr.test\n127.0.0.2 twoaddr.test\n' \
     >"$T/hosts"
-echo 'hosts: files' >"$T/nsswitch.conf"
-mount --bind "$T/hosts" /etc/hosts || skip "cannot mount over /etc/hosts"
-mount --bind "$T/nsswitch.conf" /etc/nsswitch.conf ||
-    skip "cannot mount over /etc/nsswitch.conf"
+private_hosts "$T/hosts"
 [ "$(getent ahostsv4 twoaddr.test | awk '$2 == "STREAM" { print $1 }' |
     tr '\n' ' ')" = "127.0.0.3 127.0.0.2 " ] ||
     fail "the namespace's resolver: $(getent ahostsv4 twoaddr.test)"
