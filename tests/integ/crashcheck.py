@@ -106,6 +106,19 @@ def check(old, new, root, meta):
     return bad
 
 
+def fsdiff_a(out):
+    """fsdiff -A of $ROOT against $KFILE into the file out; None, or why
+    it failed."""
+    env = os.environ
+    with open(out, 'wb') as f:
+        r = subprocess.run([env['FSDIFF'], '-A', '-c', 'sha1', '-K',
+                            env['KFILE'], '.'], cwd=env['ROOT'], stdout=f,
+                           stderr=subprocess.PIPE)
+    if r.returncode != 0:
+        return 'fsdiff -A: %s' % r.stderr.decode(errors='replace')
+    return None
+
+
 def sweep(maxm, meta):
     env = os.environ
     with open(env['OLDJSON']) as f:
@@ -125,12 +138,9 @@ def sweep(maxm, meta):
         sys.exit(1)
 
     def fsdiff(out):
-        with open(out, 'wb') as f:
-            r = subprocess.run([env['FSDIFF'], '-A', '-c', 'sha1', '-K',
-                                env['KFILE'], '.'], cwd=root, stdout=f,
-                               stderr=subprocess.PIPE)
-        if r.returncode != 0:
-            fail('fsdiff -A: %s' % r.stderr.decode(errors='replace'))
+        why = fsdiff_a(out)
+        if why is not None:
+            fail(why)
 
     def fresh():
         if os.path.lexists(root):

@@ -43,7 +43,7 @@ import signal
 import subprocess
 import sys
 
-from crashcheck import TEMP, check, fmt, snap
+from crashcheck import TEMP, check, fmt, fsdiff_a, snap
 
 SIGS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 NAMES = {signal.SIGINT: 'INT', signal.SIGTERM: 'TERM', signal.SIGHUP: 'HUP'}
@@ -149,12 +149,9 @@ def lapply_main(npoints, jobs):
     applyt = env['APPLYT']
 
     def fsdiff(out):
-        with open(out, 'wb') as f:
-            r = subprocess.run([env['FSDIFF'], '-A', '-c', 'sha1', '-K',
-                                env['KFILE'], '.'], cwd=root, stdout=f,
-                               stderr=subprocess.PIPE)
-        if r.returncode != 0:
-            fail('fsdiff -A: %s' % err(r))
+        why = fsdiff_a(out)
+        if why is not None:
+            fail(why)
 
     def cmd(tr):
         return [env['LAPPLY'], '-j', str(jobs), '-c', 'sha1', '-h',
