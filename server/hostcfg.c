@@ -24,16 +24,44 @@
 #define HOSTCFG_MAXLINE	(64 * 1024)
 
 /*
+ * Is pattern written for addresses: a ':' (IPv6), or digits with
+ * nothing but '.' and wildcard characters ("192.168.1.*",
+ * "10.1.2.<1-50>")?  Such a pattern is never tried against a name: a
+ * name chosen by whoever holds a PTR record or a certificate, such as
+ * "192.168.1.x.attacker.example", must not take the entry meant for an
+ * address range.
+ */
+static int
+hostcfg_addrpattern(const char *pattern)
+{
+	const char	*p;
+	int		 digit = 0;
+
+	if (strchr(pattern, ':') != NULL)
+		return 1;
+	for (p = pattern; *p != '\0'; p++) {
+		if (*p >= '0' && *p <= '9')
+			digit = 1;
+		else if (strchr(".*?<>-{},[]\\", *p) == NULL)
+			return 0;
+	}
+	return digit;
+}
+
+/*
  * Match pattern against the host's identities in order: certificate CN
- * (case-insensitive), host name (case-insensitive), IP (exact).  Returns
- * the identity that matched, or NULL.
+ * (case-insensitive), host name (case-insensitive), IP (exact); an
+ * address pattern only against the IP.  Returns the identity that
+ * matched, or NULL.
  */
 static const char *
 hostcfg_try(const struct sess *s, const char *pattern)
 {
-	if (s->cn != NULL && wildcard(pattern, s->cn, 1))
+	int	 names = !hostcfg_addrpattern(pattern);
+
+	if (names && s->cn != NULL && wildcard(pattern, s->cn, 1))
 		return s->cn;
-	if (wildcard(pattern, s->host, 1))
+	if (names && wildcard(pattern, s->host, 1))
 		return s->host;
 	if (wildcard(pattern, s->ip, 0))
 		return s->ip;

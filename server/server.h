@@ -52,7 +52,7 @@ struct sopts {
 	int		 grace;		/* -G: ms from connect to authorized */
 	int		 linetime;	/* -t: ms for a line once begun */
 	int		 idle;		/* -I: ms to wait for a command */
-	int		 iowait;	/* -T: ms for each transfer step */
+	int		 iowait;	/* -E: ms for each transfer step */
 	int		 rootfd;	/* the repository (-D), O_DIRECTORY */
 	const struct proxylist *proxies; /* -X, NULL: none */
 	int		 names;		/* -H: SESS_NAMES_* */
@@ -68,7 +68,7 @@ struct sopts {
 #define SESS_GRACE	(30 * 1000)		/* -G */
 #define SESS_LINETIME	(60 * 1000)		/* -t */
 #define SESS_IDLE	(60 * 60 * 1000)	/* -I */
-#define SESS_IOWAIT	(60 * 1000)		/* -T */
+#define SESS_IOWAIT	(60 * 1000)		/* -E */
 #define SESS_ZRATIO	100			/* lines : compressed bytes */
 
 /* Session states (docs/protocol.md section 7). */

@@ -646,7 +646,7 @@ stor_body(struct sess *s, int fd, int dfd, const char *leaf,
 	int64_t		 size, left;
 	ssize_t		 n;
 	size_t		 want;
-	int		 r;
+	int		 r, e;
 
 	if (conn_getline(s->conn, &line, &err) == -1) {
 		log_warnx("%s", err.msg);
@@ -657,14 +657,15 @@ stor_body(struct sess *s, int fd, int dfd, const char *leaf,
 		goto bad;
 	}
 	if ((r = stor_room(s, fd, size, upload)) != 0) {
+		e = errno;
 		unlinkat(dfd, leaf, 0);
-		if (errno == EDQUOT)
+		if (e == EDQUOT)
 			stor_limited(s, "byte", 'T', s->opts->maxbytes);
 		else {
 			/* The cause in words, never a server path. */
 			snprintf(msg, sizeof(msg), r == -2 ? "%s: %s (the "
 			    "server keeps %lld MiB free: cairnd -N)" :
-			    "%s: %s", upload, strerror(errno),
+			    "%s: %s", upload, strerror(e),
 			    (long long)(s->opts->minfree >> 20));
 			stor_fatal(s, RAP_STOR_DATA, msg);
 		}

@@ -3,7 +3,8 @@
 # key in config and a directory under special/ only if it is a host name
 # (letters, digits and '-' in dot-separated labels; not "." or "..", not
 # an address, not "*") and, by default, if it resolves back to the
-# client's address (cairnd -H).  Otherwise the address stands in and the
+# client's address (cairnd -H); and a name never matches an entry written
+# for addresses ("10.9.<1-2>.*").  Otherwise the address stands in and the
 # refusal is logged.  The resolver is real: the test runs in a mount
 # namespace of its own, with its own /etc/hosts and "hosts: files"; one
 # PTR record that disagrees with the forward zone comes from the shim.
@@ -23,6 +24,7 @@ mk_tmpdir
 	echo '127.0.0.4 10.9.9.9'
 	echo '127.0.0.5 Good.Example'
 	echo '127.0.0.6 *'
+	echo '127.0.0.8 10.9.1.x.attacker.example'
 	echo '127.0.0.9 otherhost.example'
 } >"$T/hosts"
 private_hosts "$T/hosts"
@@ -36,13 +38,14 @@ mkdir -p "$R/command" "$R/transcript" "$R/file" || fail "mkdir"
 	echo 'otherhost.example other.K'
 	echo 'good.example good.K'
 	echo '10.9.9.9 ipkey.K'
+	echo '10.9.<1-2>.* lab.K'
 	echo '* default.K'
 } >"$R/config"
-for k in other good ipkey default; do
+for k in other good ipkey lab default; do
 	echo "# $k" >"$R/command/$k.K"
 done
 for d in otherhost.example good.example 127.0.0.2 127.0.0.3 127.0.0.4 \
-    127.0.0.5 127.0.0.6 127.0.0.7 \
+    127.0.0.5 127.0.0.6 127.0.0.7 10.9.1.x.attacker.example \
     localhost '*'; do
 	mkdir -p "$R/special/$d/etc" || fail "mkdir special/$d"
 	echo "motd of $d" >"$R/special/$d/etc/motd"
@@ -85,6 +88,9 @@ grep -q '127.0.0.3: reverse name ".." is not a host name' "$SLOG" ||
     note_fail "PTR ..: not logged"
 # A name that passes for an address takes the address's entry.
 expect 127.0.0.4 "PTR 10.9.9.9" default 127.0.0.4
+# A confirmed name shaped to fit an entry written for an address range.
+expect 127.0.0.8 "PTR 10.9.1.x.attacker.example" default \
+    10.9.1.x.attacker.example
 # "*" as a key and a directory.
 expect 127.0.0.6 "PTR *" default 127.0.0.6
 # A PTR record naming a host whose forward zone says otherwise.
