@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +53,7 @@
 #define KT_MAXSIZE	(1LL << 30)	/* largest command file or transcript */
 
 #define KT_STAGE	".ktcheck."	/* staging directory: KT_STAGE<pid> */
+#define KT_STAGEYOUNG	600	/* seconds a live run may take to lock it */
 
 /* One file fetched into the staging directory, in the order fetched. */
 struct kt_staged {
@@ -206,6 +208,28 @@ stage_remove(struct kt *kt)
 	kt->nstaged = 0;
 }
 
+/*
+ * Nonzero if the staging directory fd, of the run with process id pid
+ * (digits), may belong to a run that has not locked it yet: its process
+ * lives and the directory is less than KT_STAGEYOUNG seconds old.
+ */
+static int
+stage_young(int fd, const char *pid)
+{
+	struct stat	 st;
+	long long	 n;
+	char		*end;
+
+	errno = 0;
+	n = strtoll(pid, &end, 10);
+	if (errno != 0 || *end != '\0' || n <= 0 || n > INT_MAX ||
+	    fstat(fd, &st) == -1)
+		return 0;
+	if (kill((pid_t)n, 0) == -1 && errno != EPERM)
+		return 0;
+	return time(NULL) - st.st_ctime < KT_STAGEYOUNG;
+}
+
 static void
 stage_clean(struct kt *kt)
 {
@@ -228,8 +252,12 @@ stage_clean(struct kt *kt)
 		if ((fd = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY |
 		    O_NOFOLLOW | O_CLOEXEC)) == -1)
 			continue;
-		/* Locked: a run still going. */
+		/*
+		 * Locked: a run still going.  Unlocked but new, of a process
+		 * that lives: a run between its mkdir and its lock.
+		 */
 		if (flock(fd, LOCK_EX | LOCK_NB) == 0 &&
+		    !stage_young(fd, p) &&
 		    fs_rmtreeat(dirfd(d), de->d_name) == -1)
 			log_warn("%s%s", kt->kdir, de->d_name);
 		close(fd);
