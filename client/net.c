@@ -32,7 +32,7 @@
 #define NET_ZFALLBACK	1	/* -Z auto, server without ZAUTO */
 #define NET_SNDBUF	(1024 * 1024)	/* socket send buffer asked for */
 #define NET_CONNWAIT	30000	/* one connect attempt */
-#define NET_GREETWAIT	15000	/* the greeting, once connected */
+#define NET_GREETWAIT	30000	/* the greeting, once connected */
 #define NET_ABORTWAIT	10000	/* net_abort: for the server to close */
 #define NET_ABORTREAD	(1024 * 1024)	/* ... reading at most this */
 #define NET_MAXLINE	PROTO_REPLY_MAXBYTES	/* no reply line is longer */

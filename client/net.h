@@ -62,7 +62,7 @@ struct netstats {
  * (getaddrinfo's order, each on the default and then the legacy port
  * when no port is given), until one greets: the next is tried when a
  * connection is refused or times out, when the peer sends no RAP
- * greeting within 15 s or closes, and when it greets with a 4xx reply
+ * greeting within 30 s or closes, and when it greets with a 4xx reply
  * (420 Server busy, 421 Service not available).  A 5xx greeting (500 No
  * access), a refused STARTTLS, a certificate that does not verify and a
  * failed COMP end the attempt there with that reason.  With verbose

@@ -8,7 +8,7 @@
 # down, one message names each with its reason, exit 2.  Alone, an SSH
 # banner is refused at once ("not a Radmind or cairn server", its bytes
 # escaped), and a silent peer is given up after the greeting timeout
-# (15 s), not the 60 s of a reply.
+# (30 s), not the 60 s of a reply.
 #
 # The second server is cairnd on 127.0.0.2, on the port the first
 # (127.0.0.1) has: -p applies to every server of the list.
@@ -146,6 +146,6 @@ peer 'sleep 50'
 kt -h 127.0.0.1 -p "$PEERPORT"
 peer_done
 assert_eq 2 "$RC" "silent: exit"
-grep -qx "127.0.0.1:$PEERPORT: not a Radmind or cairn server (no greeting within 15 s)" "$T/err" ||
+grep -qx "127.0.0.1:$PEERPORT: not a Radmind or cairn server (no greeting within 30 s)" "$T/err" ||
     fail "silent: $(cat "$T/err")"
 exit 0
