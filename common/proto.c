@@ -5,6 +5,7 @@
 
 #include <ctype.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -115,22 +116,38 @@ proto_reply(struct conn *c, int *code, char **text, struct cerr *err)
 	return proto_reply_in(c, &b, code, text, err);
 }
 
+/*
+ * A reply's text is for people: a byte that is no printable ASCII
+ * becomes '?', so that no peer writes escape sequences on a terminal
+ * through a message that quotes it.
+ */
+static void
+proto_tame(char *s)
+{
+	unsigned char	*p;
+
+	for (p = (unsigned char *)s; *p != '\0'; p++)
+		if (*p < 0x20 || *p >= 0x7f)
+			*p = '?';
+}
+
 int
 proto_reply_in(struct conn *c, struct proto_budget *b, int *code,
     char **text, struct cerr *err)
 {
-	char	*line;
+	char	*line, q[256];
 	int	 more;
 
 	do {
 		if (proto_line(c, b, &line, err) == -1)
 			return -1;
 		if ((*code = proto_code(line, &more)) == -1) {
-			cerr_set(err, "%s: bad reply: %.200s", conn_peer(c),
-			    line);
+			proto_quote(q, sizeof(q), line, 200);
+			cerr_set(err, "%s: bad reply: %s", conn_peer(c), q);
 			return -1;
 		}
 	} while (more);
+	proto_tame(line);
 	*text = line;
 	return 0;
 }
@@ -276,7 +293,31 @@ proto_parse_size(const char *s, int64_t *out)
 void
 proto_trace(void *arg, int dir, const char *line, size_t len)
 {
+	const char	*tag;
+	char		 q[1024];
+	size_t		 i, o;
+	unsigned char	 ch;
+
 	(void)arg;
-	log_info("%s %.*s", dir == CONN_TRACE_IN ? "<<<" :
-	    dir == CONN_TRACE_OUT ? ">>>" : "---", (int)len, line);
+	tag = dir == CONN_TRACE_IN ? "<<<" : dir == CONN_TRACE_OUT ? ">>>" :
+	    "---";
+	/* A line with bytes no terminal should get: those as \xNN. */
+	for (i = 0; i < len; i++)
+		if ((unsigned char)line[i] < 0x20 ||
+		    (unsigned char)line[i] >= 0x7f)
+			break;
+	if (i == len) {
+		log_info("%s %.*s", tag, (int)len, line);
+		return;
+	}
+	for (i = 0, o = 0; i < len && o + 8 < sizeof(q); i++) {
+		ch = (unsigned char)line[i];
+		if (ch >= 0x20 && ch < 0x7f && ch != '\\')
+			q[o++] = (char)ch;
+		else
+			o += (size_t)snprintf(q + o, sizeof(q) - o, "\\x%02x",
+			    ch);
+	}
+	q[o] = '\0';
+	log_info("%s %s%s", tag, q, i < len ? "..." : "");
 }

@@ -148,4 +148,20 @@ peer_done
 assert_eq 2 "$RC" "silent: exit"
 grep -qx "127.0.0.1:$PEERPORT: not a Radmind or cairn server (no greeting within 30 s)" "$T/err" ||
     fail "silent: $(cat "$T/err")"
+
+# --- a server whose reply text holds terminal escapes: never printed raw
+peer 'send 200-RAP 1 peer 1.0 radmind access protocol\r\n200 CAPA REPO\r\n
+recv
+send 545 \x1b]0;owned\x07\x1b[2Jgone\r\n
+drain'
+kt -v -h 127.0.0.1 -p "$PEERPORT"
+peer_done
+assert_eq 2 "$RC" "escapes in a reply: exit ($(cat "$T/err"))"
+if LC_ALL=C grep -q "$(printf '[\033\007]')" "$T/err" "$T/out"; then
+	fail "escapes in a reply: printed raw: $(od -c "$T/err" | head)"
+fi
+grep -q '?\]0;owned??\[2Jgone' "$T/err" ||
+    fail "escapes in a reply: the text is not shown tamed: $(cat "$T/err")"
+grep -q '^<<< 545 \\x1b\]0;owned\\x07\\x1b\[2Jgone$' "$T/err" ||
+    fail "escapes in a reply: -v does not show them as \\xNN: $(cat "$T/err")"
 exit 0
