@@ -9,12 +9,11 @@ client_fsdiff_LDADD = $(CAIRN_LIBS)
 bin_PROGRAMS += client/lsort client/lmerge client/twhich client/lcksum
 client_lsort_SOURCES = client/lsort.c
 client_lsort_LDADD = $(CAIRN_LIBS)
-client_lmerge_SOURCES = client/lmerge.c client/troot.c client/troot.h
+client_lmerge_SOURCES = client/lmerge.c
 client_lmerge_LDADD = $(CAIRN_LIBS)
 client_twhich_SOURCES = client/twhich.c
 client_twhich_LDADD = $(CAIRN_LIBS)
-client_lcksum_SOURCES = client/lcksum.c client/troot.c client/troot.h \
-	client/tverify.c client/tverify.h
+client_lcksum_SOURCES = client/lcksum.c
 client_lcksum_LDADD = $(CAIRN_LIBS)
 TESTS += tests/integ/t-lsort.sh tests/integ/t-lmerge.sh \
 	tests/integ/t-twhich.sh tests/integ/t-lcksum.sh

@@ -10,6 +10,8 @@ common_libcairn_a_SOURCES = \
 	common/pathcmp.c common/pathcmp.h \
 	common/encode.c common/encode.h \
 	common/transcript.c common/transcript.h \
+	common/troot.c common/troot.h \
+	common/tverify.c common/tverify.h \
 	common/cksum.c common/cksum.h \
 	common/wildcard.c common/wildcard.h \
 	common/command.c common/command.h \

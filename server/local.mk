@@ -69,11 +69,9 @@ dist_sbin_SCRIPTS = contrib/cairn-mkca
 # --- TLS (end) ---
 
 # --- cairn-publish (begin) ---
-# It checks an upload with lcksum's own line check (client/tverify.c).
+# It checks an upload with lcksum's own line check (common/tverify.c).
 sbin_PROGRAMS += server/cairn-publish
-server_cairn_publish_SOURCES = server/publish.c \
-	client/troot.c client/troot.h client/tverify.c client/tverify.h
-server_cairn_publish_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/client
+server_cairn_publish_SOURCES = server/publish.c
 server_cairn_publish_LDADD = $(CAIRN_LIBS)
 PUBLISH_TESTS = \
 	tests/integ/t-publish.sh
