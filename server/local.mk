@@ -85,9 +85,8 @@ EXTRA_DIST += contrib/haproxy.cfg
 # cairn-replicate: keep a replica's repository in step with the primary.
 sbin_PROGRAMS += server/cairn-replicate
 server_cairn_replicate_SOURCES = server/replicate.c
-server_cairn_replicate_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/client \
-	-DSBINDIR='"$(sbindir)"'
-server_cairn_replicate_LDADD = client/libclient.a $(CAIRN_LIBS)
+server_cairn_replicate_CPPFLAGS = $(NET_CPPFLAGS) -DSBINDIR='"$(sbindir)"'
+server_cairn_replicate_LDADD = net/libnet.a $(CAIRN_LIBS)
 REPLICA_TESTS = \
 	tests/integ/t-replicate.sh \
 	tests/integ/t-replica-skew.sh \
