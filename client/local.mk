@@ -1,4 +1,7 @@
-# client/: the client tools.
+# client/: the client tools, one file each, and libclient.a, the apply
+# library lapply is made of.  The network tools (ktcheck, lapply,
+# lcreate, lfdiff, repo) compile with $(NET_CPPFLAGS) and link
+# net/libnet.a; the others need only common/libcairn.a.
 
 # fsdiff
 bin_PROGRAMS += client/fsdiff

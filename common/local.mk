@@ -1,4 +1,4 @@
-# common/: the internal library every program links.
+# common/: the internal library every program links (see Makefile.am).
 noinst_LIBRARIES += common/libcairn.a
 common_libcairn_a_CFLAGS = $(AM_CFLAGS) $(PTHREAD_CFLAGS)
 common_libcairn_a_SOURCES = \

@@ -1,4 +1,8 @@
-# server/: the cairnd daemon.
+# server/: the cairnd daemon (its files are listed in server/server.h),
+# and two programs of one file each for the repository's host:
+# cairn-publish (common/libcairn.a only) and cairn-replicate, which pulls
+# from its primary as a client does (net/libnet.a).  Nothing here
+# compiles a file of client/ or includes its headers.
 sbin_PROGRAMS += server/cairnd
 server_cairnd_SOURCES = \
 	server/cairnd.c server/session.c server/hostcfg.c server/fetch.c \
