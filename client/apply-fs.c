@@ -30,6 +30,7 @@
 #include "confine.h"
 #include "fsutil.h"
 #include "intr.h"
+#include "path.h"
 #include "xmalloc.h"
 
 /* The directory of the last path resolved. */

@@ -40,6 +40,7 @@
 #include "intr.h"
 #include "log.h"
 #include "net.h"
+#include "path.h"
 #include "pathcmp.h"
 #include "transcript.h"
 #include "xmalloc.h"

@@ -38,6 +38,7 @@
 #include "fsutil.h"
 #include "intr.h"
 #include "log.h"
+#include "path.h"
 #include "pathcmp.h"
 #include "transcript.h"
 #include "version.h"

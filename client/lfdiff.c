@@ -25,6 +25,7 @@
 #include "download.h"
 #include "log.h"
 #include "net.h"
+#include "path.h"
 #include "pathcmp.h"
 #include "transcript.h"
 #include "version.h"

@@ -26,6 +26,7 @@
 #include "fsutil.h"
 #include "intr.h"
 #include "log.h"
+#include "path.h"
 #include "transcript.h"
 #include "troot.h"
 #include "version.h"

@@ -1,4 +1,7 @@
-# client/: the client tools.
+# client/: the client tools, one file each, and libclient.a, the apply
+# library lapply is made of.  The network tools (ktcheck, lapply,
+# lcreate, lfdiff, repo) compile with $(NET_CPPFLAGS) and link
+# net/libnet.a; the others need only common/libcairn.a.
 
 # fsdiff
 bin_PROGRAMS += client/fsdiff
@@ -9,12 +12,11 @@ client_fsdiff_LDADD = $(CAIRN_LIBS)
 bin_PROGRAMS += client/lsort client/lmerge client/twhich client/lcksum
 client_lsort_SOURCES = client/lsort.c
 client_lsort_LDADD = $(CAIRN_LIBS)
-client_lmerge_SOURCES = client/lmerge.c client/troot.c client/troot.h
+client_lmerge_SOURCES = client/lmerge.c
 client_lmerge_LDADD = $(CAIRN_LIBS)
 client_twhich_SOURCES = client/twhich.c
 client_twhich_LDADD = $(CAIRN_LIBS)
-client_lcksum_SOURCES = client/lcksum.c client/troot.c client/troot.h \
-	client/tverify.c client/tverify.h
+client_lcksum_SOURCES = client/lcksum.c
 client_lcksum_LDADD = $(CAIRN_LIBS)
 TESTS += tests/integ/t-lsort.sh tests/integ/t-lmerge.sh \
 	tests/integ/t-twhich.sh tests/integ/t-lcksum.sh
@@ -23,23 +25,22 @@ EXTRA_DIST += tests/integ/t-lsort.sh tests/integ/t-lmerge.sh \
 # --- transcript tools (end) ---
 
 # --- network client: libclient.a, ktcheck (begin) ---
-# libclient.a: the network client library shared by the network tools.
+# libclient.a: the apply library (apply*.c) that lapply is made of, on
+# top of net/libnet.a (the session with the server, the download
+# routine, the shared network options).
 noinst_LIBRARIES += client/libclient.a
-# It holds the receive side too: the one download routine (download.c)
-# and the apply library (apply*.c) that lapply is made of.
 client_libclient_a_SOURCES = \
-	client/net.c client/net.h \
-	client/copts.c client/copts.h \
-	client/download.c client/download.h \
 	client/apply.c client/apply.h \
 	client/apply-fs.c client/apply-retr.c client/apply-progress.c \
 	client/apply-sync.c client/apply-jobs.c
+client_libclient_a_CPPFLAGS = $(NET_CPPFLAGS)
 client_libclient_a_CFLAGS = $(AM_CFLAGS) $(PTHREAD_CFLAGS)
 
 # ktcheck
 bin_PROGRAMS += client/ktcheck
 client_ktcheck_SOURCES = client/ktcheck.c
-client_ktcheck_LDADD = client/libclient.a $(CAIRN_LIBS)
+client_ktcheck_CPPFLAGS = $(NET_CPPFLAGS)
+client_ktcheck_LDADD = net/libnet.a $(CAIRN_LIBS)
 
 KTCHECK_TESTS = \
 	tests/integ/t-ktcheck-basic.sh \
@@ -56,12 +57,15 @@ EXTRA_DIST += $(KTCHECK_TESTS)
 # --- uploads and server-side helpers: lcreate lfdiff repo (begin) ---
 bin_PROGRAMS += client/lcreate
 client_lcreate_SOURCES = client/lcreate.c
-client_lcreate_LDADD = client/libclient.a $(CAIRN_LIBS)
+client_lcreate_CPPFLAGS = $(NET_CPPFLAGS)
+client_lcreate_LDADD = net/libnet.a $(CAIRN_LIBS)
 bin_PROGRAMS += client/lfdiff client/repo
 client_lfdiff_SOURCES = client/lfdiff.c
-client_lfdiff_LDADD = client/libclient.a $(CAIRN_LIBS)
+client_lfdiff_CPPFLAGS = $(NET_CPPFLAGS)
+client_lfdiff_LDADD = net/libnet.a $(CAIRN_LIBS)
 client_repo_SOURCES = client/repo.c
-client_repo_LDADD = client/libclient.a $(CAIRN_LIBS)
+client_repo_CPPFLAGS = $(NET_CPPFLAGS)
+client_repo_LDADD = net/libnet.a $(CAIRN_LIBS)
 
 UPLOAD_TESTS = \
 	tests/integ/t-lcreate-wire.sh \
@@ -82,7 +86,9 @@ EXTRA_DIST += $(UPLOAD_TESTS) tests/integ/slowproxy.py
 # lapply: apply an applicable transcript.
 bin_PROGRAMS += client/lapply
 client_lapply_SOURCES = client/lapply.c
-client_lapply_LDADD = client/libclient.a $(CAIRN_LIBS) $(PTHREAD_LIBS)
+client_lapply_CPPFLAGS = $(NET_CPPFLAGS)
+client_lapply_LDADD = client/libclient.a net/libnet.a $(CAIRN_LIBS) \
+	$(PTHREAD_LIBS)
 
 LAPPLY_TESTS = \
 	tests/integ/t-lapply-local.sh \

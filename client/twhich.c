@@ -13,6 +13,7 @@
 #include "cerr.h"
 #include "command.h"
 #include "log.h"
+#include "path.h"
 #include "pathcmp.h"
 #include "transcript.h"
 #include "version.h"

@@ -1,4 +1,4 @@
-# common/: the internal library every program links.
+# common/: the internal library every program links (see Makefile.am).
 noinst_LIBRARIES += common/libcairn.a
 common_libcairn_a_CFLAGS = $(AM_CFLAGS) $(PTHREAD_CFLAGS)
 common_libcairn_a_SOURCES = \
@@ -6,9 +6,12 @@ common_libcairn_a_SOURCES = \
 	common/log.c common/log.h \
 	common/xmalloc.c common/xmalloc.h \
 	common/buf.c common/buf.h \
+	common/path.c common/path.h \
 	common/pathcmp.c common/pathcmp.h \
 	common/encode.c common/encode.h \
 	common/transcript.c common/transcript.h \
+	common/troot.c common/troot.h \
+	common/tverify.c common/tverify.h \
 	common/cksum.c common/cksum.h \
 	common/wildcard.c common/wildcard.h \
 	common/command.c common/command.h \

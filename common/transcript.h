@@ -148,15 +148,6 @@ const char	*treader_name(const struct treader *);
 unsigned	 treader_lineno(const struct treader *);
 void		 treader_close(struct treader *);
 
-/* Path style (docs/formats.md 3): convert between "./a" and "/a" forms. */
-#define PATH_RELATIVE	0
-#define PATH_ABSOLUTE	1
-/* Return a malloc'd copy of decoded path p in the given style. */
-char	*path_restyle(const char *p, int style);
-/* Style of a (canonical) path. */
-int	 path_style(const char *p);
-/* Nonzero if decoded path p has a ".." component. */
-int	 path_has_dotdot(const char *p);
 /* Transcript type letter of a file mode (f d l p s c b), 0 if none. */
 int	 tline_typeof(mode_t m);
 
@@ -165,9 +156,10 @@ int	 tline_typeof(mode_t m);
  * from lowest to highest precedence.  tmerge_next returns, in path order,
  * the winning line for each path and the index of its input (lower inputs'
  * lines for that path are skipped).  Minus lines are returned like other
- * lines (caller decides); style restyles every path to that style (-1:
- * leave as is).  skip(path, arg) != 0 drops an entry (excludes) unless
- * the input was added with noskip.
+ * lines (caller decides); style restyles every path to that style
+ * (PATH_RELATIVE or PATH_ABSOLUTE, path.h; -1: leave as is).
+ * skip(path, arg) != 0 drops an entry (excludes) unless the input was
+ * added with noskip.
  */
 struct tmerge;
 

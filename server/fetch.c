@@ -30,6 +30,7 @@
 #include "conn.h"
 #include "encode.h"
 #include "log.h"
+#include "path.h"
 #include "proto.h"
 #include "server.h"
 #include "transcript.h"

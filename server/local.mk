@@ -1,4 +1,8 @@
-# server/: the cairnd daemon.
+# server/: the cairnd daemon (its files are listed in server/server.h),
+# and two programs of one file each for the repository's host:
+# cairn-publish (common/libcairn.a only) and cairn-replicate, which pulls
+# from its primary as a client does (net/libnet.a).  Nothing here
+# compiles a file of client/ or includes its headers.
 sbin_PROGRAMS += server/cairnd
 server_cairnd_SOURCES = \
 	server/cairnd.c server/session.c server/hostcfg.c server/fetch.c \
@@ -69,11 +73,9 @@ dist_sbin_SCRIPTS = contrib/cairn-mkca
 # --- TLS (end) ---
 
 # --- cairn-publish (begin) ---
-# It checks an upload with lcksum's own line check (client/tverify.c).
+# It checks an upload with lcksum's own line check (common/tverify.c).
 sbin_PROGRAMS += server/cairn-publish
-server_cairn_publish_SOURCES = server/publish.c \
-	client/troot.c client/troot.h client/tverify.c client/tverify.h
-server_cairn_publish_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/client
+server_cairn_publish_SOURCES = server/publish.c
 server_cairn_publish_LDADD = $(CAIRN_LIBS)
 PUBLISH_TESTS = \
 	tests/integ/t-publish.sh
@@ -87,9 +89,8 @@ EXTRA_DIST += contrib/haproxy.cfg
 # cairn-replicate: keep a replica's repository in step with the primary.
 sbin_PROGRAMS += server/cairn-replicate
 server_cairn_replicate_SOURCES = server/replicate.c
-server_cairn_replicate_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/client \
-	-DSBINDIR='"$(sbindir)"'
-server_cairn_replicate_LDADD = client/libclient.a $(CAIRN_LIBS)
+server_cairn_replicate_CPPFLAGS = $(NET_CPPFLAGS) -DSBINDIR='"$(sbindir)"'
+server_cairn_replicate_LDADD = net/libnet.a $(CAIRN_LIBS)
 REPLICA_TESTS = \
 	tests/integ/t-replicate.sh \
 	tests/integ/t-replica-skew.sh \

@@ -39,6 +39,7 @@
 #include "intr.h"
 #include "log.h"
 #include "net.h"
+#include "path.h"
 #include "proto.h"
 #include "strlist.h"
 #include "transcript.h"

@@ -7,7 +7,13 @@
  *   hostcfg.c  config matching and the host's access list
  *   fetch.c    path descriptions, confined opening, STAT and RETR
  *   stor.c     STOR uploads into tmp/
+ *   zcache.c   -c: the cache of compressed file bodies (zcache.h)
+ *   warm.c     -W: filling that cache ahead of the clients
  *   proxy.c    -X: listed balancers and their PROXY protocol header
+ *
+ * The other programs built here are one file each and share no code
+ * with cairnd: publish.c (cairn-publish) and replicate.c
+ * (cairn-replicate, a client of its primary through net/libnet.a).
  */
 #ifndef CAIRN_SERVER_H
 #define CAIRN_SERVER_H

@@ -44,6 +44,7 @@
 #include "confine.h"
 #include "fsutil.h"
 #include "log.h"
+#include "path.h"
 #include "proto.h"
 #include "server.h"
 #include "transcript.h"

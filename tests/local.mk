@@ -96,3 +96,6 @@ EXTRA_DIST += tests/integ/t-cairnd-hostname.sh
 # A server name with several addresses (a private /etc/hosts).
 TESTS += tests/integ/t-client-failover-addrs.sh
 EXTRA_DIST += tests/integ/t-client-failover-addrs.sh
+# Every program the build makes is ignored by git (in a git checkout).
+TESTS += tests/integ/t-build-ignored.sh
+EXTRA_DIST += tests/integ/t-build-ignored.sh

@@ -1,10 +1,10 @@
 /*
- * check_download.c: the receive side of the clients as a library
- * (libclient.a): the one download routine (client/download.c) against
- * a scripted server on 127.0.0.1, and the apply library (client/apply.c)
- * on local transcripts.  Every case keeps "old", the file a download
- * would replace, and checks it is untouched when the download fails,
- * and that no temp file is left.
+ * check_download.c: the receive side of the clients as libraries: the
+ * one download routine (net/download.c, libnet.a) against a scripted
+ * server on 127.0.0.1, and the apply library (client/apply.c,
+ * libclient.a) on local transcripts.  Every case keeps "old", the file
+ * a download would replace, and checks it is untouched when the
+ * download fails, and that no temp file is left.
  */
 #include "config.h"
 

@@ -10,6 +10,7 @@
 #include "buf.h"
 #include "cerr.h"
 #include "compat.h"
+#include "path.h"
 #include "transcript.h"
 #include "unit.h"
 

@@ -66,15 +66,16 @@ tests_unit_check_conn_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_check_conn_LDADD = $(UNIT_LDADD)
 endif
 
-# The receive side of the clients (libclient.a: download.c, apply*.c).
+# The receive side of the clients (net/libnet.a: download.c;
+# client/libclient.a: apply*.c).
 if HAVE_CHECK
 check_PROGRAMS += tests/unit/check_download
 TESTS += tests/unit/check_download
 tests_unit_check_download_SOURCES = tests/unit/check_download.c
-tests_unit_check_download_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/client
+tests_unit_check_download_CPPFLAGS = $(NET_CPPFLAGS) -I$(srcdir)/client
 tests_unit_check_download_CFLAGS = $(UNIT_CFLAGS) $(PTHREAD_CFLAGS)
-tests_unit_check_download_LDADD = client/libclient.a $(UNIT_LDADD) \
-	$(PTHREAD_LIBS)
+tests_unit_check_download_LDADD = client/libclient.a net/libnet.a \
+	$(UNIT_LDADD) $(PTHREAD_LIBS)
 endif
 
 # The PROXY protocol header and cairnd -X's list of balancers.

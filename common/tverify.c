@@ -15,6 +15,7 @@
 
 #include "cerr.h"
 #include "cksum.h"
+#include "path.h"
 #include "transcript.h"
 #include "troot.h"
 #include "tverify.h"

@@ -1,7 +1,7 @@
 /*
  * net.h: the client side of the pull path, shared by ktcheck, lapply,
- * lfdiff, lcreate and repo.  Tools never touch fds, SSL or
- * zlib: they hold a struct net and use these calls.
+ * lfdiff, lcreate, repo and cairn-replicate.  Tools never touch fds,
+ * SSL or zlib: they hold a struct net and use these calls.
  *
  * Requests may be pipelined: net_send_* queue a request line without
  * waiting; replies come back in request order and are read with

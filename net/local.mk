@@ -1,0 +1,16 @@
+# net/: libnet.a, the client end of the protocol, linked by every program
+# that connects to a cairnd: ktcheck, lapply, lcreate, lfdiff and repo
+# (client/) and cairn-replicate (server/).  It holds the session with a
+# server (net.c: connect, TLS, compression, STAT/RETR/STOR), the one
+# download routine (download.c) and the network options every such
+# program shares (copts.c).  A program that uses it compiles with
+# $(NET_CPPFLAGS), to find these headers, and links net/libnet.a before
+# $(CAIRN_LIBS).
+noinst_LIBRARIES += net/libnet.a
+net_libnet_a_SOURCES = \
+	net/net.c net/net.h \
+	net/download.c net/download.h \
+	net/copts.c net/copts.h
+net_libnet_a_CFLAGS = $(AM_CFLAGS) $(PTHREAD_CFLAGS)
+
+NET_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/net
