@@ -43,7 +43,6 @@
 #include "pathcmp.h"
 #include "proto.h"
 #include "strlist.h"
-#include "version.h"
 #include "xmalloc.h"
 
 #define KT_OK		0	/* no differences */
@@ -754,18 +753,6 @@ tool_opt(int ch, const char *arg, void *ctx)
 	case 'C':
 		kt->clean = 1;
 		break;
-	case 'c':
-		if (cksum_check(arg, &kt->err) == -1)
-			fatalx("%s", kt->err.msg);
-		kt->digest = arg;
-		break;
-	case 'D':
-		break;		/* accepted, unused (as in Radmind 1.x) */
-	case 'e':
-		if (copts_event(arg) == -1)
-			return -1;
-		kt->event = arg;
-		break;
 	case 'I':
 		kt->icase = 1;
 		break;
@@ -778,12 +765,6 @@ tool_opt(int ch, const char *arg, void *ctx)
 	case 'n':
 		kt->nflag = 1;
 		break;
-	case 'q':
-		kt->qflag = 1;
-		break;
-	case 'V':
-		version_print(1);
-		exit(0);
 	default:
 		return -1;
 	}
@@ -794,6 +775,7 @@ int
 main(int argc, char *argv[])
 {
 	struct kt		 kt;
+	struct copts		 co;
 	struct cerr		 cerr;
 	const char		*slash, *msg, *base;
 	int			 rc, fd;
@@ -802,14 +784,17 @@ main(int argc, char *argv[])
 	log_setfatalstatus(KT_ERROR);
 	memset(&kt, 0, sizeof(kt));
 	kt.stagefd = -1;
-	copts_init(&kt.no);
+	/* -D is accepted and unused, as in Radmind 1.x. */
+	copts_init(&co, COPTS_NET | COPTS_DIGEST | COPTS_DIR | COPTS_EVENT |
+	    COPTS_QUIET, &kt.no);
 	kt.kfile = _RADMIND_PATH "/client/command.K";
-	kt.event = "ktcheck";
-	if (copts_parse(argc, argv, &kt.no, "Cc:D:e:IiK:nqV", tool_opt, &kt)
-	    == -1 || optind != argc)
+	co.event = "ktcheck";
+	if (copts_parse(argc, argv, &co, "CIiK:n", tool_opt, &kt) == -1 ||
+	    optind != argc)
 		usage();
-	if (kt.qflag && kt.no.verbose)
-		usage();
+	kt.digest = co.digest;
+	kt.event = co.event;
+	kt.qflag = co.quiet;
 	/* Interrupted, it leaves no temp file (ktcheck(1), EXIT STATUS). */
 	if (intr_init() == -1)
 		fatal("signals");

@@ -22,7 +22,6 @@
 #include "intr.h"
 #include "log.h"
 #include "net.h"
-#include "version.h"
 
 #define MAXJOBS		16	/* -j: download connections at most */
 
@@ -46,7 +45,6 @@ lapply_opt(int c, const char *arg, void *ctx)
 {
 	struct lopts	*lo = ctx;
 	struct apply	*ap = lo->ap;
-	struct cerr	 err;
 	const char	*errstr;
 
 	switch (c) {
@@ -55,16 +53,6 @@ lapply_opt(int c, const char *arg, void *ctx)
 		break;
 	case 'C':
 		ap->create_prefix = 1;
-		break;
-	case 'c':
-		if (cksum_check(arg, &err) == -1)
-			fatalx("%s", err.msg);
-		ap->digest = arg;
-		break;
-	case 'e':
-		if (copts_event(arg) == -1)
-			return -1;
-		ap->event = arg;
 		break;
 	case 'F':
 		ap->force = 1;
@@ -86,16 +74,6 @@ lapply_opt(int c, const char *arg, void *ctx)
 	case 'n':
 		ap->network = 0;
 		break;
-	case 'q':
-		ap->quiet = 1;
-		break;
-	case 'u':
-		if (copts_umask(arg, 0) == -1)
-			return -1;
-		break;
-	case 'V':
-		version_print(1);
-		exit(APPLY_OK);
 	default:
 		return -1;
 	}
@@ -107,6 +85,7 @@ main(int argc, char **argv)
 {
 	struct apply	 a, *ap = &a;
 	struct netopts	 no;
+	struct copts	 co;
 	struct lopts	 lo;
 	struct cerr	 err;
 	struct progtotal total;
@@ -121,22 +100,26 @@ main(int argc, char **argv)
 	if (intr_init() == -1)
 		fatal("signals");
 	memset(ap, 0, sizeof(*ap));
-	copts_init(&no);
+	copts_init(&co, COPTS_NET | COPTS_DIGEST | COPTS_EVENT | COPTS_QUIET |
+	    COPTS_UMASK, &no);
 	ap->network = 1;
-	ap->event = "lapply";
+	co.event = "lapply";
 	ap->jobs = 1;
 	ap->no = &no;
 	no.readahead = 1;
 	lo.ap = ap;
 	lo.percent = 0;
-	if ((first = copts_parse(argc, argv, &no, "%Cc:e:FiIj:nqu:V",
-	    lapply_opt, &lo)) == -1)
+	if ((first = copts_parse(argc, argv, &co, "%CFiIj:n", lapply_opt,
+	    &lo)) == -1)
 		usage();
 	optind = first;
 	percent = lo.percent;
-	ap->verbose = no.verbose > 0;
+	ap->digest = co.digest;
+	ap->event = co.event;
+	ap->quiet = co.quiet;
+	ap->verbose = co.verbose > 0;
 
-	if (ap->quiet && (ap->verbose || percent))
+	if (ap->quiet && percent)
 		bad++;
 	if (ap->verbose && percent)
 		bad++;

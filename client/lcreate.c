@@ -32,7 +32,6 @@
 #include "log.h"
 #include "net.h"
 #include "transcript.h"
-#include "version.h"
 #include "xmalloc.h"
 
 #define LC_OK		0
@@ -550,11 +549,6 @@ tool_opt(int ch, const char *arg, void *ctx)
 	case '%':
 		lc->progress = 1;
 		break;
-	case 'c':
-		if (!cksum_supported(arg))
-			fatalx("lcreate: unsupported checksum '%s'", arg);
-		lc->digest = arg;
-		break;
 	case 'F':
 		lc->force = 1;
 		break;
@@ -570,9 +564,6 @@ tool_opt(int ch, const char *arg, void *ctx)
 	case 'N':
 		lc->negative = 1;
 		break;
-	case 'q':
-		lc->quiet = 1;
-		break;
 	case 't':
 		lc->tname = arg;
 		break;
@@ -581,9 +572,6 @@ tool_opt(int ch, const char *arg, void *ctx)
 		break;
 	case 'U':
 		break;		/* user for -l, which is refused */
-	case 'V':
-		version_print(1);
-		exit(0);
 	default:
 		return -1;
 	}
@@ -594,6 +582,7 @@ int
 main(int argc, char *argv[])
 {
 	struct lc	 lc;
+	struct copts	 co;
 	const char	*slash;
 	int		 rc;
 
@@ -601,11 +590,13 @@ main(int argc, char *argv[])
 	log_setfatalstatus(LC_ERROR);
 	memset(&lc, 0, sizeof(lc));
 	lc.ppct = -1;
-	copts_init(&lc.no);
-	if (copts_parse(argc, argv, &lc.no, "%c:FilnNqt:TU:V", tool_opt, &lc)
-	    == -1 || argc - optind != 1)
+	copts_init(&co, COPTS_NET | COPTS_DIGEST | COPTS_QUIET, &lc.no);
+	if (copts_parse(argc, argv, &co, "%FilnNt:TU:", tool_opt, &lc) == -1 ||
+	    argc - optind != 1)
 		usage();
-	if (lc.quiet && (lc.progress || lc.no.verbose))
+	lc.digest = co.digest;
+	lc.quiet = co.quiet;
+	if (lc.quiet && lc.progress)
 		usage();
 	if (lc.progress && lc.no.verbose)
 		usage();

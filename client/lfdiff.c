@@ -28,7 +28,6 @@
 #include "path.h"
 #include "pathcmp.h"
 #include "transcript.h"
-#include "version.h"
 #include "wildcard.h"
 #include "xmalloc.h"
 
@@ -83,13 +82,6 @@ tool_opt(int ch, const char *arg, void *ctx)
 	case 'T':
 		lf->tname = arg;
 		break;
-	case 'u':
-		if (copts_umask(arg, 8) == -1)
-			return -1;
-		break;
-	case 'V':
-		version_print(0);
-		exit(0);
 	case 'b': case 'i': case 't': case 'c': case 'e': case 'f':
 	case 'n': case 's':
 		xasprintf(&opt, "-%c", ch);
@@ -293,6 +285,7 @@ int
 main(int argc, char *argv[])
 {
 	struct lf	 lf;
+	struct copts	 co;
 	struct stat	 st;
 	const char	*file;
 	char		*tname = NULL, *epath = NULL;
@@ -301,11 +294,12 @@ main(int argc, char *argv[])
 	log_init("lfdiff", LOG_TO_STDERR, 0);
 	log_setfatalstatus(LF_ERROR);
 	memset(&lf, 0, sizeof(lf));
-	copts_init(&lf.no);
+	/* -u is octal here (lfdiff(1)). */
+	copts_init(&co, COPTS_NET | COPTS_UMASK8, &lf.no);
 	lf.kfile = _RADMIND_PATH "/client/command.K";
 	lf.diffargv[lf.ndiff++] = "diff";
-	if (copts_parse(argc, argv, &lf.no, "bC:cD:efIiK:nSstT:u:VX:",
-	    tool_opt, &lf) == -1 || argc - optind != 1)
+	if (copts_parse(argc, argv, &co, "bC:cD:efIiK:nSstT:X:", tool_opt,
+	    &lf) == -1 || argc - optind != 1)
 		usage();
 	if (lf.special && lf.tname != NULL)
 		usage();

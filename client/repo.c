@@ -16,7 +16,6 @@
 #include "log.h"
 #include "net.h"
 #include "proto.h"
-#include "version.h"
 #include "xmalloc.h"
 
 #define REPO_OK		0
@@ -25,36 +24,12 @@
 
 #define REPO_MAXMSG	(8 * 1024)	/* decoded message, bytes */
 
-struct repo {
-	const char	*event;
-};
-
 static void
 usage(void)
 {
 	fprintf(stderr, "usage: repo -e event [-rVv] %s [message ...]\n",
 	    copts_usage());
 	exit(REPO_USAGE);
-}
-
-static int
-tool_opt(int ch, const char *arg, void *ctx)
-{
-	struct repo	*r = ctx;
-
-	switch (ch) {
-	case 'e':
-		if (copts_event(arg) == -1)
-			return -1;
-		r->event = arg;
-		break;
-	case 'V':
-		version_print(0);
-		exit(REPO_OK);
-	default:
-		return -1;
-	}
-	return 0;
 }
 
 /* The message: the arguments joined by spaces, or stdin's first line. */
@@ -97,7 +72,7 @@ int
 main(int argc, char *argv[])
 {
 	struct netopts	 no;
-	struct repo	 r;
+	struct copts	 co;
 	struct net	*net;
 	struct cerr	 err;
 	char		*msg;
@@ -105,10 +80,9 @@ main(int argc, char *argv[])
 
 	log_init("repo", LOG_TO_STDERR, 0);
 	log_setfatalstatus(REPO_ERROR);
-	memset(&r, 0, sizeof(r));
-	copts_init(&no);
-	if (copts_parse(argc, argv, &no, "e:V", tool_opt, &r) == -1 ||
-	    r.event == NULL)
+	copts_init(&co, COPTS_NET | COPTS_EVENT, &no);
+	if (copts_parse(argc, argv, &co, NULL, NULL, NULL) == -1 ||
+	    co.event == NULL)
 		usage();
 	msg = message(argc - optind, argv + optind);
 	if (msg[0] == '\0') {
@@ -122,7 +96,7 @@ main(int argc, char *argv[])
 	if (!net_has_cap(net, "REPO")) {
 		log_warnx("%s: server does not support reporting", no.host);
 		rc = REPO_ERROR;
-	} else if (net_report(net, r.event, msg, &err) == -1) {
+	} else if (net_report(net, co.event, msg, &err) == -1) {
 		log_warnx("%s", err.msg);
 		rc = REPO_ERROR;
 	}

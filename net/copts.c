@@ -1,5 +1,6 @@
 /*
- * copts.c: shared client network options (copts.h).
+ * copts.c: the options the tools share (copts.h): one row for each, one
+ * check for each, whichever tool takes it.
  */
 #include "config.h"
 
@@ -13,36 +14,50 @@
 #include <unistd.h>
 
 #include "cerr.h"
+#include "cksum.h"
 #include "compat.h"
 #include "copts.h"
 #include "log.h"
 #include "net.h"
+#include "version.h"
 #include "zstream.h"
 
-/* One row per shared option. */
+/* One row per shared option: the letter, and the tools it is for. */
 static const struct copt {
 	char		 ch;
 	int		 hasarg;
+	int		 want;		/* COPTS_* a tool asks for it with */
 } copts[] = {
-	{ 'h', 1 },	/* server host */
-	{ 'p', 1 },	/* port (number or service name) */
-	{ 'w', 1 },	/* TLS authorization level 0..2 */
-	{ 'x', 1 },	/* CA file */
-	{ 'P', 1 },	/* CA directory */
-	{ 'y', 1 },	/* client certificate */
-	{ 'z', 1 },	/* client private key */
-	{ 'Z', 1 },	/* zlib level 0..9 */
-	{ 'v', 0 },	/* protocol trace */
-	{ 'r', 0 },	/* OpenSSL random seed file: accepted */
+	{ 'h', 1, COPTS_NET },		/* server host(s) */
+	{ 'p', 1, COPTS_NET },		/* port (number or service name) */
+	{ 'w', 1, COPTS_NET },		/* TLS authorization level 0..2 */
+	{ 'x', 1, COPTS_NET },		/* CA file */
+	{ 'P', 1, COPTS_NET },		/* CA directory */
+	{ 'y', 1, COPTS_NET },		/* client certificate */
+	{ 'z', 1, COPTS_NET },		/* client private key */
+	{ 'Z', 1, COPTS_NET },		/* zlib level 0..9, or auto */
+	{ 'r', 0, COPTS_NET },		/* OpenSSL random seed file: accepted */
+	{ 'v', 0, COPTS_VERBOSE },	/* more detail (the protocol trace) */
+	{ 'c', 1, COPTS_DIGEST },	/* digest name */
+	{ 'D', 1, COPTS_DIR },		/* Radmind directory */
+	{ 'e', 1, COPTS_EVENT },	/* event name for REPO */
+	{ 'q', 0, COPTS_QUIET },	/* quiet */
+	{ 'u', 1, COPTS_UMASK | COPTS_UMASK8 },	/* umask */
+	{ 'V', 0, 0 },			/* version: every tool */
 };
 #define NCOPTS	(sizeof(copts) / sizeof(copts[0]))
 #define COPTS_MAXHOSTS	16	/* servers in one -h list */
 
 void
-copts_init(struct netopts *no)
+copts_init(struct copts *co, int want, struct netopts *no)
 {
-	memset(no, 0, sizeof(*no));
-	no->host = "radmind";
+	memset(co, 0, sizeof(*co));
+	co->want = want;
+	if ((want & COPTS_NET) == COPTS_NET) {
+		co->no = no;
+		memset(no, 0, sizeof(*no));
+		no->host = "radmind";
+	}
 }
 
 const char *
@@ -102,10 +117,56 @@ copts_hosts(const char *arg)
 	}
 }
 
+/*
+ * -c: a digest the crypto library knows, or the tool ends here, before
+ * any other usage error is looked at: Radmind's tools do the same, with
+ * the same words (cksum_check).
+ */
+static void
+copts_digest(const char *arg)
+{
+	struct cerr	 err;
+
+	if (cksum_check(arg, &err) == -1)
+		fatalx("%s", err.msg);
+}
+
+/* -e: an event name for REPO, one word. */
+static int
+copts_event(const char *arg)
+{
+	if (arg[0] == '\0' || strpbrk(arg, " \t\r\n") != NULL) {
+		log_warnx("%s: event must be one word", arg);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * -u: a number from 0 to 0777, read as C reads it (022 is octal) or,
+ * for COPTS_UMASK8, in octal only; set at once.
+ */
+static int
+copts_umask(const char *arg, int base)
+{
+	char	*end;
+	long	 v;
+
+	errno = 0;
+	v = strtol(arg, &end, base);
+	if (errno != 0 || end == arg || *end != '\0' || v < 0 || v > 0777) {
+		log_warnx("%s: invalid umask", arg);
+		return -1;
+	}
+	umask((mode_t)v);
+	return 0;
+}
+
 /* Set one shared option.  Returns 0 or -1 (usage error). */
 static int
-copts_set(struct netopts *no, int ch, const char *arg)
+copts_set(struct copts *co, int ch, const char *arg)
 {
+	struct netopts	*no = co->no;
 	struct cerr	 err;
 	const char	*errstr;
 	long long	 v;
@@ -151,55 +212,51 @@ copts_set(struct netopts *no, int ch, const char *arg)
 			return -1;
 		}
 		break;
-	case 'v':
-		no->verbose++;
-		break;
 	case 'r':
 		break;
+	case 'v':
+		co->verbose++;
+		break;
+	case 'c':
+		copts_digest(arg);
+		co->digest = arg;
+		break;
+	case 'D':
+		co->dir = arg;
+		break;
+	case 'e':
+		if (copts_event(arg) == -1)
+			return -1;
+		co->event = arg;
+		break;
+	case 'q':
+		co->quiet = 1;
+		break;
+	case 'u':
+		return copts_umask(arg, co->want & COPTS_UMASK8 ? 8 : 0);
+	case 'V':
+		version_print((co->want & COPTS_DIGEST) != 0);
+		exit(0);
 	}
 	return 0;
 }
 
 int
-copts_event(const char *arg)
-{
-	if (arg[0] == '\0' || strpbrk(arg, " \t\r\n") != NULL) {
-		log_warnx("%s: event must be one word", arg);
-		return -1;
-	}
-	return 0;
-}
-
-int
-copts_umask(const char *arg, int base)
-{
-	char	*end;
-	long	 v;
-
-	errno = 0;
-	v = strtol(arg, &end, base);
-	if (errno != 0 || end == arg || *end != '\0' || v < 0 || v > 0777) {
-		log_warnx("%s: invalid umask", arg);
-		return -1;
-	}
-	umask((mode_t)v);
-	return 0;
-}
-
-int
-copts_parse(int argc, char *argv[], struct netopts *no, const char *extra,
+copts_parse(int argc, char *argv[], struct copts *co, const char *extra,
     copts_fn fn, void *ctx)
 {
 	char	 optstr[128];
 	size_t	 i, len = 0;
 	int	 ch, bad = 0;
 
-	/* The tool's letters first; shared ones it does not claim after. */
+	/* The tool's letters first; shared ones it takes, unclaimed, after. */
 	if (strlcpy(optstr, extra != NULL ? extra : "", sizeof(optstr)) >=
 	    sizeof(optstr))
 		return -1;
 	len = strlen(optstr);
 	for (i = 0; i < NCOPTS; i++) {
+		if (copts[i].want != 0 && (co->want & copts[i].want) == 0)
+			continue;
 		if (strchr(optstr, copts[i].ch) != NULL)
 			continue;
 		if (len + 3 >= sizeof(optstr))
@@ -219,8 +276,17 @@ copts_parse(int argc, char *argv[], struct netopts *no, const char *extra,
 				bad = 1;
 			continue;
 		}
-		if (copts_set(no, ch, optarg) == -1)
+		if (copts_set(co, ch, optarg) == -1)
 			bad = 1;
 	}
+	if (co->no != NULL)
+		co->no->verbose = co->verbose;
+	/* A default digest is held to the same check as a given one. */
+	if ((co->want & COPTS_DIGEST) && co->digest != NULL)
+		copts_digest(co->digest);
+	/* -q and -v are opposites wherever both exist. */
+	if ((co->want & COPTS_QUIET) && (co->want & COPTS_VERBOSE) &&
+	    co->quiet && co->verbose)
+		bad = 1;
 	return bad ? -1 : optind;
 }

@@ -1,38 +1,64 @@
 /*
- * copts.h: the network options every client tool shares (-h -p -w -x -P
- * -y -z -Z -v -r), parsed by one table.  A tool passes its own getopt
- * letters and a callback for them; a letter the tool lists itself is the
- * tool's, not the shared one.
+ * copts.h: the options the tools share, parsed by one table (copts.c)
+ * with one check for each: the network options (-h -p -w -x -P -y -z -Z
+ * -r, and -v), the digest (-c), the Radmind directory (-D), the event
+ * (-e), -q, the umask (-u) and -V.  A tool names the shared options it
+ * takes (COPTS_*), its own getopt letters and a callback for them; a
+ * letter the tool lists itself is the tool's, not the shared one
+ * (lfdiff's -c and -D are diff's, lcksum's -P is a prefix).
  */
 #ifndef CAIRN_COPTS_H
 #define CAIRN_COPTS_H
 
 struct netopts;
 
+/* The shared options a tool takes, or'ed; every tool takes -V. */
+#define COPTS_VERBOSE	0x01	/* -v, counted */
+#define COPTS_NET	(0x02 | COPTS_VERBOSE)	/* -h -p -w -x -P -y -z -Z -r */
+#define COPTS_DIGEST	0x04	/* -c digest; -V then lists the digests */
+#define COPTS_DIR	0x08	/* -D path of the Radmind directory */
+#define COPTS_EVENT	0x10	/* -e event, one word */
+#define COPTS_QUIET	0x20	/* -q; with -v too, a usage error */
+#define COPTS_UMASK	0x40	/* -u umask, read as C does (022 is octal) */
+#define COPTS_UMASK8	0x80	/* -u umask, octal only (lfdiff(1)) */
+
+/*
+ * What the shared options said.  A tool may set a default in digest,
+ * dir or event between copts_init and copts_parse; a default digest is
+ * checked like a given one.
+ */
+struct copts {
+	int		 want;		/* COPTS_* */
+	struct netopts	*no;		/* COPTS_NET: the network options */
+	const char	*digest;	/* -c, a name cksum_new() takes */
+	const char	*dir;		/* -D */
+	const char	*event;		/* -e */
+	int		 quiet;		/* -q */
+	int		 verbose;	/* -v, also in no->verbose */
+};
+
 /* Callback for a tool's own option: return 0, or -1 for a usage error. */
 typedef int (*copts_fn)(int ch, const char *arg, void *ctx);
 
-/* Defaults: host "radmind", no port (service, then 6222), -w 0, -Z 0. */
-void	copts_init(struct netopts *);
+/*
+ * Start co for a tool taking the shared options want (COPTS_*).  With
+ * COPTS_NET, no gets the network defaults: host "radmind", no port
+ * (service, then 6222), -w 0, -Z 0.
+ */
+void	copts_init(struct copts *co, int want, struct netopts *no);
 
 /*
- * Parse argv with getopt.  Shared options fill no; the tool's letters
- * (extra, getopt syntax, e.g. "Cc:K:nq") go to fn.  Returns optind, or
- * -1 on a usage error (unknown option, missing argument, bad -p, -w or
- * -Z, or fn refused) after saying what is wrong; the tool then prints
- * its synopsis and exits 2.
+ * Parse argv with getopt.  Shared options fill co; the tool's letters
+ * (extra, getopt syntax, e.g. "CK:n") go to fn.  -V prints the version
+ * (version_print: with the digests when the tool takes -c) and exits 0;
+ * a digest no one supports is fatal at once ("name: unsupported
+ * checksum", exit 2), as in Radmind.  Returns optind, or -1 on a usage
+ * error (unknown option, missing argument, bad -p, -w, -Z, -e or -u, -q
+ * with -v, or fn refused) after saying what is wrong, -q with -v aside;
+ * the tool then prints its synopsis and exits 2.
  */
-int	copts_parse(int argc, char *argv[], struct netopts *no,
+int	copts_parse(int argc, char *argv[], struct copts *co,
 	    const char *extra, copts_fn fn, void *ctx);
-
-/*
- * Options several tools take alike, for their callbacks: each returns 0,
- * or -1 (a usage error) after saying what is wrong with arg.
- * copts_event: an event name for REPO (-e), one word.
- * copts_umask: a umask (-u) in base (strtol: 0 for C style, 8), set.
- */
-int	copts_event(const char *arg);
-int	copts_umask(const char *arg, int base);
 
 /* The shared options for a usage line, e.g. "[-h host] [-p port] ...". */
 const char *copts_usage(void);

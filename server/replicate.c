@@ -43,7 +43,6 @@
 #include "proto.h"
 #include "strlist.h"
 #include "transcript.h"
-#include "version.h"
 #include "xmalloc.h"
 
 #define RP_OK		0	/* in step */
@@ -783,14 +782,6 @@ tool_opt(int ch, const char *arg, void *ctx)
 	struct rp	*rp = ctx;
 
 	switch (ch) {
-	case 'c':
-		if (cksum_check(arg, &rp->err) == -1)
-			fatalx("%s", rp->err.msg);
-		rp->digest = arg;
-		break;
-	case 'D':
-		rp->dir = arg;
-		break;
 	case 'K':
 		if (!command_name_ok(arg))
 			return -1;
@@ -799,15 +790,9 @@ tool_opt(int ch, const char *arg, void *ctx)
 	case 'n':
 		rp->nflag = 1;
 		break;
-	case 'q':
-		rp->qflag = 1;
-		break;
 	case 'r':
 		rp->rflag = 1;
 		break;
-	case 'V':
-		version_print(1);
-		exit(0);
 	default:
 		return -1;
 	}
@@ -822,6 +807,7 @@ int
 main(int argc, char *argv[])
 {
 	struct rp	 rp;
+	struct copts	 co;
 	struct cerr	 cerr;
 	size_t		 i;
 	int		 rc = RP_ERROR, lockfd, fd;
@@ -829,21 +815,22 @@ main(int argc, char *argv[])
 	log_init("cairn-replicate", LOG_TO_STDERR, 0);
 	log_setfatalstatus(RP_ERROR);
 	memset(&rp, 0, sizeof(rp));
-	copts_init(&rp.no);
-	rp.dir = _RADMIND_PATH;
+	copts_init(&co, COPTS_NET | COPTS_DIGEST | COPTS_DIR | COPTS_QUIET,
+	    &rp.no);
+	co.dir = _RADMIND_PATH;
+	co.digest = "sha1";
 	rp.kname = "replica.K";
-	rp.digest = "sha1";
-	if (copts_parse(argc, argv, &rp.no, "c:D:K:nqrV", tool_opt, &rp)
-	    == -1 || optind != argc)
+	if (copts_parse(argc, argv, &co, "K:nr", tool_opt, &rp) == -1 ||
+	    optind != argc)
 		usage();
-	if (rp.qflag && rp.no.verbose)
-		usage();
+	rp.dir = co.dir;
+	rp.digest = co.digest;
+	rp.qflag = co.quiet;
 	/* Interrupted, it leaves no temp file (cairn-replicate(8)). */
 	if (intr_init() == -1)
 		fatal("signals");
 	intr_onexit(rp_interrupted, NULL);
-	if ((rp.ck = cksum_new(rp.digest)) == NULL)
-		fatalx("%s: unsupported checksum", rp.digest);
+	rp.ck = cksum_new(rp.digest);
 	find_publish(&rp, argv[0]);
 	if ((rp.repofd = open(rp.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) ==
 	    -1)

@@ -32,7 +32,7 @@ lapply		option.requires.an.argument.--.'p'	-p
 lcreate		x:.invalid.compression.level		-Z x x.T
 lcreate		0:.invalid.port				-p 0 x.T
 lcreate		9:.invalid.authorization.level		-w 9 x.T
-lcreate		unsupported.checksum.'nosuch'		-c nosuch x.T
+lcreate		nosuch:.unsupported.checksum		-c nosuch x.T
 lcreate		invalid.option.--.'@'			-@ x.T
 lfdiff		x:.invalid.compression.level		-Z x f
 lfdiff		notaport:.invalid.port			-p notaport f

@@ -161,10 +161,11 @@ static struct net *
 connect_srv(void)
 {
 	struct netopts	 no;
+	struct copts	 co;
 	struct cerr	 err;
 	struct net	*net;
 
-	copts_init(&no);
+	copts_init(&co, COPTS_NET, &no);
 	no.host = "127.0.0.1";
 	no.port = port;
 	no.zlevel = 0;
