@@ -34,6 +34,7 @@
 #include "cksum.h"
 #include "command.h"
 #include "compat.h"
+#include "copts.h"
 #include "encode.h"
 #include "fsutil.h"
 #include "intr.h"
@@ -41,7 +42,6 @@
 #include "path.h"
 #include "pathcmp.h"
 #include "transcript.h"
-#include "version.h"
 #include "wildcard.h"
 #include "xmalloc.h"
 
@@ -998,14 +998,67 @@ single(struct fsd *f, int argc, char *argv[], const char *kfile)
 	return f->failed ? EXIT_ERROR : rc;
 }
 
+/* fsdiff's own options; -c and -V are the shared ones (copts.h). */
+struct fsdopts {
+	struct fsd	*f;
+	const char	*kfile, *outfile;
+	int		 nmodes;
+};
+
+static int
+fsdiff_opt(int ch, const char *arg, void *ctx)
+{
+	struct fsdopts	*fo = ctx;
+	struct fsd	*f = fo->f;
+
+	switch (ch) {
+	case '%':
+	case 'v':
+		f->progress = 1;
+		break;
+	case '1':
+		f->mode = MODE_SINGLE;
+		fo->nmodes++;
+		break;
+	case 'A':
+		f->mode = MODE_APPLICABLE;
+		fo->nmodes++;
+		break;
+	case 'C':
+		f->mode = MODE_CREATABLE;
+		fo->nmodes++;
+		break;
+	case 'I':
+		f->icase = 1;
+		break;
+	case 'K':
+		fo->kfile = arg;
+		break;
+	case 'o':
+		fo->outfile = arg;
+		break;
+	case 't':
+		f->tflag = 1;
+		break;
+	case 'W':
+		f->wflag = 1;
+		break;
+	default:
+		return -1;
+	}
+	return 0;
+}
+
 int
 main(int argc, char *argv[])
 {
 	struct fsd	 f;
+	struct fsdopts	 fo;
+	struct copts	 co;
 	struct fs_out	 out;
-	const char	*kfile = DEFAULT_KFILE, *outfile = NULL;
+	const char	*kfile, *outfile;
 	size_t		 i;
-	int		 ch, nmodes = 0, rc, missing = 0;
+	int		 rc, missing = 0;
 
 	memset(&f, 0, sizeof(f));
 	f.mode = MODE_CREATABLE;
@@ -1013,63 +1066,26 @@ main(int argc, char *argv[])
 	log_setfatalstatus(EXIT_ERROR);
 	f.lastpct = -1;
 
-	while ((ch = getopt(argc, argv, "%1ACc:IK:o:tVvW")) != -1) {
-		switch (ch) {
-		case '%':
-		case 'v':
-			f.progress = 1;
-			break;
-		case '1':
-			f.mode = MODE_SINGLE;
-			nmodes++;
-			break;
-		case 'A':
-			f.mode = MODE_APPLICABLE;
-			nmodes++;
-			break;
-		case 'C':
-			f.mode = MODE_CREATABLE;
-			nmodes++;
-			break;
-		case 'c':
-			f.digest = optarg;
-			break;
-		case 'I':
-			f.icase = 1;
-			break;
-		case 'K':
-			kfile = optarg;
-			break;
-		case 'o':
-			outfile = optarg;
-			break;
-		case 't':
-			f.tflag = 1;
-			break;
-		case 'V':
-			version_print(1);
-			exit(EXIT_OK);
-		case 'W':
-			f.wflag = 1;
-			break;
-		default:
-			usage();
-		}
-	}
+	memset(&fo, 0, sizeof(fo));
+	fo.f = &f;
+	fo.kfile = DEFAULT_KFILE;
+	copts_init(&co, COPTS_DIGEST, NULL);
+	if (copts_parse(argc, argv, &co, "%1ACIK:o:tvW", fsdiff_opt, &fo) ==
+	    -1)
+		usage();
 	argc -= optind;
 	argv += optind;
-	if (nmodes > 1 || argc < 1 || (f.progress && outfile == NULL))
+	kfile = fo.kfile;
+	outfile = fo.outfile;
+	if (fo.nmodes > 1 || argc < 1 || (f.progress && outfile == NULL))
 		usage();
 	if (kfile[0] == '\0' || kfile[strlen(kfile) - 1] == '/')
 		usage();
 	/* Interrupted, it leaves no temporary file (common/intr.h). */
 	if (intr_init() == -1)
 		fatal("signals");
-	if (f.digest != NULL) {
-		if (cksum_check(f.digest, &f.err) == -1)
-			fatalx("%s", f.err.msg);
+	if ((f.digest = co.digest) != NULL)
 		f.ck = cksum_new(f.digest);
-	}
 	/* -o: the file is replaced only by a run that succeeds. */
 	f.out = stdout;
 	if (outfile != NULL) {

@@ -16,13 +16,13 @@
 #include "cerr.h"
 #include "cksum.h"
 #include "compat.h"
+#include "copts.h"
 #include "fsutil.h"
 #include "intr.h"
 #include "log.h"
 #include "transcript.h"
 #include "troot.h"
 #include "tverify.h"
-#include "version.h"
 #include "xmalloc.h"
 
 #define LCK_OK		0	/* verified, nothing changed */
@@ -361,65 +361,59 @@ do_lcksum(struct lck *l, const char *tpath)
 	return rc;
 }
 
+/* lcksum's own options; -c, -D, -q and -V are the shared ones. */
+static int
+lcksum_opt(int c, const char *arg, void *ctx)
+{
+	struct lck	*l = ctx;
+
+	switch (c) {
+	case '%':
+		l->progress = 1;
+		break;
+	case 'A':
+		l->checkapple = 1;
+		break;
+	case 'a':
+		l->checkall = 1;
+		break;
+	case 'i':
+		setvbuf(stdout, NULL, _IOLBF, 0);
+		break;
+	case 'I':
+		l->icase = 1;
+		break;
+	case 'n':
+		l->update = 0;
+		break;
+	case 'P':
+		l->prefix = arg;
+		break;
+	default:
+		return -1;
+	}
+	return 0;
+}
+
 int
 main(int argc, char *argv[])
 {
 	struct lck	 l;
-	const char	*digest = NULL;
-	int		 c, err = 0, rc = LCK_OK;
+	struct copts	 co;
+	int		 rc = LCK_OK;
 
 	log_init("lcksum", LOG_TO_STDERR, 0);
 	log_setfatalstatus(LCK_ERROR);
 	memset(&l, 0, sizeof(l));
 	l.update = 1;
-	l.verbose = 1;
-	l.radmind_dir = _RADMIND_PATH;
-	while ((c = getopt(argc, argv, "%Aac:D:iInP:qV")) != -1) {
-		switch (c) {
-		case '%':
-			l.progress = 1;
-			break;
-		case 'A':
-			l.checkapple = 1;
-			break;
-		case 'a':
-			l.checkall = 1;
-			break;
-		case 'c':
-			if ((l.ck = cksum_new(optarg)) == NULL)
-				fatalx("%s: unsupported checksum", optarg);
-			digest = optarg;
-			break;
-		case 'D':
-			l.radmind_dir = optarg;
-			break;
-		case 'i':
-			setvbuf(stdout, NULL, _IOLBF, 0);
-			break;
-		case 'I':
-			l.icase = 1;
-			break;
-		case 'n':
-			l.update = 0;
-			break;
-		case 'P':
-			l.prefix = optarg;
-			break;
-		case 'q':
-			l.verbose = 0;
-			break;
-		case 'V':
-			version_print(1);
-			exit(0);
-		default:
-			err++;
-			break;
-		}
-	}
-	if (digest == NULL || (l.checkall && l.update) || optind == argc)
-		err++;
-	if (err)
+	copts_init(&co, COPTS_DIGEST | COPTS_DIR | COPTS_QUIET, NULL);
+	co.dir = _RADMIND_PATH;
+	if (copts_parse(argc, argv, &co, "%AaiInP:", lcksum_opt, &l) == -1 ||
+	    co.digest == NULL || (l.checkall && l.update) || optind == argc)
 		usage();
+	l.radmind_dir = co.dir;
+	l.verbose = !co.quiet;
+	l.ck = cksum_new(co.digest);
 	/* Interrupted, it leaves no temporary file (common/intr.h). */
 	if (intr_init() == -1)
 		fatal("signals");

@@ -23,13 +23,13 @@
 #include <unistd.h>
 
 #include "cerr.h"
+#include "copts.h"
 #include "fsutil.h"
 #include "intr.h"
 #include "log.h"
 #include "path.h"
 #include "transcript.h"
 #include "troot.h"
-#include "version.h"
 #include "xmalloc.h"
 
 #define LM_EXIT_ERROR	2
@@ -316,59 +316,51 @@ lm_rmdirs(struct lm *lm)
 	free(lm->dirs);
 }
 
+/* lmerge's own options; -D, -u, -V and -v are the shared ones. */
+static int
+lm_opt(int c, const char *arg, void *ctx)
+{
+	struct lm	*lm = ctx;
+
+	(void)arg;
+	switch (c) {
+	case 'C':
+		lm->copy = 1;
+		break;
+	case 'f':
+		lm->force = 1;
+		break;
+	case 'i':
+		setvbuf(stdout, NULL, _IOLBF, 0);
+		break;
+	case 'I':
+		lm->icase = 1;
+		break;
+	case 'n':
+		lm->noupload = 1;
+		break;
+	case 'T':
+		lm->transonly = 1;
+		break;
+	default:
+		return -1;
+	}
+	return 0;
+}
+
 /* Parse the options into lm; returns the number of inputs. */
 static int
 lm_options(struct lm *lm, int argc, char *argv[])
 {
-	char	*end;
-	long	 mask;
-	int	 c, bad = 0, tcount;
+	struct copts	 co;
+	int		 bad = 0, tcount;
 
-	lm->radmind_dir = _RADMIND_PATH;
-	while ((c = getopt(argc, argv, "CD:fiInTu:Vv")) != -1) {
-		switch (c) {
-		case 'C':
-			lm->copy = 1;
-			break;
-		case 'D':
-			lm->radmind_dir = optarg;
-			break;
-		case 'f':
-			lm->force = 1;
-			break;
-		case 'i':
-			setvbuf(stdout, NULL, _IOLBF, 0);
-			break;
-		case 'I':
-			lm->icase = 1;
-			break;
-		case 'n':
-			lm->noupload = 1;
-			break;
-		case 'T':
-			lm->transonly = 1;
-			break;
-		case 'u':
-			errno = 0;
-			mask = strtol(optarg, &end, 0);
-			if (errno != 0 || end == optarg || *end != '\0' ||
-			    mask < 0 || mask > 0777) {
-				log_warnx("%s: invalid umask", optarg);
-				bad++;
-			} else
-				umask((mode_t)mask);
-			break;
-		case 'V':
-			version_print(0);
-			exit(0);
-		case 'v':
-			lm->verbose = 1;
-			break;
-		default:
-			bad++;
-			break;
-		}
-	}
+	copts_init(&co, COPTS_DIR | COPTS_UMASK | COPTS_VERBOSE, NULL);
+	co.dir = _RADMIND_PATH;
+	if (copts_parse(argc, argv, &co, "CfiInT", lm_opt, lm) == -1)
+		bad++;
+	lm->radmind_dir = co.dir;
+	lm->verbose = co.verbose > 0;
 	tcount = argc - optind - 1;	/* inputs, not counting dest */
 	if ((lm->transonly && lm->force) || (lm->transonly && lm->copy) ||
 	    (lm->noupload && lm->force) || (lm->noupload && tcount != 2) ||

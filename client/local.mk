@@ -1,23 +1,30 @@
 # client/: the client tools, one file each, and libclient.a, the apply
-# library lapply is made of.  The network tools (ktcheck, lapply,
-# lcreate, lfdiff, repo) compile with $(NET_CPPFLAGS) and link
-# net/libnet.a; the others need only common/libcairn.a.
+# library lapply is made of.  Every tool compiles with $(NET_CPPFLAGS)
+# and links net/libnet.a: the network tools (ktcheck, lapply, lcreate,
+# lfdiff, repo) for the session with a server, the others (fsdiff,
+# lsort, lmerge, twhich, lcksum) for the options the tools share
+# (net/copts.c), which is all they take from it.
 
 # fsdiff
 bin_PROGRAMS += client/fsdiff
 client_fsdiff_SOURCES = client/fsdiff.c
-client_fsdiff_LDADD = $(CAIRN_LIBS)
+client_fsdiff_CPPFLAGS = $(NET_CPPFLAGS)
+client_fsdiff_LDADD = net/libnet.a $(CAIRN_LIBS)
 
 # --- transcript tools: lsort lmerge twhich lcksum (begin) ---
 bin_PROGRAMS += client/lsort client/lmerge client/twhich client/lcksum
 client_lsort_SOURCES = client/lsort.c
-client_lsort_LDADD = $(CAIRN_LIBS)
+client_lsort_CPPFLAGS = $(NET_CPPFLAGS)
+client_lsort_LDADD = net/libnet.a $(CAIRN_LIBS)
 client_lmerge_SOURCES = client/lmerge.c
-client_lmerge_LDADD = $(CAIRN_LIBS)
+client_lmerge_CPPFLAGS = $(NET_CPPFLAGS)
+client_lmerge_LDADD = net/libnet.a $(CAIRN_LIBS)
 client_twhich_SOURCES = client/twhich.c
-client_twhich_LDADD = $(CAIRN_LIBS)
+client_twhich_CPPFLAGS = $(NET_CPPFLAGS)
+client_twhich_LDADD = net/libnet.a $(CAIRN_LIBS)
 client_lcksum_SOURCES = client/lcksum.c
-client_lcksum_LDADD = $(CAIRN_LIBS)
+client_lcksum_CPPFLAGS = $(NET_CPPFLAGS)
+client_lcksum_LDADD = net/libnet.a $(CAIRN_LIBS)
 TESTS += tests/integ/t-lsort.sh tests/integ/t-lmerge.sh \
 	tests/integ/t-twhich.sh tests/integ/t-lcksum.sh
 EXTRA_DIST += tests/integ/t-lsort.sh tests/integ/t-lmerge.sh \

@@ -18,12 +18,12 @@
 #include <unistd.h>
 
 #include "cerr.h"
+#include "copts.h"
 #include "fsutil.h"
 #include "intr.h"
 #include "log.h"
 #include "pathcmp.h"
 #include "transcript.h"
-#include "version.h"
 #include "xmalloc.h"
 
 #define LSORT_EXIT_FORMAT	1	/* bad input line */
@@ -42,7 +42,8 @@ struct lsort {
 	struct lsort_line	*lines;
 	size_t			 nlines;
 	size_t			 cap;
-	int			 icase;
+	int			 icase;		/* -I */
+	const char		*outname;	/* -o */
 };
 
 static int	lsort_icase;
@@ -103,37 +104,42 @@ line_cmp(const void *a, const void *b)
 	return x->idx > y->idx ? -1 : x->idx < y->idx;
 }
 
+/* lsort's own options; -V is the shared one (copts.h). */
+static int
+lsort_opt(int c, const char *arg, void *ctx)
+{
+	struct lsort	*ls = ctx;
+
+	switch (c) {
+	case 'I':
+		ls->icase = 1;
+		break;
+	case 'o':
+		ls->outname = arg;
+		break;
+	default:
+		return -1;
+	}
+	return 0;
+}
+
 int
 main(int argc, char *argv[])
 {
 	struct lsort	 ls;
-	const char	*outname = NULL;
+	struct copts	 co;
+	const char	*outname;
 	struct fs_out	 o;
 	FILE		*out = stdout;
 	size_t		 i;
-	int		 c, err = 0;
 
 	log_init("lsort", LOG_TO_STDERR, 0);
 	log_setfatalstatus(LSORT_EXIT_IO);
 	memset(&ls, 0, sizeof(ls));
-	while ((c = getopt(argc, argv, "Io:V")) != -1) {
-		switch (c) {
-		case 'I':
-			ls.icase = 1;
-			break;
-		case 'o':
-			outname = optarg;
-			break;
-		case 'V':
-			version_print(0);
-			exit(0);
-		default:
-			err++;
-			break;
-		}
-	}
-	if (err)
+	copts_init(&co, 0, NULL);
+	if (copts_parse(argc, argv, &co, "Io:", lsort_opt, &ls) == -1)
 		usage();
+	outname = ls.outname;
 	/* Interrupted, it leaves no temporary file (common/intr.h). */
 	if (intr_init() == -1)
 		fatal("signals");

@@ -12,11 +12,11 @@
 
 #include "cerr.h"
 #include "command.h"
+#include "copts.h"
 #include "log.h"
 #include "path.h"
 #include "pathcmp.h"
 #include "transcript.h"
-#include "version.h"
 #include "wildcard.h"
 #include "xmalloc.h"
 
@@ -199,51 +199,71 @@ twhich(struct twhich *tw, const char *path)
 	return match ? TW_FOUND : TW_NOTFOUND;
 }
 
+/* twhich's own options; -V is the shared one (copts.h). */
+struct twopts {
+	struct twhich	*tw;
+	const char	*kfile;		/* -K */
+	int		 defaultk;	/* no -K */
+	int		 recursive;	/* -r */
+	int		 server;	/* -s */
+};
+
+static int
+twhich_opt(int c, const char *arg, void *ctx)
+{
+	struct twopts	*to = ctx;
+
+	switch (c) {
+	case 'a':
+		to->tw->all = 1;
+		break;
+	case 'I':
+		to->tw->icase = 1;
+		break;
+	case 'K':
+		to->kfile = arg;
+		to->defaultk = 0;
+		break;
+	case 'r':
+		to->recursive = 1;
+		break;
+	case 's':
+		to->server = 1;
+		break;
+	default:
+		return -1;
+	}
+	return 0;
+}
+
 int
 main(int argc, char *argv[])
 {
 	struct twhich	 tw;
+	struct twopts	 to;
+	struct copts	 co;
 	struct cmdset	*cs;
 	struct cerr	 err;
-	const char	*kfile = _RADMIND_PATH "/client/command.K";
+	const char	*kfile;
 	char		*pattern, *p, *path, *kdir = NULL;
 	size_t		 i, len;
-	int		 c, bad = 0, server = 0, recursive = 0, defaultk = 1;
+	int		 server, recursive;
 	int		 flags, rc;
 
 	log_init("twhich", LOG_TO_STDERR, 0);
 	log_setfatalstatus(TW_ERROR);
 	memset(&tw, 0, sizeof(tw));
-	while ((c = getopt(argc, argv, "aIK:rsV")) != -1) {
-		switch (c) {
-		case 'a':
-			tw.all = 1;
-			break;
-		case 'I':
-			tw.icase = 1;
-			break;
-		case 'K':
-			kfile = optarg;
-			defaultk = 0;
-			break;
-		case 'r':
-			recursive = 1;
-			break;
-		case 's':
-			server = 1;
-			break;
-		case 'V':
-			version_print(0);
-			exit(0);
-		default:
-			bad++;
-			break;
-		}
-	}
-	if (argc - optind != 1 || (server && defaultk))
-		bad++;
-	if (bad)
+	memset(&to, 0, sizeof(to));
+	to.tw = &tw;
+	to.kfile = _RADMIND_PATH "/client/command.K";
+	to.defaultk = 1;
+	copts_init(&co, 0, NULL);
+	if (copts_parse(argc, argv, &co, "aIK:rs", twhich_opt, &to) == -1 ||
+	    argc - optind != 1 || (to.server && to.defaultk))
 		usage();
+	kfile = to.kfile;
+	server = to.server;
+	recursive = to.recursive;
 
 	pattern = xstrdup(argv[optind]);
 	len = strlen(pattern);

@@ -22,21 +22,24 @@
 #include "version.h"
 #include "zstream.h"
 
+/* The network options proper; COPTS_NET adds -v. */
+#define NETONLY		(COPTS_NET & ~COPTS_VERBOSE)
+
 /* One row per shared option: the letter, and the tools it is for. */
 static const struct copt {
 	char		 ch;
 	int		 hasarg;
 	int		 want;		/* COPTS_* a tool asks for it with */
 } copts[] = {
-	{ 'h', 1, COPTS_NET },		/* server host(s) */
-	{ 'p', 1, COPTS_NET },		/* port (number or service name) */
-	{ 'w', 1, COPTS_NET },		/* TLS authorization level 0..2 */
-	{ 'x', 1, COPTS_NET },		/* CA file */
-	{ 'P', 1, COPTS_NET },		/* CA directory */
-	{ 'y', 1, COPTS_NET },		/* client certificate */
-	{ 'z', 1, COPTS_NET },		/* client private key */
-	{ 'Z', 1, COPTS_NET },		/* zlib level 0..9, or auto */
-	{ 'r', 0, COPTS_NET },		/* OpenSSL random seed file: accepted */
+	{ 'h', 1, NETONLY },		/* server host(s) */
+	{ 'p', 1, NETONLY },		/* port (number or service name) */
+	{ 'w', 1, NETONLY },		/* TLS authorization level 0..2 */
+	{ 'x', 1, NETONLY },		/* CA file */
+	{ 'P', 1, NETONLY },		/* CA directory */
+	{ 'y', 1, NETONLY },		/* client certificate */
+	{ 'z', 1, NETONLY },		/* client private key */
+	{ 'Z', 1, NETONLY },		/* zlib level 0..9, or auto */
+	{ 'r', 0, NETONLY },		/* OpenSSL random seed file: accepted */
 	{ 'v', 0, COPTS_VERBOSE },	/* more detail (the protocol trace) */
 	{ 'c', 1, COPTS_DIGEST },	/* digest name */
 	{ 'D', 1, COPTS_DIR },		/* Radmind directory */

@@ -2,10 +2,12 @@
 # that connects to a cairnd: ktcheck, lapply, lcreate, lfdiff and repo
 # (client/) and cairn-replicate (server/).  It holds the session with a
 # server (net.c: connect, TLS, compression, STAT/RETR/STOR), the one
-# download routine (download.c) and the network options every such
-# program shares (copts.c).  A program that uses it compiles with
-# $(NET_CPPFLAGS), to find these headers, and links net/libnet.a before
-# $(CAIRN_LIBS).
+# download routine (download.c) and the one table of the options the
+# tools share (copts.c: the network options, -c, -D, -e, -q, -u, -V),
+# for which the tools that never connect (fsdiff, lsort, lmerge, twhich,
+# lcksum, cairn-publish) link it too.  A program that uses it compiles
+# with $(NET_CPPFLAGS), to find these headers, and links net/libnet.a
+# before $(CAIRN_LIBS).
 noinst_LIBRARIES += net/libnet.a
 net_libnet_a_SOURCES = \
 	net/net.c net/net.h \

@@ -73,10 +73,12 @@ dist_sbin_SCRIPTS = contrib/cairn-mkca
 # --- TLS (end) ---
 
 # --- cairn-publish (begin) ---
-# It checks an upload with lcksum's own line check (common/tverify.c).
+# It checks an upload with lcksum's own line check (common/tverify.c),
+# and takes the options the tools share from net/libnet.a (copts.c).
 sbin_PROGRAMS += server/cairn-publish
 server_cairn_publish_SOURCES = server/publish.c
-server_cairn_publish_LDADD = $(CAIRN_LIBS)
+server_cairn_publish_CPPFLAGS = $(NET_CPPFLAGS)
+server_cairn_publish_LDADD = net/libnet.a $(CAIRN_LIBS)
 PUBLISH_TESTS = \
 	tests/integ/t-publish.sh
 TESTS += $(PUBLISH_TESTS)

@@ -31,13 +31,13 @@
 #include "command.h"
 #include "compat.h"
 #include "confine.h"
+#include "copts.h"
 #include "encode.h"
 #include "fsutil.h"
 #include "log.h"
 #include "transcript.h"
 #include "troot.h"
 #include "tverify.h"
-#include "version.h"
 #include "xmalloc.h"
 
 #define PUB_OK		0	/* published, or already was */
@@ -719,53 +719,60 @@ name_ok(const char *name)
 	    !confine_badpath(name);
 }
 
+/* cairn-publish's own options; -c, -D, -V and -v are the shared ones. */
+struct pubopts {
+	struct pub	 *p;
+	const char	**kfiles;	/* -k, argc at most */
+	int		  nk;
+};
+
+static int
+pub_opt(int c, const char *arg, void *ctx)
+{
+	struct pubopts	*po = ctx;
+
+	switch (c) {
+	case 'f':
+		po->p->force = 1;
+		break;
+	case 'k':
+		po->kfiles[po->nk++] = arg;
+		break;
+	case 'n':
+		po->p->dryrun = 1;
+		break;
+	default:
+		return -1;
+	}
+	return 0;
+}
+
 int
 main(int argc, char *argv[])
 {
 	struct pub	  p;
-	const char	 *digest = "sha1";
-	char		**kfiles;
-	int		  c, i, nk = 0, err = 0, rc, cmdfd;
+	struct pubopts	  po;
+	struct copts	  co;
+	const char	**kfiles;
+	int		  i, nk, rc, cmdfd;
 
 	log_init("cairn-publish", LOG_TO_STDERR | LOG_PREFIX, 0);
 	log_setfatalstatus(PUB_ERROR);
 	memset(&p, 0, sizeof(p));
-	p.dir = _RADMIND_PATH;
-	kfiles = xcalloc((size_t)argc, sizeof(*kfiles));
-	while ((c = getopt(argc, argv, "c:D:fk:nVv")) != -1) {
-		switch (c) {
-		case 'c':
-			digest = optarg;
-			break;
-		case 'D':
-			p.dir = optarg;
-			break;
-		case 'f':
-			p.force = 1;
-			break;
-		case 'k':
-			kfiles[nk++] = optarg;
-			break;
-		case 'n':
-			p.dryrun = 1;
-			break;
-		case 'V':
-			version_print(1);
-			exit(0);
-		case 'v':
-			p.verbose = 1;
-			break;
-		default:
-			err++;
-			break;
-		}
-	}
-	if (err || argc - optind != 1)
+	po.p = &p;
+	po.kfiles = xcalloc((size_t)argc, sizeof(*po.kfiles));
+	po.nk = 0;
+	copts_init(&co, COPTS_DIGEST | COPTS_DIR | COPTS_VERBOSE, NULL);
+	co.dir = _RADMIND_PATH;
+	co.digest = "sha1";
+	if (copts_parse(argc, argv, &co, "fk:n", pub_opt, &po) == -1 ||
+	    argc - optind != 1)
 		usage();
-	if ((p.ck = cksum_new(digest)) == NULL) {
-		log_warnx("%s: unsupported checksum", digest);
-		usage();
-	}
+	p.dir = co.dir;
+	p.verbose = co.verbose > 0;
+	p.ck = cksum_new(co.digest);
+	kfiles = po.kfiles;
+	nk = po.nk;
 	p.name = argv[optind];
 	if (!name_ok(p.name))
 		fatalx("%s: not a transcript name", p.name);
