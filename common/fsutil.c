@@ -210,6 +210,20 @@ fs_room(int dfd, int64_t size, int64_t *avail)
 }
 
 int
+fs_parse_umask(const char *s, int base, mode_t *mask)
+{
+	char	*end;
+	long	 v;
+
+	errno = 0;
+	v = strtol(s, &end, base);
+	if (errno != 0 || end == s || *end != '\0' || v < 0 || v > 0777)
+		return -1;
+	*mask = (mode_t)v;
+	return 0;
+}
+
+int
 fs_write_all(int fd, const void *buf, size_t len)
 {
 	const char	*p = buf;

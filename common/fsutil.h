@@ -73,6 +73,13 @@ int	fs_mkparents(const char *path);
 int	fs_room(int dfd, int64_t size, int64_t *avail);
 
 /*
+ * A umask (-u): s is a number from 0 to 0777 in base (0: as C reads it,
+ * so 022 is octal; 8: octal only) and nothing else, not empty.  Returns 0
+ * with *mask set, or -1.  The one check every tool and cairnd use.
+ */
+int	fs_parse_umask(const char *s, int base, mode_t *mask);
+
+/*
  * write(2) all of buf, through short writes and EINTR.  Returns 0, or -1
  * with errno.
  */

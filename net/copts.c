@@ -7,7 +7,6 @@
 #include <sys/types.h>
 #include <sys/stat.h>
 
-#include <errno.h>
 #include <netdb.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +16,7 @@
 #include "cksum.h"
 #include "compat.h"
 #include "copts.h"
+#include "fsutil.h"
 #include "log.h"
 #include "net.h"
 #include "version.h"
@@ -152,16 +152,13 @@ copts_event(const char *arg)
 static int
 copts_umask(const char *arg, int base)
 {
-	char	*end;
-	long	 v;
+	mode_t	 mask;
 
-	errno = 0;
-	v = strtol(arg, &end, base);
-	if (errno != 0 || end == arg || *end != '\0' || v < 0 || v > 0777) {
+	if (fs_parse_umask(arg, base, &mask) == -1) {
 		log_warnx("%s: invalid umask", arg);
 		return -1;
 	}
-	umask((mode_t)v);
+	umask(mask);
 	return 0;
 }
 

@@ -34,6 +34,7 @@
 
 #include "cerr.h"
 #include "compat.h"
+#include "fsutil.h"
 #include "log.h"
 #include "proto.h"
 #include "proxyhdr.h"
@@ -497,18 +498,15 @@ limit_text(char *buf, size_t len, int64_t limit)
 		strlcpy(buf, "unlimited", len);
 }
 
-/* -u: an octal (or 0x) mode no wider than 0777. */
+/* -u: a number from 0 to 0777 as C reads it (022 is octal), as lapply. */
 static mode_t
 parse_umask(const char *s)
 {
-	char	*end;
-	long	 um;
+	mode_t	 um;
 
-	errno = 0;
-	um = strtol(s, &end, 0);
-	if (errno != 0 || *end != '\0' || um < 0 || um > 0777)
+	if (fs_parse_umask(s, 0, &um) == -1)
 		fatalx("%s: invalid umask", s);
-	return (mode_t)um;
+	return um;
 }
 
 /* The defaults of every option. */

@@ -4,6 +4,8 @@
 # not look like it) and says on stderr which value or option is wrong.
 # One row per case: the tool, a string its stderr must contain, then the
 # arguments (split on blanks; no argument here holds one).
+# Then the options several tools share (one table, net/copts.c) are
+# refused alike, word for word, by every tool that takes them.
 # Then every tool's usage line and the SYNOPSIS of its manual page name
 # the same options, each with an argument in both or in neither.
 . "$top_srcdir/tests/integ/lib.sh"
@@ -110,6 +112,95 @@ while read -r tool want args; do
 done <"$T/table"
 [ "$n" -ge 50 ] || fail "table read short: $n rows"
 [ -e "$T/ca" ] && fail "cairn-mkca made its directory on a usage error"
+
+# shared TOOL WANT ARGS...: TOOL ARGS... exits 2, prints nothing on
+# stdout, and the first line of its stderr is WANT (after "TOOL: ", which
+# cairn's own tools put first); with USAGE=1 TOOL's usage message follows
+# it, with USAGE=0 nothing does.
+shared()
+{
+	_tool=$1 _want=$2
+	shift 2
+	run_capture "$T/out" "$T/err" timeout 30 "$(tool_path "$_tool")" "$@" \
+	    </dev/null
+	_what="$_tool $*"
+	[ "$RC" = 2 ] || note_fail "$_what: exit $RC, want 2"
+	[ -s "$T/out" ] && note_fail "$_what: stdout: $(head -n 2 "$T/out")"
+	_first=$(sed -n 1p "$T/err")
+	[ "${_first#"$_tool: "}" = "$_want" ] ||
+	    note_fail "$_what: stderr \"$_first\", want \"$_want\""
+	_n=$(wc -l <"$T/err")
+	if [ "$USAGE" = 1 ]; then
+		sed -n 2p "$T/err" | grep -qi "^usage: $_tool " ||
+		    note_fail "$_what: want the usage after: $(cat "$T/err")"
+	else
+		[ "$_n" -eq 1 ] ||
+		    note_fail "$_what: want one line: $(cat "$T/err")"
+	fi
+}
+
+# safe TOOL: arguments that keep TOOL from doing anything slow or lasting
+# should it accept an option it ought to refuse (no server listens on
+# that port; the paths are the test's own).
+DEAD="-h 127.0.0.1 -p $(free_port)"
+safe()
+{
+	case $1 in
+	ktcheck)	echo "$DEAD -n -K $T/k/command.K" ;;
+	cairn-replicate) echo "$DEAD -n -D $T/rep" ;;
+	repo)		echo "$DEAD hi" ;;
+	lapply)		echo "-n" ;;
+	lcreate)	echo "-n x.T" ;;
+	lcksum)		echo "-n x.T" ;;
+	fsdiff)		echo "-C -K $T/none.K $T/none" ;;
+	cairn-publish)	echo "-D $T/rep -n x.T" ;;
+	esac
+}
+
+# -c: a digest no one supports ends the tool at once, whatever else the
+# line holds, alone on stderr (Radmind's words).
+USAGE=0
+# shellcheck disable=SC2046
+for tool in ktcheck lapply lcreate lcksum fsdiff cairn-publish \
+    cairn-replicate; do
+	shared "$tool" "md4x: unsupported checksum" $(safe "$tool") -c md4x
+done
+for tool in lapply lcreate lcksum fsdiff cairn-publish; do
+	shared "$tool" "md4x: unsupported checksum" -c md4x
+done
+shared fsdiff "md4x: unsupported checksum" -C -A -c md4x .
+shared cairn-publish "md4x: unsupported checksum" -c md4x a.T b.T
+# -u: a number from 0 to 0777 (read as C reads it; lfdiff's is octal) and
+# nothing else, not even an empty one.  cairnd has no usage line for it;
+# -V after it would make a cairnd that accepted it stop.
+for u in 999 '' 0x 1000 -1 022x 18446744073709551616; do
+	USAGE=1
+	shared lapply "$u: invalid umask" -n -u "$u"
+	shared lfdiff "$u: invalid umask" -u "$u" f
+	shared lmerge "$u: invalid umask" -u "$u" a.T b.T c
+	USAGE=0
+	shared cairnd "$u: invalid umask" -u "$u" -V
+done
+# -e: an event is one word.
+USAGE=1
+# shellcheck disable=SC2046
+for tool in ktcheck lapply repo; do
+	for e in 'two words' '' 'tab	in'; do
+		shared "$tool" "$e: event must be one word" $(safe "$tool") \
+		    -e "$e"
+	done
+done
+# -q with -v: no message, only the usage line.
+# shellcheck disable=SC2046
+for tool in ktcheck lapply lcreate cairn-replicate; do
+	run_capture "$T/out" "$T/err" timeout 30 "$(tool_path "$tool")" \
+	    $(safe "$tool") -q -v </dev/null
+	[ "$RC" = 2 ] || note_fail "$tool -q -v: exit $RC, want 2"
+	{ [ "$(wc -l <"$T/err")" -eq 1 ] &&
+	    grep -q "^usage: $tool " "$T/err"; } ||
+	    note_fail "$tool -q -v: want the usage line alone: $(cat "$T/err")"
+done
+[ -e "$T/k" ] || [ -e "$T/rep" ] && fail "a refused tool left files"
 
 # The usage line against the manual page: the options each names, the
 # union over a tool's forms.  An option missing from either, or taking
