@@ -756,9 +756,6 @@ tool_opt(int ch, const char *arg, void *ctx)
 	case 'I':
 		kt->icase = 1;
 		break;
-	case 'i':
-		setvbuf(stdout, NULL, _IOLBF, 0);
-		break;
 	case 'K':
 		kt->kfile = arg;
 		break;
@@ -786,10 +783,10 @@ main(int argc, char *argv[])
 	kt.stagefd = -1;
 	/* -D is accepted and unused, as in Radmind 1.x. */
 	copts_init(&co, COPTS_NET | COPTS_DIGEST | COPTS_DIR | COPTS_EVENT |
-	    COPTS_QUIET, &kt.no);
+	    COPTS_LINEBUF | COPTS_QUIET, &kt.no);
 	kt.kfile = _RADMIND_PATH "/client/command.K";
 	co.event = "ktcheck";
-	if (copts_parse(argc, argv, &co, "CIiK:n", tool_opt, &kt) == -1 ||
+	if (copts_parse(argc, argv, &co, "CIK:n", tool_opt, &kt) == -1 ||
 	    optind != argc)
 		usage();
 	kt.digest = co.digest;

@@ -57,9 +57,6 @@ lapply_opt(int c, const char *arg, void *ctx)
 	case 'F':
 		ap->force = 1;
 		break;
-	case 'i':
-		setvbuf(stdout, NULL, _IOLBF, 0);
-		break;
 	case 'j':
 		ap->jobs = (int)strtonum(arg, 1, MAXJOBS, &errstr);
 		if (errstr != NULL) {
@@ -100,8 +97,8 @@ main(int argc, char **argv)
 	if (intr_init() == -1)
 		fatal("signals");
 	memset(ap, 0, sizeof(*ap));
-	copts_init(&co, COPTS_NET | COPTS_DIGEST | COPTS_EVENT | COPTS_QUIET |
-	    COPTS_UMASK, &no);
+	copts_init(&co, COPTS_NET | COPTS_DIGEST | COPTS_EVENT | COPTS_LINEBUF |
+	    COPTS_QUIET | COPTS_UMASK, &no);
 	ap->network = 1;
 	co.event = "lapply";
 	ap->jobs = 1;
@@ -109,7 +106,7 @@ main(int argc, char **argv)
 	no.readahead = 1;
 	lo.ap = ap;
 	lo.percent = 0;
-	if ((first = copts_parse(argc, argv, &co, "%CFiIj:n", lapply_opt,
+	if ((first = copts_parse(argc, argv, &co, "%CFIj:n", lapply_opt,
 	    &lo)) == -1)
 		usage();
 	optind = first;

@@ -361,7 +361,7 @@ do_lcksum(struct lck *l, const char *tpath)
 	return rc;
 }
 
-/* lcksum's own options; -c, -D, -q and -V are the shared ones. */
+/* lcksum's own options; -c, -D, -i, -q and -V are the shared ones. */
 static int
 lcksum_opt(int c, const char *arg, void *ctx)
 {
@@ -376,9 +376,6 @@ lcksum_opt(int c, const char *arg, void *ctx)
 		break;
 	case 'a':
 		l->checkall = 1;
-		break;
-	case 'i':
-		setvbuf(stdout, NULL, _IOLBF, 0);
 		break;
 	case 'I':
 		l->icase = 1;
@@ -406,9 +403,10 @@ main(int argc, char *argv[])
 	log_setfatalstatus(LCK_ERROR);
 	memset(&l, 0, sizeof(l));
 	l.update = 1;
-	copts_init(&co, COPTS_DIGEST | COPTS_DIR | COPTS_QUIET, NULL);
+	copts_init(&co, COPTS_DIGEST | COPTS_DIR | COPTS_LINEBUF | COPTS_QUIET,
+	    NULL);
 	co.dir = _RADMIND_PATH;
-	if (copts_parse(argc, argv, &co, "%AaiInP:", lcksum_opt, &l) == -1 ||
+	if (copts_parse(argc, argv, &co, "%AaInP:", lcksum_opt, &l) == -1 ||
 	    co.digest == NULL || (l.checkall && l.update) || optind == argc)
 		usage();
 	l.radmind_dir = co.dir;

@@ -552,9 +552,6 @@ tool_opt(int ch, const char *arg, void *ctx)
 	case 'F':
 		lc->force = 1;
 		break;
-	case 'i':
-		setvbuf(stdout, NULL, _IOLBF, 0);
-		break;
 	case 'l':
 		fatalx("lcreate: -l: LOGIN not supported (this cairn has no "
 		    "PAM login)");
@@ -590,8 +587,9 @@ main(int argc, char *argv[])
 	log_setfatalstatus(LC_ERROR);
 	memset(&lc, 0, sizeof(lc));
 	lc.ppct = -1;
-	copts_init(&co, COPTS_NET | COPTS_DIGEST | COPTS_QUIET, &lc.no);
-	if (copts_parse(argc, argv, &co, "%FilnNt:TU:", tool_opt, &lc) == -1 ||
+	copts_init(&co, COPTS_NET | COPTS_DIGEST | COPTS_LINEBUF | COPTS_QUIET,
+	    &lc.no);
+	if (copts_parse(argc, argv, &co, "%FlnNt:TU:", tool_opt, &lc) == -1 ||
 	    argc - optind != 1)
 		usage();
 	lc.digest = co.digest;

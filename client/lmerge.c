@@ -316,7 +316,7 @@ lm_rmdirs(struct lm *lm)
 	free(lm->dirs);
 }
 
-/* lmerge's own options; -D, -u, -V and -v are the shared ones. */
+/* lmerge's own options; -D, -i, -u, -V and -v are the shared ones. */
 static int
 lm_opt(int c, const char *arg, void *ctx)
 {
@@ -329,9 +329,6 @@ lm_opt(int c, const char *arg, void *ctx)
 		break;
 	case 'f':
 		lm->force = 1;
-		break;
-	case 'i':
-		setvbuf(stdout, NULL, _IOLBF, 0);
 		break;
 	case 'I':
 		lm->icase = 1;
@@ -355,9 +352,10 @@ lm_options(struct lm *lm, int argc, char *argv[])
 	struct copts	 co;
 	int		 bad = 0, tcount;
 
-	copts_init(&co, COPTS_DIR | COPTS_UMASK | COPTS_VERBOSE, NULL);
+	copts_init(&co, COPTS_DIR | COPTS_LINEBUF | COPTS_UMASK | COPTS_VERBOSE,
+	    NULL);
 	co.dir = _RADMIND_PATH;
-	if (copts_parse(argc, argv, &co, "CfiInT", lm_opt, lm) == -1)
+	if (copts_parse(argc, argv, &co, "CfInT", lm_opt, lm) == -1)
 		bad++;
 	lm->radmind_dir = co.dir;
 	lm->verbose = co.verbose > 0;

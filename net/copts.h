@@ -2,7 +2,7 @@
  * copts.h: the options the tools share, parsed by one table (copts.c)
  * with one check for each: the network options (-h -p -w -x -P -y -z -Z
  * -r, and -v), the digest (-c), the Radmind directory (-D), the event
- * (-e), -q, the umask (-u) and -V.  A tool names the shared options it
+ * (-e), -i, -q, the umask (-u) and -V.  A tool names the shared options it
  * takes (COPTS_*), its own getopt letters and a callback for them; a
  * letter the tool lists itself is the tool's, not the shared one
  * (lfdiff's -c and -D are diff's, lcksum's -P is a prefix).
@@ -21,6 +21,7 @@ struct netopts;
 #define COPTS_QUIET	0x20	/* -q; with -v too, a usage error */
 #define COPTS_UMASK	0x40	/* -u umask, read as C does (022 is octal) */
 #define COPTS_UMASK8	0x80	/* -u umask, octal only (lfdiff(1)) */
+#define COPTS_LINEBUF	0x100	/* -i: standard output line buffered */
 
 /*
  * What the shared options said.  A tool may set a default in digest,
