@@ -86,3 +86,12 @@ tests_unit_check_proxy_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/server
 tests_unit_check_proxy_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_check_proxy_LDADD = $(UNIT_LDADD)
 endif
+
+# The RAP layer, TLS contexts and sessions, file-system helpers.
+if HAVE_CHECK
+check_PROGRAMS += tests/unit/check_proto
+TESTS += tests/unit/check_proto
+tests_unit_check_proto_SOURCES = tests/unit/check_proto.c
+tests_unit_check_proto_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_check_proto_LDADD = $(UNIT_LDADD)
+endif
