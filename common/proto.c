@@ -119,15 +119,16 @@ int
 proto_reply_in(struct conn *c, struct proto_budget *b, int *code,
     char **text, struct cerr *err)
 {
-	char	*line;
+	char	*line, q[256];
 	int	 more;
 
 	do {
 		if (proto_line(c, b, &line, err) == -1)
 			return -1;
 		if ((*code = proto_code(line, &more)) == -1) {
-			cerr_set(err, "%s: bad reply: %.200s", conn_peer(c),
-			    line);
+			/* Peer bytes: escaped, never raw on a terminal. */
+			proto_quote(q, sizeof(q), line, 200);
+			cerr_set(err, "%s: bad reply \"%s\"", conn_peer(c), q);
 			return -1;
 		}
 	} while (more);

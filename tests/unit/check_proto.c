@@ -169,6 +169,37 @@ START_TEST(test_reply_continuation)
 }
 END_TEST
 
+/*
+ * What is quoted of a line that is no reply: printable, escaped, cut
+ * short, and with the peer's name first.
+ */
+START_TEST(test_reply_bad_quoted)
+{
+	struct conn	*c;
+	struct cerr	 err;
+	char		*t, line[400];
+	int		 code;
+
+	c = pair();
+	put("\x1b]0;owned\x07\x1b[2J\"\\\xff\r\n", 19);
+	ck_assert_int_eq(proto_reply(c, &code, &t, &err), -1);
+	ck_assert_str_eq(err.msg, "peer: bad reply \"\\x1b]0;owned\\x07"
+	    "\\x1b[2J\\x22\\x5c\\xff\"");
+	unpair(c);
+
+	/* A long line: cut, and the message still ends in a quote. */
+	memset(line, '\x1b', sizeof(line));
+	memcpy(line + sizeof(line) - 2, "\r\n", 2);
+	c = pair();
+	put(line, sizeof(line));
+	ck_assert_int_eq(proto_reply(c, &code, &t, &err), -1);
+	ck_assert_msg(printable(err.msg), "unprintable: %s", err.msg);
+	ck_assert_ptr_nonnull(strstr(err.msg, "...\""));
+	ck_assert_uint_lt(strlen(err.msg), 300);
+	unpair(c);
+}
+END_TEST
+
 /* The line cap: 64 lines in all, the 65th refused, not read. */
 START_TEST(test_reply_lines_cap)
 {
@@ -680,6 +711,7 @@ proto_suite(void)
 	tcase_add_test(tc, test_reply_codes);
 	tcase_add_test(tc, test_reply_nul);
 	tcase_add_test(tc, test_reply_continuation);
+	tcase_add_test(tc, test_reply_bad_quoted);
 	tcase_add_test(tc, test_reply_lines_cap);
 	tcase_add_test(tc, test_reply_bytes_cap);
 	tcase_add_test(tc, test_reply_deadline);
