@@ -45,6 +45,31 @@ unpair(struct conn *c)
 	close(sv[1]);
 }
 
+/*
+ * More than a socket buffer holds: a child writes n bytes at p, times
+ * times, and exits; the connection (line cap 1 MiB) reads them.
+ */
+static struct conn *
+writer(const void *p, size_t n, int times, pid_t *pid)
+{
+	struct conn	*c;
+	int		 i;
+
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	if ((*pid = fork()) == 0) {
+		close(sv[0]);
+		for (i = 0; i < times; i++)
+			if (write(sv[1], p, n) != (ssize_t)n)
+				_exit(1);
+		_exit(0);
+	}
+	ck_assert_int_ne(*pid, -1);
+	close(sv[1]);
+	c = conn_new(sv[0], "peer");
+	conn_set_maxline(c, 1 << 20);
+	return c;
+}
+
 /* Nonzero if s holds nothing but printable ASCII. */
 static int
 printable(const char *s)
@@ -266,15 +291,7 @@ START_TEST(test_reply_bytes_cap)
 	memset(big, 'y', sizeof(big));
 	memcpy(big, "230-", 4);
 	big[40000] = '\n';
-	c = pair();
-	conn_set_maxline(c, 1 << 20);
-	if ((pid = fork()) == 0) {
-		close(sv[0]);
-		(void)write(sv[1], big, 40001);
-		(void)write(sv[1], big, 40001);
-		_exit(0);
-	}
-	close(sv[1]);
+	c = writer(big, 40001, 2, &pid);
 	proto_budget_init(c, &b);
 	ck_assert_int_eq(proto_line(c, &b, &line, &err), 0);
 	ck_assert_uint_eq(strlen(line), 40000);
@@ -285,18 +302,11 @@ START_TEST(test_reply_bytes_cap)
 	ck_assert_int_eq(waitpid(pid, NULL, 0), pid);
 
 	/* A reply just under the cap is whole. */
-	c = pair();
-	conn_set_maxline(c, 1 << 20);
 	memset(big, 'z', sizeof(big));
 	memcpy(big, "230-", 4);
 	big[PROTO_REPLY_MAXBYTES - 100] = '\n';
 	memcpy(big + PROTO_REPLY_MAXBYTES - 99, "230 done\r\n", 10);
-	if ((pid = fork()) == 0) {
-		close(sv[0]);
-		(void)write(sv[1], big, PROTO_REPLY_MAXBYTES - 89);
-		_exit(0);
-	}
-	close(sv[1]);
+	c = writer(big, PROTO_REPLY_MAXBYTES - 89, 1, &pid);
 	ck_assert_int_eq(proto_reply(c, &code, &t, &err), 0);
 	ck_assert_int_eq(code, 230);
 	ck_assert_str_eq(t, "230 done");
@@ -596,15 +606,8 @@ START_TEST(test_banner_not_rap)
 	ck_assert_str_eq(err.msg, "peer: not a Radmind or cairn server (no "
 	    "complete greeting line within 1 s)");
 
-	c = pair();
-	conn_set_maxline(c, 1 << 20);
 	memset(big, 'x', sizeof(big));
-	if ((pid = fork()) == 0) {
-		close(sv[0]);
-		(void)write(sv[1], big, sizeof(big));
-		_exit(0);
-	}
-	close(sv[1]);
+	c = writer(big, sizeof(big), 1, &pid);
 	ck_assert_int_eq(proto_banner(c, &caps, &err), -1);
 	ck_assert_str_eq(err.msg, "peer: not a Radmind or cairn server (a "
 	    "first line longer than 65536 bytes)");
