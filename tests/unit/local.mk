@@ -94,4 +94,11 @@ TESTS += tests/unit/check_proto
 tests_unit_check_proto_SOURCES = tests/unit/check_proto.c
 tests_unit_check_proto_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_check_proto_LDADD = $(UNIT_LDADD)
+# write(2) wrapped: short writes and EINTR on every run (check_fsutil.c).
+check_PROGRAMS += tests/unit/check_fsutil
+TESTS += tests/unit/check_fsutil
+tests_unit_check_fsutil_SOURCES = tests/unit/check_fsutil.c
+tests_unit_check_fsutil_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_check_fsutil_LDFLAGS = -Wl,--wrap=write
+tests_unit_check_fsutil_LDADD = $(UNIT_LDADD)
 endif
