@@ -101,4 +101,9 @@ tests_unit_check_fsutil_SOURCES = tests/unit/check_fsutil.c
 tests_unit_check_fsutil_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_check_fsutil_LDFLAGS = -Wl,--wrap=write
 tests_unit_check_fsutil_LDADD = $(UNIT_LDADD)
+check_PROGRAMS += tests/unit/check_tls
+TESTS += tests/unit/check_tls
+tests_unit_check_tls_SOURCES = tests/unit/check_tls.c
+tests_unit_check_tls_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_check_tls_LDADD = $(UNIT_LDADD)
 endif
