@@ -142,8 +142,9 @@ proto_reply_in(struct conn *c, struct proto_budget *b, int *code,
 		if (proto_line(c, b, &line, err) == -1)
 			return -1;
 		if ((*code = proto_code(line, &more)) == -1) {
+			/* Peer bytes: escaped, never raw on a terminal. */
 			proto_quote(q, sizeof(q), line, 200);
-			cerr_set(err, "%s: bad reply: %s", conn_peer(c), q);
+			cerr_set(err, "%s: bad reply \"%s\"", conn_peer(c), q);
 			return -1;
 		}
 	} while (more);

@@ -94,7 +94,8 @@ int	proto_line(struct conn *, struct proto_budget *b, char **line,
  * Read one reply, following "NNN-" continuation lines.  *code gets the
  * code of the last line and *text that line (borrowed until the next
  * read on c).  Returns 0 (whatever the code), -1 on I/O error, a line
- * that is not a reply, or a reply over its budget.  proto_reply_in
+ * that is not a reply (quoted in err as proto_quote does, never raw), or
+ * a reply over its budget.  proto_reply_in
  * reads it within b (shared with the lines that follow it); proto_reply
  * gives it a budget of its own.
  */

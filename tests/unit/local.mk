@@ -87,3 +87,24 @@ tests_unit_check_proxy_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/server
 tests_unit_check_proxy_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_check_proxy_LDADD = $(UNIT_LDADD)
 endif
+
+# The RAP layer, TLS contexts and sessions, file-system helpers.
+if HAVE_CHECK
+check_PROGRAMS += tests/unit/check_proto
+TESTS += tests/unit/check_proto
+tests_unit_check_proto_SOURCES = tests/unit/check_proto.c
+tests_unit_check_proto_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_check_proto_LDADD = $(UNIT_LDADD)
+# write(2) wrapped: short writes and EINTR on every run (check_fsutil.c).
+check_PROGRAMS += tests/unit/check_fsutil
+TESTS += tests/unit/check_fsutil
+tests_unit_check_fsutil_SOURCES = tests/unit/check_fsutil.c
+tests_unit_check_fsutil_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_check_fsutil_LDFLAGS = -Wl,--wrap=write
+tests_unit_check_fsutil_LDADD = $(UNIT_LDADD)
+check_PROGRAMS += tests/unit/check_tls
+TESTS += tests/unit/check_tls
+tests_unit_check_tls_SOURCES = tests/unit/check_tls.c
+tests_unit_check_tls_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_check_tls_LDADD = $(UNIT_LDADD)
+endif
