@@ -96,6 +96,7 @@ tw_peek(struct twhich *tw, struct tw_tran *t)
 	const struct tline	*l;
 	int			 rc;
 
+	(void)tw;
 	if (t->eof)
 		return NULL;
 	if (!t->have) {

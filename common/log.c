@@ -123,6 +123,9 @@ log_exit(int status)
  * stderr (syslog names the program itself).  errno is preserved so
  * callers can log and then inspect it.
  */
+static void	log_emit(int, int, const char *, const char *, va_list)
+		    __attribute__((format(printf, 4, 0)));
+
 static void
 log_emit(int pri, int with_errno, const char *ident, const char *fmt,
     va_list ap)

@@ -241,6 +241,7 @@ pdesc_fail(struct sess *s, int r, int ac, char **av, int stat)
 {
 	char	 name[256], path[256];
 
+	(void)ac;
 	switch (r) {
 	case PD_SYNTAX:
 		s->errors++;

@@ -155,6 +155,7 @@ sess_reply(struct sess *s, int code, const char *fmt, ...)
 static int
 check_noargs(struct sess *s, int ac, char **av)
 {
+	(void)av;
 	if (ac == 1)
 		return SESS_OK;
 	s->errors++;
@@ -165,6 +166,8 @@ check_noargs(struct sess *s, int ac, char **av)
 static int
 cmd_quit(struct sess *s, int ac, char **av)
 {
+	(void)ac;
+	(void)av;
 	sess_reply(s, RAP_QUIT_OK, "QUIT OK, closing connection");
 	s->close = 1;
 	s->status = 0;
@@ -174,12 +177,16 @@ cmd_quit(struct sess *s, int ac, char **av)
 static int
 cmd_noop(struct sess *s, int ac, char **av)
 {
+	(void)ac;
+	(void)av;
 	return sess_reply(s, RAP_NOOP_OK, "NOOP OK");
 }
 
 static int
 cmd_help(struct sess *s, int ac, char **av)
 {
+	(void)ac;
+	(void)av;
 	return sess_reply(s, RAP_HELP, "What is this, SMTP?");
 }
 
@@ -320,6 +327,8 @@ cmd_starttls(struct sess *s, int ac, char **av)
 	int64_t		 left;
 	int		 r;
 
+	(void)ac;
+	(void)av;
 	if (conn_tls(s->conn) != NULL) {
 		s->errors++;
 		return sess_reply(s, RAP_SYNTAX, "TLS already started");

@@ -39,6 +39,8 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	const char	*dir;
 
+	(void)argc;
+	(void)argv;
 	dir = fuzz_tmpdir();
 	FUZZ_SETUP(chdir(dir) == 0);
 	FUZZ_SETUP(mkdir("command", 0700) == 0);

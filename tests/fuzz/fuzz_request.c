@@ -31,6 +31,8 @@ static struct sopts	 opts;
 int
 LLVMFuzzerInitialize(int *argc, char ***argv)
 {
+	(void)argc;
+	(void)argv;
 	opts.zmax = 6;
 	opts.tls = 0;
 	opts.umask = 022;
