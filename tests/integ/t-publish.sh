@@ -39,6 +39,20 @@ upload()
 	run_capture "$T/out" "$T/err" in_dir "$T/ref" "$LCREATE" -h 127.0.0.1 -p "$PORT" \
 	    -w 0 -c sha1 "$T/$1"
 	[ "$RC" -eq 0 ] || fail "lcreate $1: exit $RC: $(cat "$T/err")"
+	# lcreate is done once QUIT is answered; cairnd's session marks
+	# the upload as its own until it ends, and cairn-publish waits for
+	# that (refused as "still being uploaded" before).
+	retry 100 no_stor_mark || fail "lcreate $1: the session did not end"
+}
+
+# no_stor_mark: no session of cairnd holds an upload in $R/tmp.
+no_stor_mark()
+{
+	for _m in "$R"/tmp/.stor.*; do
+		[ -e "$_m" ] || [ -L "$_m" ] || continue
+		return 1
+	done
+	return 0
 }
 
 # publish WANT ARGS...: run cairn-publish -D $R ARGS..., want exit WANT.
