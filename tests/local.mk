@@ -40,9 +40,11 @@ tests_bench_report_probe_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/bench
 tests_bench_report_probe_LDADD = $(CAIRN_LIBS) $(PTHREAD_LIBS) -lm
 
 # The shared helpers of the integration tests: lib.sh (every test),
-# netlib.sh (a cairnd to talk to), tlslib.sh, lapply-lib.sh, ralib.sh,
+# netlib.sh (a cairnd to talk to; cairndlib.sh, which starts it, for
+# the benchmarks too), tlslib.sh, lapply-lib.sh, ralib.sh,
 # and the Python peers, proxies and checkers.
 EXTRA_DIST += tests/integ/lib.sh tests/integ/netlib.sh \
+	tests/integ/cairndlib.sh \
 	tests/integ/tlslib.sh tests/integ/lapply-lib.sh tests/integ/ralib.sh \
 	tests/integ/testnet.py tests/integ/peer.py tests/integ/rap.py \
 	tests/integ/limpeer.py tests/integ/tlspeer.py \
