@@ -207,27 +207,29 @@ mkrepo()
 	} >"$1/config"
 }
 
-# start_daemon K PORT REPO: cairnd K (0, 1, 2) under time(1).
+# start_daemon K PORT REPO: cairnd K (0, 1, 2) under time(1), started
+# as every script starts it (cairnd_launch, tests/integ/cairndlib.sh).
+_scale_timed()
+{
+	/usr/bin/time -f '%U %S %M' -a -o "$tmp/d$_scale_k.time" "$@"
+}
+
 start_daemon()
 {
-	local k=$1 port=$2 repo=$3 n
-	rm -f "$tmp/d$k.pid"
-	/usr/bin/time -f '%U %S %M' -a -o "$tmp/d$k.time" \
-	    "$B/server/cairnd" -f -Z 9 -D "$repo" -a 127.0.0.1 -p "$port" \
-	    -X 127.0.0.3 -m $((4 * NCLI + 64)) -s $((4 * NCLI + 64)) \
-	    -i "$tmp/d$k.pid" 2>>"$tmp/d$k.log" &
-	TPIDS[$k]=$!
-	for n in $(seq 200); do
-		[ -s "$tmp/d$k.pid" ] &&
-		    (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && {
-			DPIDS[$k]=$(cat "$tmp/d$k.pid")
-			return 0
-		}
-		sleep 0.05
-	done
-	echo "$BENCH_NAME: cairnd $k did not start" >&2
-	cat "$tmp/d$k.log" >&2
-	exit 1
+	local k=$1 port=$2 repo=$3
+	_scale_k=$k
+	CAIRND=$B/server/cairnd
+	CAIRND_ADDR=127.0.0.1
+	CAIRND_PORT=$port
+	CAIRND_WRAP=_scale_timed
+	CAIRND_PIDFILE=$tmp/d$k.pid
+	cairnd_launch "$tmp/d$k.log" "$repo" -Z 9 -X 127.0.0.3 \
+	    -m $((4 * NCLI + 64)) -s $((4 * NCLI + 64)) || {
+		echo "$BENCH_NAME: cairnd $k did not start" >&2
+		exit 1
+	}
+	TPIDS[$k]=$SPID
+	DPIDS[$k]=$CAIRND_PID
 }
 
 stop_daemon()

@@ -9,9 +9,12 @@
 #				$BENCH_SEED, default 1), making it first
 #	bench_port		print a TCP port free on 127.0.0.1
 #	start_server [opt...]	cairnd -f -Z 9 on 127.0.0.1:$PORT under time(1),
-#				serving $R (extra cairnd options appended);
-#				sets srvpid and PORT; its CPU seconds land in
-#				$tmp/srv.time, its log in $tmp/srv.log
+#				serving $R (extra cairnd options appended),
+#				started as the tests start it (cairnd_launch,
+#				tests/integ/cairndlib.sh): ready once its log
+#				says it listens; sets srvpid and PORT; its
+#				pid is in $tmp/cairnd.pid, its CPU seconds
+#				land in $tmp/srv.time, its log in $tmp/srv.log
 #	stop_server		SIGTERM it and wait (srv.time is then written)
 #	bench_scratch NAME	make the scratch directory $tmp, removed (and
 #				the server stopped) when the script exits
@@ -66,26 +69,32 @@ bench_files()
 	bench_tree "files-$1" --seed "${BENCH_SEED:-1}" --files "$1"
 }
 
+. "$top_srcdir/tests/integ/cairndlib.sh"
+
 bench_port()
 {
-	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+	cairnd_free_port
+}
+
+# cairnd under time(1): its user and system CPU seconds in srv.time.
+_bench_timed()
+{
+	/usr/bin/time -f '%U %S' -o "$tmp/srv.time" "$@"
 }
 
 start_server()
 {
-	PORT=$(bench_port)
-	/usr/bin/time -f '%U %S' -o "$tmp/srv.time" \
-	    "$B/server/cairnd" -f -Z 9 -D "$R" -a 127.0.0.1 -p "$PORT" \
-	    -i "$tmp/cairnd.pid" "$@" 2>"$tmp/srv.log" &
-	srvpid=$!
-	for _ in $(seq 100); do
-		[ -s "$tmp/cairnd.pid" ] &&
-		    (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null && return 0
-		sleep 0.05
-	done
-	echo "$BENCH_NAME: cairnd did not start" >&2
-	cat "$tmp/srv.log" >&2
-	exit 1
+	CAIRND=$B/server/cairnd
+	CAIRND_ADDR=127.0.0.1
+	CAIRND_PORT=
+	CAIRND_WRAP=_bench_timed
+	CAIRND_PIDFILE=$tmp/cairnd.pid
+	: >"$tmp/srv.log"
+	cairnd_launch "$tmp/srv.log" "$R" -Z 9 "$@" || {
+		echo "$BENCH_NAME: cairnd did not start" >&2
+		exit 1
+	}
+	srvpid=$SPID
 }
 
 bench_scratch()
@@ -126,8 +135,7 @@ bench_client()
 
 stop_server()
 {
-	kill -TERM "$(cat "$tmp/cairnd.pid")" 2>/dev/null || true
-	wait "$srvpid" 2>/dev/null || true
+	cairnd_stop
 	rm -f "$tmp/cairnd.pid"
 	srvpid=
 }

@@ -16,30 +16,7 @@ bench_cairn_bench_SOURCES = bench/bench.h \
 bench_cairn_bench_CFLAGS = $(AM_CFLAGS) $(PTHREAD_CFLAGS)
 bench_cairn_bench_LDADD = bench/librelay.a $(CAIRN_LIBS) $(PTHREAD_LIBS) -lm
 
-check_PROGRAMS += tests/bench/relay-probe
-tests_bench_relay_probe_SOURCES = tests/bench/relay-probe.c
-tests_bench_relay_probe_CFLAGS = $(AM_CFLAGS) $(PTHREAD_CFLAGS)
-tests_bench_relay_probe_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/bench
-tests_bench_relay_probe_LDADD = bench/librelay.a $(CAIRN_LIBS) $(PTHREAD_LIBS)
-
-# The report and the figure from figures given on stdin (t-bench-advice).
-check_PROGRAMS += tests/bench/report-probe
-tests_bench_report_probe_SOURCES = tests/bench/report-probe.c \
-	bench/bench-util.c bench/bench-spawn.c bench/bench-model.c \
-	bench/bench-report.c bench/bench-svg.c
-tests_bench_report_probe_CFLAGS = $(AM_CFLAGS) $(PTHREAD_CFLAGS)
-tests_bench_report_probe_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/bench
-tests_bench_report_probe_LDADD = $(CAIRN_LIBS) $(PTHREAD_LIBS) -lm
-
-BENCH_TESTS = \
-	tests/integ/t-bench-corpus.sh \
-	tests/integ/t-bench-relay.sh \
-	tests/integ/t-bench-sweep.sh \
-	tests/integ/t-bench-tc.sh \
-	tests/integ/t-bench-runlines.sh \
-	tests/integ/t-bench-advice.sh
-TESTS += $(BENCH_TESTS)
-EXTRA_DIST += $(BENCH_TESTS)
+# Its tests and their probes (tests/bench/) are in tests/local.mk.
 # --- cairn-bench (end) ---
 
 # --- make bench (begin) ---

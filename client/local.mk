@@ -3,7 +3,8 @@
 # and links net/libnet.a: the network tools (ktcheck, lapply, lcreate,
 # lfdiff, repo) for the session with a server, the others (fsdiff,
 # lsort, lmerge, twhich, lcksum) for the options the tools share
-# (net/copts.c), which is all they take from it.
+# (net/copts.c), which is all they take from it.  Their tests are listed
+# in tests/local.mk.
 
 # fsdiff
 bin_PROGRAMS += client/fsdiff
@@ -25,10 +26,6 @@ client_twhich_LDADD = net/libnet.a $(CAIRN_LIBS)
 client_lcksum_SOURCES = client/lcksum.c
 client_lcksum_CPPFLAGS = $(NET_CPPFLAGS)
 client_lcksum_LDADD = net/libnet.a $(CAIRN_LIBS)
-TESTS += tests/integ/t-lsort.sh tests/integ/t-lmerge.sh \
-	tests/integ/t-twhich.sh tests/integ/t-lcksum.sh
-EXTRA_DIST += tests/integ/t-lsort.sh tests/integ/t-lmerge.sh \
-	tests/integ/t-twhich.sh tests/integ/t-lcksum.sh
 # --- transcript tools (end) ---
 
 # --- network client: libclient.a, ktcheck (begin) ---
@@ -48,17 +45,6 @@ bin_PROGRAMS += client/ktcheck
 client_ktcheck_SOURCES = client/ktcheck.c
 client_ktcheck_CPPFLAGS = $(NET_CPPFLAGS)
 client_ktcheck_LDADD = net/libnet.a $(CAIRN_LIBS)
-
-KTCHECK_TESTS = \
-	tests/integ/t-ktcheck-basic.sh \
-	tests/integ/t-ktcheck-zlib.sh \
-	tests/integ/t-ktcheck-wire.sh \
-	tests/integ/t-ktcheck-hostile.sh \
-	tests/integ/t-client-failover.sh \
-	tests/integ/t-ktcheck-stage.sh \
-	tests/integ/t-client-signals.sh
-TESTS += $(KTCHECK_TESTS)
-EXTRA_DIST += $(KTCHECK_TESTS)
 # --- network client (end) ---
 
 # --- uploads and server-side helpers: lcreate lfdiff repo (begin) ---
@@ -73,20 +59,6 @@ client_lfdiff_LDADD = net/libnet.a $(CAIRN_LIBS)
 client_repo_SOURCES = client/repo.c
 client_repo_CPPFLAGS = $(NET_CPPFLAGS)
 client_repo_LDADD = net/libnet.a $(CAIRN_LIBS)
-
-UPLOAD_TESTS = \
-	tests/integ/t-lcreate-wire.sh \
-	tests/integ/t-lcreate-basic.sh \
-	tests/integ/t-lcreate-verify.sh \
-	tests/integ/t-lcreate-limits.sh \
-	tests/integ/t-lcreate-workflow.sh \
-	tests/integ/t-lcreate-changed.sh \
-	tests/integ/t-lcreate-check.sh \
-	tests/integ/t-lfdiff.sh \
-	tests/integ/t-repo.sh \
-	tests/integ/t-tls-lcreate.sh
-TESTS += $(UPLOAD_TESTS)
-EXTRA_DIST += $(UPLOAD_TESTS) tests/integ/slowproxy.py
 # --- lcreate lfdiff repo (end) ---
 
 # --- lapply (begin) ---
@@ -96,31 +68,4 @@ client_lapply_SOURCES = client/lapply.c
 client_lapply_CPPFLAGS = $(NET_CPPFLAGS)
 client_lapply_LDADD = client/libclient.a net/libnet.a $(CAIRN_LIBS) \
 	$(PTHREAD_LIBS)
-
-LAPPLY_TESTS = \
-	tests/integ/t-lapply-local.sh \
-	tests/integ/t-lapply-types.sh \
-	tests/integ/t-lapply-hostile.sh \
-	tests/integ/t-catalogue-apply.sh \
-	tests/integ/t-lapply-errors.sh \
-	tests/integ/t-lapply-vectors.sh \
-	tests/integ/t-lapply-net.sh \
-	tests/integ/t-lapply-roundtrip.sh \
-	tests/integ/t-lapply-cairnd.sh \
-	tests/integ/t-lapply-batch.sh \
-	tests/integ/t-lapply-links.sh \
-	tests/integ/t-lapply-hardlinks.sh \
-	tests/integ/t-lapply-crash.sh \
-	tests/integ/t-lapply-faults.sh \
-	tests/integ/t-lapply-trace.sh \
-	tests/integ/t-lapply-race.sh \
-	tests/integ/t-lapply-jobs.sh \
-	tests/integ/t-lapply-progress.sh \
-	tests/integ/t-lapply-signals.sh \
-	tests/integ/t-lapply-fserrors.sh
-TESTS += $(LAPPLY_TESTS)
-EXTRA_DIST += $(LAPPLY_TESTS) tests/integ/lapply-lib.sh \
-	tests/integ/lapply-srv.py tests/integ/crashcheck.py \
-	tests/integ/tracecheck.py tests/integ/dropproxy.py \
-	tests/integ/ptyrun.py tests/integ/sigcheck.py
 # --- lapply (end) ---

@@ -1,4 +1,5 @@
-# cairn-ra: the client workflow command, its systemd units and tests.
+# cairn-ra: the client workflow command and its systemd units (its
+# tests are listed in tests/local.mk).
 # Included after server/local.mk, whose unit lists it appends to.
 client/cairn-ra: $(srcdir)/client/cairn-ra.in Makefile
 	$(AM_V_GEN)$(MKDIR_P) client && \
@@ -22,18 +23,3 @@ CLEANFILES += client/cairn-ra client/cairn-ra.service client/cairn-ra.timer
 EXTRA_DIST += client/cairn-ra.in client/cairn-ra.service.in \
 	client/cairn-ra.timer.in contrib/cairn-ra.cron \
 	contrib/cairn-ra.default
-
-RA_TESTS = \
-	tests/integ/t-ra-update.sh \
-	tests/integ/t-ra-hooks.sh \
-	tests/integ/t-ra-lock.sh \
-	tests/integ/t-ra-trip.sh \
-	tests/integ/t-ra-checkout.sh \
-	tests/integ/t-ra-retry.sh \
-	tests/integ/t-ra-reboot.sh \
-	tests/integ/t-ra-units.sh \
-	tests/integ/t-ra-usage.sh \
-	tests/integ/t-ra-bindir.sh \
-	tests/integ/t-ra-tls.sh
-TESTS += $(RA_TESTS)
-EXTRA_DIST += $(RA_TESTS) tests/integ/ralib.sh

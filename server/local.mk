@@ -12,38 +12,9 @@ server_cairnd_SOURCES = \
 server_cairnd_CFLAGS = $(AM_CFLAGS) $(PTHREAD_CFLAGS)
 server_cairnd_LDADD = $(CAIRN_LIBS) $(PTHREAD_LIBS)
 
-CAIRND_TESTS = \
-	tests/integ/t-cairnd-verbs.sh \
-	tests/integ/t-cairnd-stor-syncfail.sh \
-	tests/integ/t-cairnd-stor-order.sh \
-	tests/integ/t-cairnd-fetch.sh \
-	tests/integ/t-cairnd-confine.sh \
-	tests/integ/t-cairnd-comp.sh \
-	tests/integ/t-cairnd-limits.sh \
-	tests/integ/t-cairnd-stor.sh \
-	tests/integ/t-cairnd-stor-batch.sh \
-	tests/integ/t-cairnd-inflate.sh \
-	tests/integ/t-cairnd-deadlines.sh \
-	tests/integ/t-cairnd-conncap.sh \
-	tests/integ/t-cairnd-privdrop.sh \
-	tests/integ/t-cairnd-crash.sh \
-	tests/integ/t-catalogue-wire.sh \
-	tests/integ/t-catalogue-zlib.sh \
-	tests/integ/t-cairnd-upload-crash.sh
-TESTS += $(CAIRND_TESTS)
-EXTRA_DIST += $(CAIRND_TESTS) tests/integ/netlib.sh tests/integ/rap.py \
-	tests/integ/recproxy.py tests/integ/limpeer.py
+# The tests of the programs here are listed in tests/local.mk.
 
 # --- TLS (begin) ---
-TLS_TESTS = \
-	tests/integ/t-tls-ktcheck.sh \
-	tests/integ/t-tls-verify.sh \
-	tests/integ/t-tls-server.sh \
-	tests/integ/t-tls-daemon.sh \
-	tests/integ/t-tls-lapply.sh
-TESTS += $(TLS_TESTS)
-EXTRA_DIST += $(TLS_TESTS) tests/integ/tlslib.sh tests/integ/tlspeer.py
-
 # Service files: an init script and a systemd unit, with the installed
 # paths filled in.
 server/init.d/cairnd: $(srcdir)/server/cairnd.init.in Makefile
@@ -79,10 +50,6 @@ sbin_PROGRAMS += server/cairn-publish
 server_cairn_publish_SOURCES = server/publish.c
 server_cairn_publish_CPPFLAGS = $(NET_CPPFLAGS)
 server_cairn_publish_LDADD = net/libnet.a $(CAIRN_LIBS)
-PUBLISH_TESTS = \
-	tests/integ/t-publish.sh
-TESTS += $(PUBLISH_TESTS)
-EXTRA_DIST += $(PUBLISH_TESTS)
 # --- cairn-publish (end) ---
 # An example balancer in front of cairnd -X (cairnd(8)).
 EXTRA_DIST += contrib/haproxy.cfg
@@ -93,10 +60,4 @@ sbin_PROGRAMS += server/cairn-replicate
 server_cairn_replicate_SOURCES = server/replicate.c
 server_cairn_replicate_CPPFLAGS = $(NET_CPPFLAGS) -DSBINDIR='"$(sbindir)"'
 server_cairn_replicate_LDADD = net/libnet.a $(CAIRN_LIBS)
-REPLICA_TESTS = \
-	tests/integ/t-replicate.sh \
-	tests/integ/t-replica-skew.sh \
-	tests/integ/t-replicate-tls.sh
-TESTS += $(REPLICA_TESTS)
-EXTRA_DIST += $(REPLICA_TESTS)
 # --- cairn-replicate (end) ---

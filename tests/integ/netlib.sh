@@ -18,9 +18,11 @@
 #				file NAME.K
 #	start_cairnd DIR OPTS...	start cairnd -f on $CAIRND_ADDR on a
 #				free port over repository DIR and wait until
-#				it listens; sets PORT, SPID and SLOG (its
-#				stderr).  Bounded retries if the port is
-#				taken meanwhile.  Stopped at exit.
+#				it logs that it listens; sets PORT, SPID and
+#				SLOG (its stderr).  Bounded retries if the
+#				port is taken meanwhile.  Stopped at exit.
+#				(cairnd_launch of tests/integ/cairndlib.sh,
+#				which the benchmarks use too.)
 #	CAIRND_ADDR		the address cairnd listens on (-a), by
 #				default 127.0.0.1; empty for every address
 #	CAIRND_PORT		the port it listens on instead of a free one
@@ -66,6 +68,7 @@ if ! command -v mk_tmpdir >/dev/null 2>&1 || [ -z "${T:-}" ] ||
 fi
 
 need_cmd python3
+. "$top_srcdir/tests/integ/cairndlib.sh"
 RAP="$top_srcdir/tests/integ/rap.py"
 CAIRND_ADDR=127.0.0.1
 CAIRND_PORT=
@@ -121,22 +124,10 @@ tree_repo()
 	find "$1/command" "$1/transcript" -exec touch -d "@$T0" {} +
 }
 
-SPID=
+# The launcher the benchmarks use too (tests/integ/cairndlib.sh).
 stop_cairnd()
 {
-	if [ -n "$SPID" ]; then
-		kill "$SPID" 2>/dev/null
-		wait "$SPID" 2>/dev/null
-		SPID=
-	fi
-}
-
-# Ready once it logged that it listens; given up if it exited.
-_net_listening()
-{
-	grep -q "listening on port $PORT " "$SLOG" 2>/dev/null && return 0
-	kill -0 "$SPID" 2>/dev/null || return 255
-	return 1
+	cairnd_stop
 }
 
 start_cairnd()
@@ -145,23 +136,8 @@ start_cairnd()
 	_dir=$1
 	shift
 	SLOG="$T/cairnd.log"
-	_try=0
-	while [ "$_try" -lt 5 ]; do
-		_try=$((_try + 1))
-		PORT=${CAIRND_PORT:-$(free_port)} || fail "no free port"
-		"$CAIRND" -f ${CAIRND_ADDR:+-a "$CAIRND_ADDR"} -p "$PORT" \
-		    -D "$_dir" "$@" 2>>"$SLOG" &
-		SPID=$!
-		if retry 100 _net_listening; then
-			at_exit stop_cairnd
-			return 0
-		fi
-		# Lost the port to someone else, or failed to start.
-		stop_cairnd
-		[ -z "${CAIRND_PORT:-}" ] || break
-	done
-	cat "$SLOG" >&2
-	fail "cairnd did not start"
+	cairnd_launch "$SLOG" "$_dir" "$@" || fail "cairnd did not start"
+	at_exit stop_cairnd
 }
 
 wait_log()

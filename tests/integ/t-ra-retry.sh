@@ -36,11 +36,7 @@ auto=$!
 at_exit "kill $auto 2>/dev/null; wait $auto 2>/dev/null"
 retry 300 grep -q 'retry 1 of 20' "$SYSLOGF" ||
     fail "no retry logged: $(cat "$SYSLOGF")"
-SLOG=$T/cairnd.log
-"$CAIRND" -f -a 127.0.0.1 -p "$PORT" -D "$REPO" 2>>"$SLOG" &
-SPID=$!
-at_exit stop_cairnd
-retry 100 _net_listening || fail "cairnd did not start: $(cat "$SLOG")"
+CAIRND_PORT=$PORT start_cairnd "$REPO"
 rc=0
 wait "$auto" || rc=$?
 assert_eq 0 "$rc" "auto: $(cat "$T/auto.err") $(cat "$SYSLOGF")"

@@ -1,4 +1,12 @@
-# tests/unit/: one Check suite per common/ module.
+# tests/unit/: one Check suite per module.  A suite is a program with
+# its own build rule, so the list of suites stays here, beside the
+# rules; every other test is listed in tests/local.mk, which includes
+# this file.
+#   UNIT_TESTS        the suites of the first common/ modules, which the
+#                     Debian package build runs (debian/rules);
+#   UNIT_LAYER_TESTS  the connection layers, the receive side of the
+#                     clients, the PROXY header, RAP, TLS and the file
+#                     system helpers.
 if HAVE_CHECK
 UNIT_TESTS = \
 	tests/unit/check_buf \
@@ -11,8 +19,16 @@ UNIT_TESTS = \
 	tests/unit/check_cksum \
 	tests/unit/check_confine \
 	tests/unit/check_log
-check_PROGRAMS += $(UNIT_TESTS)
-TESTS += $(UNIT_TESTS)
+UNIT_LAYER_TESTS = \
+	tests/unit/check_zauto \
+	tests/unit/check_conn \
+	tests/unit/check_download \
+	tests/unit/check_proxy \
+	tests/unit/check_proto \
+	tests/unit/check_fsutil \
+	tests/unit/check_tls
+check_PROGRAMS += $(UNIT_TESTS) $(UNIT_LAYER_TESTS)
+TESTS += $(UNIT_TESTS) $(UNIT_LAYER_TESTS)
 
 UNIT_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 UNIT_LDADD = $(CHECK_LIBS) $(CAIRN_LIBS)
@@ -54,13 +70,9 @@ EXTRA_DIST += tests/unit/no-check.sh tests/unit/unit.h
 
 # Connection layers (conn, zstream, proto).
 if HAVE_CHECK
-check_PROGRAMS += tests/unit/check_zauto
-TESTS += tests/unit/check_zauto
 tests_unit_check_zauto_SOURCES = tests/unit/check_zauto.c
 tests_unit_check_zauto_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_check_zauto_LDADD = $(UNIT_LDADD)
-check_PROGRAMS += tests/unit/check_conn
-TESTS += tests/unit/check_conn
 tests_unit_check_conn_SOURCES = tests/unit/check_conn.c
 tests_unit_check_conn_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_check_conn_LDADD = $(UNIT_LDADD)
@@ -69,8 +81,6 @@ endif
 # The receive side of the clients (net/libnet.a: download.c;
 # client/libclient.a: apply*.c).
 if HAVE_CHECK
-check_PROGRAMS += tests/unit/check_download
-TESTS += tests/unit/check_download
 tests_unit_check_download_SOURCES = tests/unit/check_download.c
 tests_unit_check_download_CPPFLAGS = $(NET_CPPFLAGS) -I$(srcdir)/client
 tests_unit_check_download_CFLAGS = $(UNIT_CFLAGS) $(PTHREAD_CFLAGS)
@@ -80,8 +90,6 @@ endif
 
 # The PROXY protocol header and cairnd -X's list of balancers.
 if HAVE_CHECK
-check_PROGRAMS += tests/unit/check_proxy
-TESTS += tests/unit/check_proxy
 tests_unit_check_proxy_SOURCES = tests/unit/check_proxy.c server/proxy.c
 tests_unit_check_proxy_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/server
 tests_unit_check_proxy_CFLAGS = $(UNIT_CFLAGS)
@@ -90,20 +98,14 @@ endif
 
 # The RAP layer, TLS contexts and sessions, file-system helpers.
 if HAVE_CHECK
-check_PROGRAMS += tests/unit/check_proto
-TESTS += tests/unit/check_proto
 tests_unit_check_proto_SOURCES = tests/unit/check_proto.c
 tests_unit_check_proto_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_check_proto_LDADD = $(UNIT_LDADD)
 # write(2) wrapped: short writes and EINTR on every run (check_fsutil.c).
-check_PROGRAMS += tests/unit/check_fsutil
-TESTS += tests/unit/check_fsutil
 tests_unit_check_fsutil_SOURCES = tests/unit/check_fsutil.c
 tests_unit_check_fsutil_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_check_fsutil_LDFLAGS = -Wl,--wrap=write
 tests_unit_check_fsutil_LDADD = $(UNIT_LDADD)
-check_PROGRAMS += tests/unit/check_tls
-TESTS += tests/unit/check_tls
 tests_unit_check_tls_SOURCES = tests/unit/check_tls.c
 tests_unit_check_tls_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_check_tls_LDADD = $(UNIT_LDADD)
