@@ -23,8 +23,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,41 +33,13 @@
 #include "buf.h"
 #include "cerr.h"
 #include "conn.h"
+#include "connra.h"
 #include "tls.h"
 #include "xmalloc.h"
 
 #define CONN_TIMEOUT	60000		/* default per-call deadline, ms */
 #define CONN_DRAINTIME	2000		/* conn_close: drain the peer, ms */
 #define CONN_DRAINMAX	(1024 * 1024)
-#define CONN_RASIZE	(1024 * 1024)	/* plain bytes decoded ahead */
-#define CONN_RASTEP	(32 * 1024)	/* ... at most per decode call */
-#define CONN_RAMARKS	(CONN_RASIZE / CONN_RASTEP + 2)
-
-/*
- * Read-ahead (conn_readahead): the thread reads the socket and decodes
- * into ring; the reader takes from it.  Under mu: everything but the
- * ring's bytes, which belong to the thread from tail to head + size and
- * to the reader from head to tail.
- */
-struct conn_ra {
-	pthread_t	 th;
-	pthread_mutex_t	 mu;
-	pthread_cond_t	 cv;		/* the reader's: data, an end */
-	pthread_cond_t	 rcv;		/* the thread's: room, stop */
-	int		 wake[2];	/* a byte: stop waiting for the peer */
-	int		 stop;
-	int		 end;		/* 1: peer closed, -1: error in err */
-	struct cerr	 err;
-	unsigned char	*ring;
-	uint64_t	 head, tail;	/* plain bytes taken, made */
-	uint64_t	 wire_in;	/* read by the thread */
-	uint64_t	 wused;		/* coded bytes it decoded */
-	/* Where the plain bytes end that wused coded bytes made. */
-	struct {
-		uint64_t	 end, wused;
-	}		 mark[CONN_RAMARKS];
-	size_t		 mfirst, nmark;
-};
 
 struct conn {
 	int		 fd;
@@ -103,7 +73,7 @@ struct conn {
 	uint64_t	 stall_ns, idle_ns; /* waiting to send, to receive */
 
 	struct tls	*tls;		/* after conn_starttls */
-	struct conn_ra	*ra;		/* after conn_readahead, or NULL */
+	struct connra	*ra;		/* after conn_readahead, or NULL */
 
 	int		 eof, toolong;
 	int		 timedout;	/* the last wait ran out of time */
@@ -111,10 +81,8 @@ struct conn {
 	struct connstats st;
 };
 
+
 static void	conn_ra_end(struct conn *);
-static void	conn_ra_free(struct conn_ra *);
-static ssize_t	conn_ra_take(struct conn *, void *, size_t, int64_t,
-		    struct cerr *);
 
 static int64_t
 now_ms(void)
@@ -424,16 +392,11 @@ conn_toolong(const struct conn *c)
 void
 conn_stats(const struct conn *c, struct connstats *st)
 {
-	struct conn_ra	*ra = c->ra;
-
 	*st = c->st;
 	if (c->fops != NULL)
 		c->fops->stats(c->farg, st);
-	if (ra != NULL) {
-		pthread_mutex_lock(&ra->mu);
-		st->wire_in += ra->wire_in;
-		pthread_mutex_unlock(&ra->mu);
-	}
+	if (c->ra != NULL)
+		st->wire_in += connra_wire_in(c->ra);
 }
 
 /* Make sure the input buffer exists and has room at its end. */
@@ -489,192 +452,6 @@ conn_zread(struct conn *c, int64_t deadline, struct cerr *err)
 }
 
 /*
- * The read-ahead thread: read the socket and decode into the ring until
- * the peer closes, an error, or conn_ra_end.  It owns win and the
- * filter's decode side; the reader never touches them meanwhile.
- */
-static void *
-conn_ra_main(void *arg)
-{
-	struct conn	*c = arg;
-	struct conn_ra	*ra = c->ra;
-	const unsigned char *zp;
-	struct pollfd	 pfd[2];
-	struct cerr	 zerr, err;
-	uint64_t	 room;
-	size_t		 at, n, zlen;
-	ssize_t		 r;
-	char		 ch;
-	int		 end = 0;
-
-	memset(&err, 0, sizeof(err));
-	for (;;) {
-		pthread_mutex_lock(&ra->mu);
-		while (!ra->stop && ra->tail - ra->head == CONN_RASIZE)
-			pthread_cond_wait(&ra->rcv, &ra->mu);
-		if (ra->stop) {
-			pthread_mutex_unlock(&ra->mu);
-			break;
-		}
-		room = CONN_RASIZE - (ra->tail - ra->head);
-		at = (size_t)(ra->tail % CONN_RASIZE);
-		pthread_mutex_unlock(&ra->mu);
-		n = CONN_RASIZE - at;
-		if (n > room)
-			n = (size_t)room;
-		if (n > CONN_RASTEP)
-			n = CONN_RASTEP;
-
-		zp = c->win + c->woff;
-		zlen = c->wlen;
-		r = c->fops->decode(c->farg, &zp, &c->wlen, ra->ring + at, n,
-		    &zerr);
-		if (r == -1) {
-			cerr_set(&err, "%s: %s", c->peer, zerr.msg);
-			end = -1;
-			break;
-		}
-		c->woff = (size_t)(zp - c->win);
-		pthread_mutex_lock(&ra->mu);
-		ra->wused += zlen - c->wlen;
-		if (r > 0) {
-			ra->tail += (uint64_t)r;
-			/* Full: the newest mark covers more (coarser). */
-			if (ra->nmark == CONN_RAMARKS)
-				ra->nmark--;
-			n = (ra->mfirst + ra->nmark++) % CONN_RAMARKS;
-			ra->mark[n].end = ra->tail;
-			ra->mark[n].wused = ra->wused;
-			pthread_cond_signal(&ra->cv);
-		}
-		pthread_mutex_unlock(&ra->mu);
-		if (r > 0)
-			continue;
-
-		/* Inflate wants input. */
-		if (c->wlen == 0)
-			c->woff = 0;
-		if (c->woff + c->wlen == c->wcap) {
-			memmove(c->win, c->win + c->woff, c->wlen);
-			c->woff = 0;
-		}
-		r = read(c->fd, c->win + c->woff + c->wlen,
-		    c->wcap - c->woff - c->wlen);
-		if (r > 0) {
-			c->wlen += (size_t)r;
-			pthread_mutex_lock(&ra->mu);
-			ra->wire_in += (uint64_t)r;
-			pthread_mutex_unlock(&ra->mu);
-			continue;
-		}
-		if (r == 0) {
-			end = 1;
-			break;
-		}
-		if (errno == EINTR)
-			continue;
-		if (errno != EAGAIN && errno != EWOULDBLOCK) {
-			cerr_errno(&err, "%s: read", c->peer);
-			end = -1;
-			break;
-		}
-		/* No deadline here: the reader keeps its own. */
-		pfd[0].fd = c->fd;
-		pfd[0].events = POLLIN;
-		pfd[1].fd = ra->wake[0];
-		pfd[1].events = POLLIN;
-		pfd[0].revents = pfd[1].revents = 0;
-		if (poll(pfd, 2, -1) == -1 && errno != EINTR) {
-			cerr_errno(&err, "%s: poll", c->peer);
-			end = -1;
-			break;
-		}
-		if (pfd[1].revents != 0)
-			(void)read(ra->wake[0], &ch, 1);
-	}
-	pthread_mutex_lock(&ra->mu);
-	if (end != 0) {
-		ra->end = end;
-		ra->err = err;
-	}
-	pthread_cond_signal(&ra->cv);
-	pthread_mutex_unlock(&ra->mu);
-	return NULL;
-}
-
-int
-conn_readahead(struct conn *c, struct cerr *err)
-{
-	struct conn_ra		*ra;
-	pthread_condattr_t	 ca;
-	sigset_t		 all, old;
-	int			 rc;
-
-	/* TLS reads and writes one session object: not from two threads. */
-	if (c->ra != NULL || c->fops == NULL || c->tls != NULL || c->wskiplf)
-		return 1;
-	ra = xcalloc(1, sizeof(*ra));
-	if (pipe2(ra->wake, O_CLOEXEC | O_NONBLOCK) == -1) {
-		cerr_errno(err, "%s: pipe", c->peer);
-		free(ra);
-		return -1;
-	}
-	ra->ring = xmalloc(CONN_RASIZE);
-	ra->wused = c->wused;
-	pthread_mutex_init(&ra->mu, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&ra->cv, &ca);
-	pthread_condattr_destroy(&ca);
-	pthread_cond_init(&ra->rcv, NULL);
-	c->ra = ra;
-	/* Signals stay with the program's threads. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	rc = pthread_create(&ra->th, NULL, conn_ra_main, c);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (rc != 0) {
-		c->ra = NULL;
-		conn_ra_free(ra);
-		return 1;	/* reads stay in the caller's thread */
-	}
-	return 0;
-}
-
-static void
-conn_ra_free(struct conn_ra *ra)
-{
-	pthread_cond_destroy(&ra->rcv);
-	pthread_cond_destroy(&ra->cv);
-	pthread_mutex_destroy(&ra->mu);
-	close(ra->wake[0]);
-	close(ra->wake[1]);
-	free(ra->ring);
-	free(ra);
-}
-
-/* Stop the thread and forget what it read ahead (the connection ends). */
-static void
-conn_ra_end(struct conn *c)
-{
-	struct conn_ra	*ra = c->ra;
-	char		 ch = 0;
-
-	if (ra == NULL)
-		return;
-	pthread_mutex_lock(&ra->mu);
-	ra->stop = 1;
-	pthread_cond_signal(&ra->rcv);
-	pthread_mutex_unlock(&ra->mu);
-	(void)write(ra->wake[1], &ch, 1);
-	pthread_join(ra->th, NULL);
-	c->st.wire_in += ra->wire_in;
-	c->wused = ra->wused;
-	c->ra = NULL;
-	conn_ra_free(ra);
-}
-
-/*
  * conn_produce under read-ahead: up to n plain bytes from the ring,
  * waiting for the thread until the deadline.
  */
@@ -682,70 +459,51 @@ static ssize_t
 conn_ra_take(struct conn *c, void *p, size_t n, int64_t deadline,
     struct cerr *err)
 {
-	struct conn_ra	*ra = c->ra;
-	struct timespec	 ts;
-	uint64_t	 avail;
-	size_t		 at;
-	int		 waited = 0, end;
+	ssize_t	 r;
 
-	pthread_mutex_lock(&ra->mu);
-	while (ra->tail == ra->head && ra->end == 0) {
-		if (!waited) {
-			/* About to wait for the peer: it may wait for us. */
-			pthread_mutex_unlock(&ra->mu);
-			if (!c->wfail && ((c->idle != NULL &&
-			    c->idle(c->idlearg, err) == -1) ||
-			    conn_flush(c, err) == -1))
-				return -1;
-			waited = 1;
-			pthread_mutex_lock(&ra->mu);
-			continue;
-		}
-		if (deadline < 0) {
-			pthread_cond_wait(&ra->cv, &ra->mu);
-			continue;
-		}
-		ts.tv_sec = (time_t)(deadline / 1000);
-		ts.tv_nsec = (long)(deadline % 1000) * 1000000L;
-		if (pthread_cond_timedwait(&ra->cv, &ra->mu, &ts) != 0 &&
-		    ra->tail == ra->head && ra->end == 0 &&
-		    now_ms() >= deadline) {
-			pthread_mutex_unlock(&ra->mu);
-			c->timedout = 1;
-			cerr_set(err, "%s: timed out waiting for data",
-			    c->peer);
+	r = connra_take(c->ra, p, n, deadline, 0, &c->wused, err);
+	if (r == CONNRA_WAIT) {
+		/* About to wait for the peer: it may wait for us. */
+		if (!c->wfail && ((c->idle != NULL &&
+		    c->idle(c->idlearg, err) == -1) ||
+		    conn_flush(c, err) == -1))
 			return -1;
-		}
+		r = connra_take(c->ra, p, n, deadline, 1, &c->wused, err);
 	}
-	avail = ra->tail - ra->head;
-	if (avail == 0) {
-		/* Everything it made is taken: the end it met is ours. */
-		end = ra->end;
-		if (end == -1)
-			*err = ra->err;
-		pthread_mutex_unlock(&ra->mu);
-		return end == 1 ? 0 : -1;
+	if (r == CONNRA_TIMEOUT) {
+		c->timedout = 1;
+		cerr_set(err, "%s: timed out waiting for data", c->peer);
+		return -1;
 	}
-	at = (size_t)(ra->head % CONN_RASIZE);
-	if (n > avail)
-		n = (size_t)avail;
-	if (n > CONN_RASIZE - at)
-		n = CONN_RASIZE - at;
-	pthread_mutex_unlock(&ra->mu);
-	/* Ours from head to tail: copy outside the lock. */
-	memcpy(p, ra->ring + at, n);
-	pthread_mutex_lock(&ra->mu);
-	ra->head += n;
-	/* The line bound counts the coded bytes of what we took. */
-	while (ra->nmark > 0 && ra->mark[ra->mfirst].end <= ra->head) {
-		c->wused = ra->mark[ra->mfirst].wused;
-		ra->mfirst = (ra->mfirst + 1) % CONN_RAMARKS;
-		ra->nmark--;
-	}
-	pthread_cond_signal(&ra->rcv);
-	pthread_mutex_unlock(&ra->mu);
-	c->st.raw_in += n;
-	return (ssize_t)n;
+	if (r > 0)
+		c->st.raw_in += (uint64_t)r;
+	return r;
+}
+
+int
+conn_readahead(struct conn *c, struct cerr *err)
+{
+	int	 r;
+
+	/* TLS reads and writes one session object: not from two threads. */
+	if (c->ra != NULL || c->fops == NULL || c->tls != NULL ||
+	    c->wskiplf)
+		return 1;
+	r = connra_start(&c->ra, c->fd, c->fops, c->farg, c->peer,
+	    c->win + c->woff, c->wlen, c->wused, err);
+	if (r == 0)
+		c->woff = c->wlen = 0;
+	return r;
+}
+
+/* Stop the thread and forget what it read ahead (the connection ends). */
+static void
+conn_ra_end(struct conn *c)
+{
+	if (c->ra == NULL)
+		return;
+	connra_end(c->ra, &c->st.wire_in, &c->wused);
+	c->ra = NULL;
 }
 
 /*
@@ -1223,16 +981,9 @@ conn_note(struct conn *c, const char *note)
 size_t
 conn_pending(const struct conn *c)
 {
-	struct conn_ra	*ra = c->ra;
-	size_t		 n;
-
-	if (ra != NULL) {
-		/* The thread's: no more to say than that it has some. */
-		pthread_mutex_lock(&ra->mu);
-		n = (size_t)(ra->tail - ra->head);
-		pthread_mutex_unlock(&ra->mu);
-		return c->ilen + n;
-	}
+	/* The thread's: no more to say than that it has some. */
+	if (c->ra != NULL)
+		return c->ilen + connra_pending(c->ra);
 	if (c->fops != NULL)
 		return c->ilen + c->wlen;
 	if (c->skiplf && c->ilen > 0 && c->in[c->ioff] == '\n')
