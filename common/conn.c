@@ -1,15 +1,15 @@
 /*
- * conn.c: buffered, optionally compressed I/O on one socket (conn.h).
+ * conn.c: buffered, optionally filtered I/O on one socket (conn.h).
  *
  * Data path, bottom up:
- *   fd --(io_read)--> zin --(inflate)--> in --> lines / blocks
- *   out --(deflate)--> zout --(io_write)--> fd
- * Without compression zin/zout are unused and bytes go straight between
+ *   fd --(io_read)--> win --(filter decode)--> in --> lines / blocks
+ *   out --(filter encode)--> wout --(io_write)--> fd
+ * Without a filter win/wout are unused and bytes go straight between
  * the fd and in/out.  io_read/io_write are the only places that touch the
  * transport: the socket, or after conn_starttls a TLS session on it (so
- * compression, started later, sits above TLS: compress, then encrypt).
- * After conn_readahead (compressed, no TLS) a thread of the connection
- * owns the read side below "in": it reads and inflates into a ring
+ * a filter, installed later, sits above TLS: code, then encrypt).
+ * After conn_readahead (filtered, no TLS) a thread of the connection
+ * owns the read side below "in": it reads and decodes into a ring
  * ahead of the reader, and conn_produce takes from the ring.
  */
 #include "config.h"
@@ -23,8 +23,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,43 +33,13 @@
 #include "buf.h"
 #include "cerr.h"
 #include "conn.h"
+#include "connra.h"
 #include "tls.h"
 #include "xmalloc.h"
-#include "zauto.h"
-#include "zstream.h"
 
 #define CONN_TIMEOUT	60000		/* default per-call deadline, ms */
 #define CONN_DRAINTIME	2000		/* conn_close: drain the peer, ms */
 #define CONN_DRAINMAX	(1024 * 1024)
-#define CONN_RASIZE	(1024 * 1024)	/* plain bytes inflated ahead */
-#define CONN_RASTEP	(32 * 1024)	/* ... at most per inflate call */
-#define CONN_RAMARKS	(CONN_RASIZE / CONN_RASTEP + 2)
-
-/*
- * Read-ahead (conn_readahead): the thread reads the socket and inflates
- * into ring; the reader takes from it.  Under mu: everything but the
- * ring's bytes, which belong to the thread from tail to head + size and
- * to the reader from head to tail.
- */
-struct conn_ra {
-	pthread_t	 th;
-	pthread_mutex_t	 mu;
-	pthread_cond_t	 cv;		/* the reader's: data, an end */
-	pthread_cond_t	 rcv;		/* the thread's: room, stop */
-	int		 wake[2];	/* a byte: stop waiting for the peer */
-	int		 stop;
-	int		 end;		/* 1: peer closed, -1: error in err */
-	struct cerr	 err;
-	unsigned char	*ring;
-	uint64_t	 head, tail;	/* plain bytes taken, made */
-	uint64_t	 wire_in;	/* read by the thread */
-	uint64_t	 zused;		/* compressed bytes it inflated */
-	/* Where the plain bytes end that zused compressed bytes made. */
-	struct {
-		uint64_t	 end, zused;
-	}		 mark[CONN_RAMARKS];
-	size_t		 mfirst, nmark;
-};
 
 struct conn {
 	int		 fd;
@@ -80,7 +48,6 @@ struct conn {
 	size_t		 maxline;
 	int		 linewait;	/* ms to wait for a line to begin, -1 */
 	int		 linetime;	/* ms for a line once begun, -1 */
-	int		 zratio;	/* inflate bound for lines, 0 */
 	conn_trace_fn	 trace;		/* NULL: none */
 	void		*tracearg;
 	conn_idle_fn	 idle;		/* NULL: none */
@@ -92,30 +59,21 @@ struct conn {
 	size_t		 iscan;		/* bytes after ioff known to hold no EOL */
 	int		 skiplf;	/* last line ended in CR: eat one LF */
 
-	/* Compressed input not yet inflated: zin[zoff .. zoff+zlen). */
-	unsigned char	*zin;
-	size_t		 zcap, zoff, zlen;
-	int		 zskiplf;	/* skiplf carried across the switch */
-	uint64_t	 zused;		/* compressed bytes inflated so far */
-	uint64_t	 zwline;	/* line bytes in the ratio window */
-	uint64_t	 zwmark;	/* zused when the window began */
+	/* Coded input not yet decoded: win[woff .. woff+wlen). */
+	unsigned char	*win;
+	size_t		 wcap, woff, wlen;
+	int		 wskiplf;	/* skiplf carried across the switch */
+	uint64_t	 wused;		/* coded bytes decoded so far */
 
 	struct buf	*out;		/* plain output queued */
-	struct buf	*zout;		/* compressed output not yet written */
-	struct zstream	*z;
-	int		 zdirty;	/* deflated since the last flush */
-	int		 zbase;		/* the level when not pinned, fixed */
-	int		 zpin;		/* pinned level, -1: none */
-	struct zauto	*za;		/* automatic level, NULL: fixed */
-	conn_capture_fn	 capfn;		/* sees compressed output, NULL */
-	void		*caparg;
-	/* What the automatic level is fed: since the last sample. */
-	uint64_t	 zmark;		/* ns clock at the last sample */
-	uint64_t	 zraw, zmade;	/* bytes deflated, bytes they made */
-	uint64_t	 zdef, zstall, zidle;	/* ns deflating, waiting */
+	struct buf	*wout;		/* coded output not yet written */
+	const struct conn_filter *fops;	/* the filter, NULL: none */
+	void		*farg;
+	int		 timing;	/* count waits (conn_set_timing) */
+	uint64_t	 stall_ns, idle_ns; /* waiting to send, to receive */
 
 	struct tls	*tls;		/* after conn_starttls */
-	struct conn_ra	*ra;		/* after conn_readahead, or NULL */
+	struct connra	*ra;		/* after conn_readahead, or NULL */
 
 	int		 eof, toolong;
 	int		 timedout;	/* the last wait ran out of time */
@@ -123,10 +81,8 @@ struct conn {
 	struct connstats st;
 };
 
+
 static void	conn_ra_end(struct conn *);
-static void	conn_ra_free(struct conn_ra *);
-static ssize_t	conn_ra_take(struct conn *, void *, size_t, int64_t,
-		    struct cerr *);
 
 static int64_t
 now_ms(void)
@@ -167,7 +123,7 @@ conn_wait(struct conn *c, short events, int64_t deadline, struct cerr *err)
 {
 	struct pollfd	 pfd;
 	int64_t		 left;
-	uint64_t	 t0 = c->za != NULL ? now_ns() : 0;
+	uint64_t	 t0 = c->timing ? now_ns() : 0;
 	int		 r;
 
 	for (;;) {
@@ -179,13 +135,13 @@ conn_wait(struct conn *c, short events, int64_t deadline, struct cerr *err)
 		pfd.revents = 0;
 		r = poll(&pfd, 1, left > 1000000000 ? 1000000000 : (int)left);
 		if (r > 0) {
-			if (c->za == NULL)
+			if (!c->timing)
 				return 0;
 			/* Waiting to send is the link's; to read, idle. */
 			if (events & POLLOUT)
-				c->zstall += now_ns() - t0;
+				c->stall_ns += now_ns() - t0;
 			else
-				c->zidle += now_ns() - t0;
+				c->idle_ns += now_ns() - t0;
 			return 0;
 		}
 		if (r == 0) {
@@ -316,7 +272,7 @@ conn_new(int fd, const char *peer)
 	c->linewait = -1;
 	c->linetime = -1;
 	c->out = buf_new(CONN_IOSIZE + CONN_MAXLINE + 4096);
-	c->zout = buf_new(8 * CONN_IOSIZE + 65536);
+	c->wout = buf_new(8 * CONN_IOSIZE + 65536);
 	if ((fl = fcntl(fd, F_GETFL)) != -1)
 		(void)fcntl(fd, F_SETFL, fl | O_NONBLOCK);
 	return c;
@@ -331,12 +287,12 @@ conn_free(struct conn *c)
 	tls_free(c->tls);
 	if (c->fd != -1)
 		close(c->fd);
-	zstream_free(c->z);
-	zauto_free(c->za);
+	if (c->fops != NULL)
+		c->fops->free(c->farg);
 	buf_free(c->out);
-	buf_free(c->zout);
+	buf_free(c->wout);
 	free(c->in);
-	free(c->zin);
+	free(c->win);
 	free(c->peer);
 	free(c);
 }
@@ -408,12 +364,6 @@ conn_set_linetimes(struct conn *c, int wait, int line)
 }
 
 void
-conn_set_zratio(struct conn *c, int ratio)
-{
-	c->zratio = ratio;
-}
-
-void
 conn_set_trace(struct conn *c, conn_trace_fn fn, void *arg)
 {
 	c->trace = fn;
@@ -439,24 +389,14 @@ conn_toolong(const struct conn *c)
 	return c->toolong;
 }
 
-int
-conn_compressing(const struct conn *c)
-{
-	return c->z != NULL;
-}
-
 void
 conn_stats(const struct conn *c, struct connstats *st)
 {
-	struct conn_ra	*ra = c->ra;
-
 	*st = c->st;
-	st->level = c->z != NULL ? zstream_level(c->z) : 0;
-	if (ra != NULL) {
-		pthread_mutex_lock(&ra->mu);
-		st->wire_in += ra->wire_in;
-		pthread_mutex_unlock(&ra->mu);
-	}
+	if (c->fops != NULL)
+		c->fops->stats(c->farg, st);
+	if (c->ra != NULL)
+		st->wire_in += connra_wire_in(c->ra);
 }
 
 /* Make sure the input buffer exists and has room at its end. */
@@ -480,221 +420,35 @@ conn_inspace(struct conn *c)
 	return c->icap - c->ioff - c->ilen;
 }
 
-/* Read more compressed bytes into zin.  Returns > 0, 0 at EOF, -1. */
+/* Read more coded bytes into win.  Returns > 0, 0 at EOF, -1. */
 static ssize_t
 conn_zread(struct conn *c, int64_t deadline, struct cerr *err)
 {
 	ssize_t	 r;
 
-	if (c->zlen == 0)
-		c->zoff = 0;
-	if (c->zoff + c->zlen == c->zcap) {
-		memmove(c->zin, c->zin + c->zoff, c->zlen);
-		c->zoff = 0;
+	if (c->wlen == 0)
+		c->woff = 0;
+	if (c->woff + c->wlen == c->wcap) {
+		memmove(c->win, c->win + c->woff, c->wlen);
+		c->woff = 0;
 	}
-	r = io_read(c, c->zin + c->zoff + c->zlen,
-	    c->zcap - c->zoff - c->zlen, deadline, err);
+	r = io_read(c, c->win + c->woff + c->wlen,
+	    c->wcap - c->woff - c->wlen, deadline, err);
 	if (r <= 0)
 		return r;
-	if (c->zskiplf) {
+	if (c->wskiplf) {
 		/* The LF of the CRLF ending the line before the switch. */
-		c->zskiplf = 0;
-		if (c->zin[c->zoff + c->zlen] == '\n') {
-			memmove(c->zin + c->zoff + c->zlen,
-			    c->zin + c->zoff + c->zlen + 1, (size_t)r - 1);
+		c->wskiplf = 0;
+		if (c->win[c->woff + c->wlen] == '\n') {
+			memmove(c->win + c->woff + c->wlen,
+			    c->win + c->woff + c->wlen + 1, (size_t)r - 1);
 			r--;
 			if (r == 0)
 				return conn_zread(c, deadline, err);
 		}
 	}
-	c->zlen += (size_t)r;
+	c->wlen += (size_t)r;
 	return r;
-}
-
-/*
- * The read-ahead thread: read the socket and inflate into the ring until
- * the peer closes, an error, or conn_ra_end.  It owns zin and the
- * inflate side of z; the reader never touches them meanwhile.
- */
-static void *
-conn_ra_main(void *arg)
-{
-	struct conn	*c = arg;
-	struct conn_ra	*ra = c->ra;
-	const unsigned char *zp;
-	struct pollfd	 pfd[2];
-	struct cerr	 zerr, err;
-	uint64_t	 room;
-	size_t		 at, n, zlen;
-	ssize_t		 r;
-	char		 ch;
-	int		 end = 0;
-
-	memset(&err, 0, sizeof(err));
-	for (;;) {
-		pthread_mutex_lock(&ra->mu);
-		while (!ra->stop && ra->tail - ra->head == CONN_RASIZE)
-			pthread_cond_wait(&ra->rcv, &ra->mu);
-		if (ra->stop) {
-			pthread_mutex_unlock(&ra->mu);
-			break;
-		}
-		room = CONN_RASIZE - (ra->tail - ra->head);
-		at = (size_t)(ra->tail % CONN_RASIZE);
-		pthread_mutex_unlock(&ra->mu);
-		n = CONN_RASIZE - at;
-		if (n > room)
-			n = (size_t)room;
-		if (n > CONN_RASTEP)
-			n = CONN_RASTEP;
-
-		zp = c->zin + c->zoff;
-		zlen = c->zlen;
-		r = zstream_inflate(c->z, &zp, &c->zlen, ra->ring + at, n,
-		    &zerr);
-		if (r == -1) {
-			cerr_set(&err, "%s: %s", c->peer, zerr.msg);
-			end = -1;
-			break;
-		}
-		c->zoff = (size_t)(zp - c->zin);
-		pthread_mutex_lock(&ra->mu);
-		ra->zused += zlen - c->zlen;
-		if (r > 0) {
-			ra->tail += (uint64_t)r;
-			/* Full: the newest mark covers more (coarser). */
-			if (ra->nmark == CONN_RAMARKS)
-				ra->nmark--;
-			n = (ra->mfirst + ra->nmark++) % CONN_RAMARKS;
-			ra->mark[n].end = ra->tail;
-			ra->mark[n].zused = ra->zused;
-			pthread_cond_signal(&ra->cv);
-		}
-		pthread_mutex_unlock(&ra->mu);
-		if (r > 0)
-			continue;
-
-		/* Inflate wants input. */
-		if (c->zlen == 0)
-			c->zoff = 0;
-		if (c->zoff + c->zlen == c->zcap) {
-			memmove(c->zin, c->zin + c->zoff, c->zlen);
-			c->zoff = 0;
-		}
-		r = read(c->fd, c->zin + c->zoff + c->zlen,
-		    c->zcap - c->zoff - c->zlen);
-		if (r > 0) {
-			c->zlen += (size_t)r;
-			pthread_mutex_lock(&ra->mu);
-			ra->wire_in += (uint64_t)r;
-			pthread_mutex_unlock(&ra->mu);
-			continue;
-		}
-		if (r == 0) {
-			end = 1;
-			break;
-		}
-		if (errno == EINTR)
-			continue;
-		if (errno != EAGAIN && errno != EWOULDBLOCK) {
-			cerr_errno(&err, "%s: read", c->peer);
-			end = -1;
-			break;
-		}
-		/* No deadline here: the reader keeps its own. */
-		pfd[0].fd = c->fd;
-		pfd[0].events = POLLIN;
-		pfd[1].fd = ra->wake[0];
-		pfd[1].events = POLLIN;
-		pfd[0].revents = pfd[1].revents = 0;
-		if (poll(pfd, 2, -1) == -1 && errno != EINTR) {
-			cerr_errno(&err, "%s: poll", c->peer);
-			end = -1;
-			break;
-		}
-		if (pfd[1].revents != 0)
-			(void)read(ra->wake[0], &ch, 1);
-	}
-	pthread_mutex_lock(&ra->mu);
-	if (end != 0) {
-		ra->end = end;
-		ra->err = err;
-	}
-	pthread_cond_signal(&ra->cv);
-	pthread_mutex_unlock(&ra->mu);
-	return NULL;
-}
-
-int
-conn_readahead(struct conn *c, struct cerr *err)
-{
-	struct conn_ra		*ra;
-	pthread_condattr_t	 ca;
-	sigset_t		 all, old;
-	int			 rc;
-
-	/* TLS reads and writes one session object: not from two threads. */
-	if (c->ra != NULL || c->z == NULL || c->tls != NULL || c->zskiplf)
-		return 1;
-	ra = xcalloc(1, sizeof(*ra));
-	if (pipe2(ra->wake, O_CLOEXEC | O_NONBLOCK) == -1) {
-		cerr_errno(err, "%s: pipe", c->peer);
-		free(ra);
-		return -1;
-	}
-	ra->ring = xmalloc(CONN_RASIZE);
-	ra->zused = c->zused;
-	pthread_mutex_init(&ra->mu, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&ra->cv, &ca);
-	pthread_condattr_destroy(&ca);
-	pthread_cond_init(&ra->rcv, NULL);
-	c->ra = ra;
-	/* Signals stay with the program's threads. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	rc = pthread_create(&ra->th, NULL, conn_ra_main, c);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (rc != 0) {
-		c->ra = NULL;
-		conn_ra_free(ra);
-		return 1;	/* reads stay in the caller's thread */
-	}
-	return 0;
-}
-
-static void
-conn_ra_free(struct conn_ra *ra)
-{
-	pthread_cond_destroy(&ra->rcv);
-	pthread_cond_destroy(&ra->cv);
-	pthread_mutex_destroy(&ra->mu);
-	close(ra->wake[0]);
-	close(ra->wake[1]);
-	free(ra->ring);
-	free(ra);
-}
-
-/* Stop the thread and forget what it read ahead (the connection ends). */
-static void
-conn_ra_end(struct conn *c)
-{
-	struct conn_ra	*ra = c->ra;
-	char		 ch = 0;
-
-	if (ra == NULL)
-		return;
-	pthread_mutex_lock(&ra->mu);
-	ra->stop = 1;
-	pthread_cond_signal(&ra->rcv);
-	pthread_mutex_unlock(&ra->mu);
-	(void)write(ra->wake[1], &ch, 1);
-	pthread_join(ra->th, NULL);
-	c->st.wire_in += ra->wire_in;
-	c->zused = ra->zused;
-	c->ra = NULL;
-	conn_ra_free(ra);
 }
 
 /*
@@ -705,70 +459,51 @@ static ssize_t
 conn_ra_take(struct conn *c, void *p, size_t n, int64_t deadline,
     struct cerr *err)
 {
-	struct conn_ra	*ra = c->ra;
-	struct timespec	 ts;
-	uint64_t	 avail;
-	size_t		 at;
-	int		 waited = 0, end;
+	ssize_t	 r;
 
-	pthread_mutex_lock(&ra->mu);
-	while (ra->tail == ra->head && ra->end == 0) {
-		if (!waited) {
-			/* About to wait for the peer: it may wait for us. */
-			pthread_mutex_unlock(&ra->mu);
-			if (!c->wfail && ((c->idle != NULL &&
-			    c->idle(c->idlearg, err) == -1) ||
-			    conn_flush(c, err) == -1))
-				return -1;
-			waited = 1;
-			pthread_mutex_lock(&ra->mu);
-			continue;
-		}
-		if (deadline < 0) {
-			pthread_cond_wait(&ra->cv, &ra->mu);
-			continue;
-		}
-		ts.tv_sec = (time_t)(deadline / 1000);
-		ts.tv_nsec = (long)(deadline % 1000) * 1000000L;
-		if (pthread_cond_timedwait(&ra->cv, &ra->mu, &ts) != 0 &&
-		    ra->tail == ra->head && ra->end == 0 &&
-		    now_ms() >= deadline) {
-			pthread_mutex_unlock(&ra->mu);
-			c->timedout = 1;
-			cerr_set(err, "%s: timed out waiting for data",
-			    c->peer);
+	r = connra_take(c->ra, p, n, deadline, 0, &c->wused, err);
+	if (r == CONNRA_WAIT) {
+		/* About to wait for the peer: it may wait for us. */
+		if (!c->wfail && ((c->idle != NULL &&
+		    c->idle(c->idlearg, err) == -1) ||
+		    conn_flush(c, err) == -1))
 			return -1;
-		}
+		r = connra_take(c->ra, p, n, deadline, 1, &c->wused, err);
 	}
-	avail = ra->tail - ra->head;
-	if (avail == 0) {
-		/* Everything it made is taken: the end it met is ours. */
-		end = ra->end;
-		if (end == -1)
-			*err = ra->err;
-		pthread_mutex_unlock(&ra->mu);
-		return end == 1 ? 0 : -1;
+	if (r == CONNRA_TIMEOUT) {
+		c->timedout = 1;
+		cerr_set(err, "%s: timed out waiting for data", c->peer);
+		return -1;
 	}
-	at = (size_t)(ra->head % CONN_RASIZE);
-	if (n > avail)
-		n = (size_t)avail;
-	if (n > CONN_RASIZE - at)
-		n = CONN_RASIZE - at;
-	pthread_mutex_unlock(&ra->mu);
-	/* Ours from head to tail: copy outside the lock. */
-	memcpy(p, ra->ring + at, n);
-	pthread_mutex_lock(&ra->mu);
-	ra->head += n;
-	/* The line bound counts the compressed bytes of what we took. */
-	while (ra->nmark > 0 && ra->mark[ra->mfirst].end <= ra->head) {
-		c->zused = ra->mark[ra->mfirst].zused;
-		ra->mfirst = (ra->mfirst + 1) % CONN_RAMARKS;
-		ra->nmark--;
-	}
-	pthread_cond_signal(&ra->rcv);
-	pthread_mutex_unlock(&ra->mu);
-	c->st.raw_in += n;
-	return (ssize_t)n;
+	if (r > 0)
+		c->st.raw_in += (uint64_t)r;
+	return r;
+}
+
+int
+conn_readahead(struct conn *c, struct cerr *err)
+{
+	int	 r;
+
+	/* TLS reads and writes one session object: not from two threads. */
+	if (c->ra != NULL || c->fops == NULL || c->tls != NULL ||
+	    c->wskiplf)
+		return 1;
+	r = connra_start(&c->ra, c->fd, c->fops, c->farg, c->peer,
+	    c->win + c->woff, c->wlen, c->wused, err);
+	if (r == 0)
+		c->woff = c->wlen = 0;
+	return r;
+}
+
+/* Stop the thread and forget what it read ahead (the connection ends). */
+static void
+conn_ra_end(struct conn *c)
+{
+	if (c->ra == NULL)
+		return;
+	connra_end(c->ra, &c->st.wire_in, &c->wused);
+	c->ra = NULL;
 }
 
 /*
@@ -784,7 +519,7 @@ conn_produce(struct conn *c, void *p, size_t n, int64_t deadline,
 	size_t			 zlen;
 	ssize_t			 r;
 
-	if (c->z == NULL) {
+	if (c->fops == NULL) {
 		if ((r = io_read(c, p, n, deadline, err)) > 0)
 			c->st.raw_in += (uint64_t)r;
 		return r;
@@ -792,15 +527,15 @@ conn_produce(struct conn *c, void *p, size_t n, int64_t deadline,
 	if (c->ra != NULL)
 		return conn_ra_take(c, p, n, deadline, err);
 	for (;;) {
-		zp = c->zin + c->zoff;
-		zlen = c->zlen;
-		r = zstream_inflate(c->z, &zp, &c->zlen, p, n, &zerr);
-		c->zused += zlen - c->zlen;
+		zp = c->win + c->woff;
+		zlen = c->wlen;
+		r = c->fops->decode(c->farg, &zp, &c->wlen, p, n, &zerr);
+		c->wused += zlen - c->wlen;
 		if (r == -1) {
 			cerr_set(err, "%s: %s", c->peer, zerr.msg);
 			return -1;
 		}
-		c->zoff = (size_t)(zp - c->zin);
+		c->woff = (size_t)(zp - c->win);
 		if (r > 0) {
 			c->st.raw_in += (uint64_t)r;
 			return r;
@@ -812,7 +547,7 @@ conn_produce(struct conn *c, void *p, size_t n, int64_t deadline,
 
 /*
  * Append more input to the line buffer.  Returns > 0, 0 at EOF, -1.
- * With compression, inflate at most lim bytes: a line reader asks for
+ * With a filter, decode at most lim bytes: a line reader asks for
  * no more than could still belong to a line within its cap.
  */
 static ssize_t
@@ -822,7 +557,7 @@ conn_fill(struct conn *c, int64_t deadline, size_t lim, struct cerr *err)
 	ssize_t	 r;
 
 	space = conn_inspace(c);
-	if (c->z != NULL && space > lim)
+	if (c->fops != NULL && space > lim)
 		space = lim;
 	r = conn_produce(c, c->in + c->ioff + c->ilen, space, deadline, err);
 	if (r > 0)
@@ -840,33 +575,6 @@ conn_consume(struct conn *c, size_t n)
 		c->ioff = 0;
 }
 
-/*
- * Count n bytes of lines against the inflate bound: over each window of
- * CONN_ZWINDOW line bytes, the lines may be at most zratio times the
- * compressed bytes inflated meanwhile.
- */
-static int
-conn_zcheck(struct conn *c, size_t n, struct cerr *err)
-{
-	uint64_t	 wire;
-
-	if (c->z == NULL || c->zratio <= 0)
-		return 0;
-	c->zwline += n;
-	if (c->zwline < CONN_ZWINDOW)
-		return 0;
-	wire = c->zused - c->zwmark;
-	if (c->zwline > (uint64_t)c->zratio * wire) {
-		cerr_set(err, "%s: compressed lines inflate more than %d:1 "
-		    "(%llu bytes from %llu)", c->peer, c->zratio,
-		    (unsigned long long)c->zwline, (unsigned long long)wire);
-		return -1;
-	}
-	c->zwline = 0;
-	c->zwmark = c->zused;
-	return 0;
-}
-
 ssize_t
 conn_getline(struct conn *c, char **line, struct cerr *err)
 {
@@ -877,6 +585,7 @@ ssize_t
 conn_getline_until(struct conn *c, char **line, int64_t deadline, size_t max,
     struct cerr *err)
 {
+	struct cerr	 ferr;
 	unsigned char	*p, ch = 0;
 	size_t		 i, len;
 	ssize_t		 r;
@@ -912,8 +621,12 @@ conn_getline_until(struct conn *c, char **line, int64_t deadline, size_t max,
 				} else
 					c->skiplf = 1;
 			}
-			if (conn_zcheck(c, i + 1, err) == -1)
+			if (c->fops != NULL && c->fops->lines != NULL &&
+			    c->fops->lines(c->farg, i + 1, c->wused,
+			    &ferr) == -1) {
+				cerr_set(err, "%s: %s", c->peer, ferr.msg);
 				return -1;
+			}
 			conn_consume(c, i + 1);
 			*line = (char *)p;
 			if (c->trace != NULL)
@@ -1001,107 +714,41 @@ eof:
 	return -1;
 }
 
-/*
- * Deflate len bytes (or only flush) into zout, counting what the
- * statistics and the automatic level need.
- */
+/* The filter codes len bytes onto wout (conn_filter's encode). */
 static int
-conn_deflate(struct conn *c, const void *p, size_t len, int flush,
+conn_encode(struct conn *c, const void *p, size_t len, int flush,
     struct cerr *err)
 {
-	struct cerr	 zerr;
-	size_t		 before = buf_len(c->zout);
-	uint64_t	 t0 = c->za != NULL ? now_ns() : 0;
+	struct cerr	 ferr;
 
-	if (zstream_deflate(c->z, p, len, flush, c->zout, &zerr) == -1) {
-		cerr_set(err, "%s: %s", c->peer, zerr.msg);
+	if (c->fops->encode(c->farg, p, len, flush, c->wout, &ferr) == -1) {
+		cerr_set(err, "%s: %s", c->peer, ferr.msg);
 		return -1;
 	}
-	if (c->za != NULL)
-		c->zdef += now_ns() - t0;
-	if (c->capfn != NULL && buf_len(c->zout) > before)
-		c->capfn(c->caparg, (const unsigned char *)buf_data(c->zout) +
-		    before, buf_len(c->zout) - before);
-	c->zraw += len;
-	c->zmade += buf_len(c->zout) - before;
-	c->st.zout += buf_len(c->zout) - before;
-	c->st.lvl_raw[zstream_level(c->z)] += len;
 	return 0;
 }
 
-/* Change the deflate level; any output goes to zout. */
+/* Write what the filter made, and tell it so. */
 static int
-conn_zlevel(struct conn *c, int level, struct cerr *err)
+conn_wire_push(struct conn *c, int64_t deadline, struct cerr *err)
 {
-	struct cerr	 zerr;
-	size_t		 before = buf_len(c->zout);
+	struct cerr	 ferr;
 
-	if (level == zstream_level(c->z))
-		return 0;
-	if (zstream_setlevel(c->z, level, c->zout, &zerr) == -1) {
-		cerr_set(err, "%s: %s", c->peer, zerr.msg);
+	if (io_write(c, buf_data(c->wout), buf_len(c->wout), deadline,
+	    err) == -1)
+		return -1;
+	buf_reset(c->wout);
+	if (c->fops->sent(c->farg, c->wout, &ferr) == -1) {
+		cerr_set(err, "%s: %s", c->peer, ferr.msg);
 		return -1;
 	}
-	if (c->capfn != NULL && buf_len(c->zout) > before)
-		c->capfn(c->caparg, (const unsigned char *)buf_data(c->zout) +
-		    before, buf_len(c->zout) - before);
-	c->st.zout += buf_len(c->zout) - before;
 	return 0;
 }
 
 /*
- * After output was deflated and written: give the automatic level what
- * was measured since the last time, and take its choice.  Output pinned
- * to a level (a body sent stored) is not the policy's to judge.
- */
-static int
-conn_ztick(struct conn *c, struct cerr *err)
-{
-	uint64_t	 now, wall;
-	int		 level;
-
-	if (c->za == NULL || c->zraw == 0)
-		return 0;
-	now = now_ns();
-	/*
-	 * Not while pinned; and while output is captured (a cache keeps
-	 * one level's deflate data) the level stays: the sample waits.
-	 */
-	if (c->capfn != NULL)
-		return 0;
-	if (c->zpin < 0) {
-		wall = now - c->zmark;
-		wall = wall > c->zidle ? wall - c->zidle : 0;
-		level = zauto_sample(c->za, zstream_level(c->z), c->zraw,
-		    c->zmade, c->zdef, wall, c->zstall);
-		if (level != zstream_level(c->z)) {
-			c->st.zswitches++;
-			if (c->trace != NULL) {
-				char	 note[256];
-				int	 n;
-
-				n = snprintf(note, sizeof(note), "zlib auto: "
-				    "level %d -> %d: ", zstream_level(c->z),
-				    level);
-				if (n > 0 && (size_t)n < sizeof(note))
-					zauto_explain(c->za, note + n,
-					    sizeof(note) - (size_t)n);
-				c->trace(c->tracearg, CONN_TRACE_NOTE, note,
-				    strlen(note));
-			}
-			if (conn_zlevel(c, level, err) == -1)
-				return -1;
-		}
-	}
-	c->zmark = now;
-	c->zraw = c->zmade = c->zdef = c->zstall = c->zidle = 0;
-	return 0;
-}
-
-/*
- * Push queued output towards the peer.  flush: ZS_NOFLUSH (just move
- * what is queued), ZS_SYNC or ZS_FULL (and end the compressed data on a
- * byte boundary).
+ * Push queued output towards the peer.  flush: CONN_FLUSH_NONE (just
+ * move what is queued), CONN_FLUSH_SYNC or CONN_FLUSH_FULL (and end the
+ * coded data on a byte boundary).
  */
 static int
 conn_push(struct conn *c, int flush, int64_t deadline, struct cerr *err)
@@ -1110,11 +757,11 @@ conn_push(struct conn *c, int flush, int64_t deadline, struct cerr *err)
 
 	if (c->wfail) {
 		buf_reset(c->out);
-		buf_reset(c->zout);
+		buf_reset(c->wout);
 		cerr_set(err, "%s: connection lost while sending", c->peer);
 		return -1;
 	}
-	if (c->z == NULL) {
+	if (c->fops == NULL) {
 		if (buf_len(c->out) == 0)
 			return 0;
 		r = io_write(c, buf_data(c->out), buf_len(c->out), deadline,
@@ -1122,33 +769,27 @@ conn_push(struct conn *c, int flush, int64_t deadline, struct cerr *err)
 		buf_reset(c->out);
 		return r;
 	}
-	if (buf_len(c->out) > 0 || (flush != ZS_NOFLUSH && c->zdirty) ||
-	    (flush == ZS_FULL && !zstream_fresh(c->z))) {
-		if (conn_deflate(c, buf_data(c->out), buf_len(c->out), flush,
+	if (buf_len(c->out) > 0 || flush != CONN_FLUSH_NONE) {
+		if (conn_encode(c, buf_data(c->out), buf_len(c->out), flush,
 		    err) == -1)
 			return -1;
 		buf_reset(c->out);
-		c->zdirty = flush == ZS_NOFLUSH;
 	}
-	if (buf_len(c->zout) == 0)
+	if (buf_len(c->wout) == 0)
 		return 0;
-	r = io_write(c, buf_data(c->zout), buf_len(c->zout), deadline, err);
-	buf_reset(c->zout);
-	if (r == 0 && conn_ztick(c, err) == -1)
-		return -1;
-	return r;
+	return conn_wire_push(c, deadline, err);
 }
 
 int
 conn_flush(struct conn *c, struct cerr *err)
 {
-	return conn_push(c, ZS_SYNC, conn_deadline(c), err);
+	return conn_push(c, CONN_FLUSH_SYNC, conn_deadline(c), err);
 }
 
 int
 conn_flush_full(struct conn *c, struct cerr *err)
 {
-	return conn_push(c, c->z != NULL ? ZS_FULL : ZS_SYNC,
+	return conn_push(c, c->fops != NULL ? CONN_FLUSH_FULL : CONN_FLUSH_SYNC,
 	    conn_deadline(c), err);
 }
 
@@ -1168,10 +809,10 @@ conn_write(struct conn *c, const void *p, size_t n, struct cerr *err)
 		if (buf_add(c->out, p, n) == -1)
 			goto full;
 		if (buf_len(c->out) == CONN_IOSIZE)
-			return conn_push(c, ZS_NOFLUSH, deadline, err);
+			return conn_push(c, CONN_FLUSH_NONE, deadline, err);
 		return 0;
 	}
-	if (conn_push(c, ZS_NOFLUSH, deadline, err) == -1)
+	if (conn_push(c, CONN_FLUSH_NONE, deadline, err) == -1)
 		return -1;
 	if (n < CONN_IOSIZE) {
 		if (buf_add(c->out, p, n) == -1)
@@ -1179,21 +820,16 @@ conn_write(struct conn *c, const void *p, size_t n, struct cerr *err)
 		return 0;
 	}
 	/* Large block: send it without copying it into the queue. */
-	if (c->z == NULL)
+	if (c->fops == NULL)
 		return io_write(c, p, n, deadline, err);
 	while (n > 0) {
 		piece = n > CONN_IOSIZE ? CONN_IOSIZE : n;
-		if (conn_deflate(c, q, piece, ZS_NOFLUSH, err) == -1)
+		if (conn_encode(c, q, piece, CONN_FLUSH_NONE, err) == -1)
 			return -1;
-		c->zdirty = 1;
 		q += piece;
 		n -= piece;
-		if (buf_len(c->zout) > 0) {
-			if (io_write(c, buf_data(c->zout), buf_len(c->zout),
-			    deadline, err) == -1)
-				return -1;
-			buf_reset(c->zout);
-			if (conn_ztick(c, err) == -1)
+		if (buf_len(c->wout) > 0) {
+			if (conn_wire_push(c, deadline, err) == -1)
 				return -1;
 		}
 	}
@@ -1237,217 +873,119 @@ conn_printf(struct conn *c, struct cerr *err, const char *fmt, ...)
 }
 
 int
-conn_start_zlib(struct conn *c, int level, struct cerr *err)
+conn_set_filter(struct conn *c, const struct conn_filter *ops, void *arg,
+    struct cerr *err)
 {
-	struct cerr	 zerr;
-	size_t		 n;
+	size_t	 n;
 
-	if (c->z != NULL) {
-		cerr_set(err, "%s: compression already on", c->peer);
+	if (c->fops != NULL) {
+		cerr_set(err, "%s: a filter is on already", c->peer);
 		return -1;
 	}
-	if (conn_push(c, ZS_SYNC, conn_deadline(c), err) == -1)
+	if (conn_push(c, CONN_FLUSH_SYNC, conn_deadline(c), err) == -1)
 		return -1;
-	if ((c->z = zstream_new(level, &zerr)) == NULL) {
-		cerr_set(err, "%s: %s", c->peer, zerr.msg);
-		return -1;
-	}
-	c->zbase = level;
-	c->zpin = -1;
+	c->fops = ops;
+	c->farg = arg;
 	if (c->skiplf && c->ilen > 0) {
 		c->skiplf = 0;
 		if (c->in[c->ioff] == '\n')
 			conn_consume(c, 1);
 	}
-	c->zskiplf = c->skiplf;
+	c->wskiplf = c->skiplf;
 	c->skiplf = 0;
-	/* Read-ahead past the switch point is compressed data. */
+	/* Read-ahead past the switch point is coded data. */
 	n = c->ilen;
-	c->zcap = n > CONN_IOSIZE ? n : CONN_IOSIZE;
-	c->zin = xmalloc(c->zcap);
+	c->wcap = n > CONN_IOSIZE ? n : CONN_IOSIZE;
+	c->win = xmalloc(c->wcap);
 	if (n > 0)
-		memcpy(c->zin, c->in + c->ioff, n);
-	c->zoff = 0;
-	c->zlen = n;
+		memcpy(c->win, c->in + c->ioff, n);
+	c->woff = 0;
+	c->wlen = n;
 	c->st.raw_in -= n;
 	conn_consume(c, n);
 	return 0;
 }
 
-/* Deflate what is queued, at the level it was queued under. */
-static int
+void *
+conn_filter(const struct conn *c, const struct conn_filter *ops)
+{
+	return c->fops != NULL && c->fops == ops ? c->farg : NULL;
+}
+
+int
+conn_filtered(const struct conn *c)
+{
+	return c->fops != NULL;
+}
+
+int
 conn_drain(struct conn *c, struct cerr *err)
 {
 	if (buf_len(c->out) == 0)
 		return 0;
-	if (conn_deflate(c, buf_data(c->out), buf_len(c->out), ZS_NOFLUSH,
-	    err) == -1)
+	if (conn_encode(c, buf_data(c->out), buf_len(c->out),
+	    CONN_FLUSH_NONE, err) == -1)
 		return -1;
-	c->zdirty = 1;
 	buf_reset(c->out);
 	return 0;
 }
 
-int
-conn_set_level(struct conn *c, int level, struct cerr *err)
+size_t
+conn_queued(const struct conn *c)
 {
-	if (c->z == NULL) {
-		cerr_set(err, "%s: compression is off", c->peer);
-		return -1;
-	}
-	if (level < 0 || level > ZS_MAXLEVEL) {
-		cerr_set(err, "%s: %d: invalid compression level", c->peer,
-		    level);
-		return -1;
-	}
-	zauto_free(c->za);
-	c->za = NULL;
-	c->zbase = level;
-	if (c->zpin >= 0 || level == zstream_level(c->z))
+	return buf_len(c->out);
+}
+
+int
+conn_wire_queue(struct conn *c, const void *p, size_t n, struct cerr *err)
+{
+	if (n == 0)
 		return 0;
-	if (conn_drain(c, err) == -1)
-		return -1;
-	return conn_zlevel(c, level, err);
-}
-
-int
-conn_set_auto(struct conn *c, int cap, struct cerr *err)
-{
-	if (c->z == NULL) {
-		cerr_set(err, "%s: compression is off", c->peer);
-		return -1;
-	}
-	if (cap < 1 || cap > ZS_MAXLEVEL) {
-		cerr_set(err, "%s: %d: invalid compression level", c->peer,
-		    cap);
-		return -1;
-	}
-	zauto_free(c->za);
-	c->za = zauto_new(cap, zstream_level(c->z));
-#ifdef TCP_NOTSENT_LOWAT
-	/*
-	 * Keep little unsent data in the socket, so that the link pushes
-	 * back within ZAUTO_LOWAT of what it has in flight, not after the
-	 * megabytes a send buffer grows to: that push-back is what the
-	 * policy measures the link by.  Not a socket (a test's pipe): no
-	 * matter.
-	 */
-	{
-		int	lowat = ZAUTO_LOWAT;
-
-		(void)setsockopt(c->fd, IPPROTO_TCP, TCP_NOTSENT_LOWAT,
-		    &lowat, sizeof(lowat));
-	}
-#endif
-	c->zmark = now_ns();
-	c->zraw = c->zmade = c->zdef = c->zstall = c->zidle = 0;
-	return 0;
-}
-
-int
-conn_pin_level(struct conn *c, int level, struct cerr *err)
-{
-	int	 want;
-
-	if (c->z == NULL)
-		return 0;
-	if (level > ZS_MAXLEVEL) {
-		cerr_set(err, "%s: %d: invalid compression level", c->peer,
-		    level);
-		return -1;
-	}
-	if (level == c->zpin)
-		return 0;
-	/* What was queued belongs to the level it was queued under. */
-	if (conn_drain(c, err) == -1 || conn_ztick(c, err) == -1)
-		return -1;
-	c->zpin = level < 0 ? -1 : level;
-	if (level >= 0)
-		want = level;
-	else
-		want = c->za != NULL ? zauto_level(c->za) : c->zbase;
-	return conn_zlevel(c, want, err);
-}
-
-void
-conn_set_capture(struct conn *c, conn_capture_fn fn, void *arg)
-{
-	c->capfn = fn;
-	c->caparg = arg;
-}
-
-int
-conn_level(const struct conn *c)
-{
-	return c->z != NULL ? zstream_level(c->z) : 0;
-}
-
-int
-conn_splice(struct conn *c, const void *p, size_t len, struct cerr *err)
-{
-	struct cerr	 zerr;
-
 	if (c->wfail) {
 		cerr_set(err, "%s: connection lost while sending", c->peer);
 		return -1;
 	}
-	if (c->z == NULL || buf_len(c->out) > 0) {
-		cerr_set(err, "%s: splice outside a flushed stream", c->peer);
+	if (buf_add(c->wout, p, n) == -1) {
+		cerr_set(err, "%s: coded output buffer full", c->peer);
 		return -1;
 	}
-	if (zstream_splice(c->z, p, len, c->zout, &zerr) == -1) {
-		cerr_set(err, "%s: %s", c->peer, zerr.msg);
-		return -1;
-	}
-	c->st.zout += len;
-	c->st.spliced_wire += len;
-	if (buf_len(c->zout) < CONN_IOSIZE)
+	if (buf_len(c->wout) < CONN_IOSIZE)
 		return 0;
-	if (io_write(c, buf_data(c->zout), buf_len(c->zout),
+	if (io_write(c, buf_data(c->wout), buf_len(c->wout),
 	    conn_deadline(c), err) == -1)
 		return -1;
-	buf_reset(c->zout);
+	buf_reset(c->wout);
 	return 0;
 }
 
-int
-conn_splice_end(struct conn *c, uint64_t raw, int level, struct cerr *err)
+void
+conn_set_timing(struct conn *c, int on)
 {
-	struct cerr	 zerr;
+	c->timing = on;
+}
 
-	if (c->z == NULL) {
-		cerr_set(err, "%s: compression is off", c->peer);
-		return -1;
-	}
-	if (zstream_resume(c->z, &zerr) == -1) {
-		cerr_set(err, "%s: %s", c->peer, zerr.msg);
-		return -1;
-	}
-	c->st.raw_out += raw;
-	c->st.spliced_raw += raw;
-	if (level >= 0 && level <= ZS_MAXLEVEL)
-		c->st.lvl_raw[level] += raw;
-	/* Copying is not deflating: keep it out of the policy's view. */
-	c->zmark = now_ns();
-	c->zraw = c->zmade = c->zdef = c->zstall = c->zidle = 0;
-	return 0;
+void
+conn_waits(const struct conn *c, uint64_t *stall, uint64_t *idle)
+{
+	*stall = c->stall_ns;
+	*idle = c->idle_ns;
+}
+
+void
+conn_note(struct conn *c, const char *note)
+{
+	if (c->trace != NULL)
+		c->trace(c->tracearg, CONN_TRACE_NOTE, note, strlen(note));
 }
 
 size_t
 conn_pending(const struct conn *c)
 {
-	struct conn_ra	*ra = c->ra;
-	size_t		 n;
-
-	if (ra != NULL) {
-		/* The thread's: no more to say than that it has some. */
-		pthread_mutex_lock(&ra->mu);
-		n = (size_t)(ra->tail - ra->head);
-		pthread_mutex_unlock(&ra->mu);
-		return c->ilen + n;
-	}
-	if (c->z != NULL)
-		return c->ilen + c->zlen;
+	/* The thread's: no more to say than that it has some. */
+	if (c->ra != NULL)
+		return c->ilen + connra_pending(c->ra);
+	if (c->fops != NULL)
+		return c->ilen + c->wlen;
 	if (c->skiplf && c->ilen > 0 && c->in[c->ioff] == '\n')
 		return c->ilen - 1;
 	return c->ilen;
@@ -1514,12 +1052,12 @@ conn_starttls(struct conn *c, struct tlsctx *ctx, const char *host,
 		cerr_set(err, "%s: TLS already started", c->peer);
 		return -1;
 	}
-	if (c->z != NULL) {
+	if (c->fops != NULL) {
 		cerr_set(err, "%s: TLS cannot start under compression",
 		    c->peer);
 		return -1;
 	}
-	if (conn_push(c, ZS_SYNC, deadline, err) == -1)
+	if (conn_push(c, CONN_FLUSH_SYNC, deadline, err) == -1)
 		return -1;
 	if (conn_eatlf(c, deadline, host == NULL, err) == -1)
 		return -1;

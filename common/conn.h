@@ -1,19 +1,20 @@
 /*
  * conn.h: one protocol connection: a socket (and, after STARTTLS, a TLS
  * session on it)
- * with buffered line and block I/O, optional zlib in both directions,
- * deadlines, byte counters and an optional line trace (a callback).
+ * with buffered line and block I/O, deadlines, byte counters, an
+ * optional line trace (a callback) and an optional stream filter in
+ * both directions (struct conn_filter below: compression, zconn.h),
+ * which conn calls for every byte but knows nothing else of.
  *
- * Only conn.c (and zstream.c under it) touch the fd, the TLS session or
- * zlib.  Line rules follow docs/protocol.md section 2: a line ends at CRLF, LF,
+ * Only conn.c touches the fd or the TLS session.  Line rules follow docs/protocol.md section 2: a line ends at CRLF, LF,
  * CR or NUL; the terminator is stripped; a line longer than the cap is an
  * error.
  *
  * Output is buffered and pushed to the peer only when the connection is
  * about to wait for the peer (any read that finds no buffered input),
  * when conn_flush() is called, or when about 256 KiB are pending; with
- * compression the push is a Z_SYNC_FLUSH in the first two cases and
- * Z_NO_FLUSH in the last.  So a sender never has to think about flushing
+ * a filter the push ends the coded data (CONN_FLUSH_SYNC: for zlib a
+ * Z_SYNC_FLUSH) in the first two cases and not in the last.  So a sender never has to think about flushing
  * before it reads, and pipelined replies share flushes.
  *
  * Functions return 0 (or a count) on success and -1 with a message naming
@@ -37,11 +38,11 @@ struct tlsctx;
 
 #define CONN_MAXLINE	(1024 * 1024)	/* default line cap (libsnet) */
 #define CONN_IOSIZE	(256 * 1024)	/* read size and output push size */
-#define CONN_ZWINDOW	(64 * 1024)	/* line bytes per inflate-ratio check */
 
 /*
- * Byte counters: raw = application bytes, wire = bytes below compression
- * (on the socket; with TLS, the TLS plaintext).
+ * Byte counters: raw = application bytes, wire = bytes below the filter
+ * (on the socket; with TLS, the TLS plaintext).  The rest are the
+ * filter's (its stats operation fills them).
  */
 struct connstats {
 	uint64_t	 raw_out, wire_out;	/* sent: before / after deflate */
@@ -51,7 +52,7 @@ struct connstats {
 	uint64_t	 zout;		/* compressed bytes made (or spliced) */
 	uint64_t	 lvl_raw[10];	/* plain bytes sent at each level */
 	uint64_t	 spliced_raw;	/* plain bytes sent as ready-made */
-	uint64_t	 spliced_wire;	/* ... deflate data (conn_splice) */
+	uint64_t	 spliced_wire;	/* ... deflate data (zconn_splice) */
 	uint64_t	 zswitches;	/* level changes of the automatic level */
 };
 
@@ -81,7 +82,7 @@ int		 conn_fd(const struct conn *);
 void		 conn_set_timeout(struct conn *, int ms);
 /*
  * Longest accepted input line, terminator excluded (default CONN_MAXLINE).
- * With compression, a line read inflates no more than the line may still
+ * With a filter, a line read decodes no more than the line may still
  * hold, so a line that never ends costs no more than the cap.
  */
 void		 conn_set_maxline(struct conn *, size_t);
@@ -92,13 +93,6 @@ void		 conn_set_maxline(struct conn *, size_t);
  * then); -1 leaves out either.  Default: neither.
  */
 void		 conn_set_linetimes(struct conn *, int wait, int line);
-/*
- * While compression is on, a line read fails when, over a window of
- * CONN_ZWINDOW bytes of lines, the lines are more than ratio times the
- * compressed bytes inflated meanwhile (a decompression bomb).  0, the
- * default: no bound.
- */
-void		 conn_set_zratio(struct conn *, int ratio);
 /*
  * Line trace: fn(arg, dir, line, len) sees every line conn_getline
  * returns (dir CONN_TRACE_IN) and every line conn_printf sends
@@ -157,65 +151,96 @@ int		 conn_write(struct conn *, const void *, size_t,
 		    struct cerr *err);
 int		 conn_printf(struct conn *, struct cerr *err, const char *, ...)
 		    __attribute__((format(printf, 3, 4)));
-/* Send everything queued now (sync flush when compressing). */
+/* Send everything queued now (CONN_FLUSH_SYNC through a filter). */
 int		 conn_flush(struct conn *, struct cerr *err);
 /*
- * As conn_flush, with a zlib full flush: compressed data sent after this
- * never refers back to data before it.
+ * As conn_flush, with CONN_FLUSH_FULL: coded data sent after this never
+ * refers back to data before it.
  */
 int		 conn_flush_full(struct conn *, struct cerr *err);
 
 /*
- * Start compression in both directions: push what is queued uncompressed,
- * then deflate all later output at level; every input byte not yet
- * consumed (read-ahead) is treated as compressed.
+ * Stream filter: a layer that codes every byte between the connection's
+ * buffers and the transport (compression: zconn.h).  Data path:
+ *   queued plain output --encode--> wire output --> transport
+ *   transport --> wire input --decode--> plain input --> lines, blocks
+ * conn calls the operations below with arg; they may use conn's public
+ * API (a filter keeps its connection), but not read or write.  Errors
+ * come back in err without the peer's name, which conn adds.
+ *
+ * encode: code len plain bytes (len 0: none) onto out, then end the
+ *	coded data as flush says (CONN_FLUSH_*); with nothing to code and
+ *	nothing to end it adds nothing.
+ * decode: code from *in (*inlen bytes; both advanced past what was
+ *	used) into out (at most outlen bytes); returns the count made,
+ *	0 when it needs more input, -1 on bad data.  Under conn_readahead
+ *	it runs in the connection's thread, concurrently with encode and
+ *	the rest: it must share no state with them.
+ * sent: what encode made has just been written (may add to out).
+ * lines: n plain bytes of lines were read; used is how many wire
+ *	bytes decode had consumed when their last byte was made; -1 (err)
+ *	fails the line read.  NULL: nothing to check.
+ * stats: add the filter's figures to st (conn_stats).
+ * free: the connection ends.
  */
-int		 conn_start_zlib(struct conn *, int level, struct cerr *err);
-/*
- * Fix the output level (0..9; 0: stored blocks) mid-stream, ending any
- * automatic level (compression must be on).
- */
-int		 conn_set_level(struct conn *, int level, struct cerr *err);
-/*
- * Automatic level (zauto.h): from now on the output level is chosen
- * between 0 and cap from what the connection measures while it sends.
- */
-int		 conn_set_auto(struct conn *, int cap, struct cerr *err);
-/*
- * Pin the output level to level (0..9) whatever the policy, until
- * called with -1: then the fixed or automatic level applies again.
- * Output queued before the call is deflated at the level it was queued
- * under.  Does nothing without compression.
- */
-int		 conn_pin_level(struct conn *, int level, struct cerr *err);
-int		 conn_level(const struct conn *);	/* current, 0: none */
-/*
- * Capture: fn(arg, p, n) sees every compressed byte deflated from now
- * on, as it is made (fn NULL: none).  A cache keeps a body's deflate
- * data so.
- */
-typedef void	(*conn_capture_fn)(void *arg, const void *p, size_t n);
-void		 conn_set_capture(struct conn *, conn_capture_fn, void *arg);
-int		 conn_compressing(const struct conn *);
-/*
- * Send ready-made deflate data (zstream.h, zstream_splice) in pieces:
- * only right after conn_flush() or conn_flush_full() with nothing
- * queued since (the data never refers to what came before it); then
- * conn_splice_end(), which resets the compressor and counts the raw
- * plain bytes the data stood for, made at level.
- */
-int		 conn_splice(struct conn *, const void *, size_t,
+#define CONN_FLUSH_NONE	0	/* let the filter buffer as it likes */
+#define CONN_FLUSH_SYNC	1	/* end on a byte boundary */
+#define CONN_FLUSH_FULL	2	/* as SYNC, and forget history */
+struct buf;
+struct conn_filter {
+	int	 (*encode)(void *arg, const void *p, size_t len, int flush,
+		    struct buf *out, struct cerr *err);
+	ssize_t	 (*decode)(void *arg, const unsigned char **in,
+		    size_t *inlen, void *out, size_t outlen,
 		    struct cerr *err);
-int		 conn_splice_end(struct conn *, uint64_t raw, int level,
+	int	 (*sent)(void *arg, struct buf *out, struct cerr *err);
+	int	 (*lines)(void *arg, size_t n, uint64_t used,
 		    struct cerr *err);
+	void	 (*stats)(void *arg, struct connstats *st);
+	void	 (*free)(void *arg);
+};
+/*
+ * Install a filter in both directions: push what is queued unfiltered,
+ * then encode all later output; every input byte not yet consumed
+ * (read-ahead) is treated as coded.  One filter per connection, for
+ * good; on failure the filter is not installed (the caller frees arg).
+ */
+int		 conn_set_filter(struct conn *, const struct conn_filter *,
+		    void *arg, struct cerr *err);
+/* The installed filter's arg if its operations are ops, else NULL. */
+void		*conn_filter(const struct conn *, const struct conn_filter *ops);
+int		 conn_filtered(const struct conn *);
+/*
+ * Encode what is queued, without ending the coded data and without
+ * writing it (a filter changing how it codes from here on).
+ */
+int		 conn_drain(struct conn *, struct cerr *err);
+/* Plain output queued (not yet encoded or written). */
+size_t		 conn_queued(const struct conn *);
+/*
+ * Queue coded bytes a filter made outside encode (ready-made data);
+ * they are written at once when a push's worth is pending.
+ */
+int		 conn_wire_queue(struct conn *, const void *, size_t,
+		    struct cerr *err);
+/*
+ * Wait accounting, for a filter that measures the link: while on, conn
+ * adds the time spent waiting for the socket to take output (stall) and
+ * for the peer's input (idle), in ns, to the counters conn_waits gives.
+ */
+void		 conn_set_timing(struct conn *, int on);
+void		 conn_waits(const struct conn *, uint64_t *stall,
+		    uint64_t *idle);
+/* A note in the line trace (CONN_TRACE_NOTE), if there is one. */
+void		 conn_note(struct conn *, const char *note);
 
 void		 conn_stats(const struct conn *, struct connstats *);
 
 /*
- * Read ahead: a thread of the connection reads and inflates the peer's
+ * Read ahead: a thread of the connection reads and decodes the peer's
  * stream while the caller works on what came before, up to a bounded
  * ring (1 MB of plain bytes); reads, lines, deadlines, errors and the
- * counters stay as without it.  Only compressed plain-TCP connections
+ * counters stay as without it.  Only filtered plain-TCP connections
  * (a TLS session is not shared between threads); the thread ends with
  * the connection.  0: started, 1: not for this connection (or no
  * thread: reads stay in the caller's thread), -1 with err.
@@ -230,7 +255,7 @@ int		 conn_readahead(struct conn *, struct cerr *err);
  * name or IP literal the server certificate must match).  Fails if any
  * input is left over in clear after the STARTTLS line or its reply (it
  * must never be taken for data that came through TLS), if TLS is on
- * already, or if compression is on.  The deadline is the connection's.
+ * already, or if a filter (compression) is on.  The deadline is the connection's.
  */
 int		 conn_starttls(struct conn *, struct tlsctx *, const char *host,
 		    struct cerr *err);

@@ -17,6 +17,8 @@ common_libcairn_a_SOURCES = \
 	common/command.c common/command.h \
 	common/cerr.c common/cerr.h \
 	common/conn.c common/conn.h \
+	common/connra.c common/connra.h \
+	common/zconn.c common/zconn.h \
 	common/zauto.c common/zauto.h \
 	common/zstream.c common/zstream.h \
 	common/proto.c common/proto.h \

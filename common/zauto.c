@@ -38,7 +38,7 @@ static const double size_shape[10] = {
  * before the policy believes a link it never saw the end of, and moves
  * to cheaper levels (more bytes); twice as many after each probe the
  * link answered by pushing back.  The sender keeps at most ZAUTO_LOWAT
- * unsent (conn_set_auto), but what is in flight and in the queues along
+ * unsent (zconn_set_auto), but what is in flight and in the queues along
  * the path is not bounded by it: a path may hold a megabyte or more
  * before it pushes back.
  */

@@ -26,6 +26,7 @@
 #include "proto.h"
 #include "tls.h"
 #include "xmalloc.h"
+#include "zconn.h"
 #include "zauto.h"
 
 #define NET_TIMEOUT	60000	/* every reply, every transfer step */
@@ -151,8 +152,8 @@ net_comp(struct net *n, const struct netopts *o, struct cerr *err)
 		}
 		level = 1;
 	}
-	if (conn_start_zlib(n->c, level, err) == -1 ||
-	    (zauto && conn_set_auto(n->c, (int)cap, err) == -1) ||
+	if (zconn_start(n->c, level, 0, err) == -1 ||
+	    (zauto && zconn_set_auto(n->c, (int)cap, err) == -1) ||
 	    proto_reply(n->c, &code, &text, err) == -1)
 		return -1;
 	if (code / 100 != 2) {
@@ -891,7 +892,7 @@ net_stor_data(struct net *n, const void *p, size_t len, struct cerr *err)
 	}
 	/* -Z auto: a body that will not shrink goes as stored blocks. */
 	if (n->upfirst && n->zauto && zauto_incompressible(p, len)) {
-		if (conn_pin_level(n->c, 0, err) == -1)
+		if (zconn_pin_level(n->c, 0, err) == -1)
 			return net_wfail(n);
 		n->uppinned = 1;
 		n->st_stored++;
@@ -920,7 +921,7 @@ net_stor_end(struct net *n, struct cerr *err)
 	n->inup = 0;
 	if (n->uppinned) {
 		n->uppinned = 0;
-		if (conn_pin_level(n->c, -1, err) == -1)
+		if (zconn_pin_level(n->c, -1, err) == -1)
 			return net_wfail(n);
 	}
 	if (conn_printf(n->c, err, ".\r\n") == -1)

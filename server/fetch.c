@@ -35,6 +35,7 @@
 #include "server.h"
 #include "transcript.h"
 #include "xmalloc.h"
+#include "zconn.h"
 #include "zauto.h"
 #include "zcache.h"
 
@@ -379,14 +380,14 @@ send_cached(struct sess *s, struct zhit *h, int64_t size)
 			free(chunk);
 			return SESS_CLOSE;
 		}
-		if (conn_splice(s->conn, chunk, (size_t)n, &err) == -1) {
+		if (zconn_splice(s->conn, chunk, (size_t)n, &err) == -1) {
 			log_warnx("%s", err.msg);
 			free(chunk);
 			return SESS_CLOSE;
 		}
 	}
 	free(chunk);
-	if (conn_splice_end(s->conn, (uint64_t)size, h->level, &err) == -1) {
+	if (zconn_splice_end(s->conn, (uint64_t)size, h->level, &err) == -1) {
 		log_warnx("%s", err.msg);
 		return SESS_CLOSE;
 	}
@@ -426,15 +427,15 @@ send_body(struct sess *s, int fd, const struct stat *st, int apart)
 	uint64_t	 raw0, made0, raw1, made1, sw0;
 	int64_t		 left, sent = 0;
 	ssize_t		 n;
-	int		 z = conn_compressing(s->conn), cls = BODY_DEFLATED;
+	int		 z = zconn_on(s->conn), cls = BODY_DEFLATED;
 	int		 judge = z && s->opts->zauto;	/* -A fixed: no */
 	int		 lo, hi, r = SESS_CLOSE;
 
 	h.verdict = ZC_UNKNOWN;
 	h.fd = -1;
 	if (z && zc != NULL && st->st_size > 0) {
-		lo = s->zauto ? 1 : conn_level(s->conn);
-		hi = s->zauto ? s->opts->zmax : conn_level(s->conn);
+		lo = s->zauto ? 1 : zconn_level(s->conn);
+		hi = s->zauto ? s->opts->zmax : zconn_level(s->conn);
 		(void)zcache_find(zc, st, lo, hi, &h);
 		if (h.fd != -1) {
 			if (!apart && conn_flush(s->conn, &err) == -1) {
@@ -469,15 +470,15 @@ send_body(struct sess *s, int fd, const struct stat *st, int apart)
 		    zauto_incompressible(chunk, (size_t)n))
 			cls = BODY_STORED;
 		if (z && sent == 0 && cls == BODY_STORED &&
-		    conn_pin_level(s->conn, 0, &err) == -1)
+		    zconn_pin_level(s->conn, 0, &err) == -1)
 			goto fail;
 		if (z && sent == 0 && cls == BODY_DEFLATED && zc != NULL &&
-		    conn_level(s->conn) > 0 &&
-		    (fill = zcache_fill_begin(zc, st, conn_level(s->conn))) !=
+		    zconn_level(s->conn) > 0 &&
+		    (fill = zcache_fill_begin(zc, st, zconn_level(s->conn))) !=
 		    NULL) {
 			if (!apart && conn_flush_full(s->conn, &err) == -1)
 				goto fail;
-			conn_set_capture(s->conn, zcache_fill_data, fill);
+			zconn_set_capture(s->conn, zcache_fill_data, fill);
 		}
 		if (fill != NULL)
 			zcache_fill_src(fill, chunk, (size_t)n);
@@ -491,13 +492,13 @@ send_body(struct sess *s, int fd, const struct stat *st, int apart)
 		 */
 		conn_stats(s->conn, &cs);
 		if (judge && cls == BODY_DEFLATED && sent >= FETCH_WATCH &&
-		    sent - n < FETCH_WATCH && conn_level(s->conn) > 0 &&
+		    sent - n < FETCH_WATCH && zconn_level(s->conn) > 0 &&
 		    cs.zswitches == sw0) {
 			zcounts(s, &raw1, &made1);
 			if (raw1 > raw0 && (double)(made1 - made0) >
 			    FETCH_NOGAIN * (double)(raw1 - raw0)) {
 				cls = BODY_STORED;
-				if (conn_pin_level(s->conn, 0, &err) == -1)
+				if (zconn_pin_level(s->conn, 0, &err) == -1)
 					goto fail;
 			}
 		}
@@ -522,7 +523,7 @@ fail:
 out:
 	free(chunk);
 	if (fill != NULL) {
-		conn_set_capture(s->conn, NULL, NULL);
+		zconn_set_capture(s->conn, NULL, NULL);
 		conn_stats(s->conn, &cs);
 		/* One level, one deflate run from flush to flush, or nothing. */
 		(void)zcache_fill_end(fill, r == SESS_OK && cls ==
@@ -575,7 +576,7 @@ cmd_retr(struct sess *s, int ac, char **av)
 	 * tells nothing more: the history runs on across files, as in
 	 * Radmind's stream, and a pull costs no more bytes than there.
 	 */
-	apart = conn_compressing(s->conn) && conn_tls(s->conn) != NULL;
+	apart = zconn_on(s->conn) && conn_tls(s->conn) != NULL;
 	if (apart && conn_flush_full(s->conn, &err) == -1) {
 		log_warnx("%s", err.msg);
 		close(fd);
@@ -585,9 +586,9 @@ cmd_retr(struct sess *s, int ac, char **av)
 	close(fd);
 	if (r == SESS_CLOSE)
 		return SESS_CLOSE;
-	if (conn_compressing(s->conn) && ((apart &&
+	if (zconn_on(s->conn) && ((apart &&
 	    conn_flush_full(s->conn, &err) == -1) ||
-	    conn_pin_level(s->conn, -1, &err) == -1)) {
+	    zconn_pin_level(s->conn, -1, &err) == -1)) {
 		log_warnx("%s", err.msg);
 		return SESS_CLOSE;
 	}

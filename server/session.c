@@ -33,6 +33,7 @@
 #include "tls.h"
 #include "version.h"
 #include "xmalloc.h"
+#include "zconn.h"
 
 #define SESS_MAXERRORS	10			/* then the server hangs up */
 #define SESS_MAXARGS	16
@@ -204,7 +205,7 @@ cmd_comp(struct sess *s, int ac, char **av)
 		s->errors++;
 		return sess_reply(s, RAP_SYNTAX, "Syntax error");
 	}
-	if (conn_compressing(s->conn))
+	if (zconn_on(s->conn))
 		return sess_reply(s, RAP_SYNTAX,
 		    "Compression already enabled");
 	if (strcasecmp(av[1], "ZLIB") != 0) {
@@ -221,8 +222,8 @@ cmd_comp(struct sess *s, int ac, char **av)
 		if (sess_reply(s, RAP_ZLIB_READY, "Ready to start ZLIB "
 		    "compression level %ld auto", lv) == SESS_CLOSE)
 			return SESS_CLOSE;
-		if (conn_start_zlib(s->conn, 1, &err) == -1 ||
-		    conn_set_auto(s->conn, (int)lv, &err) == -1) {
+		if (zconn_start(s->conn, 1, SESS_ZRATIO, &err) == -1 ||
+		    zconn_set_auto(s->conn, (int)lv, &err) == -1) {
 			log_warnx("%s", err.msg);
 			s->close = 1;
 			s->status = 1;
@@ -246,7 +247,7 @@ cmd_comp(struct sess *s, int ac, char **av)
 	if (sess_reply(s, RAP_ZLIB_READY,
 	    "Ready to start ZLIB compression level %ld", lv) == SESS_CLOSE)
 		return SESS_CLOSE;
-	if (conn_start_zlib(s->conn, (int)lv, &err) == -1) {
+	if (zconn_start(s->conn, (int)lv, SESS_ZRATIO, &err) == -1) {
 		log_warnx("%s", err.msg);
 		s->close = 1;
 		s->status = 1;
@@ -591,7 +592,7 @@ sess_logstats(struct sess *s)
 	    (unsigned long long)st.raw_out, (unsigned long long)st.wire_out,
 	    rout, (unsigned long long)st.raw_in,
 	    (unsigned long long)st.wire_in, rin);
-	if (!conn_compressing(s->conn))
+	if (!zconn_on(s->conn))
 		return;
 	hist[0] = '\0';
 	for (l = 0; l <= 9 && off < sizeof(hist); l++)
@@ -630,7 +631,6 @@ sess_open(struct sess *s, int fd, const struct sockaddr *sa,
 	conn_set_maxline(s->conn, PROTO_REQMAX);
 	conn_set_timeout(s->conn, s->opts->iowait);
 	conn_set_linetimes(s->conn, o->idle, o->linetime);
-	conn_set_zratio(s->conn, SESS_ZRATIO);
 	conn_set_trace(s->conn, o->debug ? proto_trace : NULL, NULL);
 	if (via != NULL)
 		sess_log(s, LOG_INFO, "connect via %s", via);

@@ -25,6 +25,7 @@
 #include "cerr.h"
 #include "conn.h"
 #include "xmalloc.h"
+#include "zconn.h"
 #include "fuzz.h"
 
 #define RATIO		1032	/* deflate's largest expansion */
@@ -85,7 +86,7 @@ blocks(const uint8_t *data, size_t size)
 	buf = xmalloc(65536);
 	c = conn_new(fuzz_socket(data, size, NULL), "fuzz");
 	conn_set_timeout(c, 2000);
-	FUZZ_SETUP(conn_start_zlib(c, 1, &err) == 0);
+	FUZZ_SETUP(zconn_start(c, 1, 0, &err) == 0);
 	for (;;) {
 		r = conn_read(c, buf, piece[i++ % 6], &err);
 		if (r == -1)
@@ -124,7 +125,7 @@ lines(const uint8_t *data, size_t size)
 		conn_free(c);
 		return;
 	}
-	FUZZ_SETUP(conn_start_zlib(c, 1, &err) == 0);
+	FUZZ_SETUP(zconn_start(c, 1, 0, &err) == 0);
 	while ((n = conn_getline(c, &line, &err)) != -1) {
 		FUZZ_CHECK((size_t)n == strlen(line));
 		FUZZ_CHECK((size_t)n <= LINE_CAP);

@@ -20,6 +20,7 @@
 #include "log.h"
 #include "proto.h"
 #include "xmalloc.h"
+#include "zconn.h"
 #include "zstream.h"
 #include "unit.h"
 
@@ -193,7 +194,7 @@ START_TEST(test_zlib_linecap)
 	conn_set_maxline(c, 1000);
 	put_zstream("AAAAAAAAAAAAAAAA", 512 * 1024);
 	ck_assert_str_eq(getl(c), "COMP");
-	ck_assert_int_eq(conn_start_zlib(c, 6, &err), 0);
+	ck_assert_int_eq(zconn_start(c, 6, 0, &err), 0);
 	ck_assert_int_eq(conn_getline(c, &line, &err), -1);
 	ck_assert(conn_toolong(c));
 	conn_stats(c, &st);
@@ -219,16 +220,15 @@ zratio_run(int ahead)
 
 	pair();
 	c = conn_new(sv[0], "peer");
-	conn_set_zratio(c, 100);
 	put_zstream("NOOP\r\n", 200000);
 	close(sv[1]);
 	ck_assert_str_eq(getl(c), "COMP");
-	ck_assert_int_eq(conn_start_zlib(c, 6, &err), 0);
+	ck_assert_int_eq(zconn_start(c, 6, 100, &err), 0);
 	if (ahead)
 		ck_assert_int_eq(conn_readahead(c, &err), 0);
 	for (n = 0; (r = conn_getline(c, &line, &err)) != -1; n++)
 		ck_assert_str_eq(line, "NOOP");
-	ck_assert_uint_lt(n, 3 * CONN_ZWINDOW / 6);
+	ck_assert_uint_lt(n, 3 * ZCONN_WINDOW / 6);
 	ck_assert_ptr_nonnull(strstr(err.msg, "inflate more than 100:1"));
 	conn_free(c);
 }
@@ -249,7 +249,7 @@ START_TEST(test_zlib_ratio)
 	put_zstream("NOOP\r\n", 200000);
 	close(sv[1]);
 	ck_assert_str_eq(getl(c), "COMP");
-	ck_assert_int_eq(conn_start_zlib(c, 6, &err), 0);
+	ck_assert_int_eq(zconn_start(c, 6, 0, &err), 0);
 	for (n = 0; (r = conn_getline(c, &line, &err)) != -1; n++)
 		ck_assert_str_eq(line, "NOOP");
 	ck_assert_uint_eq(n, 200000);
@@ -273,10 +273,10 @@ zwriter(int fd)
 	for (i = 0; i < (1 << 20); i++)
 		big[i] = (char)(i % 251 < 200 ? 'a' + i % 7 : i);
 	ok &= conn_printf(c, &err, "320 go\r\n") == 0;
-	ok &= conn_start_zlib(c, 1, &err) == 0;
+	ok &= zconn_start(c, 1, 0, &err) == 0;
 	ok &= conn_printf(c, &err, "220 on\r\n") == 0;
 	ok &= conn_write(c, big, 1 << 20, &err) == 0;
-	ok &= conn_set_level(c, 9, &err) == 0;
+	ok &= zconn_set_level(c, 9, &err) == 0;
 	ok &= conn_printf(c, &err, "after level change\r\n") == 0;
 	ok &= conn_flush_full(c, &err) == 0;
 	ok &= conn_printf(c, &err, "last\r\n") == 0;
@@ -304,7 +304,7 @@ zreader(int ahead, struct connstats *st)
 	close(sv[1]);
 	c = conn_new(sv[0], "reader");
 	ck_assert_str_eq(getl(c), "320 go");
-	ck_assert_int_eq(conn_start_zlib(c, 6, &err), 0);
+	ck_assert_int_eq(zconn_start(c, 6, 0, &err), 0);
 	ck_assert_str_eq(getl(c), "220 on");
 	if (ahead)
 		ck_assert_int_eq(conn_readahead(c, &err), 0);
@@ -367,7 +367,7 @@ START_TEST(test_zlib_thread)
 	conn_set_timeout(c, 200);
 	put_zstream("NOOP\r\n", 1);
 	ck_assert_str_eq(getl(c), "COMP");
-	ck_assert_int_eq(conn_start_zlib(c, 6, &err), 0);
+	ck_assert_int_eq(zconn_start(c, 6, 0, &err), 0);
 	ck_assert_int_eq(conn_readahead(c, &err), 0);
 	ck_assert_str_eq(getl(c), "NOOP");
 	ck_assert_int_eq(conn_getline(c, &line, &err), -1);
@@ -387,7 +387,7 @@ START_TEST(test_zlib_thread)
 	put_zstream("NOOP\r\nNO", 1);
 	close(sv[1]);
 	ck_assert_str_eq(getl(c), "COMP");
-	ck_assert_int_eq(conn_start_zlib(c, 6, &err), 0);
+	ck_assert_int_eq(zconn_start(c, 6, 0, &err), 0);
 	ck_assert_int_eq(conn_readahead(c, &err), 0);
 	ck_assert_str_eq(getl(c), "NOOP");
 	ck_assert_int_eq(conn_getline(c, &line, &err), -1);
@@ -414,7 +414,7 @@ START_TEST(test_zlib_readahead)
 	c = conn_new(sv[0], "peer");
 	put(buf_data(b), buf_len(b));
 	ck_assert_str_eq(getl(c), "COMP ZLIB 6");
-	ck_assert_int_eq(conn_start_zlib(c, 6, &err), 0);
+	ck_assert_int_eq(zconn_start(c, 6, 0, &err), 0);
 	ck_assert_str_eq(getl(c), "NOOP");
 	ck_assert_str_eq(getl(c), "QUIT");
 	/* Garbage in the compressed stream is an error, not a line. */

@@ -1,0 +1,86 @@
+/*
+ * zconn.h: zlib compression of a connection (docs/protocol.md section 9).
+ *
+ * The compressed stream is a stream filter of the connection (conn.h,
+ * struct conn_filter): conn hands it the plain bytes it queued and the
+ * bytes it read, and writes and reads what the filter makes of them;
+ * conn itself knows nothing of compression.  This module implements
+ * that interface with zstream.h (one continuous zlib stream each way),
+ * and owns what is zlib's alone: the inflate guard on lines, splicing
+ * ready-made deflate data, the capture of deflate output, the per-level
+ * counters, and which level the output uses now (fixed, pinned, or
+ * chosen by the automatic level, zauto.h, from what is measured while
+ * sending).  A second codec is another module implementing the same
+ * interface.
+ *
+ * Dependencies run one way: zconn uses conn, zstream and zauto; none of
+ * them use zconn (conn calls it only through the filter's operations).
+ *
+ * Functions return 0 on success and -1 with a message naming the peer
+ * in err on failure.
+ */
+#ifndef CAIRN_ZCONN_H
+#define CAIRN_ZCONN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct cerr;
+struct conn;
+
+/*
+ * Start compression in both directions: push what is queued uncompressed,
+ * then deflate all later output at level; every input byte not yet
+ * consumed (read-ahead) is treated as compressed.  ratio bounds how
+ * much lines may inflate: over a window of ZCONN_WINDOW bytes of lines,
+ * a line read fails when the lines are more than ratio times the
+ * compressed bytes inflated meanwhile (a decompression bomb); 0: no
+ * bound.
+ */
+#define ZCONN_WINDOW	(64 * 1024)	/* line bytes per inflate-ratio check */
+int		 zconn_start(struct conn *, int level, int ratio,
+		    struct cerr *err);
+/* Nonzero when compression is on. */
+int		 zconn_on(const struct conn *);
+
+/*
+ * Fix the output level (0..9; 0: stored blocks) mid-stream, ending any
+ * automatic level (compression must be on).
+ */
+int		 zconn_set_level(struct conn *, int level, struct cerr *err);
+/*
+ * Automatic level (zauto.h): from now on the output level is chosen
+ * between 0 and cap from what the connection measures while it sends.
+ * Its decisions are noted in the connection's trace (CONN_TRACE_NOTE).
+ */
+int		 zconn_set_auto(struct conn *, int cap, struct cerr *err);
+/*
+ * Pin the output level to level (0..9) whatever the policy, until
+ * called with -1: then the fixed or automatic level applies again.
+ * Output queued before the call is deflated at the level it was queued
+ * under.  Does nothing without compression.
+ */
+int		 zconn_pin_level(struct conn *, int level, struct cerr *err);
+int		 zconn_level(const struct conn *);	/* current, 0: none */
+
+/*
+ * Capture: fn(arg, p, n) sees every compressed byte deflated from now
+ * on, as it is made (fn NULL: none).  A cache keeps a body's deflate
+ * data so.  While a capture is on the automatic level stays put.
+ */
+typedef void	(*zconn_capture_fn)(void *arg, const void *p, size_t n);
+void		 zconn_set_capture(struct conn *, zconn_capture_fn, void *arg);
+
+/*
+ * Send ready-made deflate data (zstream.h, zstream_splice) in pieces:
+ * only right after conn_flush() or conn_flush_full() with nothing
+ * queued since (the data never refers to what came before it); then
+ * zconn_splice_end(), which resets the compressor and counts the raw
+ * plain bytes the data stood for, made at level.
+ */
+int		 zconn_splice(struct conn *, const void *, size_t,
+		    struct cerr *err);
+int		 zconn_splice_end(struct conn *, uint64_t raw, int level,
+		    struct cerr *err);
+
+#endif
