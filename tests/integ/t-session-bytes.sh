@@ -59,6 +59,12 @@ PY
 }
 
 nsess=0
+# ended N: cairnd has logged the end of N sessions (counted afresh at each
+# try of retry).
+ended()
+{
+	[ "$(grep -c 'session end: ' "$SLOG")" -ge "$1" ]
+}
 # check TOOL LEVEL ARGS...: run TOOL -v -Z LEVEL and compare its counters
 # with the session's line in cairnd's log.
 check()
@@ -71,7 +77,7 @@ check()
 	*)	fail "$_tool -Z $_lvl: exit $RC: $(cat "$T/err")" ;;
 	esac
 	nsess=$((nsess + 1))
-	retry 100 test "$(grep -c 'session end: ' "$SLOG")" -ge "$nsess" ||
+	retry 100 ended "$nsess" ||
 	    fail "no session end line for $_tool -Z $_lvl"
 	_srv=$(grep 'session end: ' "$SLOG" | sed -n "${nsess}p")
 	_cli=$(grep '^bytes: received ' "$T/out") ||
