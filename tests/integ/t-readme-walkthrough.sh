@@ -43,8 +43,12 @@ run_capture "$T/out" "$T/err" in_dir "$T/top" timeout 120 bash "$T/walk2.sh"
 assert_eq 0 "$RC" "the walkthrough pasted twice: $(cat "$T/err")"
 [ -s "$T/err" ] && fail "the walkthrough pasted twice said: $(cat "$T/err")"
 # The second run says what the first said, and ends in "same".
-sed '/^=== pasted again$/,$d' "$T/out" >"$T/out1"
-sed '1,/^=== pasted again$/d' "$T/out" >"$T/out2"
+# Whether lapply also names a "time" change depends on the second in
+# which the walkthrough wrote its files, not on the walkthrough: left out.
+sed '/^=== pasted again$/,$d' "$T/out" | sed 's/ mode time$/ mode/' \
+    >"$T/out1"
+sed '1,/^=== pasted again$/d' "$T/out" | sed 's/ mode time$/ mode/' \
+    >"$T/out2"
 assert_eq same "$(tail -n 1 "$T/out1")" "the first run's last line"
 grep -q '^app-1.0.T: published$' "$T/out1" ||
     fail "the first run did not publish: $(cat "$T/out1")"
