@@ -680,7 +680,7 @@ int
 net_stat(struct net *n, const char *kind, const char *name,
     const char *label, int64_t max, struct net_stat *st, struct cerr *err)
 {
-	char	*line, copy[8192], *av[9];
+	char	*line, copy[8192], *av[9], q[1024];
 	int	 r;
 
 	if (net_send_stat(n, kind, name, err) == -1)
@@ -693,7 +693,8 @@ net_stat(struct net *n, const char *kind, const char *name,
 	    proto_parse_size(av[6], &st->size) == -1 ||
 	    strlcpy(st->cksum, av[7], sizeof(st->cksum)) >=
 	    sizeof(st->cksum)) {
-		cerr_set(err, "%s: bad STAT reply: %.200s", net_peer(n), line);
+		proto_quote(q, sizeof(q), line, 200);
+		cerr_set(err, "%s: bad STAT reply \"%s\"", net_peer(n), q);
 		return -1;
 	}
 	if (label == NULL)
@@ -721,7 +722,7 @@ int
 net_retr_begin(struct net *n, int64_t *size, struct cerr *err)
 {
 	struct proto_budget	 b;
-	char			*text, *line;
+	char			*text, *line, q[300];
 	int			 code;
 
 	if (net_usable(n, err) == -1)
@@ -743,8 +744,8 @@ net_retr_begin(struct net *n, int64_t *size, struct cerr *err)
 	if (proto_line(n->c, &b, &line, err) == -1)
 		goto dead;
 	if (proto_parse_size(line, size) == -1) {
-		cerr_set(err, "%s: bad file size \"%.64s\"", conn_peer(n->c),
-		    line);
+		proto_quote(q, sizeof(q), line, 64);
+		cerr_set(err, "%s: bad file size \"%s\"", conn_peer(n->c), q);
 		goto dead;
 	}
 	n->inbody = 1;
