@@ -630,31 +630,6 @@ START_TEST(test_trace_callback)
 }
 END_TEST
 
-/* proto_trace prints the -v / -d lines: "<<< line" and ">>> line". */
-START_TEST(test_proto_trace)
-{
-	char	 out[128];
-	ssize_t	 n;
-	int	 p[2], saved;
-
-	log_init("check_conn", LOG_TO_STDERR, 0);
-	ck_assert_int_eq(pipe(p), 0);
-	ck_assert_int_ne(saved = dup(2), -1);
-	ck_assert_int_ne(dup2(p[1], 2), -1);
-	proto_trace(NULL, CONN_TRACE_OUT, "STAT TRANSCRIPT a.T\r\n", 19);
-	proto_trace(NULL, CONN_TRACE_IN, "230 Returning STAT information", 30);
-	ck_assert_int_ne(dup2(saved, 2), -1);
-	close(saved);
-	close(p[1]);
-	n = read(p[0], out, sizeof(out) - 1);
-	close(p[0]);
-	ck_assert_int_gt(n, 0);
-	out[n] = '\0';
-	ck_assert_str_eq(out, ">>> STAT TRANSCRIPT a.T\n"
-	    "<<< 230 Returning STAT information\n");
-}
-END_TEST
-
 static Suite *
 conn_suite(void)
 {
@@ -687,7 +662,6 @@ conn_suite(void)
 	tcase_add_test(tc, test_proto);
 	tcase_add_test(tc, test_reply_budget);
 	tcase_add_test(tc, test_trace_callback);
-	tcase_add_test(tc, test_proto_trace);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -690,6 +690,8 @@ START_TEST(test_trace)
 	proto_trace(NULL, CONN_TRACE_OUT, "QUIT\r\nNOT THIS", 4);
 	proto_trace(NULL, CONN_TRACE_NOTE, "level 6 -> 1", 12);
 	proto_trace(NULL, CONN_TRACE_IN, "", 0);
+	/* A peer's control bytes are shown as \xNN, and so is '\\' then. */
+	proto_trace(NULL, CONN_TRACE_IN, "545 \x1b[2J\\x\x07", 11);
 	ck_assert_int_ne(dup2(saved, 2), -1);
 	close(saved);
 	close(p[1]);
@@ -697,7 +699,8 @@ START_TEST(test_trace)
 	close(p[0]);
 	ck_assert_int_gt(n, 0);
 	out[n] = '\0';
-	ck_assert_str_eq(out, "<<< 230 ok\n>>> QUIT\n--- level 6 -> 1\n<<< \n");
+	ck_assert_str_eq(out, "<<< 230 ok\n>>> QUIT\n--- level 6 -> 1\n<<< \n"
+	    "<<< 545 \\x1b[2J\\x5cx\\x07\n");
 }
 END_TEST
 
