@@ -31,6 +31,7 @@
 #include "encode.h"
 #include "log.h"
 #include "path.h"
+#include "peer.h"
 #include "proto.h"
 #include "server.h"
 #include "transcript.h"
@@ -247,24 +248,24 @@ pdesc_fail(struct sess *s, int r, int ac, char **av, int stat)
 	case PD_SYNTAX:
 		s->errors++;
 		if (stat)
-			return sess_reply(s, RAP_STAT_SYNTAX,
+			return peer_reply(s, RAP_STAT_SYNTAX,
 			    "STAT Syntax error");
-		return sess_reply(s, RAP_RETR_DENIED, "RETR Syntax error");
+		return peer_reply(s, RAP_RETR_DENIED, "RETR Syntax error");
 	case PD_TOOLONG:
-		return sess_reply(s, RAP_RETR_DENIED, "Path too long");
+		return peer_reply(s, RAP_RETR_DENIED, "Path too long");
 	case PD_DENIED:
 	default:
 		if (strcasecmp(av[1], "FILE") == 0) {
-			sess_logsafe(name, sizeof(name), av[2]);
-			sess_logsafe(path, sizeof(path), av[3]);
-			sess_log(s, LOG_INFO, "no access for %s:%s", name,
+			peer_logsafe(name, sizeof(name), av[2]);
+			peer_logsafe(path, sizeof(path), av[3]);
+			peer_log(s, LOG_INFO, "no access for %s:%s", name,
 			    path);
-			return sess_reply(s, RAP_RETR_DENIED,
+			return peer_reply(s, RAP_RETR_DENIED,
 			    "No access for %s:%s", av[2], av[3]);
 		}
-		sess_logsafe(name, sizeof(name), av[2]);
-		sess_log(s, LOG_INFO, "no access for %s", name);
-		return sess_reply(s, RAP_RETR_DENIED, "No access for %s", av[2]);
+		peer_logsafe(name, sizeof(name), av[2]);
+		peer_log(s, LOG_INFO, "no access for %s", name);
+		return peer_reply(s, RAP_RETR_DENIED, "No access for %s", av[2]);
 	}
 }
 
@@ -285,13 +286,13 @@ cmd_stat(struct sess *s, int ac, char **av)
 		return pdesc_fail(s, r, ac, av, 1);
 	}
 	/* Decoded names may hold CR, LF: never in a reply or a log line. */
-	sess_logsafe(where, sizeof(where), pd.rel);
+	peer_logsafe(where, sizeof(where), pd.rel);
 	if ((fd = safe_open(s->opts->rootfd, pd.rel)) == -1 ||
 	    fstat(fd, &st) == -1) {
-		sess_logerr(s, LOG_INFO, "stat %s", where);
+		peer_logerr(s, LOG_INFO, "stat %s", where);
 		if (fd != -1)
 			close(fd);
-		r = sess_reply(s, RAP_STAT_ACCESS, "Access Error: %s", where);
+		r = peer_reply(s, RAP_STAT_ACCESS, "Access Error: %s", where);
 		pdesc_clear(&pd);
 		return r;
 	}
@@ -300,7 +301,7 @@ cmd_stat(struct sess *s, int ac, char **av)
 		log_warn("%s: checksum", where);
 		cksum_free(ck);
 		close(fd);
-		r = sess_reply(s, RAP_UNRECOGNIZED, "Checksum Error: %s: %s",
+		r = peer_reply(s, RAP_UNRECOGNIZED, "Checksum Error: %s: %s",
 		    where, strerror(errno));
 		pdesc_clear(&pd);
 		return r;
@@ -339,7 +340,7 @@ cmd_stat(struct sess *s, int ac, char **av)
 		nm = pd.name_raw;
 		break;
 	}
-	(void)sess_reply(s, RAP_STAT_OK, "Returning STAT information");
+	(void)peer_reply(s, RAP_STAT_OK, "Returning STAT information");
 	r = conn_printf(s->conn, NULL, "%s %s %s %s %s %lld %lld %s\r\n",
 	    meta[0], nm, meta[1], meta[2], meta[3], (long long)st.st_mtime,
 	    (long long)size, digest);
@@ -376,7 +377,7 @@ send_cached(struct sess *s, struct zhit *h, int64_t size)
 		    (size_t)left);
 		if (n <= 0) {
 			/* The size line is out: the framing cannot recover. */
-			sess_logerr(s, LOG_ERR, "compressed cache: read");
+			peer_logerr(s, LOG_ERR, "compressed cache: read");
 			free(chunk);
 			return SESS_CLOSE;
 		}
@@ -460,10 +461,10 @@ send_body(struct sess *s, int fd, const struct stat *st, int apart)
 		if (n <= 0) {
 			/* The size is promised: the framing cannot recover. */
 			if (n == 0)
-				sess_log(s, LOG_ERR, "file shrank while "
+				peer_log(s, LOG_ERR, "file shrank while "
 				    "being sent");
 			else
-				sess_logerr(s, LOG_ERR, "read");
+				peer_logerr(s, LOG_ERR, "read");
 			goto out;
 		}
 		if (judge && sent == 0 && cls == BODY_DEFLATED &&
@@ -545,24 +546,24 @@ cmd_retr(struct sess *s, int ac, char **av)
 		pdesc_clear(&pd);
 		return pdesc_fail(s, r, ac, av, 0);
 	}
-	sess_logsafe(where, sizeof(where), pd.rel);
+	peer_logsafe(where, sizeof(where), pd.rel);
 	if ((fd = safe_open(s->opts->rootfd, pd.rel)) == -1) {
-		sess_logerr(s, LOG_INFO, "open %s", where);
-		r = sess_reply(s, RAP_RETR_ACCESS, "Unable to access %s.",
+		peer_logerr(s, LOG_INFO, "open %s", where);
+		r = peer_reply(s, RAP_RETR_ACCESS, "Unable to access %s.",
 		    where);
 		pdesc_clear(&pd);
 		return r;
 	}
 	if (fstat(fd, &st) == -1) {
-		sess_logerr(s, LOG_ERR, "fstat %s", where);
+		peer_logerr(s, LOG_ERR, "fstat %s", where);
 		close(fd);
-		r = sess_reply(s, RAP_RETR_ACCESS, "Access Error: %s", where);
+		r = peer_reply(s, RAP_RETR_ACCESS, "Access Error: %s", where);
 		pdesc_clear(&pd);
 		return r;
 	}
-	sess_log(s, LOG_DEBUG, "retrieving %s", where);
+	peer_log(s, LOG_DEBUG, "retrieving %s", where);
 	pdesc_clear(&pd);
-	if (sess_reply(s, RAP_RETR_OK, "Retrieving file") == SESS_CLOSE ||
+	if (peer_reply(s, RAP_RETR_OK, "Retrieving file") == SESS_CLOSE ||
 	    conn_printf(s->conn, &err, "%lld\r\n", (long long)st.st_size)
 	    == -1) {
 		close(fd);

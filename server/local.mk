@@ -5,9 +5,9 @@
 # compiles a file of client/ or includes its headers.
 sbin_PROGRAMS += server/cairnd
 server_cairnd_SOURCES = \
-	server/cairnd.c server/session.c server/hostcfg.c server/fetch.c \
-	server/stor.c server/zcache.c server/zcache.h server/warm.c server/server.h \
-	server/proxy.c
+	server/cairnd.c server/session.c server/peer.c server/peer.h \
+	server/hostcfg.c server/fetch.c server/stor.c server/zcache.c \
+	server/zcache.h server/warm.c server/server.h server/proxy.c
 # stor.c syncs a full batch of uploads on a thread while the next arrives.
 server_cairnd_CFLAGS = $(AM_CFLAGS) $(PTHREAD_CFLAGS)
 server_cairnd_LDADD = $(CAIRN_LIBS) $(PTHREAD_LIBS)

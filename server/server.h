@@ -3,13 +3,18 @@
  *
  *   cairnd.c   options, start-up, listening sockets, children
  *   session.c  one connection: banner, command loop, verb table,
- *              QUIT NOOP HELP COMP REPO
+ *              QUIT NOOP HELP COMP REPO STARTTLS
+ *   peer.c     the log lines naming the client and the replies sent
+ *              to it, for every verb (peer.h)
  *   hostcfg.c  config matching and the host's access list
  *   fetch.c    path descriptions, confined opening, STAT and RETR
  *   stor.c     STOR uploads into tmp/
  *   zcache.c   -c: the cache of compressed file bodies (zcache.h)
  *   warm.c     -W: filling that cache ahead of the clients
  *   proxy.c    -X: listed balancers and their PROXY protocol header
+ *
+ * session.c calls the verbs of fetch.c and stor.c; they, and session.c,
+ * speak to the client through peer.c, which calls none of them.
  *
  * The other programs built here are one file each and share no code
  * with cairnd: publish.c (cairn-publish) and replicate.c
@@ -132,17 +137,6 @@ struct sess {
  */
 int	 sess_serve(int fd, const struct sockaddr *, socklen_t,
 	    const char *via, int check, const struct sopts *);
-int	 sess_reply(struct sess *, int code, const char *fmt, ...)
-	    __attribute__((format(printf, 3, 4)));
-void	 sess_logsafe(char *dst, size_t len, const char *src);
-/*
- * Log one line about the session at syslog priority pri: "host[ip]: "
- * and the message.  sess_logerr() appends ": strerror(errno)".
- */
-void	 sess_log(const struct sess *, int pri, const char *fmt, ...)
-	    __attribute__((format(printf, 3, 4)));
-void	 sess_logerr(const struct sess *, int pri, const char *fmt, ...)
-	    __attribute__((format(printf, 3, 4)));
 
 /* hostcfg.c */
 /*

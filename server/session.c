@@ -14,7 +14,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <netdb.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +27,7 @@
 #include "encode.h"
 #include "hostname.h"
 #include "log.h"
+#include "peer.h"
 #include "proto.h"
 #include "server.h"
 #include "tls.h"
@@ -73,86 +73,6 @@ static const struct verb verbs[] = {
 	{ "COMPRESS",	4, V_AUTH, NULL, cmd_comp },
 };
 
-/* Copy src for a log line: control bytes and non-ASCII become '?'. */
-void
-sess_logsafe(char *dst, size_t len, const char *src)
-{
-	size_t	 i;
-
-	for (i = 0; i + 1 < len && src[i] != '\0'; i++)
-		dst[i] = isprint((unsigned char)src[i]) ? src[i] : '?';
-	dst[i] = '\0';
-}
-
-static void	log_args(int, int, const char *, ...)
-		    __attribute__((format(printf, 3, 4)));
-static void	sess_vlog(const struct sess *, int, int, const char *,
-		    va_list) __attribute__((format(printf, 4, 0)));
-
-/* vlog() with its arguments given in place. */
-static void
-log_args(int pri, int with_errno, const char *fmt, ...)
-{
-	va_list	 ap;
-
-	va_start(ap, fmt);
-	vlog(pri, with_errno, fmt, ap);
-	va_end(ap);
-}
-
-/* The message behind "host[ip]: "; errno is kept for with_errno. */
-static void
-sess_vlog(const struct sess *s, int pri, int with_errno, const char *fmt,
-    va_list ap)
-{
-	char	 msg[4096];
-	int	 saved = errno;
-
-	(void)vsnprintf(msg, sizeof(msg), fmt, ap);
-	errno = saved;
-	log_args(pri, with_errno, "%s: %s", s->peer, msg);
-}
-
-void
-sess_log(const struct sess *s, int pri, const char *fmt, ...)
-{
-	va_list	 ap;
-
-	va_start(ap, fmt);
-	sess_vlog(s, pri, 0, fmt, ap);
-	va_end(ap);
-}
-
-void
-sess_logerr(const struct sess *s, int pri, const char *fmt, ...)
-{
-	va_list	 ap;
-
-	va_start(ap, fmt);
-	sess_vlog(s, pri, 1, fmt, ap);
-	va_end(ap);
-}
-
-/* Queue one reply line "<code> <text>\r\n". */
-int
-sess_reply(struct sess *s, int code, const char *fmt, ...)
-{
-	char	 text[PROTO_REQMAX + 512];
-	va_list	 ap;
-	struct cerr err;
-
-	va_start(ap, fmt);
-	(void)vsnprintf(text, sizeof(text), fmt, ap);
-	va_end(ap);
-	if (conn_printf(s->conn, &err, "%d %s\r\n", code, text) == -1) {
-		log_warnx("%s", err.msg);
-		s->close = 1;
-		s->status = 1;
-		return SESS_CLOSE;
-	}
-	return SESS_OK;
-}
-
 static int
 check_noargs(struct sess *s, int ac, char **av)
 {
@@ -160,7 +80,7 @@ check_noargs(struct sess *s, int ac, char **av)
 	if (ac == 1)
 		return SESS_OK;
 	s->errors++;
-	sess_reply(s, RAP_SYNTAX, "Syntax error (no parameters allowed)");
+	peer_reply(s, RAP_SYNTAX, "Syntax error (no parameters allowed)");
 	return 1;
 }
 
@@ -169,7 +89,7 @@ cmd_quit(struct sess *s, int ac, char **av)
 {
 	(void)ac;
 	(void)av;
-	sess_reply(s, RAP_QUIT_OK, "QUIT OK, closing connection");
+	peer_reply(s, RAP_QUIT_OK, "QUIT OK, closing connection");
 	s->close = 1;
 	s->status = 0;
 	return SESS_OK;
@@ -180,7 +100,7 @@ cmd_noop(struct sess *s, int ac, char **av)
 {
 	(void)ac;
 	(void)av;
-	return sess_reply(s, RAP_NOOP_OK, "NOOP OK");
+	return peer_reply(s, RAP_NOOP_OK, "NOOP OK");
 }
 
 static int
@@ -188,7 +108,7 @@ cmd_help(struct sess *s, int ac, char **av)
 {
 	(void)ac;
 	(void)av;
-	return sess_reply(s, RAP_HELP, "What is this, SMTP?");
+	return peer_reply(s, RAP_HELP, "What is this, SMTP?");
 }
 
 /* COMP ZLIB [level] (docs/protocol.md section 9). */
@@ -200,17 +120,17 @@ cmd_comp(struct sess *s, int ac, char **av)
 	long		 lv;
 
 	if (s->opts->zmax == 0)
-		return sess_reply(s, RAP_SYNTAX, "Compression not enabled");
+		return peer_reply(s, RAP_SYNTAX, "Compression not enabled");
 	if (ac != 2 && ac != 3) {
 		s->errors++;
-		return sess_reply(s, RAP_SYNTAX, "Syntax error");
+		return peer_reply(s, RAP_SYNTAX, "Syntax error");
 	}
 	if (zconn_on(s->conn))
-		return sess_reply(s, RAP_SYNTAX,
+		return peer_reply(s, RAP_SYNTAX,
 		    "Compression already enabled");
 	if (strcasecmp(av[1], "ZLIB") != 0) {
-		sess_logsafe(type, sizeof(type), av[1]);
-		return sess_reply(s, RAP_ZLIB_TYPE,
+		peer_logsafe(type, sizeof(type), av[1]);
+		return peer_reply(s, RAP_ZLIB_TYPE,
 		    "%s: unknown compression type", type);
 	}
 	if (ac == 3 && s->opts->zauto && strcasecmp(av[2], "AUTO") == 0) {
@@ -219,7 +139,7 @@ cmd_comp(struct sess *s, int ac, char **av)
 		 * the cap) and let what we measure decide, within 0 to cap.
 		 */
 		lv = s->opts->zmax;
-		if (sess_reply(s, RAP_ZLIB_READY, "Ready to start ZLIB "
+		if (peer_reply(s, RAP_ZLIB_READY, "Ready to start ZLIB "
 		    "compression level %ld auto", lv) == SESS_CLOSE)
 			return SESS_CLOSE;
 		if (zconn_start(s->conn, 1, SESS_ZRATIO, &err) == -1 ||
@@ -230,8 +150,8 @@ cmd_comp(struct sess *s, int ac, char **av)
 			return SESS_CLOSE;
 		}
 		s->zauto = 1;
-		sess_log(s, LOG_DEBUG, "zlib level auto, 0 to %ld", lv);
-		return sess_reply(s, RAP_ZLIB_ON, "ZLIB compression level "
+		peer_log(s, LOG_DEBUG, "zlib level auto, 0 to %ld", lv);
+		return peer_reply(s, RAP_ZLIB_ON, "ZLIB compression level "
 		    "%ld auto enabled", lv);
 	}
 	if (ac == 3) {
@@ -244,7 +164,7 @@ cmd_comp(struct sess *s, int ac, char **av)
 			lv = s->opts->zmax;
 	} else
 		lv = s->opts->zmax;
-	if (sess_reply(s, RAP_ZLIB_READY,
+	if (peer_reply(s, RAP_ZLIB_READY,
 	    "Ready to start ZLIB compression level %ld", lv) == SESS_CLOSE)
 		return SESS_CLOSE;
 	if (zconn_start(s->conn, (int)lv, SESS_ZRATIO, &err) == -1) {
@@ -253,8 +173,8 @@ cmd_comp(struct sess *s, int ac, char **av)
 		s->status = 1;
 		return SESS_CLOSE;
 	}
-	sess_log(s, LOG_DEBUG, "zlib level %ld", lv);
-	return sess_reply(s, RAP_ZLIB_ON, "ZLIB compression level %ld enabled",
+	peer_log(s, LOG_DEBUG, "zlib level %ld", lv);
+	return peer_reply(s, RAP_ZLIB_ON, "ZLIB compression level %ld enabled",
 	    lv);
 }
 
@@ -266,20 +186,20 @@ cmd_repo(struct sess *s, int ac, char **av)
 
 	if (ac != 3) {
 		s->errors++;
-		return sess_reply(s, RAP_SYNTAX,
+		return peer_reply(s, RAP_SYNTAX,
 		    "Syntax error (invalid parameters)");
 	}
 	if (decode_path(av[2], &msg) == -1) {
 		s->errors++;
-		return sess_reply(s, RAP_SYNTAX,
+		return peer_reply(s, RAP_SYNTAX,
 		    "Syntax error (invalid parameter)");
 	}
-	sess_logsafe(event, sizeof(event), av[1]);
-	sess_logsafe(safe, sizeof(safe), msg);
+	peer_logsafe(event, sizeof(event), av[1]);
+	peer_logsafe(safe, sizeof(safe), msg);
 	free(msg);
 	log_notice("report %s %s %s - %s %s", s->host, s->ip,
 	    s->cn != NULL ? s->cn : "-", event, safe);
-	return sess_reply(s, RAP_REPO_OK, "Report successful");
+	return peer_reply(s, RAP_REPO_OK, "Report successful");
 }
 
 /*
@@ -289,7 +209,7 @@ cmd_repo(struct sess *s, int ac, char **av)
 static int
 sess_unavailable(struct sess *s, const char *why)
 {
-	sess_reply(s, RAP_UNAVAILABLE, "Service not available, %s",
+	peer_reply(s, RAP_UNAVAILABLE, "Service not available, %s",
 	    why != NULL ? why : "closing transmission channel");
 	s->status = 1;
 	return SESS_CLOSE;
@@ -306,11 +226,11 @@ sess_authorize(struct sess *s)
 	int		 r;
 
 	if ((r = hostcfg_load(s, &err)) != 0) {
-		sess_log(s, LOG_ERR, "%s", err.msg);
+		peer_log(s, LOG_ERR, "%s", err.msg);
 		return sess_unavailable(s, r == HOSTCFG_NOFILE ?
 		    "no command file for this host" : NULL);
 	}
-	sess_log(s, LOG_DEBUG, "command file %s, special directory %s",
+	peer_log(s, LOG_DEBUG, "command file %s, special directory %s",
 	    s->cmdfile, s->specialdir);
 	s->state = SESS_AUTH;
 	return SESS_OK;
@@ -332,17 +252,17 @@ cmd_starttls(struct sess *s, int ac, char **av)
 	(void)av;
 	if (conn_tls(s->conn) != NULL) {
 		s->errors++;
-		return sess_reply(s, RAP_SYNTAX, "TLS already started");
+		return peer_reply(s, RAP_SYNTAX, "TLS already started");
 	}
 	if (conn_pending(s->conn) > 0) {
 		/* Anything behind STARTTLS came in clear: never obey it. */
-		sess_log(s, LOG_NOTICE, "data in clear after STARTTLS");
-		sess_reply(s, RAP_SYNTAX, "Data after STARTTLS, closing "
+		peer_log(s, LOG_NOTICE, "data in clear after STARTTLS");
+		peer_reply(s, RAP_SYNTAX, "Data after STARTTLS, closing "
 		    "connection");
 		s->status = 1;
 		return SESS_CLOSE;
 	}
-	if (sess_reply(s, RAP_TLS_READY, "Ready to start TLS") == SESS_CLOSE)
+	if (peer_reply(s, RAP_TLS_READY, "Ready to start TLS") == SESS_CLOSE)
 		return SESS_CLOSE;
 	/* The handshake is part of the pre-authentication time (-G). */
 	left = s->grace - conn_now();
@@ -352,7 +272,7 @@ cmd_starttls(struct sess *s, int ac, char **av)
 	conn_set_timeout(s->conn, s->opts->iowait);
 	if (r == -1) {
 		if (conn_now() >= s->grace)
-			sess_log(s, LOG_NOTICE, "not authorized within %d s "
+			peer_log(s, LOG_NOTICE, "not authorized within %d s "
 			    "(TLS handshake)", s->opts->grace / 1000);
 		else
 			log_notice("%s", err.msg);
@@ -363,12 +283,12 @@ cmd_starttls(struct sess *s, int ac, char **av)
 	    (s->cn = tls_peer_name(conn_tls(s->conn))) != NULL &&
 	    !hostname_valid(s->cn, strlen(s->cn))) {
 		/* Like a reverse name: a key in config, a path in special/. */
-		sess_logsafe(safe, sizeof(safe), s->cn);
-		sess_log(s, LOG_NOTICE, "certificate name \"%s\" is not a "
+		peer_logsafe(safe, sizeof(safe), s->cn);
+		peer_log(s, LOG_NOTICE, "certificate name \"%s\" is not a "
 		    "host name, not used", safe);
 		s->cn = NULL;
 	}
-	sess_log(s, LOG_INFO, "TLS started (%s), certificate name %s",
+	peer_log(s, LOG_INFO, "TLS started (%s), certificate name %s",
 	    tls_describe(conn_tls(s->conn), desc, sizeof(desc)),
 	    s->cn != NULL ? s->cn : "-");
 	if ((r = hostcfg_match(s, &err)) == -1) {
@@ -376,7 +296,7 @@ cmd_starttls(struct sess *s, int ac, char **av)
 		return sess_unavailable(s, NULL);
 	}
 	if (r == 0) {
-		sess_log(s, LOG_NOTICE, "host not in config (certificate name "
+		peer_log(s, LOG_NOTICE, "host not in config (certificate name "
 		    "%s)", s->cn != NULL ? s->cn : "-");
 		s->state = SESS_UNKNOWN;
 		return SESS_OK;
@@ -408,10 +328,10 @@ sess_dispatch(struct sess *s, char *line)
 	    strcmp(av[0], "PROXY") == 0) {
 		/* A header after the banner is never one to obey. */
 		if (s->via != NULL)
-			sess_log(s, LOG_NOTICE,
+			peer_log(s, LOG_NOTICE,
 			    "refused: a second PROXY header");
 		else
-			sess_log(s, LOG_NOTICE, "refused: PROXY header from "
+			peer_log(s, LOG_NOTICE, "refused: PROXY header from "
 			    "an address not listed in -X");
 		s->status = 1;
 		return SESS_CLOSE;
@@ -422,7 +342,7 @@ sess_dispatch(struct sess *s, char *line)
 		return SESS_CLOSE;
 	if (ac == 0) {
 		s->errors++;
-		return sess_reply(s, RAP_SYNTAX, "Illegal null command");
+		return peer_reply(s, RAP_SYNTAX, "Illegal null command");
 	}
 	if (v == NULL ||
 	    ((v->flags & V_TLS) && s->opts->tls == 0) ||
@@ -430,23 +350,23 @@ sess_dispatch(struct sess *s, char *line)
 		s->errors++;
 		/* Echo at most 128 bytes of the verb. */
 		strlcpy(verb, av[0], sizeof(verb));
-		return sess_reply(s, RAP_UNRECOGNIZED,
+		return peer_reply(s, RAP_UNRECOGNIZED,
 		    "Command %s unrecognized", verb);
 	}
 	if (ac == -1) {
 		s->errors++;
-		return sess_reply(s, RAP_SYNTAX,
+		return peer_reply(s, RAP_SYNTAX,
 		    "Syntax error (too many arguments)");
 	}
 	if ((v->flags & V_AUTH) && s->state == SESS_PRETLS) {
-		sess_log(s, LOG_NOTICE, "%s before STARTTLS", v->name);
-		sess_reply(s, RAP_NEED_TLS,
+		peer_log(s, LOG_NOTICE, "%s before STARTTLS", v->name);
+		peer_reply(s, RAP_NEED_TLS,
 		    "Must issue a STARTTLS command first");
 		s->status = 1;
 		return SESS_CLOSE;
 	}
 	if ((v->flags & V_AUTH) && s->state == SESS_UNKNOWN) {
-		sess_reply(s, RAP_UNRECOGNIZED, "No access for %s", s->host);
+		peer_reply(s, RAP_UNRECOGNIZED, "No access for %s", s->host);
 		s->status = 1;
 		return SESS_CLOSE;
 	}
@@ -510,7 +430,7 @@ sess_revname(const struct sess *s, const struct sockaddr *sa,
 	for (p = host; *p != '\0'; p++)
 		*p = (char)tolower((unsigned char)*p);
 	if (!hostname_valid(host, strlen(host))) {
-		sess_logsafe(safe, sizeof(safe), host);
+		peer_logsafe(safe, sizeof(safe), host);
 		log_notice("%s: reverse name \"%s\" is not a host name, "
 		    "using the address", s->ip, safe);
 		return 0;
@@ -586,7 +506,7 @@ sess_logstats(struct sess *s)
 	conn_stats(s->conn, &st);
 	rout = st.wire_out > 0 ? (double)st.raw_out / (double)st.wire_out : 1;
 	rin = st.wire_in > 0 ? (double)st.raw_in / (double)st.wire_in : 1;
-	sess_log(s, LOG_INFO, "session end: zlib level %s%d, sent %llu bytes "
+	peer_log(s, LOG_INFO, "session end: zlib level %s%d, sent %llu bytes "
 	    "(%llu on the wire, ratio %.2f), received %llu bytes (%llu on "
 	    "the wire, ratio %.2f)", s->zauto ? "auto, now " : "", st.level,
 	    (unsigned long long)st.raw_out, (unsigned long long)st.wire_out,
@@ -599,7 +519,7 @@ sess_logstats(struct sess *s)
 		if (st.lvl_raw[l] > 0)
 			off += (size_t)snprintf(hist + off, sizeof(hist) - off,
 			    " %d:%llu", l, (unsigned long long)st.lvl_raw[l]);
-	sess_log(s, LOG_INFO, "session bodies: deflated %llu files %llu -> "
+	peer_log(s, LOG_INFO, "session bodies: deflated %llu files %llu -> "
 	    "%llu bytes, stored %llu files %llu bytes, cached %llu files "
 	    "%llu -> %llu bytes; bytes by level%s; level changes %llu",
 	    (unsigned long long)b->files[BODY_DEFLATED],
@@ -633,9 +553,9 @@ sess_open(struct sess *s, int fd, const struct sockaddr *sa,
 	conn_set_linetimes(s->conn, o->idle, o->linetime);
 	conn_set_trace(s->conn, o->debug ? proto_trace : NULL, NULL);
 	if (via != NULL)
-		sess_log(s, LOG_INFO, "connect via %s", via);
+		peer_log(s, LOG_INFO, "connect via %s", via);
 	else
-		sess_log(s, LOG_INFO, "connect");
+		peer_log(s, LOG_INFO, "connect");
 }
 
 /*
@@ -674,8 +594,8 @@ sess_greet(struct sess *s)
 	int		 r;
 
 	if (sess_repo_ok(s, &err) == -1) {
-		sess_log(s, LOG_ERR, "repository unusable: %s", err.msg);
-		sess_reply(s, RAP_UNAVAILABLE, "Service not available, "
+		peer_log(s, LOG_ERR, "repository unusable: %s", err.msg);
+		peer_reply(s, RAP_UNAVAILABLE, "Service not available, "
 		    "repository unusable (%s)", err.msg);
 		s->status = 1;
 		return SESS_CLOSE;
@@ -693,8 +613,8 @@ sess_greet(struct sess *s)
 			return sess_unavailable(s, NULL);
 		}
 		if (r == 0) {
-			sess_log(s, LOG_NOTICE, "host not in config");
-			sess_reply(s, RAP_UNRECOGNIZED, "No access for %s",
+			peer_log(s, LOG_NOTICE, "host not in config");
+			peer_reply(s, RAP_UNRECOGNIZED, "No access for %s",
 			    s->host);
 			return SESS_CLOSE;
 		}
@@ -717,21 +637,21 @@ sess_readfail(struct sess *s, const struct cerr *err)
 	if (s->close)
 		return;		/* already refused, while the read waited */
 	if (conn_eof(s->conn)) {
-		sess_log(s, LOG_INFO, "connection closed by peer");
+		peer_log(s, LOG_INFO, "connection closed by peer");
 		s->status = 1;
 	} else if (conn_toolong(s->conn)) {
-		sess_log(s, LOG_NOTICE, "request line too long");
+		peer_log(s, LOG_NOTICE, "request line too long");
 		conn_set_timeout(s->conn, s->opts->iowait);
-		sess_reply(s, RAP_UNRECOGNIZED,
+		peer_reply(s, RAP_UNRECOGNIZED,
 		    "Line too long, closing connection");
 	} else {
 		if (s->state != SESS_AUTH && conn_now() >= s->grace)
-			sess_log(s, LOG_NOTICE, "not authorized within %d s",
+			peer_log(s, LOG_NOTICE, "not authorized within %d s",
 			    s->opts->grace / 1000);
 		else
 			log_notice("%s", err->msg);
 		conn_set_timeout(s->conn, s->opts->iowait);
-		sess_reply(s, RAP_CLOSING, "Server closing connection");
+		peer_reply(s, RAP_CLOSING, "Server closing connection");
 	}
 }
 
@@ -763,8 +683,8 @@ sess_loop(struct sess *s)
 			break;
 		}
 		if (s->errors >= SESS_MAXERRORS) {
-			sess_log(s, LOG_NOTICE, "too many protocol errors");
-			sess_reply(s, RAP_UNAVAILABLE, "Too many errors, "
+			peer_log(s, LOG_NOTICE, "too many protocol errors");
+			peer_reply(s, RAP_UNAVAILABLE, "Too many errors, "
 			    "closing transmission channel");
 			s->status = 1;
 			break;
@@ -784,7 +704,7 @@ sess_serve(int fd, const struct sockaddr *sa, socklen_t salen,
 	s.check = check;
 	if (via == NULL && o->proxies != NULL && proxy_sent_header(fd)) {
 		/* Only a listed balancer may say who the client is. */
-		sess_log(&s, LOG_NOTICE, "refused: PROXY header from an "
+		peer_log(&s, LOG_NOTICE, "refused: PROXY header from an "
 		    "address not listed in -X");
 		s.status = 1;
 	} else if (sess_greet(&s) == SESS_OK) {

@@ -45,6 +45,7 @@
 #include "fsutil.h"
 #include "log.h"
 #include "path.h"
+#include "peer.h"
 #include "proto.h"
 #include "server.h"
 #include "transcript.h"
@@ -111,9 +112,9 @@ stor_roomfor(struct sess *s, const char *rel, size_t len)
 	if (s->opts->maxfiles == 0 || s->storfiles < s->opts->maxfiles)
 		return 1;
 	snprintf(up, sizeof(up), "%.*s", (int)len, rel);
-	sess_logsafe(up, sizeof(up), up);
-	sess_logsafe(name, sizeof(name), s->storname);
-	sess_log(s, LOG_NOTICE, "STOR %s: refused, loadset %s has %lld files "
+	peer_logsafe(up, sizeof(up), up);
+	peer_logsafe(name, sizeof(name), s->storname);
+	peer_log(s, LOG_NOTICE, "STOR %s: refused, loadset %s has %lld files "
 	    "and directories, limit %lld (-n)", up, name,
 	    (long long)s->storfiles, (long long)s->opts->maxfiles);
 	return 0;
@@ -129,7 +130,7 @@ stor_limited(struct sess *s, const char *what, int opt, int64_t limit)
 {
 	char	 name[PATH_MAX], msg[PATH_MAX + 128];
 
-	sess_logsafe(name, sizeof(name), s->storname);
+	peer_logsafe(name, sizeof(name), s->storname);
 	snprintf(msg, sizeof(msg), "%s: loadset %s limit (%lld, cairnd -%c) "
 	    "reached", name, what, (long long)limit, opt);
 	return stor_fatal(s, RAP_STOR_DATA, msg);
@@ -262,7 +263,7 @@ stor_reply(struct sess *s, int code)
 		q->held[q->nheld++] = code;
 		return SESS_OK;
 	}
-	return sess_reply(s, code, "%s", code == RAP_STOR_GO ?
+	return peer_reply(s, code, "%s", code == RAP_STOR_GO ?
 	    "Storing file" : "File stored");
 }
 
@@ -274,7 +275,7 @@ stor_release1(struct sess *s, struct storq *q)
 	int		 r = SESS_OK;
 
 	for (i = 0; q != NULL && i < q->nheld && r == SESS_OK; i++)
-		r = sess_reply(s, q->held[i], "%s", q->held[i] == RAP_STOR_GO ?
+		r = peer_reply(s, q->held[i], "%s", q->held[i] == RAP_STOR_GO ?
 		    "Storing file" : "File stored");
 	if (q != NULL)
 		q->nheld = 0;
@@ -343,7 +344,7 @@ stor_fatal(struct sess *s, int code, const char *msg)
 	s->status = 1;
 	(void)stor_release(s);
 	stor_finish(s);
-	sess_reply(s, code, "%s", msg);
+	peer_reply(s, code, "%s", msg);
 	s->close = 1;
 	return SESS_CLOSE;
 }
@@ -600,7 +601,7 @@ stor_room(struct sess *s, int fd, int64_t size, const char *upload)
 	char		 name[PATH_MAX];
 
 	if (s->opts->maxupload > 0 && size > s->opts->maxupload) {
-		sess_log(s, LOG_NOTICE, "STOR %s: %lld bytes refused, limit "
+		peer_log(s, LOG_NOTICE, "STOR %s: %lld bytes refused, limit "
 		    "%lld (-M)", upload, (long long)size,
 		    (long long)s->opts->maxupload);
 		errno = EFBIG;
@@ -608,8 +609,8 @@ stor_room(struct sess *s, int fd, int64_t size, const char *upload)
 	}
 	if (s->opts->maxbytes > 0 &&
 	    size > s->opts->maxbytes - s->storbytes) {
-		sess_logsafe(name, sizeof(name), s->storname);
-		sess_log(s, LOG_NOTICE, "STOR %s: %lld bytes refused, loadset "
+		peer_logsafe(name, sizeof(name), s->storname);
+		peer_log(s, LOG_NOTICE, "STOR %s: %lld bytes refused, loadset "
 		    "%s has %lld bytes, limit %lld (-T)", upload,
 		    (long long)size, name, (long long)s->storbytes,
 		    (long long)s->opts->maxbytes);
@@ -623,7 +624,7 @@ stor_room(struct sess *s, int fd, int64_t size, const char *upload)
 	avail = (uint64_t)sv.f_bavail * (uint64_t)sv.f_frsize;
 	if ((uint64_t)size > avail ||
 	    avail - (uint64_t)size < (uint64_t)s->opts->minfree) {
-		sess_log(s, LOG_NOTICE, "STOR %s: %lld bytes refused, %llu "
+		peer_log(s, LOG_NOTICE, "STOR %s: %lld bytes refused, %llu "
 		    "bytes free, floor %lld (-N)", upload,
 		    (long long)size, (unsigned long long)avail,
 		    (long long)s->opts->minfree);
@@ -654,7 +655,7 @@ stor_body(struct sess *s, int fd, int dfd, const char *leaf,
 		goto bad;
 	}
 	if (proto_parse_size(line, &size) == -1) {
-		sess_log(s, LOG_ERR, "STOR %s: bad size line", upload);
+		peer_log(s, LOG_ERR, "STOR %s: bad size line", upload);
 		goto bad;
 	}
 	if ((r = stor_room(s, fd, size, upload)) != 0) {
@@ -753,7 +754,7 @@ cmd_stor(struct sess *s, int ac, char **av)
 				r = stor_fatal(s, RAP_STOR_FAIL,
 				    "Transcript exists");
 			else {
-				sess_logsafe(up, sizeof(up), rel);
+				peer_logsafe(up, sizeof(up), rel);
 				snprintf(msg, sizeof(msg), "%s: %s", up,
 				    strerror(errno));
 				r = stor_fatal(s, RAP_STOR_FAIL, msg);
@@ -768,7 +769,7 @@ cmd_stor(struct sess *s, int ac, char **av)
 		free(s->stortran);
 		s->stortran = xstrdup(av[2]);
 		if (stor_dirty(s->storq, dfd) == -1) {
-			sess_logsafe(up, sizeof(up), rel);
+			peer_logsafe(up, sizeof(up), rel);
 			snprintf(msg, sizeof(msg), "%s: %s", up,
 			    strerror(errno));
 			close(dfd);
@@ -789,7 +790,7 @@ cmd_stor(struct sess *s, int ac, char **av)
 	}
 	if (n < 0 || (size_t)n >= sizeof(rel))
 		goto syntax;
-	sess_logsafe(up, sizeof(up), rel);
+	peer_logsafe(up, sizeof(up), rel);
 	/*
 	 * -n counts what a loadset makes in tmp/file/<t>: its files and the
 	 * directories made for them, each refused before it is made.
@@ -831,7 +832,7 @@ cmd_stor(struct sess *s, int ac, char **av)
 		close(dfd);
 		goto out;
 	}
-	sess_log(s, LOG_INFO, "stored %s", up);
+	peer_log(s, LOG_INFO, "stored %s", up);
 	r = stor_hold(s, fd, dfd, up, size);
 	close(dfd);
 	goto out;
@@ -883,7 +884,7 @@ stor_finish(struct sess *s)
 	}
 	if (s->storname == NULL || s->stormade == 0 || s->status == 0)
 		goto out;
-	sess_logsafe(safe, sizeof(safe), s->storname);
+	peer_logsafe(safe, sizeof(safe), s->storname);
 	if (s->stormade & STOR_MADE_TRAN) {
 		n = snprintf(rel, sizeof(rel), "tmp/transcript/%s",
 		    s->storname);
@@ -899,7 +900,7 @@ stor_finish(struct sess *s)
 			log_warn("tmp/file/%s: removing incomplete upload",
 			    safe);
 	}
-	sess_log(s, LOG_NOTICE, "upload of %s did not end with QUIT: removed",
+	peer_log(s, LOG_NOTICE, "upload of %s did not end with QUIT: removed",
 	    safe);
 out:
 	if (s->storname != NULL)
@@ -926,7 +927,7 @@ stor_reap(int rootfd, pid_t pid)
 		return;
 	name[len] = '\0';
 	/* The session checked the name before it made the upload. */
-	sess_logsafe(safe, sizeof(safe), name);
+	peer_logsafe(safe, sizeof(safe), name);
 	n = snprintf(rel, sizeof(rel), "tmp/transcript/%s", name);
 	if (n > 0 && (size_t)n < sizeof(rel) &&
 	    stor_remove(rootfd, rel, 0) == -1)

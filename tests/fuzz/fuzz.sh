@@ -45,7 +45,7 @@ max_len()
 server_objs()
 {
 	case $1 in
-	request)	echo "hostcfg fetch stor zcache proxy" ;;
+	request)	echo "peer hostcfg fetch stor zcache proxy" ;;
 	hostcfg)	echo "hostcfg" ;;
 	proxy)		echo "proxy" ;;
 	esac
@@ -100,8 +100,9 @@ compile()
 jobs=$(nproc 2>/dev/null || echo 2)
 pending=0
 failed_build=
-for f in "$src"/common/*.c "$src"/server/hostcfg.c "$src"/server/fetch.c \
-    "$src"/server/stor.c "$src"/server/zcache.c "$src"/server/proxy.c; do
+for f in "$src"/common/*.c "$src"/server/peer.c "$src"/server/hostcfg.c \
+    "$src"/server/fetch.c "$src"/server/stor.c "$src"/server/zcache.c \
+    "$src"/server/proxy.c; do
 	d=$(basename "$(dirname "$f")")
 	o="$fz/obj/${d}_$(basename "$f" .c).o"
 	stale "$o" "$f" || continue

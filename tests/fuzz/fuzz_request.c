@@ -188,7 +188,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	while (!s.close) {
 		if (conn_getline(s.conn, &line, &err) == -1) {
 			if (conn_toolong(s.conn))
-				sess_reply(&s, RAP_UNRECOGNIZED,
+				peer_reply(&s, RAP_UNRECOGNIZED,
 				    "Line too long, closing connection");
 			break;
 		}
@@ -198,7 +198,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (sess_dispatch(&s, line) == SESS_CLOSE)
 			break;
 		if (s.errors >= SESS_MAXERRORS) {
-			sess_reply(&s, RAP_UNAVAILABLE, "Too many errors, "
+			peer_reply(&s, RAP_UNAVAILABLE, "Too many errors, "
 			    "closing transmission channel");
 			break;
 		}

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Every message cairnd logs is documented: for each sess_log, sess_logerr
+# Every message cairnd logs is documented: for each peer_log, peer_logerr
 # and log_* call in server/*.c, the leading fixed words of its format
 # (the text before the first conversion, or the first text after it when
 # the format starts with one) appear in the DIAGNOSTICS section of
@@ -28,7 +28,7 @@ python3 - "$T/diag.txt" "$@" <<'PY' || fail "undocumented log messages"
 import re, sys
 
 doc = " ".join(open(sys.argv[1]).read().split())
-calls = {"sess_log": 2, "sess_logerr": 2, "log_info": 0, "log_notice": 0,
+calls = {"peer_log": 2, "peer_logerr": 2, "log_info": 0, "log_notice": 0,
          "log_warn": 0, "log_warnx": 0, "log_debug": 0}
 conv = re.compile(r'%[-+ #0-9.*]*(?:ll|l|z|h|j|t)?[a-zA-Z%]')
 
