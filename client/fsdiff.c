@@ -998,7 +998,7 @@ single(struct fsd *f, int argc, char *argv[], const char *kfile)
 	return f->failed ? EXIT_ERROR : rc;
 }
 
-/* fsdiff's own options; -c and -V are the shared ones (copts.h). */
+/* fsdiff's own options; -c, -I and -V are the shared ones (copts.h). */
 struct fsdopts {
 	struct fsd	*f;
 	const char	*kfile, *outfile;
@@ -1028,9 +1028,6 @@ fsdiff_opt(int ch, const char *arg, void *ctx)
 		f->mode = MODE_CREATABLE;
 		fo->nmodes++;
 		break;
-	case 'I':
-		f->icase = 1;
-		break;
 	case 'K':
 		fo->kfile = arg;
 		break;
@@ -1043,8 +1040,6 @@ fsdiff_opt(int ch, const char *arg, void *ctx)
 	case 'W':
 		f->wflag = 1;
 		break;
-	default:
-		return -1;
 	}
 	return 0;
 }
@@ -1069,10 +1064,11 @@ main(int argc, char *argv[])
 	memset(&fo, 0, sizeof(fo));
 	fo.f = &f;
 	fo.kfile = DEFAULT_KFILE;
-	copts_init(&co, COPTS_DIGEST, NULL);
-	if (copts_parse(argc, argv, &co, "%1ACIK:o:tvW", fsdiff_opt, &fo) ==
+	copts_init(&co, COPTS_DIGEST | COPTS_ICASE, NULL);
+	if (copts_parse(argc, argv, &co, "%1ACK:o:tvW", fsdiff_opt, &fo) ==
 	    -1)
 		usage();
+	f.icase = co.icase;
 	argc -= optind;
 	argv += optind;
 	kfile = fo.kfile;

@@ -753,17 +753,12 @@ tool_opt(int ch, const char *arg, void *ctx)
 	case 'C':
 		kt->clean = 1;
 		break;
-	case 'I':
-		kt->icase = 1;
-		break;
 	case 'K':
 		kt->kfile = arg;
 		break;
 	case 'n':
 		kt->nflag = 1;
 		break;
-	default:
-		return -1;
 	}
 	return 0;
 }
@@ -783,15 +778,16 @@ main(int argc, char *argv[])
 	kt.stagefd = -1;
 	/* -D is accepted and unused, as in Radmind 1.x. */
 	copts_init(&co, COPTS_NET | COPTS_DIGEST | COPTS_DIR | COPTS_EVENT |
-	    COPTS_LINEBUF | COPTS_QUIET, &kt.no);
+	    COPTS_ICASE | COPTS_LINEBUF | COPTS_QUIET, &kt.no);
 	kt.kfile = _RADMIND_PATH "/client/command.K";
 	co.event = "ktcheck";
-	if (copts_parse(argc, argv, &co, "CIK:n", tool_opt, &kt) == -1 ||
+	if (copts_parse(argc, argv, &co, "CK:n", tool_opt, &kt) == -1 ||
 	    optind != argc)
 		usage();
 	kt.digest = co.digest;
 	kt.event = co.event;
 	kt.qflag = co.quiet;
+	kt.icase = co.icase;
 	/* Interrupted, it leaves no temp file (ktcheck(1), EXIT STATUS). */
 	if (intr_init() == -1)
 		fatal("signals");

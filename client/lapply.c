@@ -65,14 +65,9 @@ lapply_opt(int c, const char *arg, void *ctx)
 			return -1;
 		}
 		break;
-	case 'I':
-		ap->icase = 1;
-		break;
 	case 'n':
 		ap->network = 0;
 		break;
-	default:
-		return -1;
 	}
 	return 0;
 }
@@ -97,8 +92,8 @@ main(int argc, char **argv)
 	if (intr_init() == -1)
 		fatal("signals");
 	memset(ap, 0, sizeof(*ap));
-	copts_init(&co, COPTS_NET | COPTS_DIGEST | COPTS_EVENT | COPTS_LINEBUF |
-	    COPTS_QUIET | COPTS_UMASK, &no);
+	copts_init(&co, COPTS_NET | COPTS_DIGEST | COPTS_EVENT | COPTS_ICASE |
+	    COPTS_LINEBUF | COPTS_QUIET | COPTS_UMASK, &no);
 	ap->network = 1;
 	co.event = "lapply";
 	ap->jobs = 1;
@@ -106,9 +101,10 @@ main(int argc, char **argv)
 	no.readahead = 1;
 	lo.ap = ap;
 	lo.percent = 0;
-	if ((first = copts_parse(argc, argv, &co, "%CFIj:n", lapply_opt,
+	if ((first = copts_parse(argc, argv, &co, "%CFj:n", lapply_opt,
 	    &lo)) == -1)
 		usage();
+	ap->icase = co.icase;
 	optind = first;
 	percent = lo.percent;
 	ap->digest = co.digest;

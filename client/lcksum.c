@@ -361,7 +361,7 @@ do_lcksum(struct lck *l, const char *tpath)
 	return rc;
 }
 
-/* lcksum's own options; -c, -D, -i, -q and -V are the shared ones. */
+/* lcksum's own options; -c, -D, -I, -i, -q and -V are the shared ones. */
 static int
 lcksum_opt(int c, const char *arg, void *ctx)
 {
@@ -377,17 +377,12 @@ lcksum_opt(int c, const char *arg, void *ctx)
 	case 'a':
 		l->checkall = 1;
 		break;
-	case 'I':
-		l->icase = 1;
-		break;
 	case 'n':
 		l->update = 0;
 		break;
 	case 'P':
 		l->prefix = arg;
 		break;
-	default:
-		return -1;
 	}
 	return 0;
 }
@@ -403,14 +398,15 @@ main(int argc, char *argv[])
 	log_setfatalstatus(LCK_ERROR);
 	memset(&l, 0, sizeof(l));
 	l.update = 1;
-	copts_init(&co, COPTS_DIGEST | COPTS_DIR | COPTS_LINEBUF | COPTS_QUIET,
-	    NULL);
+	copts_init(&co, COPTS_DIGEST | COPTS_DIR | COPTS_ICASE | COPTS_LINEBUF |
+	    COPTS_QUIET, NULL);
 	co.dir = _RADMIND_PATH;
-	if (copts_parse(argc, argv, &co, "%AaInP:", lcksum_opt, &l) == -1 ||
+	if (copts_parse(argc, argv, &co, "%AanP:", lcksum_opt, &l) == -1 ||
 	    co.digest == NULL || (l.checkall && l.update) || optind == argc)
 		usage();
 	l.radmind_dir = co.dir;
 	l.verbose = !co.quiet;
+	l.icase = co.icase;
 	l.ck = cksum_new(co.digest);
 	/* Interrupted, it leaves no temporary file (common/intr.h). */
 	if (intr_init() == -1)

@@ -569,8 +569,6 @@ tool_opt(int ch, const char *arg, void *ctx)
 		break;
 	case 'U':
 		break;		/* user for -l, which is refused */
-	default:
-		return -1;
 	}
 	return 0;
 }

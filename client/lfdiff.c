@@ -70,9 +70,6 @@ tool_opt(int ch, const char *arg, void *ctx)
 	const char	*errstr;
 
 	switch (ch) {
-	case 'I':
-		lf->icase = 1;
-		break;
 	case 'K':
 		lf->kfile = arg;
 		break;
@@ -107,8 +104,6 @@ tool_opt(int ch, const char *arg, void *ctx)
 			if (*tok != '\0')
 				diff_add(lf, tok);
 		break;
-	default:
-		return -1;
 	}
 	return 0;
 }
@@ -295,12 +290,13 @@ main(int argc, char *argv[])
 	log_setfatalstatus(LF_ERROR);
 	memset(&lf, 0, sizeof(lf));
 	/* -u is octal here (lfdiff(1)). */
-	copts_init(&co, COPTS_NET | COPTS_UMASK8, &lf.no);
+	copts_init(&co, COPTS_NET | COPTS_ICASE | COPTS_UMASK8, &lf.no);
 	lf.kfile = _RADMIND_PATH "/client/command.K";
 	lf.diffargv[lf.ndiff++] = "diff";
-	if (copts_parse(argc, argv, &co, "bC:cD:efIiK:nSstT:X:", tool_opt,
+	if (copts_parse(argc, argv, &co, "bC:cD:efiK:nSstT:X:", tool_opt,
 	    &lf) == -1 || argc - optind != 1)
 		usage();
+	lf.icase = co.icase;
 	if (lf.special && lf.tname != NULL)
 		usage();
 	file = argv[optind];

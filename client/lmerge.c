@@ -316,7 +316,7 @@ lm_rmdirs(struct lm *lm)
 	free(lm->dirs);
 }
 
-/* lmerge's own options; -D, -i, -u, -V and -v are the shared ones. */
+/* lmerge's own options; -D, -I, -i, -u, -V and -v are the shared ones. */
 static int
 lm_opt(int c, const char *arg, void *ctx)
 {
@@ -330,17 +330,12 @@ lm_opt(int c, const char *arg, void *ctx)
 	case 'f':
 		lm->force = 1;
 		break;
-	case 'I':
-		lm->icase = 1;
-		break;
 	case 'n':
 		lm->noupload = 1;
 		break;
 	case 'T':
 		lm->transonly = 1;
 		break;
-	default:
-		return -1;
 	}
 	return 0;
 }
@@ -352,13 +347,14 @@ lm_options(struct lm *lm, int argc, char *argv[])
 	struct copts	 co;
 	int		 bad = 0, tcount;
 
-	copts_init(&co, COPTS_DIR | COPTS_LINEBUF | COPTS_UMASK | COPTS_VERBOSE,
-	    NULL);
+	copts_init(&co, COPTS_DIR | COPTS_ICASE | COPTS_LINEBUF | COPTS_UMASK |
+	    COPTS_VERBOSE, NULL);
 	co.dir = _RADMIND_PATH;
-	if (copts_parse(argc, argv, &co, "CfInT", lm_opt, lm) == -1)
+	if (copts_parse(argc, argv, &co, "CfnT", lm_opt, lm) == -1)
 		bad++;
 	lm->radmind_dir = co.dir;
 	lm->verbose = co.verbose > 0;
+	lm->icase = co.icase;
 	tcount = argc - optind - 1;	/* inputs, not counting dest */
 	if ((lm->transonly && lm->force) || (lm->transonly && lm->copy) ||
 	    (lm->noupload && lm->force) || (lm->noupload && tcount != 2) ||

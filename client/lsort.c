@@ -104,21 +104,16 @@ line_cmp(const void *a, const void *b)
 	return x->idx > y->idx ? -1 : x->idx < y->idx;
 }
 
-/* lsort's own options; -V is the shared one (copts.h). */
+/* lsort's own options; -I and -V are the shared ones (copts.h). */
 static int
 lsort_opt(int c, const char *arg, void *ctx)
 {
 	struct lsort	*ls = ctx;
 
 	switch (c) {
-	case 'I':
-		ls->icase = 1;
-		break;
 	case 'o':
 		ls->outname = arg;
 		break;
-	default:
-		return -1;
 	}
 	return 0;
 }
@@ -136,9 +131,10 @@ main(int argc, char *argv[])
 	log_init("lsort", LOG_TO_STDERR, 0);
 	log_setfatalstatus(LSORT_EXIT_IO);
 	memset(&ls, 0, sizeof(ls));
-	copts_init(&co, 0, NULL);
-	if (copts_parse(argc, argv, &co, "Io:", lsort_opt, &ls) == -1)
+	copts_init(&co, COPTS_ICASE, NULL);
+	if (copts_parse(argc, argv, &co, "o:", lsort_opt, &ls) == -1)
 		usage();
+	ls.icase = co.icase;
 	outname = ls.outname;
 	/* Interrupted, it leaves no temporary file (common/intr.h). */
 	if (intr_init() == -1)

@@ -200,7 +200,7 @@ twhich(struct twhich *tw, const char *path)
 	return match ? TW_FOUND : TW_NOTFOUND;
 }
 
-/* twhich's own options; -V is the shared one (copts.h). */
+/* twhich's own options; -I and -V are the shared ones (copts.h). */
 struct twopts {
 	struct twhich	*tw;
 	const char	*kfile;		/* -K */
@@ -218,9 +218,6 @@ twhich_opt(int c, const char *arg, void *ctx)
 	case 'a':
 		to->tw->all = 1;
 		break;
-	case 'I':
-		to->tw->icase = 1;
-		break;
 	case 'K':
 		to->kfile = arg;
 		to->defaultk = 0;
@@ -231,8 +228,6 @@ twhich_opt(int c, const char *arg, void *ctx)
 	case 's':
 		to->server = 1;
 		break;
-	default:
-		return -1;
 	}
 	return 0;
 }
@@ -258,13 +253,14 @@ main(int argc, char *argv[])
 	to.tw = &tw;
 	to.kfile = _RADMIND_PATH "/client/command.K";
 	to.defaultk = 1;
-	copts_init(&co, 0, NULL);
-	if (copts_parse(argc, argv, &co, "aIK:rs", twhich_opt, &to) == -1 ||
+	copts_init(&co, COPTS_ICASE, NULL);
+	if (copts_parse(argc, argv, &co, "aK:rs", twhich_opt, &to) == -1 ||
 	    argc - optind != 1 || (to.server && to.defaultk))
 		usage();
 	kfile = to.kfile;
 	server = to.server;
 	recursive = to.recursive;
+	tw.icase = co.icase;
 
 	pattern = xstrdup(argv[optind]);
 	len = strlen(pattern);

@@ -44,6 +44,7 @@ static const struct copt {
 	{ 'c', 1, COPTS_DIGEST },	/* digest name */
 	{ 'D', 1, COPTS_DIR },		/* Radmind directory */
 	{ 'e', 1, COPTS_EVENT },	/* event name for REPO */
+	{ 'I', 0, COPTS_ICASE },	/* case-insensitive names */
 	{ 'i', 0, COPTS_LINEBUF },	/* line-buffered stdout */
 	{ 'q', 0, COPTS_QUIET },	/* quiet */
 	{ 'u', 1, COPTS_UMASK | COPTS_UMASK8 },	/* umask */
@@ -229,6 +230,9 @@ copts_set(struct copts *co, int ch, const char *arg)
 		if (copts_event(arg) == -1)
 			return -1;
 		co->event = arg;
+		break;
+	case 'I':
+		co->icase = 1;
 		break;
 	case 'i':
 		setvbuf(stdout, NULL, _IOLBF, 0);

@@ -2,8 +2,8 @@
  * copts.h: the options the tools share, parsed by one table (copts.c)
  * with one check for each: the network options (-h -p -w -x -P -y -z -Z
  * -r, and -v), the digest (-c), the Radmind directory (-D), the event
- * (-e), -i, -q, the umask (-u) and -V.  A tool names the shared options it
- * takes (COPTS_*), its own getopt letters and a callback for them; a
+ * (-e), -I, -i, -q, the umask (-u) and -V.  A tool names the shared options
+ * it takes (COPTS_*), its own getopt letters and a callback for them; a
  * letter the tool lists itself is the tool's, not the shared one
  * (lfdiff's -c and -D are diff's, lcksum's -P is a prefix).
  */
@@ -22,6 +22,7 @@ struct netopts;
 #define COPTS_UMASK	0x40	/* -u umask, read as C does (022 is octal) */
 #define COPTS_UMASK8	0x80	/* -u umask, octal only (lfdiff(1)) */
 #define COPTS_LINEBUF	0x100	/* -i: standard output line buffered */
+#define COPTS_ICASE	0x200	/* -I: names compared regardless of case */
 
 /*
  * What the shared options said.  A tool may set a default in digest,
@@ -34,11 +35,15 @@ struct copts {
 	const char	*digest;	/* -c, a name cksum_new() takes */
 	const char	*dir;		/* -D */
 	const char	*event;		/* -e */
+	int		 icase;		/* -I */
 	int		 quiet;		/* -q */
 	int		 verbose;	/* -v, also in no->verbose */
 };
 
-/* Callback for a tool's own option: return 0, or -1 for a usage error. */
+/*
+ * Callback for a tool's own option, called only with one of the letters
+ * the tool gave copts_parse: return 0, or -1 for a usage error.
+ */
 typedef int (*copts_fn)(int ch, const char *arg, void *ctx);
 
 /*

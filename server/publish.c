@@ -741,8 +741,6 @@ pub_opt(int c, const char *arg, void *ctx)
 	case 'n':
 		po->p->dryrun = 1;
 		break;
-	default:
-		return -1;
 	}
 	return 0;
 }

@@ -793,8 +793,6 @@ tool_opt(int ch, const char *arg, void *ctx)
 	case 'r':
 		rp->rflag = 1;
 		break;
-	default:
-		return -1;
 	}
 	return 0;
 }

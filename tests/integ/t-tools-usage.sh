@@ -5,7 +5,8 @@
 # One row per case: the tool, a string its stderr must contain, then the
 # arguments (split on blanks; no argument here holds one).
 # Then the options several tools share (one table, net/copts.c) are
-# refused alike, word for word, by every tool that takes them.
+# refused alike, word for word, by every tool that takes them, and -I is
+# taken by every tool that has it.
 # Then every tool's usage line and the SYNOPSIS of its manual page name
 # the same options, each with an argument in both or in neither.
 . "$top_srcdir/tests/integ/lib.sh"
@@ -199,6 +200,18 @@ for tool in ktcheck lapply lcreate cairn-replicate; do
 	{ [ "$(wc -l <"$T/err")" -eq 1 ] &&
 	    grep -q "^usage: $tool " "$T/err"; } ||
 	    note_fail "$tool -q -v: want the usage line alone: $(cat "$T/err")"
+done
+# -I (names compared regardless of case) is one shared row too: every
+# tool whose manual page has it takes it, so the only complaint about a
+# line that also holds -@ is the -@.
+for tool in fsdiff ktcheck lapply lcksum lfdiff lmerge lsort twhich; do
+	run_capture "$T/out" "$T/err" timeout 30 "$(tool_path "$tool")" \
+	    -I -@ </dev/null
+	[ "$RC" = 2 ] || note_fail "$tool -I -@: exit $RC, want 2"
+	grep -qF -- "invalid option -- '@'" "$T/err" ||
+	    note_fail "$tool -I -@: no word on -@: $(cat "$T/err")"
+	grep -qF -- "-- 'I'" "$T/err" &&
+	    note_fail "$tool -I: refused: $(head -n 1 "$T/err")"
 done
 [ -e "$T/k" ] || [ -e "$T/rep" ] && fail "a refused tool left files"
 
