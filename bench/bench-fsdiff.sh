@@ -11,20 +11,13 @@
 # and prints the medians: files/s, MB/s, the wall time ratio A/B and the
 # peak RSS of fsdiff.  Then the peak RSS of fsdiff on $BENCH_FILES_BIG files.
 # Figures only: nothing here passes or fails on speed.
-set -euo pipefail
-export LC_ALL=C
-
-: "${top_builddir:?top_builddir must be set}"
-: "${top_srcdir:?top_srcdir must be set}"
-BENCH_DATA=${BENCH_DATA:-$top_builddir/bench-data}
+BENCH_NAME=bench
+. "${top_srcdir:?top_srcdir must be set}/bench/benchlib.sh"
 BENCH_FILES=${BENCH_FILES:-100000}
 BENCH_FILES_BIG=${BENCH_FILES_BIG:-400000}
 BENCH_ROUNDS=${BENCH_ROUNDS:-3}
 BENCH_SEED=${BENCH_SEED:-1}
 
-B=$top_builddir
-BENCH_NAME=bench
-. "$top_srcdir/bench/benchlib.sh"
 FSDIFF=$B/client/fsdiff
 for t in "$FSDIFF" "$B/bench/cairn-bench"; do
 	[ -x "$t" ] || { echo "bench: $t not built (run make first)" >&2; exit 1; }

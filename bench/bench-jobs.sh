@@ -15,19 +15,12 @@
 #
 # Run through `make bench`, or by hand with top_builddir, top_srcdir and
 # BENCH_DATA set.
-set -euo pipefail
-export LC_ALL=C
-
-: "${top_builddir:?top_builddir must be set}"
-: "${top_srcdir:?top_srcdir must be set}"
-BENCH_DATA=${BENCH_DATA:-$top_builddir/bench-data}
+BENCH_NAME=bench-jobs
+. "${top_srcdir:?top_srcdir must be set}/bench/benchlib.sh"
 SIZE=${BENCH_JOBS_SIZE:-64}
 LEVEL=${BENCH_JOBS_LEVEL:-6}
 JOBS=${BENCH_JOBS_N:-1 4}
 RUNS=${BENCH_JOBS_RUNS:-3}
-B=$top_builddir
-BENCH_NAME=bench-jobs
-. "$top_srcdir/bench/benchlib.sh"
 bench_need server/cairnd client/ktcheck client/fsdiff client/lapply
 
 corpus=$(bench_corpus "${SIZE}M")

@@ -45,12 +45,8 @@
 # closed.  The figures are appended to $top_builddir/bench-load.txt, the
 # daemon's log is left in $top_builddir/bench-load.log.
 # Figures only: nothing here passes or fails on speed.
-set -euo pipefail
-export LC_ALL=C
-
-: "${top_builddir:?top_builddir must be set}"
-: "${top_srcdir:?top_srcdir must be set}"
-BENCH_DATA=${BENCH_DATA:-$top_builddir/bench-data}
+BENCH_NAME=bench-load
+. "${top_srcdir:?top_srcdir must be set}/bench/benchlib.sh"
 SIZE=${BENCH_LOAD_SIZE:-8M}
 NCLI=${BENCH_LOAD_CLIENTS:-200}
 DEADLINE=${BENCH_LOAD_DEADLINE:-600}
@@ -63,9 +59,6 @@ MAXCONN=${BENCH_LOAD_MAX:-$((2 * PERADDR + 10))}
 NFLOOD=${BENCH_LOAD_FLOOD:-500}
 LINETIME=${BENCH_LOAD_LINETIME:-20}
 LEVELS=(0 1 6 9)
-B=$top_builddir
-BENCH_NAME=bench-load
-. "$top_srcdir/bench/benchlib.sh"
 bench_need bench/cairn-bench server/cairnd client/ktcheck client/fsdiff \
     client/lapply
 command -v timeout >/dev/null || {

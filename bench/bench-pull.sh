@@ -13,17 +13,10 @@
 # level: wall time, server and client CPU seconds, bytes before and after
 # compression (the daemon's session line), MB/s, and the ratios the targets
 # speak of.  Figures only: nothing here passes or fails on speed.
-set -euo pipefail
-export LC_ALL=C
-
-: "${top_builddir:?top_builddir must be set}"
-: "${top_srcdir:?top_srcdir must be set}"
-BENCH_DATA=${BENCH_DATA:-$top_builddir/bench-data}
+BENCH_NAME=bench-pull
+. "${top_srcdir:?top_srcdir must be set}/bench/benchlib.sh"
 SIZE=${BENCH_PULL_SIZE:-250M}
 LEVELS=${BENCH_PULL_LEVELS:-0 1 6 9}
-B=$top_builddir
-BENCH_NAME=bench-pull
-. "$top_srcdir/bench/benchlib.sh"
 bench_need bench/cairn-bench server/cairnd client/ktcheck client/fsdiff \
     client/lapply bench/zbench
 corpus=$(bench_corpus "$SIZE")

@@ -78,12 +78,8 @@
 # daemons' logs left in $LOGDIR/bench-scale.log.
 # Figures only: the exit status is 0 unless the harness itself failed;
 # the test checks errors, mixed and newest.
-set -euo pipefail
-export LC_ALL=C
-
-: "${top_builddir:?top_builddir must be set}"
-: "${top_srcdir:?top_srcdir must be set}"
-BENCH_DATA=${BENCH_DATA:-$top_builddir/bench-data}
+BENCH_NAME=bench-scale
+. "${top_srcdir:?top_srcdir must be set}/bench/benchlib.sh"
 NCLI=${BENCH_SCALE_CLIENTS:-300}
 SIZE=${BENCH_SCALE_SIZE:-512K}
 MODES=${BENCH_SCALE_MODES:-haproxy single}
@@ -93,9 +89,6 @@ RAMP_MS=${BENCH_SCALE_RAMP_MS:-$((NCLI * 1000 / 30))}
 OUT=${BENCH_SCALE_OUT:-}
 LOGDIR=${BENCH_SCALE_LOGDIR:-$top_builddir}
 LEVELS=(0 1 6 auto)
-B=$top_builddir
-BENCH_NAME=bench-scale
-. "$top_srcdir/bench/benchlib.sh"
 bench_need bench/cairn-bench server/cairnd server/cairn-publish \
     server/cairn-replicate client/cairn-ra client/ktcheck client/fsdiff \
     client/lapply

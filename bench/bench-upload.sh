@@ -13,17 +13,10 @@
 # compression (its -v byte counters), and MB/s of file data.  The uploaded
 # tree is compared with the corpus.  Figures only: nothing here passes or
 # fails on speed.
-set -euo pipefail
-export LC_ALL=C
-
-: "${top_builddir:?top_builddir must be set}"
-: "${top_srcdir:?top_srcdir must be set}"
-BENCH_DATA=${BENCH_DATA:-$top_builddir/bench-data}
+BENCH_NAME=bench-upload
+. "${top_srcdir:?top_srcdir must be set}/bench/benchlib.sh"
 SIZE=${BENCH_UPLOAD_SIZE:-${BENCH_PULL_SIZE:-250M}}
 LEVELS=${BENCH_UPLOAD_LEVELS:-0 1}
-B=$top_builddir
-BENCH_NAME=bench-upload
-. "$top_srcdir/bench/benchlib.sh"
 bench_need bench/cairn-bench server/cairnd client/fsdiff client/lcreate
 corpus=$(bench_corpus "$SIZE")
 

@@ -1,6 +1,9 @@
 # bench/benchlib.sh: shell helpers shared by the benchmarks.  Sourced by
-# bench-*.sh after they set B (the build directory), BENCH_DATA and
-# BENCH_NAME (and tmp, a scratch directory, or call bench_scratch).
+# bench-*.sh first, after they set BENCH_NAME, with top_builddir and
+# top_srcdir in the environment (make bench sets them): it sets bash's
+# strict mode and the C locale, B (the build directory) and BENCH_DATA
+# (the cached corpora, $top_builddir/bench-data unless set).  A script
+# sets tmp, a scratch directory, or calls bench_scratch.
 #
 #	bench_need TOOL...	exit unless every built TOOL (relative to $B)
 #				and /usr/bin/time exist
@@ -24,6 +27,13 @@
 #				and raw (bytes)
 #	bench_client		the client side of $R: $C/command.K and
 #				$tmp/apply.T (applicable to an empty root)
+
+set -euo pipefail
+export LC_ALL=C
+: "${top_builddir:?top_builddir must be set}"
+: "${top_srcdir:?top_srcdir must be set}"
+B=$top_builddir
+BENCH_DATA=${BENCH_DATA:-$top_builddir/bench-data}
 
 bench_need()
 {
