@@ -3,11 +3,11 @@
 # (client/) and cairn-replicate (server/).  It holds the session with a
 # server (net.c: connect, TLS, compression, STAT/RETR/STOR), the one
 # download routine (download.c) and the one table of the options the
-# tools share (copts.c: the network options, -c, -D, -e, -q, -u, -V),
-# for which the tools that never connect (fsdiff, lsort, lmerge, twhich,
-# lcksum, cairn-publish) link it too.  A program that uses it compiles
-# with $(NET_CPPFLAGS), to find these headers, and links net/libnet.a
-# before $(CAIRN_LIBS).
+# tools share (copts.c: the network options, -c, -D, -e, -I, -i, -q, -u,
+# -V), for which the tools that never connect (fsdiff, lsort, lmerge,
+# twhich, lcksum, cairn-publish) link it too.  A program that uses it
+# compiles with $(NET_CPPFLAGS), to find these headers, and links
+# net/libnet.a before $(CAIRN_LIBS).
 noinst_LIBRARIES += net/libnet.a
 net_libnet_a_SOURCES = \
 	net/net.c net/net.h \
