@@ -57,105 +57,62 @@ struct apply_pending {
 
 static void	 apply_free(struct apply *);
 
-void
-apply_say(struct apply *ap, const char *fmt, ...)
+/*
+ * The hold hook of the messages: a stdout message waits its turn behind
+ * the work that comes before it.  A line run ahead of the downloads (-j)
+ * keeps it for its turn; otherwise it follows the messages of the
+ * downloads still in the batch.  1 if taken.
+ */
+static int
+apply_hold(void *arg, const char *fmt, va_list va)
 {
-	va_list	 ap2;
-	char	*msg;
+	struct apply	*ap = arg;
+	va_list		 va2;
+	char		*msg;
+	int		 held;
 
-	if (ap->quiet || ap->prog.mode == PROG_PERCENT)
-		return;
-	va_start(ap2, fmt);
-	if (jobq_ahead_say(ap, fmt, ap2)) {
-		/* A line run ahead: printed in its turn. */
-		va_end(ap2);
-		return;
-	}
-	va_end(ap2);
-	if (syncq_pending(ap)) {
-		/* After the messages of the downloads still in the batch. */
-		va_start(ap2, fmt);
-		if (vasprintf(&msg, fmt, ap2) == -1)
-			fatal("vasprintf");
-		va_end(ap2);
-		(void)syncq_msg(ap, msg);	/* failure sticks */
-		return;
-	}
-	/* The status line shares the terminal: off it while we print. */
-	if (ap->prog.shared)
-		progress_hide(&ap->prog);
-	va_start(ap2, fmt);
-	vprintf(fmt, ap2);
-	va_end(ap2);
-	if (ap->prog.shared) {
-		fflush(stdout);
-		progress_show(&ap->prog);
-	}
+	va_copy(va2, va);
+	held = jobq_ahead_say(ap, fmt, va2);
+	va_end(va2);
+	if (held)
+		return 1;
+	if (!syncq_pending(ap))
+		return 0;
+	if (vasprintf(&msg, fmt, va) == -1)
+		fatal("vasprintf");
+	(void)syncq_msg(ap, msg);	/* failure sticks */
+	return 1;
 }
 
-/* An error: bare as Radmind prints it, or named after the program. */
-static void
-apply_vwarn(struct apply *ap, int named, const char *fmt, va_list ap2)
+/*
+ * The turn hook, before an error or warning.  Downloads queued on other
+ * sessions (-j) were requested before this line ran: if one of them
+ * failed, one session would have stopped there, before this message
+ * (the caller stops too): -1, say nothing.  Pending downloads come
+ * first, with their messages.
+ */
+static int
+apply_turn(void *arg)
 {
-	/*
-	 * Downloads queued on other sessions (-j) were requested before
-	 * this line ran: if one of them failed, one session would have
-	 * stopped there, before this message (the caller stops too).
-	 */
+	struct apply	*ap = arg;
+
 	if (jobq_inorder(ap) == -1)
-		return;
-	/* Pending downloads come first, with their messages. */
+		return -1;
 	if (syncq_pending(ap))
 		(void)syncq_flush(ap);
-	progress_hide(&ap->prog);
-	fflush(stdout);
-	if (named)
-		vlog_named(LOG_ERR, fmt, ap2);
-	else
-		vlog(LOG_ERR, 0, fmt, ap2);
-	progress_show(&ap->prog);
+	return 0;
 }
 
-void
-apply_warn(struct apply *ap, const char *fmt, ...)
+/* The messages of the run: its options, its status line, the hooks. */
+static void
+apply_msginit(struct apply *ap)
 {
-	va_list	ap2;
-
-	va_start(ap2, fmt);
-	apply_vwarn(ap, 0, fmt, ap2);
-	va_end(ap2);
-}
-
-void
-apply_named(struct apply *ap, const char *fmt, ...)
-{
-	va_list	ap2;
-
-	va_start(ap2, fmt);
-	apply_vwarn(ap, 1, fmt, ap2);
-	va_end(ap2);
-}
-
-void
-apply_linewarn(struct apply *ap, const struct tline *t, const char *fmt, ...)
-{
-	va_list	 ap2;
-	char	*msg;
-
-	va_start(ap2, fmt);
-	if (vasprintf(&msg, fmt, ap2) == -1)
-		fatal("vasprintf");
-	va_end(ap2);
-	apply_named(ap, "%s: line %u: %s", ap->name, t->lineno, msg);
-	free(msg);
-}
-
-void
-apply_fail(struct apply *ap, const struct tline *t, const char *op)
-{
-	int	e = errno;
-
-	apply_linewarn(ap, t, "%s: %s: %s", t->path, op, strerror(e));
+	ap->msg.quiet = ap->quiet;
+	ap->msg.name = ap->name;
+	ap->msg.prog = &ap->prog;
+	ap->msg.hold = apply_hold;
+	ap->msg.turn = apply_turn;
+	ap->msg.arg = ap;
 }
 
 /* What apply_load keeps while it reads. */
@@ -199,11 +156,12 @@ load_download(struct apply *ap, struct apply_loader *ld,
     const struct tline *t, struct progtotal *total)
 {
 	if (ld->tname == NULL) {
-		apply_warn(ap, "line %u: no transcript indicated", t->lineno);
+		amsg_warn(&ap->msg, "line %u: no transcript indicated",
+		    t->lineno);
 		return -1;
 	}
 	if (ap->network && t->type != 'f' && t->type != 'a') {
-		apply_warn(ap, "line %u: \"%c\" invalid download type",
+		amsg_warn(&ap->msg, "line %u: \"%c\" invalid download type",
 		    t->lineno, t->type);
 		return -1;
 	}
@@ -213,11 +171,11 @@ load_download(struct apply *ap, struct apply_loader *ld,
 		total->bytes += t->size;
 	}
 	if (ap->network && ap->digest != NULL && strcmp(t->cksum, "-") == 0) {
-		apply_warn(ap, "line %u: No checksum", t->lineno);
+		amsg_warn(&ap->msg, "line %u: No checksum", t->lineno);
 		if (ld->special)
-			apply_warn(ap, "SPECIAL %s", t->epath);
+			amsg_warn(&ap->msg, "SPECIAL %s", t->epath);
 		else
-			apply_warn(ap, "FILE %s %s", ld->tname, t->epath);
+			amsg_warn(&ap->msg, "FILE %s %s", ld->tname, t->epath);
 		return -1;
 	}
 	return 0;
@@ -239,24 +197,24 @@ load_confine(struct apply *ap, struct apply_loader *ld,
 		ld->styled = 1;
 	}
 	if ((why = afs_checkpath(t->path, ap->style)) != NULL) {
-		apply_warn(ap, "line %u: %s: %s", t->lineno, t->path, why);
+		amsg_warn(&ap->msg, "line %u: %s: %s", t->lineno, t->path, why);
 		return -1;
 	}
 	if (t->type == 'h' &&
 	    ((why = afs_checkpath(t->target, ap->style)) != NULL ||
 	    (why = afs_isroot(t->target) ?
 	    "link to the apply root" : NULL) != NULL)) {
-		apply_warn(ap, "line %u: %s: hard link target %s: %s",
+		amsg_warn(&ap->msg, "line %u: %s: hard link target %s: %s",
 		    t->lineno, t->path, t->target, why);
 		return -1;
 	}
 	if (afs_isroot(t->path) && (t->type != 'd' || t->minus)) {
-		apply_warn(ap, "line %u: %s: the apply root can only be a "
+		amsg_warn(&ap->msg, "line %u: %s: the apply root can only be a "
 		    "directory", t->lineno, t->path);
 		return -1;
 	}
 	if (t->type != 'h' && (t->uid == UINT32_MAX || t->gid == UINT32_MAX)) {
-		apply_warn(ap, "line %u: %s: invalid owner %s", t->lineno,
+		amsg_warn(&ap->msg, "line %u: %s: invalid owner %s", t->lineno,
 		    t->path, t->uid == UINT32_MAX ? "uid" : "gid");
 		return -1;
 	}
@@ -273,15 +231,16 @@ load_nest(struct apply *ap, struct apply_loader *ld, const struct tline *t)
 	struct cerr	err;
 
 	if (treader_order(ld->r, &err) == -1) {
-		apply_warn(ap, "%s", err.msg);
+		amsg_warn(&ap->msg, "%s", err.msg);
 		return -1;
 	}
 	while (ld->nanc > 0 && !ischildcase(t->path, ld->anc[ld->nanc - 1],
 	    ap->icase))
 		ld->nanc--;
 	if (ld->nanc > 0 && !ld->ancdir[ld->nanc - 1] && !t->minus) {
-		apply_warn(ap, "line %u: %s: %s is not a directory in this "
-		    "transcript", t->lineno, t->path, ld->anc[ld->nanc - 1]);
+		amsg_warn(&ap->msg, "line %u: %s: %s is not a directory in "
+		    "this transcript", t->lineno, t->path,
+		    ld->anc[ld->nanc - 1]);
 		return -1;
 	}
 	return 0;
@@ -301,8 +260,8 @@ load_object(struct apply *ap, struct apply_loader *ld,
 	if (t->plus && load_download(ap, ld, t, total) == -1)
 		return -1;
 	if (t->type == 'a' && !t->minus) {
-		apply_warn(ap, "line %u: %s: applefiles are not supported on "
-		    "this system", t->lineno, t->path);
+		amsg_warn(&ap->msg, "line %u: %s: applefiles are not "
+		    "supported on this system", t->lineno, t->path);
 		return -1;
 	}
 	if (load_confine(ap, ld, t) == -1 || load_nest(ap, ld, t) == -1)
@@ -344,6 +303,7 @@ apply_load(struct apply *ap, FILE *fp, struct progtotal *total)
 	struct cerr		 err;
 	int			 rc;
 
+	apply_msginit(ap);
 	memset(&ld, 0, sizeof(ld));
 	memset(total, 0, sizeof(*total));
 	ap->style = PATH_RELATIVE;
@@ -359,7 +319,7 @@ apply_load(struct apply *ap, FILE *fp, struct progtotal *total)
 			break;
 	}
 	if (rc == -1)
-		apply_warn(ap, "%s", err.msg);
+		amsg_warn(&ap->msg, "%s", err.msg);
 	treader_close(ld.r);
 	free(ld.anc);
 	free(ld.ancdir);
@@ -493,16 +453,16 @@ replace_copy(struct apply *ap, const struct tline *t, int dfd,
 				break;
 		}
 		if (got != t->size) {
-			apply_linewarn(ap, t, "%s: size is not %lld: not "
+			amsg_linewarn(&ap->msg, t, "%s: size is not %lld: not "
 			    "replacing it", t->path, (long long)t->size);
 			goto fail;
 		}
 		if (verify) {
 			cksum_final(ap->ck, sum);
 			if (strcmp(sum, t->cksum) != 0) {
-				apply_linewarn(ap, t, "%s: checksum does not "
-				    "match the transcript: not replacing it",
-				    t->path);
+				amsg_linewarn(&ap->msg, t, "%s: checksum does "
+				    "not match the transcript: not replacing "
+				    "it", t->path);
 				goto fail;
 			}
 		}
@@ -529,8 +489,8 @@ replace_copy(struct apply *ap, const struct tline *t, int dfd,
 			goto syserr;
 		break;
 	default:
-		apply_linewarn(ap, t, "%s: cannot be replaced by a copy on "
-		    "this system", t->path);
+		amsg_linewarn(&ap->msg, t, "%s: cannot be replaced by a copy "
+		    "on this system", t->path);
 		return -1;
 	}
 	op = "chown";
@@ -553,7 +513,7 @@ replace_copy(struct apply *ap, const struct tline *t, int dfd,
 	ap->modified = 1;
 	return 0;
 syserr:
-	apply_fail(ap, t, op);
+	amsg_fail(&ap->msg, t, op);
 fail:
 	if (nfd != -1)
 		close(nfd);
@@ -611,18 +571,18 @@ meta_open(struct apply *ap, const struct tline *t, int dfd, const char *leaf,
 			fd = openat(dfd, leaf, flags | O_PATH);
 	}
 	if (fd == -1) {
-		apply_fail(ap, t, "open");
+		amsg_fail(&ap->msg, t, "open");
 		return -1;
 	}
 	if (fstat(fd, now) == -1) {
-		apply_fail(ap, t, "stat");
+		amsg_fail(&ap->msg, t, "stat");
 		close(fd);
 		return -1;
 	}
 	if (tline_typeof(now->st_mode) != t->type || (expect != NULL &&
 	    (now->st_dev != expect->st_dev || now->st_ino !=
 	    expect->st_ino))) {
-		apply_linewarn(ap, t, "%s: changed while being updated",
+		amsg_linewarn(&ap->msg, t, "%s: changed while being updated",
 		    t->path);
 		close(fd);
 		return -1;
@@ -640,12 +600,12 @@ parent_of(struct apply *ap, const struct tline *t, const char *path,
 
 	rc = afs_parent(ap->fs, path, create, dfd, leaf, &err);
 	if (rc == 1) {
-		apply_linewarn(ap, t, "%s: parent directory: %s", path,
+		amsg_linewarn(&ap->msg, t, "%s: parent directory: %s", path,
 		    strerror(ENOENT));
 		return -1;
 	}
 	if (rc == -1) {
-		apply_linewarn(ap, t, "%s", err.msg);
+		amsg_linewarn(&ap->msg, t, "%s", err.msg);
 		return -1;
 	}
 	return 0;
@@ -663,7 +623,7 @@ lookup(struct apply *ap, const struct tline *t, int *present,
 	*present = 0;
 	rc = afs_parent(ap->fs, t->path, 0, &dfd, &leaf, &err);
 	if (rc == -1) {
-		apply_linewarn(ap, t, "%s", err.msg);
+		amsg_linewarn(&ap->msg, t, "%s", err.msg);
 		return -1;
 	}
 	if (rc == 1)
@@ -675,11 +635,11 @@ lookup(struct apply *ap, const struct tline *t, int *present,
 	if (rc == -1) {
 		if (errno == ENOENT)
 			return 0;
-		apply_fail(ap, t, "stat");
+		amsg_fail(&ap->msg, t, "stat");
 		return -1;
 	}
 	if (tline_typeof(st->st_mode) == 0) {
-		apply_warn(ap, "%s is of an unknown type", t->path);
+		amsg_warn(&ap->msg, "%s is of an unknown type", t->path);
 		return -1;
 	}
 	*present = 1;
@@ -703,7 +663,7 @@ link_target_own(struct apply *ap, const struct tline *t, int tdfd,
 
 	if (fstatat(tdfd, tleaf, &st, AT_SYMLINK_NOFOLLOW) == -1) {
 		e = errno;
-		apply_linewarn(ap, t, "%s: hard link target %s: stat: %s",
+		amsg_linewarn(&ap->msg, t, "%s: hard link target %s: stat: %s",
 		    t->path, t->target, strerror(e));
 		return -1;
 	}
@@ -720,19 +680,19 @@ link_target_own(struct apply *ap, const struct tline *t, int tdfd,
 	tt.mtime = st.st_mtime;
 	tt.size = st.st_size;
 	strlcpy(tt.cksum, "-", sizeof(tt.cksum));
-	apply_linewarn(ap, t, "%s: %s has %lu links, not all inside the "
+	amsg_linewarn(&ap->msg, t, "%s: %s has %lu links, not all inside the "
 	    "root: replacing it with a copy before linking", t->path,
 	    t->target, (unsigned long)st.st_nlink);
 	fd = openat(tdfd, tleaf, (S_ISREG(st.st_mode) ? O_RDONLY | O_NONBLOCK |
 	    O_NOCTTY : O_PATH) | O_NOFOLLOW | O_CLOEXEC);
 	if (fd == -1) {
-		apply_fail(ap, &tt, "open");
+		amsg_fail(&ap->msg, &tt, "open");
 		return -1;
 	}
 	rc = replace_copy(ap, &tt, tdfd, tleaf, fd, &st);
 	close(fd);
 	if (rc == 0 && fsync(tdfd) == -1) {
-		apply_fail(ap, &tt, "fsync of its directory");
+		amsg_fail(&ap->msg, &tt, "fsync of its directory");
 		return -1;
 	}
 	return rc;
@@ -767,7 +727,7 @@ do_line(struct apply *ap, struct apply_entry *e, int present,
 		if (parent_of(ap, t, t->target, 0, &tdfd, &tleaf) == -1)
 			return -1;
 		if ((tdfd = fcntl(tdfd, F_DUPFD_CLOEXEC, 0)) == -1) {
-			apply_fail(ap, t, "dup");
+			amsg_fail(&ap->msg, t, "dup");
 			return -1;
 		}
 		if (link_target_own(ap, t, tdfd, tleaf) == -1) {
@@ -780,14 +740,15 @@ do_line(struct apply *ap, struct apply_entry *e, int present,
 			return -1;
 		}
 		if (linkat(tdfd, tleaf, dfd, leaf, 0) == -1) {
-			apply_fail(ap, t, "link");
+			amsg_fail(&ap->msg, t, "link");
 			close(tdfd);
 			return -1;
 		}
 		close(tdfd);
 		afs_dirty(ap->fs, dfd);
 		ap->modified = 1;
-		apply_say(ap, "%s: hard linked to %s\n", t->path, t->target);
+		amsg_say(&ap->msg, "%s: hard linked to %s\n", t->path,
+		    t->target);
 		goto done;
 	}
 
@@ -806,7 +767,7 @@ do_line(struct apply *ap, struct apply_entry *e, int present,
 		if (!present) {
 			intr_release();
 			errno = ENOENT;
-			apply_fail(ap, t, "open");
+			amsg_fail(&ap->msg, t, "open");
 			return -1;
 		}
 		break;
@@ -846,7 +807,7 @@ do_line(struct apply *ap, struct apply_entry *e, int present,
 		ap->modified = 1;
 		intr_release();
 		/* Symbolic link owner and mode are not set on this system. */
-		apply_say(ap, "%s: symbolic linked to %s\n", t->path,
+		amsg_say(&ap->msg, "%s: symbolic linked to %s\n", t->path,
 		    t->target);
 		goto done;
 	case 'p':
@@ -884,7 +845,7 @@ do_line(struct apply *ap, struct apply_entry *e, int present,
 	case 'D':
 		if (!present) {
 			intr_release();
-			apply_warn(ap, "%u: Warning: %c %s not "
+			amsg_warn(&ap->msg, "%u: Warning: %c %s not "
 			    "created...continuing", t->lineno, t->type,
 			    t->path);
 			return 0;
@@ -892,7 +853,7 @@ do_line(struct apply *ap, struct apply_entry *e, int present,
 		break;
 	default:
 		intr_release();
-		apply_warn(ap, "%u: Unknown type %c", t->lineno, t->type);
+		amsg_warn(&ap->msg, "%u: Unknown type %c", t->lineno, t->type);
 		return -1;
 	}
 
@@ -911,7 +872,7 @@ do_line(struct apply *ap, struct apply_entry *e, int present,
 		 * with the declared metadata replaces it.
 		 */
 		intr_release();
-		apply_linewarn(ap, t, "%s: %lu links, not all inside the "
+		amsg_linewarn(&ap->msg, t, "%s: %lu links, not all inside the "
 		    "root: replacing it with a copy", t->path,
 		    (unsigned long)now.st_nlink);
 		meta_words(&now, t, msg, sizeof(msg));
@@ -920,7 +881,7 @@ do_line(struct apply *ap, struct apply_entry *e, int present,
 			return -1;
 		}
 		close(fd);
-		apply_say(ap, "%s\n", msg);
+		amsg_say(&ap->msg, "%s\n", msg);
 		goto done;
 	}
 	if (t->type == 'f' && t->mtime != (int64_t)now.st_mtime) {
@@ -937,7 +898,7 @@ do_line(struct apply *ap, struct apply_entry *e, int present,
 	if (timeupd)
 		strlcat(msg, " time", sizeof(msg));
 	close(fd);
-	apply_say(ap, "%s\n", msg);
+	amsg_say(&ap->msg, "%s\n", msg);
 done:
 	/* A line run ahead counts in its turn (-% names its path then). */
 	if (!jobq_ahead_progress(ap, PROGRESSUNIT))
@@ -946,7 +907,7 @@ done:
 
 syserr:
 	intr_release();
-	apply_fail(ap, t, op);
+	amsg_fail(&ap->msg, t, op);
 	if (fd != -1)
 		close(fd);
 	return -1;
@@ -994,7 +955,7 @@ apply_meta_undo(struct apply *ap, const struct apply_entry *e, int dfd,
 fail:
 	saved = errno;
 	intr_release();
-	apply_linewarn(ap, &t, "%s: cannot put back its metadata: %s: %s",
+	amsg_linewarn(&ap->msg, &t, "%s: cannot put back its metadata: %s: %s",
 	    t.path, op, strerror(saved));
 	close(fd);
 }
@@ -1010,16 +971,16 @@ remove_object(struct apply *ap, const struct tline *t)
 		return -1;
 	if (unlinkat(dfd, leaf, 0) == -1) {
 		if (errno == ENOENT && ap->force) {
-			apply_warn(ap, "line %u: Warning: %s already "
+			amsg_warn(&ap->msg, "line %u: Warning: %s already "
 			    "removed...continuing", t->lineno, t->path);
 			return 0;
 		}
-		apply_fail(ap, t, "remove");
+		amsg_fail(&ap->msg, t, "remove");
 		return -1;
 	}
 	afs_dirty(ap->fs, dfd);
 	ap->modified = 1;
-	apply_say(ap, "%s: deleted\n", t->path);
+	amsg_say(&ap->msg, "%s: deleted\n", t->path);
 	progress_add(&ap->prog, PROGRESSUNIT, t->path);
 	return 0;
 }
@@ -1065,13 +1026,13 @@ pend_flush(struct apply *ap, const char *path)
 		if (parent_of(ap, &t, p.path, 0, &dfd, &leaf) == -1)
 			goto fail;
 		if (unlinkat(dfd, leaf, AT_REMOVEDIR) == -1) {
-			apply_fail(ap, &t, "remove");
+			amsg_fail(&ap->msg, &t, "remove");
 			goto fail;
 		}
 		afs_dirty(ap->fs, dfd);
 		afs_forget(ap->fs, p.path);
 		ap->modified = 1;
-		apply_say(ap, "%s: deleted\n", p.path);
+		amsg_say(&ap->msg, "%s: deleted\n", p.path);
 		progress_add(&ap->prog, PROGRESSUNIT, p.path);
 		free(p.path);
 		if (p.doline != NOLINE &&
@@ -1182,13 +1143,13 @@ run(struct apply *ap)
 		if (t->minus || (present && disktype != t->type)) {
 			if (!present) {
 				if (ap->force) {
-					apply_warn(ap, "line %u: Warning: %s "
-					    "already removed...continuing",
+					amsg_warn(&ap->msg, "line %u: Warning: "
+					    "%s already removed...continuing",
 					    t->lineno, t->path);
 					continue;
 				}
 				errno = ENOENT;
-				apply_fail(ap, t, "remove");
+				amsg_fail(&ap->msg, t, "remove");
 				return -1;
 			}
 			if (disktype == 'd') {
@@ -1254,14 +1215,14 @@ apply_run(struct apply *ap, int progmode, const struct progtotal *total)
 	ap->iobufsz = IOBUFSZ;
 	ap->iobuf = xmalloc(ap->iobufsz);
 	ap->sq = syncq_new();
-	if ((ap->fs = afs_open(ap, ap->style, &err)) == NULL) {
-		apply_named(ap, "%s", err.msg);
+	if ((ap->fs = afs_open(&ap->msg, ap->style, &err)) == NULL) {
+		amsg_named(&ap->msg, "%s", err.msg);
 		return -1;
 	}
 	if (ap->net != NULL && ap->jobs > 1 && (n = count_downloads(ap)) > 1 &&
 	    jobq_start(ap, n < (size_t)ap->jobs ? (int)n : ap->jobs,
 	    &err) == -1) {
-		apply_warn(ap, "%s", err.msg);
+		amsg_warn(&ap->msg, "%s", err.msg);
 		(void)afs_close(ap->fs, NULL);
 		ap->fs = NULL;
 		return -1;
@@ -1270,7 +1231,7 @@ apply_run(struct apply *ap, int progmode, const struct progtotal *total)
 	if (ap->net != NULL && ap->jq == NULL) {
 		ap->rq = retrq_new(ap->net, ap->ent, ap->nent);
 		if (retrq_fill(ap->rq, &err) == -1) {
-			apply_warn(ap, "%s", err.msg);
+			amsg_warn(&ap->msg, "%s", err.msg);
 			ap->net_dead = 1;
 			(void)afs_close(ap->fs, NULL);
 			ap->fs = NULL;
@@ -1289,7 +1250,7 @@ apply_run(struct apply *ap, int progmode, const struct progtotal *total)
 	syncq_free(ap->sq);
 	ap->sq = NULL;
 	if (afs_close(ap->fs, &err) == -1) {
-		apply_named(ap, "%s", err.msg);
+		amsg_named(&ap->msg, "%s", err.msg);
 		ok = 0;
 	}
 	ap->fs = NULL;
@@ -1318,14 +1279,14 @@ apply_finish(struct apply *ap, int ok)
 			else
 				msg = "Error, no changes made";
 			if (net_report(ap->net, ap->event, msg, &err) == -1)
-				apply_warn(ap, "warning: could not report "
+				amsg_warn(&ap->msg, "warning: could not report "
 				    "event");
 		}
 		if (ap->verbose)
 			net_print_stats(ap->net, stdout);
 		jobq_free(ap);		/* the other sessions */
 		if (net_close(ap->net, &err) == -1 && ok && !ap->net_dead)
-			apply_warn(ap, "%s", err.msg);
+			amsg_warn(&ap->msg, "%s", err.msg);
 		ap->net = NULL;
 	}
 	jobq_free(ap);
