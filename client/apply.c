@@ -7,7 +7,8 @@
  * headers, confinement of every path), so a bad transcript changes
  * nothing.  Then lines are applied in file order: removals and type
  * changes first for each path (directories are removed deepest first,
- * never recursively), then creation, download or metadata repair.
+ * never recursively), then creation, download or metadata repair, as
+ * apply-plan.c decides for each line from what is at its path.
  * Every file-system access goes through apply-fs.c, relative to held
  * directory descriptors below the apply root; downloads go through
  * apply-retr.c (the request window) and download.c, or with -j through
@@ -32,6 +33,7 @@
 #include <unistd.h>
 
 #include "apply.h"
+#include "apply-plan.h"
 #include "cerr.h"
 #include "cksum.h"
 #include "compat.h"
@@ -698,20 +700,57 @@ link_target_own(struct apply *ap, const struct tline *t, int tdfd,
 	return rc;
 }
 
-/* Create or repair the object of one (non-removal) line. */
+/* Link the new name of the "h" line t to its target. */
 static int
-do_line(struct apply *ap, struct apply_entry *e, int present,
+make_hardlink(struct apply *ap, const struct tline *t)
+{
+	const char	*leaf, *tleaf;
+	int		 dfd, tdfd;
+
+	/* Hold the target's directory while resolving the link's. */
+	if (parent_of(ap, t, t->target, 0, &tdfd, &tleaf) == -1)
+		return -1;
+	if ((tdfd = fcntl(tdfd, F_DUPFD_CLOEXEC, 0)) == -1) {
+		amsg_fail(&ap->msg, t, "dup");
+		return -1;
+	}
+	if (link_target_own(ap, t, tdfd, tleaf) == -1) {
+		close(tdfd);
+		return -1;
+	}
+	if (parent_of(ap, t, t->path, ap->create_prefix, &dfd,
+	    &leaf) == -1) {
+		close(tdfd);
+		return -1;
+	}
+	if (linkat(tdfd, tleaf, dfd, leaf, 0) == -1) {
+		amsg_fail(&ap->msg, t, "link");
+		close(tdfd);
+		return -1;
+	}
+	close(tdfd);
+	afs_dirty(ap->fs, dfd);
+	ap->modified = 1;
+	amsg_say(&ap->msg, "%s: hard linked to %s\n", t->path, t->target);
+	return 0;
+}
+
+/*
+ * Carry out act, the plan of one line that is not a removal
+ * (apply-plan.h): st is what lstat found at its path, NULL if nothing.
+ */
+static int
+do_line(struct apply *ap, struct apply_entry *e, enum apply_act act,
     const struct stat *st)
 {
 	const struct tline	*t = &e->t;
-	const char		*leaf, *tleaf;
+	const char		*leaf;
 	struct stat		 now;
 	char			 msg[PATH_MAX + 128], *tmp;
 	const char		*op;
-	int			 dfd, tdfd, fd = -1, newfile = 0, timeupd = 0;
-	mode_t			 ftype;
+	int			 dfd, fd = -1, rc, newfile = 0, timeupd = 0;
 
-	if (t->plus) {
+	if (act == APLAN_DOWNLOAD) {
 		/* Creating a missing prefix is not a plain download. */
 		if (ap->create_prefix && (syncq_pending(ap) ||
 		    jobq_pending(ap)) &&
@@ -721,38 +760,13 @@ do_line(struct apply *ap, struct apply_entry *e, int present,
 		return parent_of(ap, t, t->path, ap->create_prefix, &dfd,
 		    &leaf) == -1 ? -1 : apply_download(ap, e, dfd, leaf);
 	}
-
-	if (t->type == 'h') {
-		/* Hold the target's directory while resolving the link's. */
-		if (parent_of(ap, t, t->target, 0, &tdfd, &tleaf) == -1)
+	if (act == APLAN_CREATE && t->type == 'h') {
+		if (make_hardlink(ap, t) == -1)
 			return -1;
-		if ((tdfd = fcntl(tdfd, F_DUPFD_CLOEXEC, 0)) == -1) {
-			amsg_fail(&ap->msg, t, "dup");
-			return -1;
-		}
-		if (link_target_own(ap, t, tdfd, tleaf) == -1) {
-			close(tdfd);
-			return -1;
-		}
-		if (parent_of(ap, t, t->path, ap->create_prefix, &dfd,
-		    &leaf) == -1) {
-			close(tdfd);
-			return -1;
-		}
-		if (linkat(tdfd, tleaf, dfd, leaf, 0) == -1) {
-			amsg_fail(&ap->msg, t, "link");
-			close(tdfd);
-			return -1;
-		}
-		close(tdfd);
-		afs_dirty(ap->fs, dfd);
-		ap->modified = 1;
-		amsg_say(&ap->msg, "%s: hard linked to %s\n", t->path,
-		    t->target);
 		goto done;
 	}
 
-	if (parent_of(ap, t, t->path, ap->create_prefix && !present, &dfd,
+	if (parent_of(ap, t, t->path, ap->create_prefix && st == NULL, &dfd,
 	    &leaf) == -1)
 		return -1;
 
@@ -762,26 +776,53 @@ do_line(struct apply *ap, struct apply_entry *e, int present,
 	 * waits for the end (common/intr.h).
 	 */
 	(void)intr_hold();
-	switch (t->type) {
-	case 'f':
-		if (!present) {
-			intr_release();
-			errno = ENOENT;
-			amsg_fail(&ap->msg, t, "open");
-			return -1;
-		}
+	switch (act) {
+	case APLAN_UPDATE:
 		break;
-	case 'd':
-		if (!present) {
-			op = "mkdir";
-			if (mkdirat(dfd, leaf, (mode_t)t->mode) == -1)
+	case APLAN_NOFILE:
+		intr_release();
+		errno = ENOENT;
+		amsg_fail(&ap->msg, t, "open");
+		return -1;
+	case APLAN_NOTMADE:
+		intr_release();
+		amsg_warn(&ap->msg, "%u: Warning: %c %s not "
+		    "created...continuing", t->lineno, t->type, t->path);
+		return 0;
+	case APLAN_REMAKE:
+		op = "remove";
+		if (unlinkat(dfd, leaf, 0) == -1)
+			goto syserr;
+		ap->modified = 1;
+		/* FALLTHROUGH */
+	case APLAN_CREATE:
+		if (t->type != 'l') {
+			switch (t->type) {
+			case 'd':
+				op = "mkdir";
+				rc = mkdirat(dfd, leaf, (mode_t)t->mode);
+				break;
+			case 'p':
+				op = "mkfifo";
+				rc = mkfifoat(dfd, leaf, (mode_t)t->mode);
+				break;
+			default:
+				op = "mknod";
+				rc = mknodat(dfd, leaf, (t->type == 'b' ?
+				    S_IFBLK : S_IFCHR) | (mode_t)t->mode,
+				    makedev(t->major, t->minor));
+				break;
+			}
+			if (rc == -1)
 				goto syserr;
 			afs_dirty(ap->fs, dfd);
 			ap->modified = 1;
 			newfile = 1;
+			break;
 		}
-		break;
-	case 'l':
+		/* A symbolic link is made as one that replaces another. */
+		/* FALLTHROUGH */
+	case APLAN_RELINK:
 		/*
 		 * Made under a temp name and renamed over the old link, so
 		 * the path is never missing.
@@ -810,47 +851,6 @@ do_line(struct apply *ap, struct apply_entry *e, int present,
 		amsg_say(&ap->msg, "%s: symbolic linked to %s\n", t->path,
 		    t->target);
 		goto done;
-	case 'p':
-		if (!present) {
-			op = "mkfifo";
-			if (mkfifoat(dfd, leaf, (mode_t)t->mode) == -1)
-				goto syserr;
-			afs_dirty(ap->fs, dfd);
-			ap->modified = 1;
-			newfile = 1;
-		}
-		break;
-	case 'b':
-	case 'c':
-		if (present && (major(st->st_rdev) != t->major ||
-		    minor(st->st_rdev) != t->minor)) {
-			op = "remove";
-			if (unlinkat(dfd, leaf, 0) == -1)
-				goto syserr;
-			ap->modified = 1;
-			present = 0;
-		}
-		if (!present) {
-			ftype = t->type == 'b' ? S_IFBLK : S_IFCHR;
-			op = "mknod";
-			if (mknodat(dfd, leaf, ftype | (mode_t)t->mode,
-			    makedev(t->major, t->minor)) == -1)
-				goto syserr;
-			afs_dirty(ap->fs, dfd);
-			ap->modified = 1;
-			newfile = 1;
-		}
-		break;
-	case 's':
-	case 'D':
-		if (!present) {
-			intr_release();
-			amsg_warn(&ap->msg, "%u: Warning: %c %s not "
-			    "created...continuing", t->lineno, t->type,
-			    t->path);
-			return 0;
-		}
-		break;
 	default:
 		intr_release();
 		amsg_warn(&ap->msg, "%u: Unknown type %c", t->lineno, t->type);
@@ -985,6 +985,16 @@ remove_object(struct apply *ap, const struct tline *t)
 	return 0;
 }
 
+/* The options of the run that its plan depends on (apply-plan.h). */
+static void
+run_planopt(const struct apply *ap, struct apply_planopt *po)
+{
+	memset(po, 0, sizeof(*po));
+	po->network = ap->network;
+	po->force = ap->force;
+	po->create_prefix = ap->create_prefix;
+}
+
 /* A directory to remove once the input leaves it (then doline). */
 static void
 pend_push(struct apply *ap, const char *path, unsigned lineno, size_t doline)
@@ -1011,6 +1021,8 @@ static int
 pend_flush(struct apply *ap, const char *path)
 {
 	struct apply_pending p;
+	struct apply_planopt po;
+	struct apply_entry *e;
 	struct tline	 t;
 	const char	*leaf;
 	int		 dfd;
@@ -1035,8 +1047,12 @@ pend_flush(struct apply *ap, const char *path)
 		amsg_say(&ap->msg, "%s: deleted\n", p.path);
 		progress_add(&ap->prog, PROGRESSUNIT, p.path);
 		free(p.path);
-		if (p.doline != NOLINE &&
-		    do_line(ap, &ap->ent[p.doline], 0, NULL) == -1)
+		if (p.doline == NOLINE)
+			continue;
+		/* The line that replaces it, now on an empty path. */
+		run_planopt(ap, &po);
+		e = &ap->ent[p.doline];
+		if (do_line(ap, e, apply_plan(&e->t, NULL, &po), NULL) == -1)
 			return -1;
 	}
 	return 0;
@@ -1050,37 +1066,32 @@ fail:
  * creates a new directory, symbolic link, pipe or device, or changes
  * only the metadata of one already there, runs at once, ahead of the
  * downloads, so that they keep flowing (a tree has about as many
- * directories as files).  It is landed in its turn: its messages then;
- * if an earlier download fails, a new object is removed again and an
- * old one gets its metadata back.  Anything else waits.  1: done ahead,
- * 0: not for ahead, -1: failed (message printed).
+ * directories as files): apply_plan_ahead says which.  It is landed in
+ * its turn: its messages then; if an earlier download fails, a new
+ * object is removed again and an old one gets its metadata back.
+ * Anything else waits.  1: done ahead, 0: not for ahead, -1: failed
+ * (message printed).
  */
 static int
-run_ahead(struct apply *ap, struct apply_entry *e)
+run_ahead(struct apply *ap, struct apply_entry *e,
+    const struct apply_planopt *po)
 {
 	const struct tline	*t = &e->t;
 	struct stat		 st;
+	const struct stat	*stp;
 	int			 present, rc;
 
-	if (t->minus || ap->create_prefix || ap->npend > 0 ||
-	    strchr("dlpbcf", t->type) == NULL ||
-	    strstr(t->path, ".radmind.") != NULL || jobq_under(ap, t->path))
+	if (!apply_plan_mayahead(t, po) || ap->npend > 0 ||
+	    jobq_under(ap, t->path))
 		return 0;
 	if (lookup(ap, t, &present, &st) == -1)
 		return -1;
-	/*
-	 * An object already there runs ahead only where its line changes
-	 * nothing but metadata in place, which can be put back: a
-	 * directory, or a file or pipe with no other name (otherwise a
-	 * copy replaces it).  Devices with other numbers are made anew.
-	 */
-	if (present ? tline_typeof(st.st_mode) != t->type ||
-	    strchr("dfp", t->type) == NULL ||
-	    (t->type != 'd' && st.st_nlink != 1) : t->type == 'f')
+	stp = present ? &st : NULL;
+	if (!apply_plan_ahead(t, stp, po))
 		return 0;
-	if (jobq_ahead_begin(ap, present ? &st : NULL) == -1)
+	if (jobq_ahead_begin(ap, stp) == -1)
 		return -1;
-	rc = do_line(ap, e, present, &st);
+	rc = do_line(ap, e, apply_plan(t, stp, po), stp);
 	jobq_ahead_end(ap, e, rc);
 	/* It took its turn at once, after an earlier failed download. */
 	if (rc == -1 || jobq_failed(ap))
@@ -1091,12 +1102,15 @@ run_ahead(struct apply *ap, struct apply_entry *e)
 static int
 run(struct apply *ap)
 {
+	struct apply_planopt	 po;
 	struct apply_entry	*e;
 	const struct tline	*t;
 	struct stat		 st;
+	enum apply_act		 act;
 	size_t			 i;
-	int			 present, disktype, rc;
+	int			 present, order, rc;
 
+	run_planopt(ap, &po);
 	for (i = 0; i < ap->nent; i++) {
 		e = &ap->ent[i];
 		t = &e->t;
@@ -1107,7 +1121,8 @@ run(struct apply *ap)
 				printf("Transcript: %s\n", t->path);
 			continue;
 		}
-		if (t->plus && !ap->network)
+		order = apply_plan_order(t, &po);
+		if (order & APLAN_NOTHING)
 			continue;
 		/*
 		 * With -j downloads are queued ahead, and new objects made
@@ -1115,8 +1130,8 @@ run(struct apply *ap)
 		 * earlier download is landed, so that it runs (or, after a
 		 * failed download, does not) as with one session.
 		 */
-		if (!t->plus && jobq_pending(ap)) {
-			if ((rc = run_ahead(ap, e)) == -1)
+		if ((order & APLAN_WAITJOBS) && jobq_pending(ap)) {
+			if ((rc = run_ahead(ap, e, &po)) == -1)
 				return -1;
 			if (rc == 1)
 				continue;
@@ -1126,44 +1141,45 @@ run(struct apply *ap)
 		/*
 		 * Downloads are renamed into place in batches.  A line that
 		 * could see a pending one waits until every earlier
-		 * download is in place: removals, hard links (their target
-		 * is an earlier path), and names that look like our temp
-		 * files.  Other lines create or repair their own, later
-		 * path, which no earlier download can be in or above.
+		 * download is in place.  Other lines create or repair their
+		 * own, later path, which no earlier download can be in or
+		 * above.
 		 */
-		if ((t->minus || t->type == 'h' ||
-		    strstr(t->path, ".radmind.") != NULL) &&
-		    syncq_flush(ap) == -1)
+		if ((order & APLAN_WAITBATCH) && syncq_flush(ap) == -1)
 			return -1;
 		if (pend_flush(ap, t->path) == -1)
 			return -1;
 		if (lookup(ap, t, &present, &st) == -1)
 			return -1;
-		disktype = present ? tline_typeof(st.st_mode) : 0;
-		if (t->minus || (present && disktype != t->type)) {
-			if (!present) {
-				if (ap->force) {
-					amsg_warn(&ap->msg, "line %u: Warning: "
-					    "%s already removed...continuing",
-					    t->lineno, t->path);
-					continue;
-				}
-				errno = ENOENT;
-				amsg_fail(&ap->msg, t, "remove");
-				return -1;
-			}
-			if (disktype == 'd') {
-				pend_push(ap, t->path, t->lineno,
-				    t->minus ? NOLINE : i);
-				continue;
-			}
+		act = apply_plan(t, present ? &st : NULL, &po);
+		switch (act) {
+		case APLAN_GONE_WARN:
+			amsg_warn(&ap->msg, "line %u: Warning: %s already "
+			    "removed...continuing", t->lineno, t->path);
+			continue;
+		case APLAN_GONE_FAIL:
+			errno = ENOENT;
+			amsg_fail(&ap->msg, t, "remove");
+			return -1;
+		case APLAN_REMOVE_DIR:
+		case APLAN_REPLACE_DIR:
+			/* Removed, then replaced, once the input leaves it. */
+			pend_push(ap, t->path, t->lineno,
+			    act == APLAN_REMOVE_DIR ? NOLINE : i);
+			continue;
+		case APLAN_REMOVE:
+		case APLAN_REPLACE:
 			if (syncq_flush(ap) == -1 || remove_object(ap, t) == -1)
 				return -1;
-			if (t->minus)
+			if (act == APLAN_REMOVE)
 				continue;
 			present = 0;
+			act = apply_plan(t, NULL, &po);
+			break;
+		default:
+			break;
 		}
-		if (do_line(ap, e, present, &st) == -1)
+		if (do_line(ap, e, act, present ? &st : NULL) == -1)
 			return -1;
 	}
 	return pend_flush(ap, NULL);

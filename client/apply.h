@@ -4,8 +4,9 @@
  * modules apply-retr.c (the window of pipelined RETR requests),
  * apply-sync.c (deferred durability of downloads) and, at the bottom
  * with headers of their own, apply-fs.c (confined file-system access
- * below the apply root), apply-msg.c (the run's messages) and
- * apply-progress.c (progress output).  Downloads land through
+ * below the apply root), apply-msg.c (the run's messages),
+ * apply-progress.c (progress output) and apply-plan.c (what each line
+ * does, for apply.c alone).  Downloads land through
  * download.h.  lapply(1) is this library plus its options; nothing
  * here calls back into a main.
  */
