@@ -25,7 +25,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "apply.h"
+#include "apply-fs.h"
+#include "apply-msg.h"
 #include "cerr.h"
 #include "confine.h"
 #include "fsutil.h"
@@ -58,7 +59,7 @@ struct afs_inode {
 };
 
 struct afs {
-	struct apply	*ap;		/* for "created missing prefix" */
+	struct amsg	*msg;		/* "created missing prefix" */
 	int		 style;
 	int		 rootfd;
 	int		 rootdirty;
@@ -75,7 +76,7 @@ struct afs {
 };
 
 struct afs *
-afs_open(struct apply *ap, int style, struct cerr *err)
+afs_open(struct amsg *msg, int style, struct cerr *err)
 {
 	struct afs	*fs;
 	const char	*root = style == PATH_ABSOLUTE ? "/" : ".";
@@ -87,7 +88,7 @@ afs_open(struct apply *ap, int style, struct cerr *err)
 		return NULL;
 	}
 	fs = xcalloc(1, sizeof(*fs));
-	fs->ap = ap;
+	fs->msg = msg;
 	fs->style = style;
 	fs->rootfd = fd;
 	fs->cur.fd = -1;
@@ -298,7 +299,7 @@ afs_mkprefix(void *ctx, int pfd, const char *name, const char *rel,
 		goto failfd;
 	close(fd);
 	intr_release();
-	apply_say(fs->ap, "%s: created missing prefix\n", shown);
+	amsg_say(fs->msg, "%s: created missing prefix\n", shown);
 	free(shown);
 	return 0;
 failfd:

@@ -495,7 +495,7 @@ jobq_landone(struct apply *ap)
 			ap->modified = 1;
 		jq->landing = 1;
 		if (job.msg != NULL)
-			apply_say(ap, "%s", job.msg);
+			amsg_say(&ap->msg, "%s", job.msg);
 		jq->landing = 0;
 		if (job.prog > 0)
 			progress_add(&ap->prog, job.prog, job.e->t.path);
@@ -543,7 +543,7 @@ jobq_add(struct apply *ap, struct apply_entry *e, int dfd, const char *leaf)
 	if (jobq_room(ap) == -1)
 		return -1;
 	if ((d = fcntl(dfd, F_DUPFD_CLOEXEC, 0)) == -1) {
-		apply_fail(ap, &e->t, "dup");
+		amsg_fail(&ap->msg, &e->t, "dup");
 		return -1;
 	}
 	pthread_mutex_lock(&jq->mu);
@@ -683,7 +683,7 @@ jobq_inorder(struct apply *ap)
 	if (mod)
 		ap->modified = 1;
 	if (msg != NULL)
-		apply_say(ap, "%s", msg);
+		amsg_say(&ap->msg, "%s", msg);
 	free(msg);
 	return 0;
 }

@@ -23,7 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "apply.h"
+#include "apply-progress.h"
 #include "conn.h"
 #include "intr.h"
 

@@ -193,19 +193,19 @@ apply_dlfail(struct apply *ap, const struct apply_entry *e, int rc,
 	 * the file-system failures are; the server's are Radmind's words.
 	 */
 	if (rc == DL_LOCAL)
-		apply_named(ap, "%s: %s", ap->name, err->msg);
+		amsg_named(&ap->msg, "%s: %s", ap->name, err->msg);
 	else
-		apply_warn(ap, "%s", err->msg);
+		amsg_warn(&ap->msg, "%s", err->msg);
 	/*
 	 * The session is gone (reset, closed, a corrupt stream): say so in
 	 * words, not with the request line.
 	 */
 	if (rc == DL_DEAD)
-		apply_linewarn(ap, &e->t, "%s: not downloaded, the session "
-		    "with %s ended", e->t.path,
+		amsg_linewarn(&ap->msg, &e->t, "%s: not downloaded, the "
+		    "session with %s ended", e->t.path,
 		    ap->net != NULL ? net_peer(ap->net) : "the server");
 	else if (rc != DL_LOCAL)
-		apply_warn(ap, "%s", desc);
+		amsg_warn(&ap->msg, "%s", desc);
 	/*
 	 * The server refused the file or serves other bytes than the
 	 * transcript says: behind a balancer, this server may be a
@@ -213,7 +213,7 @@ apply_dlfail(struct apply *ap, const struct apply_entry *e, int rc,
 	 * Name it, after Radmind's two lines.
 	 */
 	if (rc == DL_SERVER && ap->net != NULL)
-		apply_warn(ap, "%s: %s: the server's copy does not match "
+		amsg_warn(&ap->msg, "%s: %s: the server's copy does not match "
 		    "the transcript; if it is a replica not yet in step, "
 		    "run again later", net_peer(ap->net), e->t.path);
 }
@@ -231,12 +231,12 @@ apply_download(struct apply *ap, struct apply_entry *e, int dfd,
 	int			 fd, rc;
 
 	if (t->type == 'a') {
-		apply_linewarn(ap, t, "%s: applefiles cannot be created "
+		amsg_linewarn(&ap->msg, t, "%s: applefiles cannot be created "
 		    "on this system", t->path);
 		return -1;
 	}
 	if (ap->net == NULL || ap->net_dead) {
-		apply_linewarn(ap, t, "%s: no connection to the server",
+		amsg_linewarn(&ap->msg, t, "%s: no connection to the server",
 		    t->path);
 		return -1;
 	}
@@ -249,7 +249,8 @@ apply_download(struct apply *ap, struct apply_entry *e, int dfd,
 		return -1;
 	}
 	if (retrq_next(ap->rq) != (size_t)(e - ap->ent)) {
-		apply_linewarn(ap, t, "%s: download out of order", t->path);
+		amsg_linewarn(&ap->msg, t, "%s: download out of order",
+		    t->path);
 		ap->net_dead = 1;
 		return -1;
 	}
@@ -321,7 +322,7 @@ apply_landed(struct apply *ap, const struct apply_entry *e, int dfd,
 	return syncq_add(ap, fd, dfd, tmp, leaf, msg, t);
 
 syserr:
-	apply_fail(ap, t, op);
+	amsg_fail(&ap->msg, t, op);
 	close(fd);
 	dl_tempdone(dfd, tmp);
 	free(tmp);

@@ -404,14 +404,14 @@ batch_reap(struct apply *ap, struct batch *b)
 	for (i = 0; i < b->n; i++) {
 		it = &b->v[i];
 		if (it->tmp == NULL)
-			apply_say(ap, "%s", it->msg);
+			amsg_say(&ap->msg, "%s", it->msg);
 		else if (i < b->bad || (i == b->bad && b->renamed)) {
 			ap->modified = 1;
-			apply_say(ap, "%s\n", it->msg);
+			amsg_say(&ap->msg, "%s\n", it->msg);
 		}
 		if (it->tmp != NULL && i == b->bad) {
 			errno = b->err;
-			apply_fail(ap, it->t, b->renamed ?
+			amsg_fail(&ap->msg, it->t, b->renamed ?
 			    "fsync of its directory" : b->op);
 			sq->failed = 1;
 		}
@@ -437,7 +437,7 @@ batch_discard(struct apply *ap, struct batch *b)
 	for (i = 0; i < b->n; i++) {
 		it = &b->v[i];
 		if (it->tmp == NULL)
-			apply_say(ap, "%s", it->msg);
+			amsg_say(&ap->msg, "%s", it->msg);
 		item_drop(it);
 		free(it->tmp);
 		free(it->leaf);
@@ -540,7 +540,7 @@ syncq_add(struct apply *ap, int fd, int dfd, char *tmp, const char *leaf,
 		goto drop;
 	if (fstat(dfd, &st) == -1 ||
 	    (d = fcntl(dfd, F_DUPFD_CLOEXEC, 0)) == -1) {
-		apply_fail(ap, t, "dup");
+		amsg_fail(&ap->msg, t, "dup");
 		goto drop;
 	}
 #ifdef HAVE_SYNC_FILE_RANGE
@@ -581,7 +581,7 @@ syncq_msg(struct apply *ap, char *msg)
 
 	rc = syncq_room(ap);
 	if (!syncq_pending(ap)) {	/* all reported meanwhile */
-		apply_say(ap, "%s", msg);
+		amsg_say(&ap->msg, "%s", msg);
 		free(msg);
 		return rc;
 	}

@@ -7,7 +7,8 @@
  * headers, confinement of every path), so a bad transcript changes
  * nothing.  Then lines are applied in file order: removals and type
  * changes first for each path (directories are removed deepest first,
- * never recursively), then creation, download or metadata repair.
+ * never recursively), then creation, download or metadata repair, as
+ * apply-plan.c decides for each line from what is at its path.
  * Every file-system access goes through apply-fs.c, relative to held
  * directory descriptors below the apply root; downloads go through
  * apply-retr.c (the request window) and download.c, or with -j through
@@ -32,6 +33,7 @@
 #include <unistd.h>
 
 #include "apply.h"
+#include "apply-plan.h"
 #include "cerr.h"
 #include "cksum.h"
 #include "compat.h"
@@ -57,105 +59,62 @@ struct apply_pending {
 
 static void	 apply_free(struct apply *);
 
-void
-apply_say(struct apply *ap, const char *fmt, ...)
+/*
+ * The hold hook of the messages: a stdout message waits its turn behind
+ * the work that comes before it.  A line run ahead of the downloads (-j)
+ * keeps it for its turn; otherwise it follows the messages of the
+ * downloads still in the batch.  1 if taken.
+ */
+static int
+apply_hold(void *arg, const char *fmt, va_list va)
 {
-	va_list	 ap2;
-	char	*msg;
+	struct apply	*ap = arg;
+	va_list		 va2;
+	char		*msg;
+	int		 held;
 
-	if (ap->quiet || ap->prog.mode == PROG_PERCENT)
-		return;
-	va_start(ap2, fmt);
-	if (jobq_ahead_say(ap, fmt, ap2)) {
-		/* A line run ahead: printed in its turn. */
-		va_end(ap2);
-		return;
-	}
-	va_end(ap2);
-	if (syncq_pending(ap)) {
-		/* After the messages of the downloads still in the batch. */
-		va_start(ap2, fmt);
-		if (vasprintf(&msg, fmt, ap2) == -1)
-			fatal("vasprintf");
-		va_end(ap2);
-		(void)syncq_msg(ap, msg);	/* failure sticks */
-		return;
-	}
-	/* The status line shares the terminal: off it while we print. */
-	if (ap->prog.shared)
-		progress_hide(&ap->prog);
-	va_start(ap2, fmt);
-	vprintf(fmt, ap2);
-	va_end(ap2);
-	if (ap->prog.shared) {
-		fflush(stdout);
-		progress_show(&ap->prog);
-	}
+	va_copy(va2, va);
+	held = jobq_ahead_say(ap, fmt, va2);
+	va_end(va2);
+	if (held)
+		return 1;
+	if (!syncq_pending(ap))
+		return 0;
+	if (vasprintf(&msg, fmt, va) == -1)
+		fatal("vasprintf");
+	(void)syncq_msg(ap, msg);	/* failure sticks */
+	return 1;
 }
 
-/* An error: bare as Radmind prints it, or named after the program. */
-static void
-apply_vwarn(struct apply *ap, int named, const char *fmt, va_list ap2)
+/*
+ * The turn hook, before an error or warning.  Downloads queued on other
+ * sessions (-j) were requested before this line ran: if one of them
+ * failed, one session would have stopped there, before this message
+ * (the caller stops too): -1, say nothing.  Pending downloads come
+ * first, with their messages.
+ */
+static int
+apply_turn(void *arg)
 {
-	/*
-	 * Downloads queued on other sessions (-j) were requested before
-	 * this line ran: if one of them failed, one session would have
-	 * stopped there, before this message (the caller stops too).
-	 */
+	struct apply	*ap = arg;
+
 	if (jobq_inorder(ap) == -1)
-		return;
-	/* Pending downloads come first, with their messages. */
+		return -1;
 	if (syncq_pending(ap))
 		(void)syncq_flush(ap);
-	progress_hide(&ap->prog);
-	fflush(stdout);
-	if (named)
-		vlog_named(LOG_ERR, fmt, ap2);
-	else
-		vlog(LOG_ERR, 0, fmt, ap2);
-	progress_show(&ap->prog);
+	return 0;
 }
 
-void
-apply_warn(struct apply *ap, const char *fmt, ...)
+/* The messages of the run: its options, its status line, the hooks. */
+static void
+apply_msginit(struct apply *ap)
 {
-	va_list	ap2;
-
-	va_start(ap2, fmt);
-	apply_vwarn(ap, 0, fmt, ap2);
-	va_end(ap2);
-}
-
-void
-apply_named(struct apply *ap, const char *fmt, ...)
-{
-	va_list	ap2;
-
-	va_start(ap2, fmt);
-	apply_vwarn(ap, 1, fmt, ap2);
-	va_end(ap2);
-}
-
-void
-apply_linewarn(struct apply *ap, const struct tline *t, const char *fmt, ...)
-{
-	va_list	 ap2;
-	char	*msg;
-
-	va_start(ap2, fmt);
-	if (vasprintf(&msg, fmt, ap2) == -1)
-		fatal("vasprintf");
-	va_end(ap2);
-	apply_named(ap, "%s: line %u: %s", ap->name, t->lineno, msg);
-	free(msg);
-}
-
-void
-apply_fail(struct apply *ap, const struct tline *t, const char *op)
-{
-	int	e = errno;
-
-	apply_linewarn(ap, t, "%s: %s: %s", t->path, op, strerror(e));
+	ap->msg.quiet = ap->quiet;
+	ap->msg.name = ap->name;
+	ap->msg.prog = &ap->prog;
+	ap->msg.hold = apply_hold;
+	ap->msg.turn = apply_turn;
+	ap->msg.arg = ap;
 }
 
 /* What apply_load keeps while it reads. */
@@ -199,11 +158,12 @@ load_download(struct apply *ap, struct apply_loader *ld,
     const struct tline *t, struct progtotal *total)
 {
 	if (ld->tname == NULL) {
-		apply_warn(ap, "line %u: no transcript indicated", t->lineno);
+		amsg_warn(&ap->msg, "line %u: no transcript indicated",
+		    t->lineno);
 		return -1;
 	}
 	if (ap->network && t->type != 'f' && t->type != 'a') {
-		apply_warn(ap, "line %u: \"%c\" invalid download type",
+		amsg_warn(&ap->msg, "line %u: \"%c\" invalid download type",
 		    t->lineno, t->type);
 		return -1;
 	}
@@ -213,11 +173,11 @@ load_download(struct apply *ap, struct apply_loader *ld,
 		total->bytes += t->size;
 	}
 	if (ap->network && ap->digest != NULL && strcmp(t->cksum, "-") == 0) {
-		apply_warn(ap, "line %u: No checksum", t->lineno);
+		amsg_warn(&ap->msg, "line %u: No checksum", t->lineno);
 		if (ld->special)
-			apply_warn(ap, "SPECIAL %s", t->epath);
+			amsg_warn(&ap->msg, "SPECIAL %s", t->epath);
 		else
-			apply_warn(ap, "FILE %s %s", ld->tname, t->epath);
+			amsg_warn(&ap->msg, "FILE %s %s", ld->tname, t->epath);
 		return -1;
 	}
 	return 0;
@@ -239,24 +199,24 @@ load_confine(struct apply *ap, struct apply_loader *ld,
 		ld->styled = 1;
 	}
 	if ((why = afs_checkpath(t->path, ap->style)) != NULL) {
-		apply_warn(ap, "line %u: %s: %s", t->lineno, t->path, why);
+		amsg_warn(&ap->msg, "line %u: %s: %s", t->lineno, t->path, why);
 		return -1;
 	}
 	if (t->type == 'h' &&
 	    ((why = afs_checkpath(t->target, ap->style)) != NULL ||
 	    (why = afs_isroot(t->target) ?
 	    "link to the apply root" : NULL) != NULL)) {
-		apply_warn(ap, "line %u: %s: hard link target %s: %s",
+		amsg_warn(&ap->msg, "line %u: %s: hard link target %s: %s",
 		    t->lineno, t->path, t->target, why);
 		return -1;
 	}
 	if (afs_isroot(t->path) && (t->type != 'd' || t->minus)) {
-		apply_warn(ap, "line %u: %s: the apply root can only be a "
+		amsg_warn(&ap->msg, "line %u: %s: the apply root can only be a "
 		    "directory", t->lineno, t->path);
 		return -1;
 	}
 	if (t->type != 'h' && (t->uid == UINT32_MAX || t->gid == UINT32_MAX)) {
-		apply_warn(ap, "line %u: %s: invalid owner %s", t->lineno,
+		amsg_warn(&ap->msg, "line %u: %s: invalid owner %s", t->lineno,
 		    t->path, t->uid == UINT32_MAX ? "uid" : "gid");
 		return -1;
 	}
@@ -273,15 +233,16 @@ load_nest(struct apply *ap, struct apply_loader *ld, const struct tline *t)
 	struct cerr	err;
 
 	if (treader_order(ld->r, &err) == -1) {
-		apply_warn(ap, "%s", err.msg);
+		amsg_warn(&ap->msg, "%s", err.msg);
 		return -1;
 	}
 	while (ld->nanc > 0 && !ischildcase(t->path, ld->anc[ld->nanc - 1],
 	    ap->icase))
 		ld->nanc--;
 	if (ld->nanc > 0 && !ld->ancdir[ld->nanc - 1] && !t->minus) {
-		apply_warn(ap, "line %u: %s: %s is not a directory in this "
-		    "transcript", t->lineno, t->path, ld->anc[ld->nanc - 1]);
+		amsg_warn(&ap->msg, "line %u: %s: %s is not a directory in "
+		    "this transcript", t->lineno, t->path,
+		    ld->anc[ld->nanc - 1]);
 		return -1;
 	}
 	return 0;
@@ -301,8 +262,8 @@ load_object(struct apply *ap, struct apply_loader *ld,
 	if (t->plus && load_download(ap, ld, t, total) == -1)
 		return -1;
 	if (t->type == 'a' && !t->minus) {
-		apply_warn(ap, "line %u: %s: applefiles are not supported on "
-		    "this system", t->lineno, t->path);
+		amsg_warn(&ap->msg, "line %u: %s: applefiles are not "
+		    "supported on this system", t->lineno, t->path);
 		return -1;
 	}
 	if (load_confine(ap, ld, t) == -1 || load_nest(ap, ld, t) == -1)
@@ -344,6 +305,7 @@ apply_load(struct apply *ap, FILE *fp, struct progtotal *total)
 	struct cerr		 err;
 	int			 rc;
 
+	apply_msginit(ap);
 	memset(&ld, 0, sizeof(ld));
 	memset(total, 0, sizeof(*total));
 	ap->style = PATH_RELATIVE;
@@ -359,7 +321,7 @@ apply_load(struct apply *ap, FILE *fp, struct progtotal *total)
 			break;
 	}
 	if (rc == -1)
-		apply_warn(ap, "%s", err.msg);
+		amsg_warn(&ap->msg, "%s", err.msg);
 	treader_close(ld.r);
 	free(ld.anc);
 	free(ld.ancdir);
@@ -493,16 +455,16 @@ replace_copy(struct apply *ap, const struct tline *t, int dfd,
 				break;
 		}
 		if (got != t->size) {
-			apply_linewarn(ap, t, "%s: size is not %lld: not "
+			amsg_linewarn(&ap->msg, t, "%s: size is not %lld: not "
 			    "replacing it", t->path, (long long)t->size);
 			goto fail;
 		}
 		if (verify) {
 			cksum_final(ap->ck, sum);
 			if (strcmp(sum, t->cksum) != 0) {
-				apply_linewarn(ap, t, "%s: checksum does not "
-				    "match the transcript: not replacing it",
-				    t->path);
+				amsg_linewarn(&ap->msg, t, "%s: checksum does "
+				    "not match the transcript: not replacing "
+				    "it", t->path);
 				goto fail;
 			}
 		}
@@ -529,8 +491,8 @@ replace_copy(struct apply *ap, const struct tline *t, int dfd,
 			goto syserr;
 		break;
 	default:
-		apply_linewarn(ap, t, "%s: cannot be replaced by a copy on "
-		    "this system", t->path);
+		amsg_linewarn(&ap->msg, t, "%s: cannot be replaced by a copy "
+		    "on this system", t->path);
 		return -1;
 	}
 	op = "chown";
@@ -553,7 +515,7 @@ replace_copy(struct apply *ap, const struct tline *t, int dfd,
 	ap->modified = 1;
 	return 0;
 syserr:
-	apply_fail(ap, t, op);
+	amsg_fail(&ap->msg, t, op);
 fail:
 	if (nfd != -1)
 		close(nfd);
@@ -611,18 +573,18 @@ meta_open(struct apply *ap, const struct tline *t, int dfd, const char *leaf,
 			fd = openat(dfd, leaf, flags | O_PATH);
 	}
 	if (fd == -1) {
-		apply_fail(ap, t, "open");
+		amsg_fail(&ap->msg, t, "open");
 		return -1;
 	}
 	if (fstat(fd, now) == -1) {
-		apply_fail(ap, t, "stat");
+		amsg_fail(&ap->msg, t, "stat");
 		close(fd);
 		return -1;
 	}
 	if (tline_typeof(now->st_mode) != t->type || (expect != NULL &&
 	    (now->st_dev != expect->st_dev || now->st_ino !=
 	    expect->st_ino))) {
-		apply_linewarn(ap, t, "%s: changed while being updated",
+		amsg_linewarn(&ap->msg, t, "%s: changed while being updated",
 		    t->path);
 		close(fd);
 		return -1;
@@ -640,12 +602,12 @@ parent_of(struct apply *ap, const struct tline *t, const char *path,
 
 	rc = afs_parent(ap->fs, path, create, dfd, leaf, &err);
 	if (rc == 1) {
-		apply_linewarn(ap, t, "%s: parent directory: %s", path,
+		amsg_linewarn(&ap->msg, t, "%s: parent directory: %s", path,
 		    strerror(ENOENT));
 		return -1;
 	}
 	if (rc == -1) {
-		apply_linewarn(ap, t, "%s", err.msg);
+		amsg_linewarn(&ap->msg, t, "%s", err.msg);
 		return -1;
 	}
 	return 0;
@@ -663,7 +625,7 @@ lookup(struct apply *ap, const struct tline *t, int *present,
 	*present = 0;
 	rc = afs_parent(ap->fs, t->path, 0, &dfd, &leaf, &err);
 	if (rc == -1) {
-		apply_linewarn(ap, t, "%s", err.msg);
+		amsg_linewarn(&ap->msg, t, "%s", err.msg);
 		return -1;
 	}
 	if (rc == 1)
@@ -675,11 +637,11 @@ lookup(struct apply *ap, const struct tline *t, int *present,
 	if (rc == -1) {
 		if (errno == ENOENT)
 			return 0;
-		apply_fail(ap, t, "stat");
+		amsg_fail(&ap->msg, t, "stat");
 		return -1;
 	}
 	if (tline_typeof(st->st_mode) == 0) {
-		apply_warn(ap, "%s is of an unknown type", t->path);
+		amsg_warn(&ap->msg, "%s is of an unknown type", t->path);
 		return -1;
 	}
 	*present = 1;
@@ -703,7 +665,7 @@ link_target_own(struct apply *ap, const struct tline *t, int tdfd,
 
 	if (fstatat(tdfd, tleaf, &st, AT_SYMLINK_NOFOLLOW) == -1) {
 		e = errno;
-		apply_linewarn(ap, t, "%s: hard link target %s: stat: %s",
+		amsg_linewarn(&ap->msg, t, "%s: hard link target %s: stat: %s",
 		    t->path, t->target, strerror(e));
 		return -1;
 	}
@@ -720,38 +682,75 @@ link_target_own(struct apply *ap, const struct tline *t, int tdfd,
 	tt.mtime = st.st_mtime;
 	tt.size = st.st_size;
 	strlcpy(tt.cksum, "-", sizeof(tt.cksum));
-	apply_linewarn(ap, t, "%s: %s has %lu links, not all inside the "
+	amsg_linewarn(&ap->msg, t, "%s: %s has %lu links, not all inside the "
 	    "root: replacing it with a copy before linking", t->path,
 	    t->target, (unsigned long)st.st_nlink);
 	fd = openat(tdfd, tleaf, (S_ISREG(st.st_mode) ? O_RDONLY | O_NONBLOCK |
 	    O_NOCTTY : O_PATH) | O_NOFOLLOW | O_CLOEXEC);
 	if (fd == -1) {
-		apply_fail(ap, &tt, "open");
+		amsg_fail(&ap->msg, &tt, "open");
 		return -1;
 	}
 	rc = replace_copy(ap, &tt, tdfd, tleaf, fd, &st);
 	close(fd);
 	if (rc == 0 && fsync(tdfd) == -1) {
-		apply_fail(ap, &tt, "fsync of its directory");
+		amsg_fail(&ap->msg, &tt, "fsync of its directory");
 		return -1;
 	}
 	return rc;
 }
 
-/* Create or repair the object of one (non-removal) line. */
+/* Link the new name of the "h" line t to its target. */
 static int
-do_line(struct apply *ap, struct apply_entry *e, int present,
+make_hardlink(struct apply *ap, const struct tline *t)
+{
+	const char	*leaf, *tleaf;
+	int		 dfd, tdfd;
+
+	/* Hold the target's directory while resolving the link's. */
+	if (parent_of(ap, t, t->target, 0, &tdfd, &tleaf) == -1)
+		return -1;
+	if ((tdfd = fcntl(tdfd, F_DUPFD_CLOEXEC, 0)) == -1) {
+		amsg_fail(&ap->msg, t, "dup");
+		return -1;
+	}
+	if (link_target_own(ap, t, tdfd, tleaf) == -1) {
+		close(tdfd);
+		return -1;
+	}
+	if (parent_of(ap, t, t->path, ap->create_prefix, &dfd,
+	    &leaf) == -1) {
+		close(tdfd);
+		return -1;
+	}
+	if (linkat(tdfd, tleaf, dfd, leaf, 0) == -1) {
+		amsg_fail(&ap->msg, t, "link");
+		close(tdfd);
+		return -1;
+	}
+	close(tdfd);
+	afs_dirty(ap->fs, dfd);
+	ap->modified = 1;
+	amsg_say(&ap->msg, "%s: hard linked to %s\n", t->path, t->target);
+	return 0;
+}
+
+/*
+ * Carry out act, the plan of one line that is not a removal
+ * (apply-plan.h): st is what lstat found at its path, NULL if nothing.
+ */
+static int
+do_line(struct apply *ap, struct apply_entry *e, enum apply_act act,
     const struct stat *st)
 {
 	const struct tline	*t = &e->t;
-	const char		*leaf, *tleaf;
+	const char		*leaf;
 	struct stat		 now;
 	char			 msg[PATH_MAX + 128], *tmp;
 	const char		*op;
-	int			 dfd, tdfd, fd = -1, newfile = 0, timeupd = 0;
-	mode_t			 ftype;
+	int			 dfd, fd = -1, rc, newfile = 0, timeupd = 0;
 
-	if (t->plus) {
+	if (act == APLAN_DOWNLOAD) {
 		/* Creating a missing prefix is not a plain download. */
 		if (ap->create_prefix && (syncq_pending(ap) ||
 		    jobq_pending(ap)) &&
@@ -761,37 +760,13 @@ do_line(struct apply *ap, struct apply_entry *e, int present,
 		return parent_of(ap, t, t->path, ap->create_prefix, &dfd,
 		    &leaf) == -1 ? -1 : apply_download(ap, e, dfd, leaf);
 	}
-
-	if (t->type == 'h') {
-		/* Hold the target's directory while resolving the link's. */
-		if (parent_of(ap, t, t->target, 0, &tdfd, &tleaf) == -1)
+	if (act == APLAN_CREATE && t->type == 'h') {
+		if (make_hardlink(ap, t) == -1)
 			return -1;
-		if ((tdfd = fcntl(tdfd, F_DUPFD_CLOEXEC, 0)) == -1) {
-			apply_fail(ap, t, "dup");
-			return -1;
-		}
-		if (link_target_own(ap, t, tdfd, tleaf) == -1) {
-			close(tdfd);
-			return -1;
-		}
-		if (parent_of(ap, t, t->path, ap->create_prefix, &dfd,
-		    &leaf) == -1) {
-			close(tdfd);
-			return -1;
-		}
-		if (linkat(tdfd, tleaf, dfd, leaf, 0) == -1) {
-			apply_fail(ap, t, "link");
-			close(tdfd);
-			return -1;
-		}
-		close(tdfd);
-		afs_dirty(ap->fs, dfd);
-		ap->modified = 1;
-		apply_say(ap, "%s: hard linked to %s\n", t->path, t->target);
 		goto done;
 	}
 
-	if (parent_of(ap, t, t->path, ap->create_prefix && !present, &dfd,
+	if (parent_of(ap, t, t->path, ap->create_prefix && st == NULL, &dfd,
 	    &leaf) == -1)
 		return -1;
 
@@ -801,26 +776,53 @@ do_line(struct apply *ap, struct apply_entry *e, int present,
 	 * waits for the end (common/intr.h).
 	 */
 	(void)intr_hold();
-	switch (t->type) {
-	case 'f':
-		if (!present) {
-			intr_release();
-			errno = ENOENT;
-			apply_fail(ap, t, "open");
-			return -1;
-		}
+	switch (act) {
+	case APLAN_UPDATE:
 		break;
-	case 'd':
-		if (!present) {
-			op = "mkdir";
-			if (mkdirat(dfd, leaf, (mode_t)t->mode) == -1)
+	case APLAN_NOFILE:
+		intr_release();
+		errno = ENOENT;
+		amsg_fail(&ap->msg, t, "open");
+		return -1;
+	case APLAN_NOTMADE:
+		intr_release();
+		amsg_warn(&ap->msg, "%u: Warning: %c %s not "
+		    "created...continuing", t->lineno, t->type, t->path);
+		return 0;
+	case APLAN_REMAKE:
+		op = "remove";
+		if (unlinkat(dfd, leaf, 0) == -1)
+			goto syserr;
+		ap->modified = 1;
+		/* FALLTHROUGH */
+	case APLAN_CREATE:
+		if (t->type != 'l') {
+			switch (t->type) {
+			case 'd':
+				op = "mkdir";
+				rc = mkdirat(dfd, leaf, (mode_t)t->mode);
+				break;
+			case 'p':
+				op = "mkfifo";
+				rc = mkfifoat(dfd, leaf, (mode_t)t->mode);
+				break;
+			default:
+				op = "mknod";
+				rc = mknodat(dfd, leaf, (t->type == 'b' ?
+				    S_IFBLK : S_IFCHR) | (mode_t)t->mode,
+				    makedev(t->major, t->minor));
+				break;
+			}
+			if (rc == -1)
 				goto syserr;
 			afs_dirty(ap->fs, dfd);
 			ap->modified = 1;
 			newfile = 1;
+			break;
 		}
-		break;
-	case 'l':
+		/* A symbolic link is made as one that replaces another. */
+		/* FALLTHROUGH */
+	case APLAN_RELINK:
 		/*
 		 * Made under a temp name and renamed over the old link, so
 		 * the path is never missing.
@@ -846,53 +848,12 @@ do_line(struct apply *ap, struct apply_entry *e, int present,
 		ap->modified = 1;
 		intr_release();
 		/* Symbolic link owner and mode are not set on this system. */
-		apply_say(ap, "%s: symbolic linked to %s\n", t->path,
+		amsg_say(&ap->msg, "%s: symbolic linked to %s\n", t->path,
 		    t->target);
 		goto done;
-	case 'p':
-		if (!present) {
-			op = "mkfifo";
-			if (mkfifoat(dfd, leaf, (mode_t)t->mode) == -1)
-				goto syserr;
-			afs_dirty(ap->fs, dfd);
-			ap->modified = 1;
-			newfile = 1;
-		}
-		break;
-	case 'b':
-	case 'c':
-		if (present && (major(st->st_rdev) != t->major ||
-		    minor(st->st_rdev) != t->minor)) {
-			op = "remove";
-			if (unlinkat(dfd, leaf, 0) == -1)
-				goto syserr;
-			ap->modified = 1;
-			present = 0;
-		}
-		if (!present) {
-			ftype = t->type == 'b' ? S_IFBLK : S_IFCHR;
-			op = "mknod";
-			if (mknodat(dfd, leaf, ftype | (mode_t)t->mode,
-			    makedev(t->major, t->minor)) == -1)
-				goto syserr;
-			afs_dirty(ap->fs, dfd);
-			ap->modified = 1;
-			newfile = 1;
-		}
-		break;
-	case 's':
-	case 'D':
-		if (!present) {
-			intr_release();
-			apply_warn(ap, "%u: Warning: %c %s not "
-			    "created...continuing", t->lineno, t->type,
-			    t->path);
-			return 0;
-		}
-		break;
 	default:
 		intr_release();
-		apply_warn(ap, "%u: Unknown type %c", t->lineno, t->type);
+		amsg_warn(&ap->msg, "%u: Unknown type %c", t->lineno, t->type);
 		return -1;
 	}
 
@@ -911,7 +872,7 @@ do_line(struct apply *ap, struct apply_entry *e, int present,
 		 * with the declared metadata replaces it.
 		 */
 		intr_release();
-		apply_linewarn(ap, t, "%s: %lu links, not all inside the "
+		amsg_linewarn(&ap->msg, t, "%s: %lu links, not all inside the "
 		    "root: replacing it with a copy", t->path,
 		    (unsigned long)now.st_nlink);
 		meta_words(&now, t, msg, sizeof(msg));
@@ -920,7 +881,7 @@ do_line(struct apply *ap, struct apply_entry *e, int present,
 			return -1;
 		}
 		close(fd);
-		apply_say(ap, "%s\n", msg);
+		amsg_say(&ap->msg, "%s\n", msg);
 		goto done;
 	}
 	if (t->type == 'f' && t->mtime != (int64_t)now.st_mtime) {
@@ -937,7 +898,7 @@ do_line(struct apply *ap, struct apply_entry *e, int present,
 	if (timeupd)
 		strlcat(msg, " time", sizeof(msg));
 	close(fd);
-	apply_say(ap, "%s\n", msg);
+	amsg_say(&ap->msg, "%s\n", msg);
 done:
 	/* A line run ahead counts in its turn (-% names its path then). */
 	if (!jobq_ahead_progress(ap, PROGRESSUNIT))
@@ -946,7 +907,7 @@ done:
 
 syserr:
 	intr_release();
-	apply_fail(ap, t, op);
+	amsg_fail(&ap->msg, t, op);
 	if (fd != -1)
 		close(fd);
 	return -1;
@@ -994,7 +955,7 @@ apply_meta_undo(struct apply *ap, const struct apply_entry *e, int dfd,
 fail:
 	saved = errno;
 	intr_release();
-	apply_linewarn(ap, &t, "%s: cannot put back its metadata: %s: %s",
+	amsg_linewarn(&ap->msg, &t, "%s: cannot put back its metadata: %s: %s",
 	    t.path, op, strerror(saved));
 	close(fd);
 }
@@ -1010,18 +971,28 @@ remove_object(struct apply *ap, const struct tline *t)
 		return -1;
 	if (unlinkat(dfd, leaf, 0) == -1) {
 		if (errno == ENOENT && ap->force) {
-			apply_warn(ap, "line %u: Warning: %s already "
+			amsg_warn(&ap->msg, "line %u: Warning: %s already "
 			    "removed...continuing", t->lineno, t->path);
 			return 0;
 		}
-		apply_fail(ap, t, "remove");
+		amsg_fail(&ap->msg, t, "remove");
 		return -1;
 	}
 	afs_dirty(ap->fs, dfd);
 	ap->modified = 1;
-	apply_say(ap, "%s: deleted\n", t->path);
+	amsg_say(&ap->msg, "%s: deleted\n", t->path);
 	progress_add(&ap->prog, PROGRESSUNIT, t->path);
 	return 0;
+}
+
+/* The options of the run that its plan depends on (apply-plan.h). */
+static void
+run_planopt(const struct apply *ap, struct apply_planopt *po)
+{
+	memset(po, 0, sizeof(*po));
+	po->network = ap->network;
+	po->force = ap->force;
+	po->create_prefix = ap->create_prefix;
 }
 
 /* A directory to remove once the input leaves it (then doline). */
@@ -1050,6 +1021,8 @@ static int
 pend_flush(struct apply *ap, const char *path)
 {
 	struct apply_pending p;
+	struct apply_planopt po;
+	struct apply_entry *e;
 	struct tline	 t;
 	const char	*leaf;
 	int		 dfd;
@@ -1065,17 +1038,21 @@ pend_flush(struct apply *ap, const char *path)
 		if (parent_of(ap, &t, p.path, 0, &dfd, &leaf) == -1)
 			goto fail;
 		if (unlinkat(dfd, leaf, AT_REMOVEDIR) == -1) {
-			apply_fail(ap, &t, "remove");
+			amsg_fail(&ap->msg, &t, "remove");
 			goto fail;
 		}
 		afs_dirty(ap->fs, dfd);
 		afs_forget(ap->fs, p.path);
 		ap->modified = 1;
-		apply_say(ap, "%s: deleted\n", p.path);
+		amsg_say(&ap->msg, "%s: deleted\n", p.path);
 		progress_add(&ap->prog, PROGRESSUNIT, p.path);
 		free(p.path);
-		if (p.doline != NOLINE &&
-		    do_line(ap, &ap->ent[p.doline], 0, NULL) == -1)
+		if (p.doline == NOLINE)
+			continue;
+		/* The line that replaces it, now on an empty path. */
+		run_planopt(ap, &po);
+		e = &ap->ent[p.doline];
+		if (do_line(ap, e, apply_plan(&e->t, NULL, &po), NULL) == -1)
 			return -1;
 	}
 	return 0;
@@ -1089,37 +1066,32 @@ fail:
  * creates a new directory, symbolic link, pipe or device, or changes
  * only the metadata of one already there, runs at once, ahead of the
  * downloads, so that they keep flowing (a tree has about as many
- * directories as files).  It is landed in its turn: its messages then;
- * if an earlier download fails, a new object is removed again and an
- * old one gets its metadata back.  Anything else waits.  1: done ahead,
- * 0: not for ahead, -1: failed (message printed).
+ * directories as files): apply_plan_ahead says which.  It is landed in
+ * its turn: its messages then; if an earlier download fails, a new
+ * object is removed again and an old one gets its metadata back.
+ * Anything else waits.  1: done ahead, 0: not for ahead, -1: failed
+ * (message printed).
  */
 static int
-run_ahead(struct apply *ap, struct apply_entry *e)
+run_ahead(struct apply *ap, struct apply_entry *e,
+    const struct apply_planopt *po)
 {
 	const struct tline	*t = &e->t;
 	struct stat		 st;
+	const struct stat	*stp;
 	int			 present, rc;
 
-	if (t->minus || ap->create_prefix || ap->npend > 0 ||
-	    strchr("dlpbcf", t->type) == NULL ||
-	    strstr(t->path, ".radmind.") != NULL || jobq_under(ap, t->path))
+	if (!apply_plan_mayahead(t, po) || ap->npend > 0 ||
+	    jobq_under(ap, t->path))
 		return 0;
 	if (lookup(ap, t, &present, &st) == -1)
 		return -1;
-	/*
-	 * An object already there runs ahead only where its line changes
-	 * nothing but metadata in place, which can be put back: a
-	 * directory, or a file or pipe with no other name (otherwise a
-	 * copy replaces it).  Devices with other numbers are made anew.
-	 */
-	if (present ? tline_typeof(st.st_mode) != t->type ||
-	    strchr("dfp", t->type) == NULL ||
-	    (t->type != 'd' && st.st_nlink != 1) : t->type == 'f')
+	stp = present ? &st : NULL;
+	if (!apply_plan_ahead(t, stp, po))
 		return 0;
-	if (jobq_ahead_begin(ap, present ? &st : NULL) == -1)
+	if (jobq_ahead_begin(ap, stp) == -1)
 		return -1;
-	rc = do_line(ap, e, present, &st);
+	rc = do_line(ap, e, apply_plan(t, stp, po), stp);
 	jobq_ahead_end(ap, e, rc);
 	/* It took its turn at once, after an earlier failed download. */
 	if (rc == -1 || jobq_failed(ap))
@@ -1130,12 +1102,15 @@ run_ahead(struct apply *ap, struct apply_entry *e)
 static int
 run(struct apply *ap)
 {
+	struct apply_planopt	 po;
 	struct apply_entry	*e;
 	const struct tline	*t;
 	struct stat		 st;
+	enum apply_act		 act;
 	size_t			 i;
-	int			 present, disktype, rc;
+	int			 present, order, rc;
 
+	run_planopt(ap, &po);
 	for (i = 0; i < ap->nent; i++) {
 		e = &ap->ent[i];
 		t = &e->t;
@@ -1146,7 +1121,8 @@ run(struct apply *ap)
 				printf("Transcript: %s\n", t->path);
 			continue;
 		}
-		if (t->plus && !ap->network)
+		order = apply_plan_order(t, &po);
+		if (order & APLAN_NOTHING)
 			continue;
 		/*
 		 * With -j downloads are queued ahead, and new objects made
@@ -1154,8 +1130,8 @@ run(struct apply *ap)
 		 * earlier download is landed, so that it runs (or, after a
 		 * failed download, does not) as with one session.
 		 */
-		if (!t->plus && jobq_pending(ap)) {
-			if ((rc = run_ahead(ap, e)) == -1)
+		if ((order & APLAN_WAITJOBS) && jobq_pending(ap)) {
+			if ((rc = run_ahead(ap, e, &po)) == -1)
 				return -1;
 			if (rc == 1)
 				continue;
@@ -1165,44 +1141,45 @@ run(struct apply *ap)
 		/*
 		 * Downloads are renamed into place in batches.  A line that
 		 * could see a pending one waits until every earlier
-		 * download is in place: removals, hard links (their target
-		 * is an earlier path), and names that look like our temp
-		 * files.  Other lines create or repair their own, later
-		 * path, which no earlier download can be in or above.
+		 * download is in place.  Other lines create or repair their
+		 * own, later path, which no earlier download can be in or
+		 * above.
 		 */
-		if ((t->minus || t->type == 'h' ||
-		    strstr(t->path, ".radmind.") != NULL) &&
-		    syncq_flush(ap) == -1)
+		if ((order & APLAN_WAITBATCH) && syncq_flush(ap) == -1)
 			return -1;
 		if (pend_flush(ap, t->path) == -1)
 			return -1;
 		if (lookup(ap, t, &present, &st) == -1)
 			return -1;
-		disktype = present ? tline_typeof(st.st_mode) : 0;
-		if (t->minus || (present && disktype != t->type)) {
-			if (!present) {
-				if (ap->force) {
-					apply_warn(ap, "line %u: Warning: %s "
-					    "already removed...continuing",
-					    t->lineno, t->path);
-					continue;
-				}
-				errno = ENOENT;
-				apply_fail(ap, t, "remove");
-				return -1;
-			}
-			if (disktype == 'd') {
-				pend_push(ap, t->path, t->lineno,
-				    t->minus ? NOLINE : i);
-				continue;
-			}
+		act = apply_plan(t, present ? &st : NULL, &po);
+		switch (act) {
+		case APLAN_GONE_WARN:
+			amsg_warn(&ap->msg, "line %u: Warning: %s already "
+			    "removed...continuing", t->lineno, t->path);
+			continue;
+		case APLAN_GONE_FAIL:
+			errno = ENOENT;
+			amsg_fail(&ap->msg, t, "remove");
+			return -1;
+		case APLAN_REMOVE_DIR:
+		case APLAN_REPLACE_DIR:
+			/* Removed, then replaced, once the input leaves it. */
+			pend_push(ap, t->path, t->lineno,
+			    act == APLAN_REMOVE_DIR ? NOLINE : i);
+			continue;
+		case APLAN_REMOVE:
+		case APLAN_REPLACE:
 			if (syncq_flush(ap) == -1 || remove_object(ap, t) == -1)
 				return -1;
-			if (t->minus)
+			if (act == APLAN_REMOVE)
 				continue;
 			present = 0;
+			act = apply_plan(t, NULL, &po);
+			break;
+		default:
+			break;
 		}
-		if (do_line(ap, e, present, &st) == -1)
+		if (do_line(ap, e, act, present ? &st : NULL) == -1)
 			return -1;
 	}
 	return pend_flush(ap, NULL);
@@ -1254,14 +1231,14 @@ apply_run(struct apply *ap, int progmode, const struct progtotal *total)
 	ap->iobufsz = IOBUFSZ;
 	ap->iobuf = xmalloc(ap->iobufsz);
 	ap->sq = syncq_new();
-	if ((ap->fs = afs_open(ap, ap->style, &err)) == NULL) {
-		apply_named(ap, "%s", err.msg);
+	if ((ap->fs = afs_open(&ap->msg, ap->style, &err)) == NULL) {
+		amsg_named(&ap->msg, "%s", err.msg);
 		return -1;
 	}
 	if (ap->net != NULL && ap->jobs > 1 && (n = count_downloads(ap)) > 1 &&
 	    jobq_start(ap, n < (size_t)ap->jobs ? (int)n : ap->jobs,
 	    &err) == -1) {
-		apply_warn(ap, "%s", err.msg);
+		amsg_warn(&ap->msg, "%s", err.msg);
 		(void)afs_close(ap->fs, NULL);
 		ap->fs = NULL;
 		return -1;
@@ -1270,7 +1247,7 @@ apply_run(struct apply *ap, int progmode, const struct progtotal *total)
 	if (ap->net != NULL && ap->jq == NULL) {
 		ap->rq = retrq_new(ap->net, ap->ent, ap->nent);
 		if (retrq_fill(ap->rq, &err) == -1) {
-			apply_warn(ap, "%s", err.msg);
+			amsg_warn(&ap->msg, "%s", err.msg);
 			ap->net_dead = 1;
 			(void)afs_close(ap->fs, NULL);
 			ap->fs = NULL;
@@ -1289,7 +1266,7 @@ apply_run(struct apply *ap, int progmode, const struct progtotal *total)
 	syncq_free(ap->sq);
 	ap->sq = NULL;
 	if (afs_close(ap->fs, &err) == -1) {
-		apply_named(ap, "%s", err.msg);
+		amsg_named(&ap->msg, "%s", err.msg);
 		ok = 0;
 	}
 	ap->fs = NULL;
@@ -1318,14 +1295,14 @@ apply_finish(struct apply *ap, int ok)
 			else
 				msg = "Error, no changes made";
 			if (net_report(ap->net, ap->event, msg, &err) == -1)
-				apply_warn(ap, "warning: could not report "
+				amsg_warn(&ap->msg, "warning: could not report "
 				    "event");
 		}
 		if (ap->verbose)
 			net_print_stats(ap->net, stdout);
 		jobq_free(ap);		/* the other sessions */
 		if (net_close(ap->net, &err) == -1 && ok && !ap->net_dead)
-			apply_warn(ap, "%s", err.msg);
+			amsg_warn(&ap->msg, "%s", err.msg);
 		ap->net = NULL;
 	}
 	jobq_free(ap);

@@ -1,11 +1,14 @@
 /*
  * apply.h: the receive side of the clients, a library in libclient.a:
  * apply.c (load and check an applicable transcript, apply it), and its
- * modules apply-fs.c (confined file-system access below the apply
- * root), apply-retr.c (the window of pipelined RETR requests),
- * apply-sync.c (deferred durability of downloads) and apply-progress.c
- * (progress output).  Downloads land through download.h.  lapply(1) is
- * this library plus its options; nothing here calls back into a main.
+ * modules apply-retr.c (the window of pipelined RETR requests),
+ * apply-sync.c (deferred durability of downloads) and, at the bottom
+ * with headers of their own, apply-fs.c (confined file-system access
+ * below the apply root), apply-msg.c (the run's messages),
+ * apply-progress.c (progress output) and apply-plan.c (what each line
+ * does, for apply.c alone).  Downloads land through
+ * download.h.  lapply(1) is this library plus its options; nothing
+ * here calls back into a main.
  */
 #ifndef CAIRN_APPLY_H
 #define CAIRN_APPLY_H
@@ -17,6 +20,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "apply-fs.h"
+#include "apply-msg.h"
+#include "apply-progress.h"
 #include "transcript.h"
 
 struct cerr;
@@ -34,8 +40,6 @@ enum {
 	APPLY_FAIL = 2		/* error, nothing modified (also usage) */
 };
 
-#define PROGRESSUNIT	1024	/* weight of one transcript line */
-
 /* One line of the applicable transcript, validated before anything runs. */
 struct apply_entry {
 	struct tline	 t;		/* type 0: a "name:" header line */
@@ -43,108 +47,6 @@ struct apply_entry {
 	int		 special;	/* tname is special.T */
 };
 
-/*
- * Progress output (lapply(1), -% and PROGRESS).  The totals come from
- * apply_load: the weight of -% (PROGRESSUNIT a line plus the bytes to
- * download) and the downloads themselves.
- */
-#define PROG_NONE	0
-#define PROG_PERCENT	1	/* -%: "%NN path" lines on stdout */
-#define PROG_LINE	2	/* one status line on stderr (a terminal) */
-
-struct progtotal {
-	int64_t		 weight;	/* -%: the whole work */
-	int64_t		 files;		/* "+" lines to download */
-	int64_t		 bytes;		/* ... their sizes */
-};
-
-/*
- * What the sessions carried so far, for the status line: bytes
- * received after inflate (raw) and before it (wire), and whether
- * compression is on.  Filled by the sample hook from the connections'
- * own counters.
- */
-struct progwire {
-	uint64_t	 raw, wire;
-	int		 zlib;
-};
-
-struct progress {
-	int		 mode;
-	int64_t		 total;		/* weight */
-	int64_t		 done;
-	int		 last;		/* last percentage shown, -1 none */
-	int		 drawn;		/* status line currently on screen */
-	/* PROG_LINE */
-	struct progtotal tot;
-	int64_t		 files;		/* downloads landed */
-	int64_t		 bytes;		/* file data received (any thread) */
-	pthread_mutex_t	 mu;		/* ... guards bytes */
-	int		 locked;	/* mu initialised */
-	int64_t		 t0, tdraw;	/* ms: start, last drawn */
-	int		 shared;	/* stdout is a terminal too */
-	void		(*sample)(void *, struct progwire *);
-	void		*arg;
-};
-
-void	progress_init(struct progress *, int mode,
-	    const struct progtotal *);
-/* Add weight (and show it); main thread only. */
-void	progress_add(struct progress *, int64_t bytes, const char *path);
-/* File data received: from any thread, drawn by the next add or tick. */
-void	progress_data(struct progress *, int64_t bytes);
-/* A download landed. */
-void	progress_file(struct progress *);
-/* Redraw the status line if it is due (main thread, while waiting). */
-void	progress_tick(struct progress *);
-void	progress_hide(struct progress *);	/* before other output */
-void	progress_show(struct progress *);	/* after other output */
-void	progress_end(struct progress *);
-
-/*
- * Confined access to the apply root.  The root is opened once; every
- * path is reached component by component from held directory fds with
- * O_NOFOLLOW | O_DIRECTORY, so no symbolic link inside the root is ever
- * followed and nothing outside it can be named.
- */
-struct afs;
-
-#define AFS_MAXDEPTH	256	/* directory components we hold open */
-
-/* Open "." (relative transcripts) or "/" (absolute ones). */
-struct afs	*afs_open(struct apply *, int style, struct cerr *err);
-/* fsync every directory that had entries renamed into it, then close. */
-int		 afs_close(struct afs *, struct cerr *err);
-
-/*
- * Lexical check of a decoded path for the given style: "." or "./a/b"
- * (relative), "/" or "/a/b" (absolute); no empty, "." or ".."
- * components, none longer than NAME_MAX.  Returns NULL if fine, else a
- * static description of the problem.
- */
-const char	*afs_checkpath(const char *path, int style);
-/* Nonzero if path names the apply root itself ("." or "/"). */
-int		 afs_isroot(const char *path);
-
-/*
- * Resolve the directory containing path.  On success *dfd is a borrowed
- * descriptor (valid until the next afs call) and *leaf points into path
- * at the last component ("" for the root itself).  Returns 0, 1 if a
- * parent component does not exist (and create is 0), -1 with a message
- * in err (symbolic link or non-directory in the way, I/O errors).
- * With create, missing components are made with the mode and owner of
- * their nearest existing parent and announced with say().
- */
-int		 afs_parent(struct afs *, const char *path, int create,
-		    int *dfd, const char **leaf, struct cerr *err);
-/* Directory dfd got a new entry: fsync it before it is closed. */
-void		 afs_dirty(struct afs *, int dfd);
-/* The directory path was removed: drop any descriptor held for it. */
-void		 afs_forget(struct afs *, const char *path);
-int		 afs_rootfd(const struct afs *);
-
-
-/* Type letter of a stat mode as transcripts write it; 0 if unknown. */
 
 /*
  * The download pipeline.  RETR requests for upcoming "+" lines are sent
@@ -276,6 +178,7 @@ struct apply {
 	struct jobq	*jq;			/* -j 2 or more, else NULL */
 	struct cksum	*ck;
 	struct progress	 prog;
+	struct amsg	 msg;			/* set up by apply_load */
 	int		 modified;		/* something on disk changed */
 	int		 style;
 	char		*iobuf;
@@ -299,26 +202,6 @@ int	apply_run(struct apply *, int progmode,
 	    const struct progtotal *total);
 int	apply_finish(struct apply *, int ok);
 
-/* stdout message for one object (suppressed by -q and -%). */
-void	apply_say(struct apply *, const char *, ...)
-	    __attribute__((format(printf, 2, 3)));
-/* An error or warning, through the log (status line hidden first). */
-void	apply_warn(struct apply *, const char *, ...)
-	    __attribute__((format(printf, 2, 3)));
-/* As apply_warn, named after the program: "lapply: " first. */
-void	apply_named(struct apply *, const char *, ...)
-	    __attribute__((format(printf, 2, 3)));
-/*
- * A failure of the transcript line t as it is applied, named as
- * "lapply: transcript: line N: " then the message (apply_linewarn); for
- * a failed file-system operation op ("mkdir", "chown", "set times",
- * ...) on t's path, the message is "path: op: strerror(errno)"
- * (apply_fail).  lapply(1), DIAGNOSTICS, describes the form.
- */
-void	apply_linewarn(struct apply *, const struct tline *,
-	    const char *, ...) __attribute__((format(printf, 3, 4)));
-void	apply_fail(struct apply *, const struct tline *, const char *op);
-
 /*
  * Download the "+" line e into a temp file in dfd (download.h), verify
  * it, set its metadata and queue it to be made durable and renamed over
@@ -339,19 +222,6 @@ int	apply_landed(struct apply *, const struct apply_entry *e, int dfd,
 /* Report the download failure rc (DL_*) of e with its cause err. */
 void	apply_dlfail(struct apply *, const struct apply_entry *e, int rc,
 	    const struct cerr *err);
-
-/*
- * Nonzero if every name of the non-directory st is an entry of the
- * directory dfd (its link count is all there): no name of it lies
- * elsewhere, inside the root or out of it.
- */
-int	 afs_names_here(int dfd, const struct stat *st);
-/*
- * Nonzero if every name of the non-directory st (in the directory dfd)
- * lies inside the apply root: its own directory is looked at first, the
- * tree below the root only when that does not account for them all.
- */
-int	 afs_names_inside(struct afs *, int dfd, const struct stat *st);
 
 /*
  * Owner and mode of the open object fd (now st) as t declares, in an

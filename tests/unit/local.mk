@@ -2,7 +2,8 @@
 # its own build rule, so the list of suites stays here, beside the
 # rules; every other test is listed in tests/local.mk, which includes
 # this file.
-#   UNIT_TESTS        the suites of the first common/ modules, which the
+#   UNIT_TESTS        the suites of the first common/ modules and of
+#                     lapply's plan (pure functions, no I/O), which the
 #                     Debian package build runs (debian/rules);
 #   UNIT_LAYER_TESTS  the connection layers, the receive side of the
 #                     clients, the PROXY header, RAP, TLS and the file
@@ -18,7 +19,8 @@ UNIT_TESTS = \
 	tests/unit/check_hostname \
 	tests/unit/check_cksum \
 	tests/unit/check_confine \
-	tests/unit/check_log
+	tests/unit/check_log \
+	tests/unit/check_applyplan
 UNIT_LAYER_TESTS = \
 	tests/unit/check_zauto \
 	tests/unit/check_conn \
@@ -63,6 +65,11 @@ tests_unit_check_confine_LDADD = $(UNIT_LDADD)
 tests_unit_check_log_SOURCES = tests/unit/check_log.c
 tests_unit_check_log_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_check_log_LDADD = $(UNIT_LDADD)
+# lapply's plan: client/apply-plan.c alone, out of libclient.a.
+tests_unit_check_applyplan_SOURCES = tests/unit/check_applyplan.c
+tests_unit_check_applyplan_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/client
+tests_unit_check_applyplan_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_check_applyplan_LDADD = client/libclient.a $(UNIT_LDADD)
 else
 TESTS += tests/unit/no-check.sh
 endif
