@@ -172,11 +172,12 @@ int
 zlevel_start(struct conn *c, const struct zlevel *zl, int ratio,
     struct cerr *err)
 {
-	if (zl->zauto)
-		return zconn_start(c, zlevel_row(zl->codec)->autostart, ratio,
-		    err) == -1 || zconn_set_auto(c, zl->level, err) == -1 ?
-		    -1 : 0;
-	return zconn_start(c, zl->level, ratio, err);
+	if (!zl->zauto)
+		return zconn_start(c, zl->level, ratio, err);
+	if (zconn_start(c, zlevel_row(zl->codec)->autostart, ratio,
+	    err) == -1)
+		return -1;
+	return zconn_set_auto(c, zl->level, err);
 }
 
 int
