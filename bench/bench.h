@@ -26,7 +26,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define MAXLEVEL	9
+#include "zlevel.h"
+
+#define MAXLEVEL	(ZLEVEL_NLEVELS - 1)	/* zlib's levels, zlevel.h */
 /*
  * -Z auto, measured beside the fixed levels: a pseudo-level that sorts
  * after them, so when it is asked for it is always the last level index.
@@ -37,7 +39,7 @@
 #define MAXLINKS	32
 #define MAXREPS		99
 /* The -Z of the cairnd a sweep runs: the ceiling -Z auto works under. */
-#define BENCH_SERVER_Z	9
+#define BENCH_SERVER_Z	MAXLEVEL
 /*
  * Less data than this (bytes of files) cannot be measured: the pull is
  * timed by the tools' start-up, not by compression or the link.

@@ -230,14 +230,17 @@ parse_levels(struct bench *b, const char *s)
 		} else {
 			errno = 0;
 			lo = strtol(p, &end, 10);
-			if (end == p || lo < 0 || lo > MAXLEVEL)
+			if (end == p || lo < 0 || lo > INT_MAX ||
+			    zlevel_check(ZLEVEL_ZLIB, (int)lo, NULL) == -1)
 				return -1;
 			hi = lo;
 			p = end;
 			if (*p == '-') {
 				p++;
 				hi = strtol(p, &end, 10);
-				if (end == p || hi < lo || hi > MAXLEVEL)
+				if (end == p || hi < lo || hi > INT_MAX ||
+				    zlevel_check(ZLEVEL_ZLIB, (int)hi,
+				    NULL) == -1)
 					return -1;
 				p = end;
 			}

@@ -26,7 +26,7 @@
 #include "cerr.h"
 #include "log.h"
 #include "xmalloc.h"
-#include "zstream.h"
+#include "zlevel.h"
 
 #define CHUNK	(256 * 1024)
 
@@ -58,7 +58,7 @@ main(int argc, char *argv[])
 		fprintf(stderr, "usage: zbench level file...\n");
 		return 2;
 	}
-	if (zstream_parse_level(argv[1], &level, &err) == -1)
+	if (zlevel_parse(ZLEVEL_ZLIB, argv[1], 0, &level, &err) == -1)
 		fatalx("%s", err.msg);
 	for (i = 2; i < argc; i++) {
 		if ((fd = open(argv[i], O_RDONLY)) == -1 ||

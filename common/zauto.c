@@ -16,14 +16,20 @@
 #include "zstream.h"
 
 /*
+ * The levels the model knows: zlib's.  The cap comes checked (zlevel.h);
+ * these bounds only keep every index inside the tables.
+ */
+#define ZA_LEVELS	(ZS_MAXLEVEL + 1)
+
+/*
  * The usual shape of zlib's levels on file-system data: deflate speed
  * and compressed size relative to level 1.  Only ratios between levels
  * are used, and only until a level has been measured.
  */
-static const double speed_shape[10] = {
+static const double speed_shape[ZA_LEVELS] = {
 	40.0, 1.0, 0.92, 0.80, 0.62, 0.45, 0.33, 0.27, 0.14, 0.09
 };
-static const double size_shape[10] = {
+static const double size_shape[ZA_LEVELS] = {
 	0.0, 1.0, 0.97, 0.95, 0.90, 0.87, 0.85, 0.845, 0.84, 0.838
 };
 
@@ -67,9 +73,10 @@ struct zauto {
 	 * (deflate, the link, or a receiver slower than both) -- truth
 	 * that beats the model, until it is ZA_FORGET windows old.
 	 */
-	double		 sraw[10], szout[10], sdef[10], swall[10];
-	double		 speed[10], ratio[10], xput[10];
-	uint64_t	 xwhen[10], windows;
+	double		 sraw[ZA_LEVELS], szout[ZA_LEVELS], sdef[ZA_LEVELS];
+	double		 swall[ZA_LEVELS];
+	double		 speed[ZA_LEVELS], ratio[ZA_LEVELS], xput[ZA_LEVELS];
+	uint64_t	 xwhen[ZA_LEVELS], windows;
 	/* The same sums for the link, over every level. */
 	double		 lzout, lwall, lstall;
 	double		 link;		/* compressed B/s the link takes */
@@ -103,7 +110,7 @@ zauto_new(int cap, int start)
 	struct zauto	*za;
 
 	za = xcalloc(1, sizeof(*za));
-	za->cap = cap < 1 ? 1 : cap > 9 ? 9 : cap;
+	za->cap = cap < 1 ? 1 : cap >= ZA_LEVELS ? ZA_LEVELS - 1 : cap;
 	za->cur = start < 0 ? 0 : start > za->cap ? za->cap : start;
 	za->wlevel = za->cur;
 	za->proven = ZA_PROVEN;
@@ -164,12 +171,12 @@ za_nearest(const struct zauto *za, int level)
 {
 	int	 d, l;
 
-	for (d = 0; d <= 9; d++) {
+	for (d = 0; d < ZA_LEVELS; d++) {
 		l = level - d;
 		if (l >= 1 && za->speed[l] > 0)
 			return l;
 		l = level + d;
-		if (l <= 9 && l >= 1 && za->speed[l] > 0)
+		if (l < ZA_LEVELS && l >= 1 && za->speed[l] > 0)
 			return l;
 	}
 	return -1;
@@ -264,11 +271,11 @@ za_throughput(const struct zauto *za, int level)
 		return za->xput[level];
 	if ((t = za_model(za, level)) <= 0)
 		return 0;
-	for (d = 1; d <= 9; d++) {
+	for (d = 1; d < ZA_LEVELS; d++) {
 		m = level - d;
 		if (m < 0 || !za_fresh(za, m))
 			m = level + d;
-		if (m > 9 || !za_fresh(za, m))
+		if (m >= ZA_LEVELS || !za_fresh(za, m))
 			continue;
 		if ((mt = za_model(za, m)) > za->xput[m])
 			t *= za->xput[m] / mt;
@@ -396,7 +403,7 @@ zauto_sample(struct zauto *za, int level, uint64_t raw, uint64_t zout,
 {
 	double	 rate;
 
-	if (level < 0 || level > 9)
+	if (level < 0 || level >= ZA_LEVELS)
 		return za->cur;
 	if (level != za->wlevel) {
 		/* A stretch at another level: start the window again. */

@@ -42,7 +42,10 @@
 
 struct zauto;
 
-/* A policy choosing from levels 0 to cap (1..9), starting at start. */
+/*
+ * A policy choosing from levels 0 to cap (a deflating level of zlib's,
+ * as zlevel.h grants it), starting at start.
+ */
 struct zauto	*zauto_new(int cap, int start);
 void		 zauto_free(struct zauto *);	/* NULL is fine */
 

@@ -28,6 +28,7 @@
 #include "zstream.h"
 
 #define ZCONN_SCRATCH	(8 * CONN_IOSIZE + 65536)	/* level changes, splices */
+#define ZCONN_NELEM(a)	(sizeof(a) / sizeof((a)[0]))
 
 struct zconn {
 	struct conn	*c;
@@ -242,7 +243,7 @@ zconn_stats(void *arg, struct connstats *st)
 
 	st->level = zstream_level(zc->z);
 	st->zout = zc->zout;
-	for (i = 0; i <= ZS_MAXLEVEL; i++)
+	for (i = 0; (size_t)i < ZCONN_NELEM(zc->lvl_raw); i++)
 		st->lvl_raw[i] = zc->lvl_raw[i];
 	st->spliced_raw = zc->spliced_raw;
 	st->spliced_wire = zc->spliced_wire;
@@ -316,11 +317,6 @@ zconn_set_level(struct conn *c, int level, struct cerr *err)
 		cerr_set(err, "%s: compression is off", conn_peer(c));
 		return -1;
 	}
-	if (level < 0 || level > ZS_MAXLEVEL) {
-		cerr_set(err, "%s: %d: invalid compression level",
-		    conn_peer(c), level);
-		return -1;
-	}
 	zauto_free(zc->za);
 	zc->za = NULL;
 	conn_set_timing(c, 0);
@@ -340,11 +336,6 @@ zconn_set_auto(struct conn *c, int cap, struct cerr *err)
 
 	if (zc == NULL) {
 		cerr_set(err, "%s: compression is off", conn_peer(c));
-		return -1;
-	}
-	if (cap < 1 || cap > ZS_MAXLEVEL) {
-		cerr_set(err, "%s: %d: invalid compression level",
-		    conn_peer(c), cap);
 		return -1;
 	}
 	zauto_free(zc->za);
@@ -378,11 +369,6 @@ zconn_pin_level(struct conn *c, int level, struct cerr *err)
 
 	if (zc == NULL)
 		return 0;
-	if (level > ZS_MAXLEVEL) {
-		cerr_set(err, "%s: %d: invalid compression level",
-		    conn_peer(c), level);
-		return -1;
-	}
 	if (level == zc->pin)
 		return 0;
 	/* What was queued belongs to the level it was queued under. */
@@ -462,7 +448,7 @@ zconn_splice_end(struct conn *c, uint64_t raw, int level, struct cerr *err)
 		return -1;
 	}
 	zc->spliced_raw += raw;
-	if (level >= 0 && level <= ZS_MAXLEVEL)
+	if (level >= 0 && (size_t)level < ZCONN_NELEM(zc->lvl_raw))
 		zc->lvl_raw[level] += raw;
 	/* Copying is not deflating: keep it out of the policy's view. */
 	zconn_zero(zc, now_ns());

@@ -13,8 +13,12 @@
  * sending).  A second codec is another module implementing the same
  * interface.
  *
+ * Levels come checked: which level a session uses, fixed or automatic,
+ * and when output is pinned, is zlevel.h's to decide (it calls these).
+ *
  * Dependencies run one way: zconn uses conn, zstream and zauto; none of
- * them use zconn (conn calls it only through the filter's operations).
+ * them use zconn (conn calls it only through the filter's operations),
+ * and zconn does not use zlevel.
  *
  * Functions return 0 on success and -1 with a message naming the peer
  * in err on failure.
@@ -44,7 +48,7 @@ int		 zconn_start(struct conn *, int level, int ratio,
 int		 zconn_on(const struct conn *);
 
 /*
- * Fix the output level (0..9; 0: stored blocks) mid-stream, ending any
+ * Fix the output level (0: stored blocks) mid-stream, ending any
  * automatic level (compression must be on).
  */
 int		 zconn_set_level(struct conn *, int level, struct cerr *err);
@@ -55,7 +59,7 @@ int		 zconn_set_level(struct conn *, int level, struct cerr *err);
  */
 int		 zconn_set_auto(struct conn *, int cap, struct cerr *err);
 /*
- * Pin the output level to level (0..9) whatever the policy, until
+ * Pin the output level to level whatever the policy, until
  * called with -1: then the fixed or automatic level applies again.
  * Output queued before the call is deflated at the level it was queued
  * under.  Does nothing without compression.

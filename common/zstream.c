@@ -57,30 +57,11 @@ zstream_header(struct zstream *z, struct buf *out, struct cerr *err)
 	return 0;
 }
 
-int
-zstream_parse_level(const char *s, int *level, struct cerr *err)
-{
-	const char	*errstr;
-	long long	 v;
-
-	v = strtonum(s, 0, ZS_MAXLEVEL, &errstr);
-	if (errstr != NULL) {
-		cerr_set(err, "%s: invalid compression level", s);
-		return -1;
-	}
-	*level = (int)v;
-	return 0;
-}
-
 struct zstream *
 zstream_new(int level, struct cerr *err)
 {
 	struct zstream	*z;
 
-	if (level < 0 || level > ZS_MAXLEVEL) {
-		cerr_set(err, "%d: invalid compression level", level);
-		return NULL;
-	}
 	z = xcalloc(1, sizeof(*z));
 	z->level = level;
 	if (deflateInit2(&z->def, level, Z_DEFLATED, -MAX_WBITS, 8,
@@ -273,10 +254,6 @@ zstream_setlevel(struct zstream *z, int level, struct buf *out,
 	size_t		 before;
 	int		 r;
 
-	if (level < 0 || level > ZS_MAXLEVEL) {
-		cerr_set(err, "%d: invalid compression level", level);
-		return -1;
-	}
 	if (level == z->level)
 		return 0;
 	if (zstream_header(z, out, err) == -1)

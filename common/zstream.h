@@ -24,24 +24,22 @@ struct zstream;
 #define ZS_SYNC		1	/* Z_SYNC_FLUSH: byte boundary, 00 00 ff ff */
 #define ZS_FULL		2	/* Z_FULL_FLUSH: as SYNC, and forget history */
 
+/*
+ * zlib's levels: 0 (stored blocks) to ZS_MAXLEVEL.  Which of them a
+ * session may use, and the checks of a level's number, are zlevel.h's:
+ * the functions below take a level it has checked (zlib itself refuses
+ * any other).
+ */
 #define ZS_MAXLEVEL	9
 
 /*
- * A level as an option gives it, "0" to "9" (0: no compression), into
- * *level; -1 with "<s>: invalid compression level" in err, the one
- * wording of that error.
- */
-int		 zstream_parse_level(const char *s, int *level,
-		    struct cerr *err);
-
-/*
- * New pair of streams; the output side deflates at level (0..9; 0 sends
+ * New pair of streams; the output side deflates at level (0 sends
  * stored blocks: the data as they are, framed).
  */
 struct zstream	*zstream_new(int level, struct cerr *err);
 void		 zstream_free(struct zstream *);	/* NULL is fine */
 
-/* Current / new deflate level (0..9). */
+/* Current / new deflate level. */
 int		 zstream_level(const struct zstream *);
 /*
  * Change the level for data deflated from now on.  Input already given

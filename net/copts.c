@@ -20,7 +20,7 @@
 #include "log.h"
 #include "net.h"
 #include "version.h"
-#include "zstream.h"
+#include "zlevel.h"
 
 /* The network options proper; COPTS_NET adds -v. */
 #define NETONLY		(COPTS_NET & ~COPTS_VERBOSE)
@@ -172,6 +172,7 @@ copts_set(struct copts *co, int ch, const char *arg)
 	struct cerr	 err;
 	const char	*errstr;
 	long long	 v;
+	int		 lv;
 
 	switch (ch) {
 	case 'h':
@@ -205,14 +206,13 @@ copts_set(struct copts *co, int ch, const char *arg)
 		no->key = arg;
 		break;
 	case 'Z':
-		no->zauto = strcmp(arg, "auto") == 0;
-		if (no->zauto)
-			no->zlevel = 0;
-		else if (zstream_parse_level(arg, &no->zlevel, &err) == -1) {
-			log_warnx("%s: invalid compression level (0 to 9, or "
-			    "auto)", arg);
+		if (zlevel_parse(ZLEVEL_ZLIB, arg, ZLEVEL_ARG_AUTO, &lv,
+		    &err) == -1) {
+			log_warnx("%s", err.msg);
 			return -1;
 		}
+		no->zauto = lv == ZLEVEL_AUTO;
+		no->zlevel = no->zauto ? 0 : lv;
 		break;
 	case 'r':
 		break;

@@ -26,11 +26,10 @@
 #include "proto.h"
 #include "tls.h"
 #include "xmalloc.h"
-#include "zconn.h"
 #include "zauto.h"
+#include "zlevel.h"
 
 #define NET_TIMEOUT	60000	/* every reply, every transfer step */
-#define NET_ZFALLBACK	1	/* -Z auto, server without ZAUTO */
 #define NET_SNDBUF	(1024 * 1024)	/* socket send buffer asked for */
 #define NET_CONNWAIT	30000	/* one connect attempt */
 #define NET_GREETWAIT	30000	/* the greeting, once connected */
@@ -44,8 +43,7 @@ struct net {
 	char		 port[16];		/* ... and its port */
 	struct tlsctx	*tls;
 	unsigned	 caps;
-	int		 level;
-	int		 zauto;		/* automatic level, up to level */
+	struct zlevel	 zl;		/* compression agreed, zeroed: none */
 	uint64_t	 st_stored;	/* uploads sent as stored blocks */
 	uint64_t	 st_storedbytes;
 	int		 dead;		/* unusable after a session error */
@@ -116,44 +114,41 @@ fail:
  * COMP (docs/protocol.md section 9).  -Z auto asks "COMP ZLIB AUTO"
  * of a server that lists ZAUTO, and then lets the automatic level pick
  * its own output level too, within the cap the server names; any other
- * server gets a fixed level, NET_ZFALLBACK.
+ * server gets the codec's fixed fallback level (zlevel.h).
  */
 static int
 net_comp(struct net *n, const struct netopts *o, struct cerr *err)
 {
 	const char	*host = conn_peer(n->c);
+	const char	*codec = zlevel_name(ZLEVEL_ZLIB);
+	struct zlevel	 zl;
 	char		*text, *p;
 	long		 cap = 0;
-	int		 code, level = o->zlevel, zauto = 0;
+	int		 code;
 
-	if (o->zauto && (n->caps & PROTO_CAP_ZAUTO))
-		zauto = 1;
-	else if (o->zauto) {
-		level = NET_ZFALLBACK;
-		if (o->verbose > 0)
-			log_info("%s offers no automatic level: compression "
-			    "level %d", host, level);
-	}
-	if ((zauto ? conn_printf(n->c, err, "COMP ZLIB AUTO\r\n") :
-	    conn_printf(n->c, err, "COMP ZLIB %d\r\n", level)) == -1 ||
+	zlevel_ask(ZLEVEL_ZLIB, o->zlevel, o->zauto,
+	    (n->caps & PROTO_CAP_ZAUTO) != 0, &zl);
+	if (o->zauto && !zl.zauto && o->verbose > 0)
+		log_info("%s offers no automatic level: compression level %d",
+		    host, zl.level);
+	if ((zl.zauto ? conn_printf(n->c, err, "COMP %s AUTO\r\n", codec) :
+	    conn_printf(n->c, err, "COMP %s %d\r\n", codec, zl.level)) == -1 ||
 	    proto_reply(n->c, &code, &text, err) == -1)
 		return -1;
 	if (code / 100 != 3) {
 		cerr_set(err, "%s: COMP: %s", host, text);
 		return -1;
 	}
-	if (zauto) {
+	if (zl.zauto) {
 		/* "Ready to start ZLIB compression level <cap> auto" */
 		if ((p = strstr(text, "level ")) != NULL)
 			cap = strtol(p + 6, NULL, 10);
-		if (cap < 1 || cap > 9) {
+		if (zlevel_cap(&zl, cap) == -1) {
 			cerr_set(err, "%s: COMP: %s", host, text);
 			return -1;
 		}
-		level = 1;
 	}
-	if (zconn_start(n->c, level, 0, err) == -1 ||
-	    (zauto && zconn_set_auto(n->c, (int)cap, err) == -1) ||
+	if (zlevel_start(n->c, &zl, 0, err) == -1 ||
 	    proto_reply(n->c, &code, &text, err) == -1)
 		return -1;
 	if (code / 100 != 2) {
@@ -166,10 +161,9 @@ net_comp(struct net *n, const struct netopts *o, struct cerr *err)
 	 */
 	if (o->readahead && conn_readahead(n->c, err) == -1)
 		return -1;
-	n->level = zauto ? (int)cap : level;
-	n->zauto = zauto;
-	if (zauto && o->verbose > 0)
-		log_info("%s: compression level auto, 0 to %ld", host, cap);
+	n->zl = zl;
+	if (zl.zauto && o->verbose > 0)
+		log_info("%s: compression level auto, 0 to %d", host, zl.level);
 	return 0;
 }
 
@@ -429,10 +423,8 @@ net_open(const struct netopts *o, struct cerr *err)
 		cerr_set(err, "%d: invalid authorization level", o->tls);
 		return NULL;
 	}
-	if (o->zlevel < 0 || o->zlevel > 9) {
-		cerr_set(err, "%d: invalid compression level", o->zlevel);
+	if (zlevel_check(ZLEVEL_ZLIB, o->zlevel, err) == -1)
 		return NULL;
-	}
 	memset(&t, 0, sizeof(t));
 	t.o = o;
 	if (o->tls > 0) {
@@ -522,8 +514,8 @@ net_stats(const struct net *n, struct netstats *st)
 	st->wire_out = cs.wire_out;
 	st->raw_in = cs.raw_in;
 	st->wire_in = cs.wire_in;
-	st->level = n->level;
-	st->zauto = n->zauto;
+	st->level = n->zl.level;
+	st->zauto = n->zl.zauto;
 	memcpy(st->lvl_raw, cs.lvl_raw, sizeof(st->lvl_raw));
 	st->stored_files = n->st_stored;
 	st->stored_bytes = n->st_storedbytes;
@@ -561,7 +553,8 @@ net_print_stats(struct net *n, FILE *fp)
 	if (ns.level > 0 && ns.raw_out > 0) {
 		/* What we sent, by the level it was deflated at. */
 		fprintf(fp, "bytes sent by level:");
-		for (l = 0; l <= 9; l++)
+		for (l = 0; (size_t)l < sizeof(ns.lvl_raw) /
+		    sizeof(ns.lvl_raw[0]); l++)
 			if (ns.lvl_raw[l] > 0)
 				fprintf(fp, " %d:%llu", l,
 				    (unsigned long long)ns.lvl_raw[l]);
@@ -892,8 +885,8 @@ net_stor_data(struct net *n, const void *p, size_t len, struct cerr *err)
 		return -1;
 	}
 	/* -Z auto: a body that will not shrink goes as stored blocks. */
-	if (n->upfirst && n->zauto && zauto_incompressible(p, len)) {
-		if (zconn_pin_level(n->c, 0, err) == -1)
+	if (n->upfirst && n->zl.zauto && zauto_incompressible(p, len)) {
+		if (zlevel_pin_stored(n->c, &n->zl, err) == -1)
 			return net_wfail(n);
 		n->uppinned = 1;
 		n->st_stored++;
@@ -922,7 +915,7 @@ net_stor_end(struct net *n, struct cerr *err)
 	n->inup = 0;
 	if (n->uppinned) {
 		n->uppinned = 0;
-		if (zconn_pin_level(n->c, -1, err) == -1)
+		if (zlevel_unpin(n->c, err) == -1)
 			return net_wfail(n);
 	}
 	if (conn_printf(n->c, err, ".\r\n") == -1)

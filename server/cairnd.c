@@ -515,7 +515,7 @@ settings_init(struct settings *st)
 {
 	memset(st, 0, sizeof(*st));
 	st->dir = _RADMIND_PATH;
-	st->o.zauto = 1;
+	st->o.zlimit.autook = 1;
 	st->cachesize = ZC_DEFSIZE;
 	st->backlog = BACKLOG;
 	st->maxsrc = MAXPERSOURCE;
@@ -547,9 +547,9 @@ parse_options(int argc, char *argv[], struct settings *st)
 		switch (ch) {
 		case 'A':
 			if (strcmp(optarg, "auto") == 0)
-				o->zauto = 1;
+				o->zlimit.autook = 1;
 			else if (strcmp(optarg, "fixed") == 0)
-				o->zauto = 0;
+				o->zlimit.autook = 0;
 			else
 				fatalx("-A %s: not auto or fixed", optarg);
 			break;
@@ -686,7 +686,9 @@ parse_options(int argc, char *argv[], struct settings *st)
 			    "authorization level");
 			break;
 		case 'Z':
-			o->zmax = parse_int(optarg, 0, 9, "compression level");
+			if (zlevel_parse(ZLEVEL_ZLIB, optarg,
+			    ZLEVEL_ARG_OPTION, &o->zlimit.max, &cerr) == -1)
+				fatalx("%s", cerr.msg);
 			break;
 		default:
 			usage();
@@ -728,7 +730,8 @@ resolve_port(struct settings *st)
 static void
 check_options(struct settings *st)
 {
-	int	 lv[10], n;
+	struct cerr	 err;
+	int		 lv[ZLEVEL_NLEVELS], n;
 
 	if (st->tc.crl != NULL && st->o.tls < 3)
 		fatalx("-C requires -w 3 or higher");
@@ -738,8 +741,9 @@ check_options(struct settings *st)
 		fatalx("-U: PAM login is not supported in this build");
 	if (st->warm != NULL && st->cachedir == NULL)
 		fatalx("-W requires -c");
-	if (st->warm != NULL && cache_warm_levels(st->warm, lv, &n) == -1)
-		fatalx("-W %s: levels are 1 to 9", st->warm);
+	if (st->warm != NULL && cache_warm_levels(st->warm, lv, &n, &err) ==
+	    -1)
+		fatalx("%s", err.msg);
 	resolve_port(st);
 }
 
@@ -1008,7 +1012,8 @@ start(struct settings *st, struct listeners *l)
 	notify_ready(notifyfd);
 	log_info("cairnd %s listening on port %s (zlib max %d%s, max "
 	    "connections %d, TLS level %d)", CAIRN_VERSION, st->port,
-	    st->o.zmax, st->o.zmax > 0 && st->o.zauto ? " or auto" : "",
+	    st->o.zlimit.max, zlevel_offered_auto(&st->o.zlimit) ?
+	    " or auto" : "",
 	    st->maxconn, st->o.tls);
 	if (st->o.zcache != NULL)
 		log_info("compressed cache in %s, up to %lld bytes",

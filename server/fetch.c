@@ -37,6 +37,7 @@
 #include "transcript.h"
 #include "xmalloc.h"
 #include "zconn.h"
+#include "zlevel.h"
 #include "zauto.h"
 #include "zcache.h"
 
@@ -357,7 +358,8 @@ zcounts(struct sess *s, uint64_t *raw, uint64_t *made)
 
 	conn_stats(s->conn, &st);
 	*raw = 0;
-	for (l = 0; l <= 9; l++)
+	for (l = 0; (size_t)l < sizeof(st.lvl_raw) / sizeof(st.lvl_raw[0]);
+	    l++)
 		*raw += st.lvl_raw[l];
 	*made = st.zout;
 }
@@ -429,14 +431,13 @@ send_body(struct sess *s, int fd, const struct stat *st, int apart)
 	int64_t		 left, sent = 0;
 	ssize_t		 n;
 	int		 z = zconn_on(s->conn), cls = BODY_DEFLATED;
-	int		 judge = z && s->opts->zauto;	/* -A fixed: no */
+	int		 judge = z && s->opts->zlimit.autook; /* -A fixed: no */
 	int		 lo, hi, r = SESS_CLOSE;
 
 	h.verdict = ZC_UNKNOWN;
 	h.fd = -1;
 	if (z && zc != NULL && st->st_size > 0) {
-		lo = s->zauto ? 1 : zconn_level(s->conn);
-		hi = s->zauto ? s->opts->zmax : zconn_level(s->conn);
+		zlevel_span(&s->zl, s->conn, &lo, &hi);
 		(void)zcache_find(zc, st, lo, hi, &h);
 		if (h.fd != -1) {
 			if (!apart && conn_flush(s->conn, &err) == -1) {
@@ -471,11 +472,11 @@ send_body(struct sess *s, int fd, const struct stat *st, int apart)
 		    zauto_incompressible(chunk, (size_t)n))
 			cls = BODY_STORED;
 		if (z && sent == 0 && cls == BODY_STORED &&
-		    zconn_pin_level(s->conn, 0, &err) == -1)
+		    zlevel_pin_stored(s->conn, &s->zl, &err) == -1)
 			goto fail;
 		if (z && sent == 0 && cls == BODY_DEFLATED && zc != NULL &&
-		    zconn_level(s->conn) > 0 &&
-		    (fill = zcache_fill_begin(zc, st, zconn_level(s->conn))) !=
+		    zlevel_now(s->conn) > 0 &&
+		    (fill = zcache_fill_begin(zc, st, zlevel_now(s->conn))) !=
 		    NULL) {
 			if (!apart && conn_flush_full(s->conn, &err) == -1)
 				goto fail;
@@ -493,13 +494,14 @@ send_body(struct sess *s, int fd, const struct stat *st, int apart)
 		 */
 		conn_stats(s->conn, &cs);
 		if (judge && cls == BODY_DEFLATED && sent >= FETCH_WATCH &&
-		    sent - n < FETCH_WATCH && zconn_level(s->conn) > 0 &&
+		    sent - n < FETCH_WATCH && zlevel_now(s->conn) > 0 &&
 		    cs.zswitches == sw0) {
 			zcounts(s, &raw1, &made1);
 			if (raw1 > raw0 && (double)(made1 - made0) >
 			    FETCH_NOGAIN * (double)(raw1 - raw0)) {
 				cls = BODY_STORED;
-				if (zconn_pin_level(s->conn, 0, &err) == -1)
+				if (zlevel_pin_stored(s->conn, &s->zl,
+				    &err) == -1)
 					goto fail;
 			}
 		}
@@ -589,7 +591,7 @@ cmd_retr(struct sess *s, int ac, char **av)
 		return SESS_CLOSE;
 	if (zconn_on(s->conn) && ((apart &&
 	    conn_flush_full(s->conn, &err) == -1) ||
-	    zconn_pin_level(s->conn, -1, &err) == -1)) {
+	    zlevel_unpin(s->conn, &err) == -1)) {
 		log_warnx("%s", err.msg);
 		return SESS_CLOSE;
 	}

@@ -29,6 +29,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "zlevel.h"
+
 struct conn;
 struct cerr;
 struct zcache;
@@ -49,8 +51,7 @@ struct proxylist {
 
 /* Daemon settings a session needs (read only after start-up). */
 struct sopts {
-	int		 zmax;		/* -Z: 0 = no compression */
-	int		 zauto;		/* -A auto: offer the automatic level */
+	struct zlevel_limit zlimit;	/* -Z max-level, -A auto|fixed */
 	struct zcache	*zcache;	/* -c: compressed bodies, NULL: none */
 	int		 debug;		/* -d: trace commands on stderr */
 	int		 tls;		/* -w */
@@ -116,7 +117,7 @@ struct sess {
 	int			 stormade;	/* STOR_MADE_*: what we created */
 	int64_t			 storfiles;	/* ... files, directories in it */
 	int64_t			 storbytes;	/* ... bytes, transcript too */
-	int			 zauto;		/* automatic level on */
+	struct zlevel		 zl;		/* compression agreed */
 	struct bodystats	 bodies;
 	struct storq		*storq;		/* stored, not yet synced */
 	const char		*via;		/* -X: the balancer, or NULL */
@@ -167,10 +168,12 @@ int	 cmd_retr(struct sess *, int ac, char **av);
 int	 safe_open(int rootfd, const char *relpath);
 /*
  * warm.c: cairnd -W levels ("9", "1,6,9"): cache_warm_levels parses
- * them (-1: not levels 1 to 9); cache_warm fills the cache: 0, or -1 if
- * anything could not be done.
+ * them (-1 with "-W <spec>: levels are 1 to 9" in err: not levels that
+ * deflate); cache_warm fills the cache: 0, or -1 if anything could not
+ * be done.
  */
-int	 cache_warm_levels(const char *spec, int levels[10], int *n);
+int	 cache_warm_levels(const char *spec, int levels[ZLEVEL_NLEVELS],
+	    int *n, struct cerr *err);
 int	 cache_warm(struct zcache *, int rootfd, const char *levels);
 
 /* proxy.c */

@@ -34,6 +34,7 @@
 #include "version.h"
 #include "xmalloc.h"
 #include "zconn.h"
+#include "zlevel.h"
 
 #define SESS_MAXERRORS	10			/* then the server hangs up */
 #define SESS_MAXARGS	16
@@ -116,10 +117,11 @@ static int
 cmd_comp(struct sess *s, int ac, char **av)
 {
 	struct cerr	 err;
+	struct zlevel	 zl;
 	char		 type[64];
-	long		 lv;
+	int		 codec;
 
-	if (s->opts->zmax == 0)
+	if (!zlevel_offered(&s->opts->zlimit))
 		return peer_reply(s, RAP_SYNTAX, "Compression not enabled");
 	if (ac != 2 && ac != 3) {
 		s->errors++;
@@ -128,54 +130,33 @@ cmd_comp(struct sess *s, int ac, char **av)
 	if (zconn_on(s->conn))
 		return peer_reply(s, RAP_SYNTAX,
 		    "Compression already enabled");
-	if (strcasecmp(av[1], "ZLIB") != 0) {
+	if ((codec = zlevel_codec(av[1])) == -1) {
 		peer_logsafe(type, sizeof(type), av[1]);
 		return peer_reply(s, RAP_ZLIB_TYPE,
 		    "%s: unknown compression type", type);
 	}
-	if (ac == 3 && s->opts->zauto && strcasecmp(av[2], "AUTO") == 0) {
-		/*
-		 * [cairn] The client leaves the level to us: start at 1 (or
-		 * the cap) and let what we measure decide, within 0 to cap.
-		 */
-		lv = s->opts->zmax;
-		if (peer_reply(s, RAP_ZLIB_READY, "Ready to start ZLIB "
-		    "compression level %ld auto", lv) == SESS_CLOSE)
-			return SESS_CLOSE;
-		if (zconn_start(s->conn, 1, SESS_ZRATIO, &err) == -1 ||
-		    zconn_set_auto(s->conn, (int)lv, &err) == -1) {
-			log_warnx("%s", err.msg);
-			s->close = 1;
-			s->status = 1;
-			return SESS_CLOSE;
-		}
-		s->zauto = 1;
-		peer_log(s, LOG_DEBUG, "zlib level auto, 0 to %ld", lv);
-		return peer_reply(s, RAP_ZLIB_ON, "ZLIB compression level "
-		    "%ld auto enabled", lv);
-	}
-	if (ac == 3) {
-		/* atoi() semantics, minus its overflow: clamp. */
-		errno = 0;
-		lv = strtol(av[2], NULL, 10);
-		if (lv < 1)
-			lv = 1;
-		if (lv > s->opts->zmax)
-			lv = s->opts->zmax;
-	} else
-		lv = s->opts->zmax;
-	if (peer_reply(s, RAP_ZLIB_READY,
-	    "Ready to start ZLIB compression level %ld", lv) == SESS_CLOSE)
+	/*
+	 * [cairn] "AUTO" leaves the level to us: start low and let what we
+	 * measure decide, within 0 to the cap (zlevel.h).
+	 */
+	zlevel_grant(&s->opts->zlimit, codec, ac == 3 ? av[2] : NULL, &zl);
+	if (peer_reply(s, RAP_ZLIB_READY, "Ready to start %s compression "
+	    "level %d%s", zlevel_name(codec), zl.level, zl.zauto ? " auto" :
+	    "") == SESS_CLOSE)
 		return SESS_CLOSE;
-	if (zconn_start(s->conn, (int)lv, SESS_ZRATIO, &err) == -1) {
+	if (zlevel_start(s->conn, &zl, SESS_ZRATIO, &err) == -1) {
 		log_warnx("%s", err.msg);
 		s->close = 1;
 		s->status = 1;
 		return SESS_CLOSE;
 	}
-	peer_log(s, LOG_DEBUG, "zlib level %ld", lv);
-	return peer_reply(s, RAP_ZLIB_ON, "ZLIB compression level %ld enabled",
-	    lv);
+	s->zl = zl;
+	if (zl.zauto)
+		peer_log(s, LOG_DEBUG, "zlib level auto, 0 to %d", zl.level);
+	else
+		peer_log(s, LOG_DEBUG, "zlib level %d", zl.level);
+	return peer_reply(s, RAP_ZLIB_ON, "%s compression level %d%s enabled",
+	    zlevel_name(codec), zl.level, zl.zauto ? " auto" : "");
 }
 
 /* REPO <event> <encoded message>: one NOTICE line in the log. */
@@ -508,14 +489,15 @@ sess_logstats(struct sess *s)
 	rin = st.wire_in > 0 ? (double)st.raw_in / (double)st.wire_in : 1;
 	peer_log(s, LOG_INFO, "session end: zlib level %s%d, sent %llu bytes "
 	    "(%llu on the wire, ratio %.2f), received %llu bytes (%llu on "
-	    "the wire, ratio %.2f)", s->zauto ? "auto, now " : "", st.level,
+	    "the wire, ratio %.2f)", s->zl.zauto ? "auto, now " : "", st.level,
 	    (unsigned long long)st.raw_out, (unsigned long long)st.wire_out,
 	    rout, (unsigned long long)st.raw_in,
 	    (unsigned long long)st.wire_in, rin);
 	if (!zconn_on(s->conn))
 		return;
 	hist[0] = '\0';
-	for (l = 0; l <= 9 && off < sizeof(hist); l++)
+	for (l = 0; (size_t)l < sizeof(st.lvl_raw) / sizeof(st.lvl_raw[0]) &&
+	    off < sizeof(hist); l++)
 		if (st.lvl_raw[l] > 0)
 			off += (size_t)snprintf(hist + off, sizeof(hist) - off,
 			    " %d:%llu", l, (unsigned long long)st.lvl_raw[l]);
@@ -625,8 +607,8 @@ sess_greet(struct sess *s)
 	    "200-RAP 1 %s %s radmind access protocol\r\n", s->opts->hostname,
 	    CAIRN_VERSION);
 	conn_printf(s->conn, NULL, "200 CAPA %sREPO%s\r\n",
-	    s->opts->zmax > 0 ? "ZLIB " : "",
-	    s->opts->zmax > 0 && s->opts->zauto ? " ZAUTO" : "");
+	    zlevel_offered(&s->opts->zlimit) ? "ZLIB " : "",
+	    zlevel_offered_auto(&s->opts->zlimit) ? " ZAUTO" : "");
 	return SESS_OK;
 }
 

@@ -31,6 +31,7 @@
 #include "xmalloc.h"
 #include "zauto.h"
 #include "zcache.h"
+#include "zlevel.h"
 #include "zstream.h"
 
 #define WARM_CHUNK	(256 * 1024)
@@ -38,7 +39,7 @@
 struct warm {
 	struct zcache	*zc;
 	int		 rootfd;
-	int		 levels[10], nlevels;
+	int		 levels[ZLEVEL_NLEVELS], nlevels;
 	unsigned char	*chunk;
 	struct buf	*out;
 	/* Counts for the summary. */
@@ -194,16 +195,20 @@ warm_pass(struct warm *w)
 }
 
 int
-cache_warm_levels(const char *spec, int levels[10], int *n)
+cache_warm_levels(const char *spec, int levels[ZLEVEL_NLEVELS], int *n,
+    struct cerr *err)
 {
-	struct cerr	 err;
 	char		*s, *p, *tok;
-	int		 l, i, rc = 0;
+	int		 l, i, lo, hi, rc = 0;
 
 	*n = 0;
 	s = xstrdup(spec);
 	for (p = s; (tok = strsep(&p, ",")) != NULL; ) {
-		if (zstream_parse_level(tok, &l, &err) == -1 || l == 0) {
+		if (zlevel_parse(ZLEVEL_ZLIB, tok, ZLEVEL_ARG_DEFLATE, &l,
+		    NULL) == -1) {
+			zlevel_range(ZLEVEL_ZLIB, &lo, &hi);
+			cerr_set(err, "-W %s: levels are %d to %d", spec,
+			    lo + 1, hi);
 			rc = -1;
 			break;
 		}
@@ -221,13 +226,14 @@ int
 cache_warm(struct zcache *zc, int rootfd, const char *levels)
 {
 	struct warm	 w;
+	struct cerr	 err;
 	int		 rc;
 
 	memset(&w, 0, sizeof(w));
 	w.zc = zc;
 	w.rootfd = rootfd;
-	if (cache_warm_levels(levels, w.levels, &w.nlevels) == -1)
-		fatalx("-W %s: levels are 1 to 9", levels);
+	if (cache_warm_levels(levels, w.levels, &w.nlevels, &err) == -1)
+		fatalx("%s", err.msg);
 	w.chunk = xmalloc(WARM_CHUNK);
 	w.out = buf_new(4 * WARM_CHUNK);
 	rc = warm_pass(&w);

@@ -23,6 +23,7 @@
 #include "log.h"
 #include "xmalloc.h"
 #include "zcache.h"
+#include "zlevel.h"
 
 #define ZC_RECORD	256	/* longest record line */
 #define ZC_NAMEMAX	(CKSUM_B64MAX + 8)
@@ -206,7 +207,7 @@ zcache_fill_begin(struct zcache *zc, const struct stat *st, int level)
 	struct zfill	*f;
 	char		 pad[ZC_HEADER];
 
-	if (!zcache_settled(st) || level < 1 || level > 9)
+	if (!zcache_settled(st) || !zlevel_deflates(ZLEVEL_ZLIB, level))
 		return NULL;
 	f = xcalloc(1, sizeof(*f));
 	f->zc = zc;

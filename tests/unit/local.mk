@@ -23,6 +23,7 @@ UNIT_TESTS = \
 	tests/unit/check_applyplan
 UNIT_LAYER_TESTS = \
 	tests/unit/check_zauto \
+	tests/unit/check_zlevel \
 	tests/unit/check_conn \
 	tests/unit/check_download \
 	tests/unit/check_proxy \
@@ -80,6 +81,9 @@ if HAVE_CHECK
 tests_unit_check_zauto_SOURCES = tests/unit/check_zauto.c
 tests_unit_check_zauto_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_check_zauto_LDADD = $(UNIT_LDADD)
+tests_unit_check_zlevel_SOURCES = tests/unit/check_zlevel.c
+tests_unit_check_zlevel_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_check_zlevel_LDADD = $(UNIT_LDADD)
 tests_unit_check_conn_SOURCES = tests/unit/check_conn.c
 tests_unit_check_conn_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_check_conn_LDADD = $(UNIT_LDADD)

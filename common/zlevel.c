@@ -1,0 +1,209 @@
+/*
+ * zlevel.c: which codec and which level a session's compression may
+ * use, and which it uses now (see zlevel.h).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cerr.h"
+#include "compat.h"
+#include "zconn.h"
+#include "zlevel.h"
+#include "zstream.h"
+
+/* One row per codec: a second codec is a second row. */
+struct zlevel_row {
+	const char	*name;		/* on the wire: COMP <name> */
+	int		 lo, hi;	/* levels; lo: stored blocks */
+	int		 autostart;	/* the automatic level starts here */
+	int		 fallback;	/* -Z auto, server without it */
+};
+
+static const struct zlevel_row zlevel_rows[ZLEVEL_NCODECS] = {
+	[ZLEVEL_ZLIB] = { "ZLIB", 0, ZS_MAXLEVEL, 1, 1 },
+};
+
+static const struct zlevel_row *
+zlevel_row(enum zlevel_codec codec)
+{
+	return &zlevel_rows[codec];
+}
+
+int
+zlevel_codec(const char *name)
+{
+	int	 i;
+
+	for (i = 0; i < ZLEVEL_NCODECS; i++)
+		if (strcasecmp(name, zlevel_rows[i].name) == 0)
+			return i;
+	return -1;
+}
+
+const char *
+zlevel_name(enum zlevel_codec codec)
+{
+	return zlevel_row(codec)->name;
+}
+
+void
+zlevel_range(enum zlevel_codec codec, int *lo, int *hi)
+{
+	*lo = zlevel_row(codec)->lo;
+	*hi = zlevel_row(codec)->hi;
+}
+
+int
+zlevel_parse(enum zlevel_codec codec, const char *s, int flags, int *level,
+    struct cerr *err)
+{
+	const struct zlevel_row	*r = zlevel_row(codec);
+	const char		*errstr;
+	long long		 v;
+
+	if ((flags & ZLEVEL_ARG_AUTO) && strcmp(s, "auto") == 0) {
+		*level = ZLEVEL_AUTO;
+		return 0;
+	}
+	v = strtonum(s, r->lo, r->hi, &errstr);
+	if (errstr == NULL && (flags & ZLEVEL_ARG_DEFLATE) && v == r->lo)
+		errstr = "too small";
+	if (errstr == NULL) {
+		*level = (int)v;
+		return 0;
+	}
+	if (flags & ZLEVEL_ARG_OPTION)
+		cerr_set(err, "compression level %s: %s (%d..%d)", s, errstr,
+		    r->lo, r->hi);
+	else if (flags & ZLEVEL_ARG_AUTO)
+		cerr_set(err, "%s: invalid compression level (%d to %d, or "
+		    "auto)", s, r->lo, r->hi);
+	else
+		cerr_set(err, "%s: invalid compression level", s);
+	return -1;
+}
+
+int
+zlevel_check(enum zlevel_codec codec, int level, struct cerr *err)
+{
+	const struct zlevel_row	*r = zlevel_row(codec);
+
+	if (level < r->lo || level > r->hi) {
+		cerr_set(err, "%d: invalid compression level", level);
+		return -1;
+	}
+	return 0;
+}
+
+int
+zlevel_deflates(enum zlevel_codec codec, int level)
+{
+	return zlevel_check(codec, level, NULL) == 0 &&
+	    level > zlevel_row(codec)->lo;
+}
+
+int
+zlevel_offered(const struct zlevel_limit *lim)
+{
+	return lim->max > 0;
+}
+
+int
+zlevel_offered_auto(const struct zlevel_limit *lim)
+{
+	return lim->max > 0 && lim->autook;
+}
+
+void
+zlevel_grant(const struct zlevel_limit *lim, enum zlevel_codec codec,
+    const char *arg, struct zlevel *zl)
+{
+	long	 lv;
+
+	zl->codec = codec;
+	zl->zauto = 0;
+	if (arg == NULL) {
+		zl->level = lim->max;
+		return;
+	}
+	if (lim->autook && strcasecmp(arg, "AUTO") == 0) {
+		zl->level = lim->max;
+		zl->zauto = 1;
+		return;
+	}
+	errno = 0;
+	lv = strtol(arg, NULL, 10);
+	if (lv < zlevel_row(codec)->lo + 1)
+		lv = zlevel_row(codec)->lo + 1;
+	if (lv > lim->max)
+		lv = lim->max;
+	zl->level = (int)lv;
+}
+
+void
+zlevel_ask(enum zlevel_codec codec, int level, int zauto, int srvauto,
+    struct zlevel *zl)
+{
+	zl->codec = codec;
+	zl->zauto = zauto && srvauto;
+	if (zl->zauto)
+		zl->level = 0;
+	else if (zauto)
+		zl->level = zlevel_row(codec)->fallback;
+	else
+		zl->level = level;
+}
+
+int
+zlevel_cap(struct zlevel *zl, long cap)
+{
+	if (cap < 0 || cap > INT_MAX || !zlevel_deflates(zl->codec, (int)cap))
+		return -1;
+	zl->level = (int)cap;
+	return 0;
+}
+
+int
+zlevel_start(struct conn *c, const struct zlevel *zl, int ratio,
+    struct cerr *err)
+{
+	if (!zl->zauto)
+		return zconn_start(c, zl->level, ratio, err);
+	if (zconn_start(c, zlevel_row(zl->codec)->autostart, ratio,
+	    err) == -1)
+		return -1;
+	return zconn_set_auto(c, zl->level, err);
+}
+
+int
+zlevel_pin_stored(struct conn *c, const struct zlevel *zl, struct cerr *err)
+{
+	return zconn_pin_level(c, zlevel_row(zl->codec)->lo, err);
+}
+
+int
+zlevel_unpin(struct conn *c, struct cerr *err)
+{
+	return zconn_pin_level(c, -1, err);
+}
+
+int
+zlevel_now(const struct conn *c)
+{
+	return zconn_level(c);
+}
+
+void
+zlevel_span(const struct zlevel *zl, const struct conn *c, int *lo, int *hi)
+{
+	if (zl->zauto) {
+		*lo = zlevel_row(zl->codec)->lo + 1;
+		*hi = zl->level;
+	} else
+		*lo = *hi = zconn_level(c);
+}

@@ -1,0 +1,133 @@
+/*
+ * zlevel.h: which codec and which level a session's compression may
+ * use, and which it uses now (docs/protocol.md section 9).
+ *
+ * The one owner of a compression level.  Each codec is a row of one
+ * table: its name on the wire, its levels (lowest to highest; the
+ * lowest sends the data as they are, framed), the level the automatic
+ * level starts at, and the fixed level a client that wants the
+ * automatic level asks of a server without it.  From that row alone
+ * come the parsing of a level argument (a tool's -Z "0".."9" or "auto",
+ * cairnd's -Z and -W) and its error messages, what a client asks for
+ * (COMP <codec> <level> or AUTO), what a server grants (the level asked
+ * for clamped to its maximum, or the automatic level up to that maximum
+ * when it allows it), the start of the stream fixed or automatic,
+ * pinning the output to stored blocks around a body, and the current
+ * level as the stream reports it.  No other file checks a level's
+ * number.
+ *
+ * A client's -Z reaches deflate on the server through three files:
+ * zlevel.c (parsed, asked for, granted and started), zconn.c (the
+ * compressed stream of the connection, at the level granted, pinned or
+ * left to the automatic level, zauto.h) and zstream.c (deflate at that
+ * level).  copts.c, net.c and session.c only hand over the argument and
+ * the words of COMP.
+ *
+ * Dependencies run one way: zlevel uses zconn and zstream; neither uses
+ * zlevel.
+ */
+#ifndef CAIRN_ZLEVEL_H
+#define CAIRN_ZLEVEL_H
+
+#include "zstream.h"
+
+struct cerr;
+struct conn;
+
+enum zlevel_codec {
+	ZLEVEL_ZLIB,		/* "ZLIB": one zlib stream, levels 0 to 9 */
+	ZLEVEL_NCODECS
+};
+
+/* The most levels a codec has: arrays by level are this long. */
+#define ZLEVEL_NLEVELS		(ZS_MAXLEVEL + 1)
+
+/* The codec named (any case) on the wire, or -1. */
+int		 zlevel_codec(const char *name);
+const char	*zlevel_name(enum zlevel_codec);
+/* Its levels: lo sends stored blocks, lo + 1 to hi deflate. */
+void		 zlevel_range(enum zlevel_codec, int *lo, int *hi);
+
+/*
+ * A level argument s, lo to hi of the codec's range, into *level;
+ * -1 with a message in err.  flags:
+ *   0			"<s>: invalid compression level"
+ *   ZLEVEL_ARG_AUTO	also "auto" (*level = ZLEVEL_AUTO); the message
+ *			is "<s>: invalid compression level (0 to 9, or
+ *			auto)", as every client tool's -Z says it
+ *   ZLEVEL_ARG_OPTION	cairnd's options' wording: "compression level
+ *			<s>: too large (0..9)" (or invalid, too small)
+ *   ZLEVEL_ARG_DEFLATE	a level that deflates (not the stored one)
+ */
+#define ZLEVEL_AUTO		(-1)
+#define ZLEVEL_ARG_AUTO		0x01
+#define ZLEVEL_ARG_OPTION	0x02
+#define ZLEVEL_ARG_DEFLATE	0x04
+int		 zlevel_parse(enum zlevel_codec, const char *s, int flags,
+		    int *level, struct cerr *err);
+/* 0 if level is one of the codec's; else -1, "<level>: invalid ...". */
+int		 zlevel_check(enum zlevel_codec, int level, struct cerr *err);
+/* Nonzero if level is one of the codec's that deflates. */
+int		 zlevel_deflates(enum zlevel_codec, int level);
+
+/* What a server allows: cairnd -Z max-level and -A auto|fixed. */
+struct zlevel_limit {
+	int		 max;		/* 0: no compression */
+	int		 autook;	/* the automatic level may be asked */
+};
+/* Nonzero if the server offers compression; ... and the automatic level. */
+int		 zlevel_offered(const struct zlevel_limit *);
+int		 zlevel_offered_auto(const struct zlevel_limit *);
+
+/* What a session uses, agreed by both ends (zeroed: no compression). */
+struct zlevel {
+	enum zlevel_codec codec;
+	int		 level;		/* fixed level, or the automatic's cap */
+	int		 zauto;		/* automatic level, from lo to level */
+};
+
+/*
+ * The server's answer to COMP <codec> [arg]: no arg, the limit's max;
+ * "AUTO" (any case) where the limit allows it, the automatic level up
+ * to the max; any other arg read as a number (atoi, as Radmind reads
+ * it, without its overflow) and clamped to lo + 1 .. max.  The limit
+ * must offer compression.
+ */
+void		 zlevel_grant(const struct zlevel_limit *, enum zlevel_codec,
+		    const char *arg, struct zlevel *);
+
+/*
+ * What a client asks for: -Z level, or with zauto the automatic level
+ * of a server that offers it (srvauto), else the codec's fallback.
+ */
+void		 zlevel_ask(enum zlevel_codec, int level, int zauto,
+		    int srvauto, struct zlevel *);
+/* The cap a server named for the automatic level: 0, or -1 if invalid. */
+int		 zlevel_cap(struct zlevel *, long cap);
+
+/*
+ * Start the compressed stream of c as agreed (zconn_start): at the
+ * fixed level, or at the codec's first automatic level with the
+ * automatic level on up to the cap.  ratio: as zconn_start's.
+ */
+int		 zlevel_start(struct conn *, const struct zlevel *, int ratio,
+		    struct cerr *err);
+
+/*
+ * Pin the output to stored blocks (a body that does not shrink), and
+ * end that pin: the fixed or automatic level applies again.  Nothing
+ * without compression.
+ */
+int		 zlevel_pin_stored(struct conn *, const struct zlevel *,
+		    struct cerr *err);
+int		 zlevel_unpin(struct conn *, struct cerr *err);
+/* The level the output uses now, as the stream reports it; 0: none. */
+int		 zlevel_now(const struct conn *);
+/*
+ * The levels a body sent now may be deflated at, lo to hi: the
+ * automatic level's deflating ones up to its cap, else the current.
+ */
+void		 zlevel_span(const struct zlevel *, const struct conn *,
+		    int *lo, int *hi);
+
+#endif
