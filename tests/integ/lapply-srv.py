@@ -20,7 +20,7 @@ import os
 import socket
 import sys
 
-from testnet import listen
+from testnet import RETR_END, Conn, banner, listen, retr_head
 
 TIMEOUT = 20.0
 
@@ -54,35 +54,31 @@ def main():
     for i in range(0, len(rest), 2):
         faults[rest[i + 1].encode()] = rest[i]
 
-    ls = listen(portfile, 1, TIMEOUT)
+    ls = listen(1, TIMEOUT, portfile=portfile)
     log = open(logfile, 'wb', buffering=0)
     try:
         s, _ = ls.accept()
     except socket.timeout:
         log.write(b'no connection\n')
         return 1
-    s.settimeout(TIMEOUT)
-    s.sendall(b'200-RAP 1 test lapply-srv radmind access protocol\r\n'
-              b'200 CAPA REPO\r\n')
-    buf = b''
+    c = Conn(s, TIMEOUT)
+    c.send(banner(b'test', b'lapply-srv', b'REPO'))
     maxq = 0
     try:
         while True:
-            while b'\n' not in buf:
-                data = s.recv(65536)
-                if not data:
-                    return 0
-                buf += data
-            maxq = max(maxq, buf.count(b'\n'))
-            line, buf = buf.split(b'\n', 1)
-            line = line.rstrip(b'\r')
+            # Lines already waiting, counted before the next is answered.
+            waiting = c.ready()
+            if not waiting:
+                return 0
+            maxq = max(maxq, waiting)
+            line = c.line()
             log.write(line + b'\n')
             av = line.split()
             if av[:1] == [b'QUIT']:
-                s.sendall(b'201 QUIT OK, closing connection\r\n')
+                c.reply(b'201 QUIT OK, closing connection')
                 return 0
             if av[:1] == [b'REPO']:
-                s.sendall(b'215 Report successful\r\n')
+                c.reply(b'215 Report successful')
                 continue
             if av[:2] == [b'RETR', b'FILE'] and len(av) == 4:
                 path = decode(av[3])
@@ -93,11 +89,11 @@ def main():
                 fn = os.path.join(root.encode(), b'special',
                                   rel(path))
             else:
-                s.sendall(b'500 Command unrecognized\r\n')
+                c.reply(b'500 Command unrecognized')
                 continue
             fault = faults.get(path)
             if fault == 'refuse' or not os.path.isfile(fn):
-                s.sendall(b'540 File not found\r\n')
+                c.reply(b'540 File not found')
                 continue
             with open(fn, 'rb') as f:
                 body = f.read()
@@ -105,13 +101,13 @@ def main():
                 body = bytes([body[0] ^ 1]) + body[1:]
             if fault == 'bigger':
                 body += b'X'
-            s.sendall(b'240 Retrieving file\r\n%d\r\n' % len(body))
+            c.send(retr_head(len(body)))
             if fault == 'short':
-                s.sendall(body[:len(body) // 2])
+                c.send(body[:len(body) // 2])
                 s.shutdown(socket.SHUT_RDWR)
                 return 0
-            s.sendall(body + b'.\r\n')
-    except (socket.timeout, ConnectionError) as e:
+            c.send(body + RETR_END)
+    except (socket.timeout, ConnectionError, ValueError) as e:
         log.write(b'error: ' + str(e).encode() + b'\n')
         return 1
     finally:

@@ -69,47 +69,25 @@ import hashlib
 import os
 import select
 import socket
-import ssl
 import sys
 import threading
 import time
 import zlib
 
-from testnet import recv_until
+import testnet
+from testnet import Conn, read_banner, recv_until, tls_context, unescape
 
 TIMEOUT = 10.0
 
 
-def unescape(s):
-    return s.encode('latin-1').decode('unicode_escape').encode('latin-1')
-
-
-def connect(port):
-    s = socket.create_connection(('127.0.0.1', port), TIMEOUT)
-    s.settimeout(TIMEOUT)
-    return s
-
-
-def banner(s):
-    return recv_until(s, b'', b'CAPA')
+def connect(port, rcvbuf=None):
+    return testnet.connect(port, TIMEOUT, rcvbuf=rcvbuf)
 
 
 def drain(s, limit):
     """Read until EOF; return (bytes, True) or (bytes, False) if open."""
-    t0 = time.time()
-    got = b''
-    s.settimeout(0.5)
-    while time.time() - t0 < limit:
-        try:
-            d = s.recv(65536)
-        except socket.timeout:
-            continue
-        except OSError:
-            return got, True
-        if not d:
-            return got, True
-        got += d
-    return got, False
+    got, end = testnet.drain(s, limit)
+    return got, end is not None
 
 
 class Out:
@@ -169,18 +147,15 @@ def bomb(port, args, out, ready):
     dpid, mib, text = int(args[0]), int(args[1]), unescape(args[2])
     before = set(children(dpid))
     s = connect(port)
-    banner(s)
+    read_banner(s)
     ready()
     kid = new_child(dpid, before)
     anon0 = status(kid, 'RssAnon') if kid else 0
     s.sendall(b'COMP ZLIB 9\r\n')
     # The 320 line comes in clear, everything after it compressed.
     head = recv_until(s, b'', b'320 ')
-    while b'320 ' in head and b'\r\n' not in head[head.index(b'320 '):]:
-        d = s.recv(4096)
-        if not d:
-            break
-        head += d
+    if b'320 ' in head:
+        head = recv_until(s, head, b'\r\n', head.index(b'320 '))
     if b'320 ' not in head:
         out.put('error', 'no 320 reply')
         return
@@ -226,7 +201,7 @@ def bomb(port, args, out, ready):
 
 def silent(port, args, out, ready):
     s = connect(port)
-    banner(s)
+    read_banner(s)
     ready()
     t0 = time.time()
     data, closed = drain(s, 60)
@@ -236,7 +211,7 @@ def silent(port, args, out, ready):
 
 def halfhello(port, args, out, ready):
     s = connect(port)
-    banner(s)
+    read_banner(s)
     ready()
     t0 = time.time()
     s.sendall(b'STARTTLS\r\n')
@@ -251,14 +226,11 @@ def halfhello(port, args, out, ready):
 def tlsidle(port, args, out, ready):
     pause = float(args[0])
     s = connect(port)
-    banner(s)
+    read_banner(s)
     s.sendall(b'STARTTLS\r\n')
     buf = recv_until(s, b'', b'220 ')
     recv_until(s, buf[buf.index(b'220 '):], b'\r\n')
-    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
-    ctx.check_hostname = False
-    ctx.verify_mode = ssl.CERT_NONE
-    t = ctx.wrap_socket(s)
+    t = tls_context().wrap_socket(s)
     ready()
     time.sleep(pause)
     ok = 0
@@ -275,7 +247,7 @@ def tlsidle(port, args, out, ready):
 def noops(port, args, out, ready):
     count, pause = int(args[0]), float(args[1])
     s = connect(port)
-    banner(s)
+    read_banner(s)
     ready()
     t0 = time.time()
     ok = 0
@@ -299,7 +271,7 @@ def noops(port, args, out, ready):
 def trickle(port, args, out, ready):
     pause = float(args[0])
     s = connect(port)
-    banner(s)
+    read_banner(s)
     ready()
     line = b'NOOP' + b' x' * 200
     sent = 0
@@ -366,85 +338,61 @@ def burst(port, args, out, ready):
         s.close()
 
 
-class Reader:
-    """Plain bytes from the server, inflated once compression is on."""
-
-    def __init__(self, sock):
-        self.s = sock
-        self.inf = None
-        self.buf = bytearray()
-
-    def more(self):
-        d = self.s.recv(65536)
-        if not d:
-            return False
-        self.buf += self.inf.decompress(d) if self.inf else d
-        return True
+class Reader(Conn):
+    """Plain bytes from the server, inflated once compression is on;
+    the end of the connection before a line is an error."""
 
     def line(self):
-        while b'\r\n' not in self.buf:
-            if not self.more():
-                raise EOFError(bytes(self.buf))
-        i = self.buf.index(b'\r\n')
-        line = bytes(self.buf[:i])
-        del self.buf[:i + 2]
+        line = Conn.line(self)
+        if line is None:
+            raise EOFError(bytes(self.buf))
         return line
 
 
 def retr(port, args, out, ready):
     path, level, gofile = args[0].encode(), int(args[1]), args[2]
     s = connect(port)
-    r = Reader(s)
+    r = Reader(s, TIMEOUT)
     while not r.line().startswith(b'200 '):
         pass
-    req = b'RETR FILE test.T ' + path + b'\n'
     if level > 0:
-        s.sendall(b'COMP ZLIB %d\r\n' % level)
+        r.send(b'COMP ZLIB %d\r\n' % level)
         if not r.line().startswith(b'320 '):
             out.put('error', 'COMP refused')
             return
-        r.inf = zlib.decompressobj()
-        r.buf = bytearray(r.inf.decompress(bytes(r.buf)))
+        r.compress(level)
         r.line()
-        d = zlib.compressobj(level)
-        req = d.compress(req) + d.flush(zlib.Z_SYNC_FLUSH)
-    s.sendall(req)
+    r.send(b'RETR FILE test.T ' + path + b'\n')
     if not r.line().startswith(b'240 '):
         out.put('error', 'RETR refused')
         return
     n = int(r.line())
-    while len(r.buf) < min(n, 1 << 20) and r.more():
-        pass
+    r.fill(min(n, 1 << 20))
     # The shell waits for this line before it looks at the server.
     out.now('size', n)
     ready()
     t0 = time.time()
     while not os.path.exists(gofile) and time.time() - t0 < TIMEOUT:
         time.sleep(0.05)
-    while len(r.buf) < n + 3 and r.more():
-        pass
-    body = bytes(r.buf[:n])
+    body, end = r.body(n)
     out.put('got', len(body))
     out.put('sha1', hashlib.sha1(body).hexdigest())
-    out.put('end', bytes(r.buf[n:]).decode('latin-1').strip())
+    out.put('end', (end or b'').decode('latin-1'))
     s.close()
 
 
 def stall(port, args, out, ready):
     dpid, path = int(args[0]), args[1].encode()
     before = set(children(dpid))
-    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-    s.settimeout(TIMEOUT)
-    s.connect(('127.0.0.1', port))
-    r = Reader(s)
+    s = connect(port, rcvbuf=4096)
+    r = Reader(s, TIMEOUT)
     while not r.line().startswith(b'200 '):
         pass
     kid = new_child(dpid, before)
     if kid is None:
         out.put('error', 'no session child')
         return
-    s.sendall(b'RETR FILE test.T ' + path + b'\r\n')
+    r.send(b'RETR FILE test.T ' + path + b'\r\n')
     if not r.line().startswith(b'240 '):
         out.put('error', 'RETR refused')
         return
@@ -471,7 +419,7 @@ def flood(port, args, out, ready):
     limit = 300.0
     before = set(children(dpid))
     s = connect(port)
-    head = banner(s)
+    head = read_banner(s)
     ready()
     kid = new_child(dpid, before)
     if kid is None:

@@ -38,61 +38,22 @@ import socket
 import struct
 import sys
 import time
-import zlib
 
-from testnet import listen
+from testnet import Conn, connect, listen, unescape
 
 READWAIT = 30.0
 RUNLIMIT = 120
 
 
-def unescape(s):
-    return s.encode('latin-1').decode('unicode_escape').encode('latin-1')
+class Peer(Conn):
+    """A connection whose reads end quietly: a timeout or an error is
+    the end of what the other side sends."""
 
-
-class Peer:
-    def __init__(self, sock, log):
-        self.s = sock
-        self.s.settimeout(READWAIT)
-        self.log = log
-        self.buf = b''
-        self.deflate = None
-        self.inflate = None
-        self.closed = False
-
-    def send(self, data, raw=False):
-        if self.closed:
-            return
-        if self.deflate is not None and not raw:
-            data = self.deflate.compress(data) + \
-                self.deflate.flush(zlib.Z_SYNC_FLUSH)
+    def more(self, end=None):
         try:
-            self.s.sendall(data)
+            return Conn.more(self, end)
         except OSError:
-            self.closed = True
-
-    def fill(self):
-        try:
-            data = self.s.recv(65536)
-        except (socket.timeout, OSError):
-            data = b''
-        if not data:
             return False
-        if self.inflate is not None:
-            data = self.inflate.decompress(data)
-        self.buf += data
-        return True
-
-    def line(self):
-        while b'\n' not in self.buf:
-            if not self.fill():
-                return None
-        line, self.buf = self.buf.split(b'\n', 1)
-        line = line.rstrip(b'\r')
-        if self.log:
-            self.log.write(b'<<< ' + line + b'\n')
-            self.log.flush()
-        return line
 
 
 def run(peer, script):
@@ -146,10 +107,7 @@ def run(peer, script):
                 if line.startswith(want):
                     break
         elif cmd == 'zlib':
-            peer.deflate = zlib.compressobj()
-            peer.inflate = zlib.decompressobj()
-            if peer.buf:
-                peer.buf = peer.inflate.decompress(peer.buf)
+            peer.compress()
         elif cmd == 'sleep':
             time.sleep(float(arg))
         elif cmd == 'shutdown':
@@ -188,7 +146,7 @@ def main():
     role, where, script = sys.argv[1:4]
     log = open(sys.argv[4], 'ab') if len(sys.argv) > 4 else None
     if role == 'server':
-        ls = listen(where, 4, READWAIT)
+        ls = listen(4, READWAIT, portfile=where)
         try:
             s, _ = ls.accept()
         except socket.timeout:
@@ -196,8 +154,9 @@ def main():
             return 1
         ls.close()
     else:
-        s = socket.create_connection(('127.0.0.1', int(where)), READWAIT)
-    rc = run(Peer(s, log), script)
+        s = connect(int(where), READWAIT)
+    # A line may be a whole uploaded file: bound it loosely.
+    rc = run(Peer(s, READWAIT, log, maxline=1 << 26), script)
     try:
         s.close()
     except OSError:

@@ -11,12 +11,12 @@
 # then connects to 127.0.0.1:SERVERPORT, sends the header and relays
 # bytes both ways until either side closes.  Every wait is bounded.
 import ipaddress
-import os
-import select
 import socket
 import struct
 import sys
-import threading
+import time
+
+from testnet import Relay, connect, listen, serve
 
 TIMEOUT = 30.0
 SIG = b'\r\n\r\n\x00\r\nQUIT\n'
@@ -48,61 +48,39 @@ def header(mode, claim, sport, dport):
     return SIG + bytes([0x21, fam]) + struct.pack('!H', len(body)) + body
 
 
-def relay(c, modefile, sport):
-    try:
-        with open(modefile) as f:
+class Forward(Relay):
+    """A relay whose connection to the server starts with the header
+    MODEFILE asks for."""
+
+    def __init__(self, client, port, modefile, deadline):
+        # A client's half-close is passed on; the server's end ends it.
+        Relay.__init__(self, client, port, TIMEOUT, deadline,
+                       halfclose=(self.CLIENT,))
+        self.modefile = modefile
+
+    def upstream(self):
+        with open(self.modefile) as f:
             words = f.read().split()
         mode = words[0]
         claim = words[1] if len(words) > 1 else '192.0.2.1'
         source = words[2] if len(words) > 2 else '127.0.0.1'
-        s = socket.socket()
-        s.settimeout(TIMEOUT)
-        s.bind((source, 0))
-        s.connect(('127.0.0.1', sport))
-        s.sendall(header(mode, claim, c.getpeername()[1], sport))
-        # Relay until the server closes; a half-close by the client
-        # is passed on.
-        socks = [c, s]
-        while socks:
-            r, _, _ = select.select(socks, [], [], TIMEOUT)
-            if not r:
-                break
-            if s in r:
-                d = s.recv(65536)
-                if not d:
-                    break
-                c.sendall(d)
-            if c in r:
-                d = c.recv(65536)
-                if d:
-                    s.sendall(d)
-                else:
-                    s.shutdown(socket.SHUT_WR)
-                    socks.remove(c)
-        s.close()
-    except OSError:
-        pass
-    finally:
-        c.close()
+        s = connect(self.port, TIMEOUT, source)
+        try:
+            s.sendall(header(mode, claim, self.c.getpeername()[1],
+                             self.port))
+        except OSError:
+            s.close()
+            raise
+        return s
 
 
 def main():
     lport, sport, ready, modefile = (int(sys.argv[1]), int(sys.argv[2]),
                                      sys.argv[3], sys.argv[4])
-    ls = socket.socket()
-    ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    ls.bind(('127.0.0.1', lport))
-    ls.listen(16)
-    open(ready, 'w').close()
-    ls.settimeout(300)
-    while True:
-        try:
-            c, _ = ls.accept()
-        except OSError:
-            break
-        c.settimeout(TIMEOUT)
-        threading.Thread(target=relay, args=(c, modefile, sport),
-                         daemon=True).start()
+    deadline = time.monotonic() + 600
+    ls = listen(16, 300, port=lport, ready=ready)
+    serve(ls, lambda c, n: Forward(c, sport, modefile, deadline).run(),
+          1000, deadline, threaded=True)
 
 
 if __name__ == '__main__':

@@ -22,56 +22,42 @@
 #
 # RAP_SOURCE=ADDR in the environment connects from the local address ADDR.
 #
-# Every wait is bounded (10 s); exit status 0 unless a connection fails.
+# Every wait is bounded: a read 10 s, the server's close 60 s; exit status
+# 0 unless a connection fails.
 import os
 import socket
 import sys
 import zlib
 
+from testnet import Conn, connect, drain, read_banner, unescape
+
 TIMEOUT = 10.0
+# How long the server has to say all and close.
+DRAIN = 60.0
 
 
-def unescape(s):
-    return s.encode('latin-1').decode('unicode_escape').encode('latin-1')
-
-
-def recv_all(sock, inflater=None, prefix=b''):
-    out = bytearray()
-    if prefix:
-        out += inflater.decompress(prefix) if inflater else prefix
-    while True:
-        try:
-            data = sock.recv(65536)
-        except ConnectionResetError:
-            break
-        if not data:
-            break
-        out += inflater.decompress(data) if inflater else data
-    return bytes(out)
-
-
-def connect(port):
+def rap_connect(port):
     # RAP_SOURCE: the local address to connect from (127.0.0.0/8 is ours).
-    src = os.environ.get('RAP_SOURCE')
-    s = socket.create_connection(('127.0.0.1', port), TIMEOUT,
-                                 (src, 0) if src else None)
-    s.settimeout(TIMEOUT)
-    return s
+    return connect(port, TIMEOUT, os.environ.get('RAP_SOURCE'))
+
+
+def rest(sock, inflater=None, data=b''):
+    """All the server sends until it closes (a reset ends it too)."""
+    out, end = drain(sock, DRAIN, inflater, data)
+    if end is None:
+        sys.stdout.buffer.write(out)
+        sys.exit('rap.py: the server did not close within %d s' % DRAIN)
+    return out
 
 
 def main():
     args = sys.argv[1:]
     if args[0] == '--busy':
         port = int(args[1])
-        first = connect(port)
-        got = b''
-        while b'CAPA' not in got:
-            data = first.recv(4096)
-            if not data:
-                break
-            got += data
-        second = connect(port)
-        sys.stdout.buffer.write(recv_all(second))
+        first = rap_connect(port)
+        read_banner(first)
+        second = rap_connect(port)
+        sys.stdout.buffer.write(rest(second))
         second.close()
         first.close()
         return 0
@@ -85,7 +71,7 @@ def main():
     port = int(args[0])
     req = unescape(args[1])
     zreq = unescape(args[2]) if len(args) > 2 else None
-    s = connect(port)
+    s = rap_connect(port)
     d = zlib.compressobj(6)
     if eager:
         s.sendall(req + d.compress(zreq) + d.flush(zlib.Z_SYNC_FLUSH))
@@ -96,33 +82,30 @@ def main():
             s.shutdown(socket.SHUT_WR)
         except OSError:
             pass    # the server has closed already: read what it sent
-        data = recv_all(s)
+        data = rest(s)
         sys.stdout.buffer.write(data.hex().encode() + b'\n' if raw
                                 else data)
         return 0
-    plain = b''
+    # The lines up to the 320 reply, exactly as they came.
+    c = Conn(s, TIMEOUT)
+    head = b''
     while True:
-        i = plain.find(b'\n320 ')
-        j = plain.find(b'\r\n', i + 1) if i >= 0 else -1
-        if plain.startswith(b'320 '):
-            i, j = -1, plain.find(b'\r\n')
-        if j >= 0:
-            break
-        data = s.recv(4096)
-        if not data:
-            sys.stdout.buffer.write(plain)
+        line = c.line(keep=True)
+        if line is None:
+            sys.stdout.buffer.write(head + bytes(c.buf))
             return 0
-        plain += data
-    head, rest = plain[:j + 2], plain[j + 2:]
+        head += line
+        if line.startswith(b'320 ') and line.endswith(b'\r\n'):
+            break
     sys.stdout.buffer.write(head)
     if not eager:
         s.sendall(d.compress(zreq) + d.flush(zlib.Z_SYNC_FLUSH))
     s.shutdown(socket.SHUT_WR)
     inf = zlib.decompressobj()
-    if rest and rest[0] != 0x78:
+    if c.buf and c.buf[0] != 0x78:
         sys.stderr.write('server stream does not start with a zlib header\n')
         return 3
-    sys.stdout.buffer.write(recv_all(s, inf, rest))
+    sys.stdout.buffer.write(rest(s, inf, bytes(c.buf)))
     if inf.eof:
         sys.stderr.write('server finished its zlib stream\n')
         return 3

@@ -7,11 +7,11 @@
 # client, "CZ: "/"SZ: " for lines carried inside the zlib stream (after
 # the client's COMP line / the server's 320 line).  Bytes are escaped:
 # \r \n \t \\ printable ASCII as is, anything else \xNN.  All waits bounded.
-import select
-import socket
 import sys
+import time
 import zlib
 
+from testnet import Relay, listen, serve
 
 def esc(b):
     out = []
@@ -64,44 +64,34 @@ class Side:
             self.buf = b''
 
 
+class Recorder(Relay):
+    """A relay that logs each side's lines."""
+
+    def __init__(self, client, port, log):
+        Relay.__init__(self, client, port, 30, time.monotonic() + 600)
+        self.log = log
+        self.sides = (Side('C', b'COMP'), Side('S', b'320 '))
+
+    def passing(self, side, data):
+        self.sides[side].feed(data, self.log)
+        return data, False
+
+
 def main():
     lport, sport, logname, nconn = (int(sys.argv[1]), int(sys.argv[2]),
                                     sys.argv[3], int(sys.argv[4]))
-    ls = socket.socket()
-    ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    ls.bind(('127.0.0.1', lport))
-    ls.listen(5)
-    ls.settimeout(30)
-    open(logname + '.ready', 'w').close()
+    ls = listen(5, 30, port=lport, ready=logname + '.ready')
     with open(logname, 'a') as log:
-        for _ in range(nconn):
-            c, _ = ls.accept()
-            s = socket.create_connection(('127.0.0.1', sport), 10)
+        def record(c, n):
             log.write('=== connection\n')
-            cside, sside = Side('C', b'COMP'), Side('S', b'320 ')
-            peers = {c: (s, cside), s: (c, sside)}
-            open_ = {c, s}
-            while open_:
-                r, _, _ = select.select(list(open_), [], [], 30)
-                if not r:
-                    break
-                for sock in r:
-                    data = sock.recv(65536)
-                    other, side = peers[sock]
-                    if not data:
-                        open_.discard(sock)
-                        try:
-                            other.shutdown(socket.SHUT_WR)
-                        except OSError:
-                            pass
-                        continue
-                    side.feed(data, log)
-                    other.sendall(data)
-            cside.flush(log)
-            sside.flush(log)
-            c.close()
-            s.close()
+            r = Recorder(c, sport, log)
+            r.run()
+            for side in r.sides:
+                side.flush(log)
             log.flush()
+        got = serve(ls, record, nconn, time.monotonic() + 600)
+    if got < nconn:
+        sys.exit('recproxy.py: %d of %d connections came' % (got, nconn))
     return 0
 
 

@@ -5,52 +5,45 @@
 # client's bytes on at most RATE bytes per second (default 1 MiB/s) and
 # the server's at full speed.  Creates READYFILE once listening.  Ends
 # when either side closes; every wait is bounded (120 s in all).
-import os
-import select
-import socket
 import sys
 import time
 
-lport, sport, ready = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
-rate = int(sys.argv[4]) if len(sys.argv) > 4 else 1 << 20
-deadline = time.time() + 120
+from testnet import Relay, listen, serve
 
-ls = socket.socket()
-ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-ls.bind(("127.0.0.1", lport))
-ls.listen(1)
-open(ready, "w").close()
-ls.settimeout(60)
-c, _ = ls.accept()
-s = socket.create_connection(("127.0.0.1", sport), 10)
-tick = 0.05
-budget = max(1, int(rate * tick))
-last = time.time()
-allow = budget
-try:
-    while time.time() < deadline:
-        r, _, _ = select.select([c, s], [], [], tick)
-        now = time.time()
-        if now - last >= tick:
-            allow = budget
-            last = now
-        if s in r:
-            d = s.recv(65536)
-            if not d:
-                break
-            c.sendall(d)
-        if c in r and allow >= 1:
-            d = c.recv(min(allow, 65536))
-            if not d:
-                break
-            allow -= len(d)
-            s.sendall(d)
-        elif c in r:
-            time.sleep(max(0.0, tick - (now - last)))
-except OSError:
-    pass
-for x in (c, s):
-    try:
-        x.close()
-    except OSError:
-        pass
+
+class Slow(Relay):
+    """A relay passing the client's bytes on at most rate a second."""
+
+    def __init__(self, client, port, rate, deadline):
+        # Either side's end of file ends it.
+        Relay.__init__(self, client, port, None, deadline, halfclose=())
+        self.per_tick = max(1, int(rate * self.tick))
+        self.allow = self.per_tick
+        self.last = time.monotonic()
+
+    def budget(self, side):
+        if side == self.SERVER:
+            return 65536
+        now = time.monotonic()
+        if now - self.last >= self.tick:
+            self.allow = self.per_tick
+            self.last = now
+        return self.allow
+
+    def passing(self, side, data):
+        if side == self.CLIENT:
+            self.allow -= len(data)
+        return data, False
+
+
+def main():
+    lport, sport, ready = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+    rate = int(sys.argv[4]) if len(sys.argv) > 4 else 1 << 20
+    deadline = time.monotonic() + 120
+    ls = listen(1, 60, port=lport, ready=ready)
+    serve(ls, lambda c, n: Slow(c, sport, rate, deadline).run(), 1,
+          deadline)
+
+
+if __name__ == '__main__':
+    main()

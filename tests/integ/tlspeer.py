@@ -21,32 +21,26 @@
 #       Writes its port to PORTFILE once listening; every line received
 #       in clear after STARTTLS is appended to LOG.
 #
-# Every wait is bounded (10 s).
+# Every wait is bounded: a read 10 s, the server's close 30 s.
 import socket
 import ssl
 import sys
 
-from testnet import listen, recv_until
+from testnet import (Conn, banner, connect, drain, listen, read_banner,
+                     recv_until, tls_context, unescape)
 
 TIMEOUT = 10.0
-
-
-def unescape(s):
-    return s.encode('latin-1').decode('unicode_escape').encode('latin-1')
+# How long the server has to say all and close.
+DRAIN = 30.0
 
 
 def recv_all(sock):
-    out = b''
-    while True:
-        try:
-            data = sock.recv(65536)
-        except (ConnectionResetError, ssl.SSLError, socket.timeout) as e:
-            out += ('[%s]\n' % e.__class__.__name__).encode()
-            break
-        if not data:
-            break
-        out += data
-    return out
+    """All the server sends until it closes; an error or the wait running
+    out ends it with a line "[ErrorName]"."""
+    out, end = drain(sock, DRAIN)
+    if end is None:
+        end = socket.timeout.__name__
+    return out + (b'[%s]\n' % end.encode() if end else b'')
 
 
 def client(args):
@@ -70,10 +64,8 @@ def client(args):
         else:
             raise SystemExit('tlspeer.py: unknown option ' + opt)
     out = sys.stdout.buffer
-    s = socket.create_connection(('127.0.0.1', port), TIMEOUT)
-    s.settimeout(TIMEOUT)
-    got = recv_until(s, b'', b'CAPA')
-    got = recv_until(s, got, b'\n')
+    s = connect(port, TIMEOUT)
+    got = read_banner(s)
     s.sendall(req)
     if b'STARTTLS' not in req.upper() and b'STAR' not in req.upper():
         out.write(got + recv_all(s))
@@ -84,18 +76,7 @@ def client(args):
     if b'220 Ready to start TLS\r\n' not in got:
         out.write(recv_all(s))
         return 0
-    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
-    ctx.check_hostname = False
-    if ca:
-        ctx.load_verify_locations(ca)
-    else:
-        ctx.verify_mode = ssl.CERT_NONE
-    if cert:
-        ctx.load_cert_chain(cert)
-    if tls11:
-        ctx.set_ciphers('DEFAULT:@SECLEVEL=0')
-        ctx.minimum_version = ssl.TLSVersion.TLSv1_1
-        ctx.maximum_version = ssl.TLSVersion.TLSv1_1
+    ctx = tls_context(ca=ca, cert=cert, tls11=tls11)
     try:
         t = ctx.wrap_socket(s)
         t.sendall(treq)
@@ -111,48 +92,45 @@ def client(args):
 
 def server(args):
     portfile, mode, certfile, logfile = args
-    ls = listen(portfile, 1, TIMEOUT)
-    c, _ = ls.accept()
-    c.settimeout(TIMEOUT)
+    ls = listen(1, TIMEOUT, portfile=portfile)
+    s, _ = ls.accept()
+    c = Conn(s, TIMEOUT)
     log = open(logfile, 'ab')
-    c.sendall(b'200-RAP 1 fake 1.0 radmind access protocol\r\n'
-              b'200 CAPA ZLIB REPO\r\n')
-    buf = recv_until(c, b'', b'\n')
-    if not buf.upper().startswith(b'STAR'):
-        log.write(b'no STARTTLS: ' + buf)
+    c.send(banner(b'fake', b'1.0', b'ZLIB REPO'))
+    line = c.line(keep=True)
+    if line is None or not line.upper().startswith(b'STAR'):
+        log.write(b'no STARTTLS: ' + (line or b'') + bytes(c.buf))
         return 1
     if mode == 'refuse':
-        c.sendall(b'500 Command STARTTLS unrecognized\r\n')
+        # Whatever comes in clear is logged and answered, chunk by chunk.
+        c.reply(b'500 Command STARTTLS unrecognized')
         try:
-            while True:
-                data = c.recv(4096)
-                if not data:
+            for _ in range(1000):
+                if not c.buf and not c.more():
                     break
-                log.write(data)
-                c.sendall(b'230 Returning STAT information\r\n')
+                log.write(bytes(c.buf))
+                del c.buf[:]
+                c.reply(b'230 Returning STAT information')
         except OSError:
             pass
     elif mode == 'junk':
-        c.sendall(b'220 Ready to start TLS\r\n201 QUIT OK\r\n')
-        c.settimeout(3)
+        c.reply(b'220 Ready to start TLS', b'201 QUIT OK')
+        s.settimeout(3)
         try:
-            log.write(c.recv(4096))
+            c.more()
         except OSError:
             pass
+        log.write(bytes(c.buf))
     elif mode == 'tls11':
-        c.sendall(b'220 Ready to start TLS\r\n')
-        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-        ctx.set_ciphers('DEFAULT:@SECLEVEL=0')
-        ctx.minimum_version = ssl.TLSVersion.TLSv1_1
-        ctx.maximum_version = ssl.TLSVersion.TLSv1_1
-        ctx.load_cert_chain(certfile)
+        c.reply(b'220 Ready to start TLS')
+        ctx = tls_context(server=True, cert=certfile, tls11=True)
         try:
-            t = ctx.wrap_socket(c, server_side=True)
+            t = ctx.wrap_socket(s, server_side=True)
             log.write(b'handshake succeeded\n')
             log.write(t.recv(4096))
         except (ssl.SSLError, OSError) as e:
             sys.stderr.write('fake server: %s\n' % e)
-    c.close()
+    s.close()
     log.close()
     return 0
 
