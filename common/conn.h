@@ -6,8 +6,13 @@
  * both directions (struct conn_filter below: compression, zconn.h),
  * which conn calls for every byte but knows nothing else of.
  *
- * Only conn.c touches the fd or the TLS session.  Line rules follow docs/protocol.md section 2: a line ends at CRLF, LF,
- * CR or NUL; the terminator is stripped; a line longer than the cap is an
+ * A connection is built of: its transport (transport.h: the socket and
+ * the TLS session, which nothing else touches), its input side
+ * (connin.h: lines and blocks), its output side (connout.h: the queue),
+ * the filter between them and the transport (connfilter.h) and the
+ * read-ahead thread (connra.h); callers use this header alone.  Line
+ * rules follow docs/protocol.md section 2: a line ends at CRLF, LF, CR
+ * or NUL; the terminator is stripped; a line longer than the cap is an
  * error.
  *
  * Output is buffered and pushed to the peer only when the connection is
@@ -31,13 +36,16 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "connfilter.h"
+#include "transport.h"
+
 struct cerr;
 struct conn;
 struct tls;
 struct tlsctx;
 
 #define CONN_MAXLINE	(1024 * 1024)	/* default line cap (libsnet) */
-#define CONN_IOSIZE	(256 * 1024)	/* read size and output push size */
+#define CONN_IOSIZE	TRANSPORT_IOSIZE /* read size and output push size */
 
 /*
  * Byte counters: raw = application bytes, wire = bytes below the filter
@@ -160,46 +168,7 @@ int		 conn_flush(struct conn *, struct cerr *err);
 int		 conn_flush_full(struct conn *, struct cerr *err);
 
 /*
- * Stream filter: a layer that codes every byte between the connection's
- * buffers and the transport (compression: zconn.h).  Data path:
- *   queued plain output --encode--> wire output --> transport
- *   transport --> wire input --decode--> plain input --> lines, blocks
- * conn calls the operations below with arg; they may use conn's public
- * API (a filter keeps its connection), but not read or write.  Errors
- * come back in err without the peer's name, which conn adds.
- *
- * encode: code len plain bytes (len 0: none) onto out, then end the
- *	coded data as flush says (CONN_FLUSH_*); with nothing to code and
- *	nothing to end it adds nothing.
- * decode: code from *in (*inlen bytes; both advanced past what was
- *	used) into out (at most outlen bytes); returns the count made,
- *	0 when it needs more input, -1 on bad data.  Under conn_readahead
- *	it runs in the connection's thread, concurrently with encode and
- *	the rest: it must share no state with them.
- * sent: what encode made has just been written (may add to out).
- * lines: n plain bytes of lines were read; used is how many wire
- *	bytes decode had consumed when their last byte was made; -1 (err)
- *	fails the line read.  NULL: nothing to check.
- * stats: add the filter's figures to st (conn_stats).
- * free: the connection ends.
- */
-#define CONN_FLUSH_NONE	0	/* let the filter buffer as it likes */
-#define CONN_FLUSH_SYNC	1	/* end on a byte boundary */
-#define CONN_FLUSH_FULL	2	/* as SYNC, and forget history */
-struct buf;
-struct conn_filter {
-	int	 (*encode)(void *arg, const void *p, size_t len, int flush,
-		    struct buf *out, struct cerr *err);
-	ssize_t	 (*decode)(void *arg, const unsigned char **in,
-		    size_t *inlen, void *out, size_t outlen,
-		    struct cerr *err);
-	int	 (*sent)(void *arg, struct buf *out, struct cerr *err);
-	int	 (*lines)(void *arg, size_t n, uint64_t used,
-		    struct cerr *err);
-	void	 (*stats)(void *arg, struct connstats *st);
-	void	 (*free)(void *arg);
-};
-/*
+ * Stream filter (connfilter.h, struct conn_filter).
  * Install a filter in both directions: push what is queued unfiltered,
  * then encode all later output; every input byte not yet consumed
  * (read-ahead) is treated as coded.  One filter per connection, for

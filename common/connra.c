@@ -16,8 +16,9 @@
 #include <unistd.h>
 
 #include "cerr.h"
-#include "conn.h"
+#include "connfilter.h"
 #include "connra.h"
+#include "transport.h"
 #include "xmalloc.h"
 
 #define CONNRA_STEP	(32 * 1024)	/* plain bytes per decode call */
@@ -57,15 +58,6 @@ struct connra {
 };
 
 static void	connra_free(struct connra *);
-
-static int64_t
-now_ms(void)
-{
-	struct timespec	 ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /*
  * The read-ahead thread: read the socket and decode into the ring until
@@ -202,7 +194,7 @@ connra_start(struct connra **rap, int fd, const struct conn_filter *ops,
 	ra->peer = xstrdup(peer);
 	ra->fops = ops;
 	ra->farg = arg;
-	ra->wcap = n > CONN_IOSIZE ? n : CONN_IOSIZE;
+	ra->wcap = n > TRANSPORT_IOSIZE ? n : TRANSPORT_IOSIZE;
 	ra->win = xmalloc(ra->wcap);
 	if (n > 0)
 		memcpy(ra->win, pending, n);
@@ -303,7 +295,7 @@ connra_take(struct connra *ra, void *p, size_t n, int64_t deadline,
 		ts.tv_nsec = (long)(deadline % 1000) * 1000000L;
 		if (pthread_cond_timedwait(&ra->cv, &ra->mu, &ts) != 0 &&
 		    ra->tail == ra->head && ra->end == 0 &&
-		    now_ms() >= deadline) {
+		    transport_now() >= deadline) {
 			pthread_mutex_unlock(&ra->mu);
 			return CONNRA_TIMEOUT;
 		}

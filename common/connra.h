@@ -3,7 +3,7 @@
  * conn.h).
  *
  * A thread reads the socket and decodes what it reads through the
- * connection's filter (conn.h, struct conn_filter: only its decode
+ * connection's filter (connfilter.h, struct conn_filter: only its decode
  * operation, which shares no state with the rest) into a bounded ring
  * of CONNRA_SIZE plain bytes, while the connection's reader takes from
  * the ring.  The thread owns the coded input it was given at the start;
@@ -44,7 +44,7 @@ int		 connra_start(struct connra **rap, int fd,
  * Take up to n plain bytes into p.  Returns the count (> 0), 0 at the
  * peer's clean end of stream, -1 with err on the thread's error; when
  * nothing is there yet, CONNRA_WAIT if wait is 0, else it waits until
- * the absolute deadline (conn_now() clock, -1: none) and returns
+ * the absolute deadline (transport_now() clock, -1: none) and returns
  * CONNRA_TIMEOUT when it passes.  *used becomes the number of coded
  * bytes decoded up to the last byte taken (as far as the thread's marks
  * tell: at least up to it).

@@ -16,6 +16,10 @@ common_libcairn_a_SOURCES = \
 	common/wildcard.c common/wildcard.h \
 	common/command.c common/command.h \
 	common/cerr.c common/cerr.h \
+	common/transport.c common/transport.h \
+	common/connfilter.h \
+	common/connin.c common/connin.h \
+	common/connout.c common/connout.h \
 	common/conn.c common/conn.h \
 	common/connra.c common/connra.h \
 	common/zconn.c common/zconn.h \

@@ -1,6 +1,7 @@
 /*
- * check_conn.c: the connection layers (common/conn.c, zstream.c,
- * proto.c) over a socketpair.
+ * check_conn.c: the connection layers (common/conn.c with transport.c,
+ * connin.c, connout.c and connra.c; zconn.c, zstream.c, proto.c) over a
+ * socketpair.
  */
 #include "config.h"
 
@@ -431,6 +432,53 @@ START_TEST(test_zlib_readahead)
 }
 END_TEST
 
+/*
+ * Line deadlines hold the same when the read-ahead thread reads: its
+ * time-out is the wait for a line, or for the rest of one.
+ */
+START_TEST(test_zlib_readahead_linetimes)
+{
+	struct zstream	*z;
+	struct buf	*b;
+	struct conn	*c;
+	struct cerr	 err;
+	char		*line;
+	int		 i;
+
+	for (i = 0; i < 2; i++) {
+		z = zstream_new(6, &err);
+		b = buf_new(1 << 20);
+		ck_assert_int_eq(buf_add(b, "COMP ZLIB 6\r\n", 13), 0);
+		ck_assert_int_eq(zstream_deflate(z, "NOOP\r\nNO", i == 0 ?
+		    6 : 8, ZS_SYNC, b, &err), 0);
+		pair();
+		c = conn_new(sv[0], "peer");
+		put(buf_data(b), buf_len(b));
+		ck_assert_str_eq(getl(c), "COMP ZLIB 6");
+		ck_assert_int_eq(zconn_start(c, 6, 0, &err), 0);
+		ck_assert_int_eq(conn_readahead(c, &err), 0);
+		ck_assert_str_eq(getl(c), "NOOP");
+		if (i == 0) {
+			/* Nothing more comes: the wait for a line runs out. */
+			conn_set_linetimes(c, 100, 5000);
+			ck_assert_int_eq(conn_getline(c, &line, &err), -1);
+			ck_assert_str_eq(err.msg, "peer: no line in 0.1 s");
+		} else {
+			/* "NO" and no more: the line time runs out. */
+			conn_set_linetimes(c, 5000, 100);
+			ck_assert_int_eq(conn_getline(c, &line, &err), -1);
+			ck_assert_str_eq(err.msg,
+			    "peer: line not complete 0.1 s after it began");
+		}
+		ck_assert(!conn_eof(c));
+		conn_free(c);
+		close(sv[1]);
+		buf_free(b);
+		zstream_free(z);
+	}
+}
+END_TEST
+
 START_TEST(test_proto)
 {
 	struct conn	*c;
@@ -652,6 +700,7 @@ conn_suite(void)
 	tcase_add_test(tc, test_zlib_roundtrip);
 	tcase_add_test(tc, test_zlib_thread);
 	tcase_add_test(tc, test_zlib_readahead);
+	tcase_add_test(tc, test_zlib_readahead_linetimes);
 	tcase_add_test(tc, test_zlib_linecap);
 	tcase_add_test(tc, test_zlib_ratio);
 	suite_add_tcase(s, tc);
