@@ -8,9 +8,9 @@ fuzz: config.h
 	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
 	    FUZZ_CC='$(FUZZ_CC)' FUZZ_SECONDS='$(FUZZ_SECONDS)' \
 	    FUZZ_TARGETS='$(FUZZ_TARGETS)' \
-	    FUZZ_CPPFLAGS='$(OPENSSL_CFLAGS) $(ZLIB_CFLAGS)' \
+	    FUZZ_CPPFLAGS='$(OPENSSL_CFLAGS) $(ZLIB_CFLAGS) $(ZSTD_CFLAGS)' \
 	    FUZZ_WARN='$(WARN_CFLAGS)' \
-	    FUZZ_LIBS='$(OPENSSL_LIBS) $(ZLIB_LIBS) $(PTHREAD_LIBS)' \
+	    FUZZ_LIBS='$(OPENSSL_LIBS) $(ZLIB_LIBS) $(ZSTD_LIBS) $(PTHREAD_LIBS)' \
 	    $(SHELL) '$(abs_top_srcdir)/tests/fuzz/fuzz.sh'
 
 fuzz-clean:
