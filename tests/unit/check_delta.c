@@ -475,6 +475,16 @@ START_TEST(test_bad_headers)
 	    &err), -1);
 	ck_assert_str_eq(err.msg, "delta: basis digest shaz: unsupported "
 	    "checksum");
+	buf_free(d);
+	/* one OpenSSL names but does not compute without its legacy code */
+	d = make(basis, 4 * KB, basis, 2 * KB, "md5", 3);
+	memcpy(h, buf_data(d), buf_len(d));
+	memcpy(h + 24, "md4", 3);
+	ck_assert_int_eq(apply(basis, 4 * KB, h, buf_len(d), 0, &out, NULL,
+	    &err), -1);
+	if (!cksum_supported("md4"))
+		ck_assert_str_eq(err.msg, "delta: basis digest md4: "
+		    "unsupported checksum");
 	free(h);
 	buf_free(d);
 	free(basis);
