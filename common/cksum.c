@@ -93,6 +93,20 @@ cksum_new(const char *name)
 	return c;
 }
 
+int
+cksum_data(const char *name, const void *p, size_t len,
+    char out[CKSUM_B64MAX])
+{
+	struct cksum	*c;
+
+	if ((c = cksum_new(name)) == NULL)
+		return -1;
+	cksum_update(c, p, len);
+	cksum_final(c, out);
+	cksum_free(c);
+	return 0;
+}
+
 void
 cksum_free(struct cksum *c)
 {

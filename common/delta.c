@@ -120,25 +120,15 @@ delta_allin(const char *s, size_t n, const char *set)
 #define DELTA_B64CHARS		"ABCDEFGHIJKLMNOPQRSTUVWXYZ" \
 				"abcdefghijklmnopqrstuvwxyz0123456789+/="
 
-/*
- * Digest len bytes at p with the digest called name into out.  Returns
- * 0, or -1 with err set if name is not a digest here.
- */
+/* The basis's digest, or -1 with err if name is not a digest here. */
 static int
 delta_digest(const char *name, const void *p, size_t len,
     char out[CKSUM_B64MAX], struct cerr *err)
 {
-	struct cksum	*c;
-
-	if ((c = cksum_new(name)) == NULL) {
-		cerr_set(err, "delta: basis digest %s: unsupported checksum",
-		    name);
-		return -1;
-	}
-	cksum_update(c, p, len);
-	cksum_final(c, out);
-	cksum_free(c);
-	return 0;
+	if (cksum_data(name, p, len, out) == 0)
+		return 0;
+	cerr_set(err, "delta: basis digest %s: unsupported checksum", name);
+	return -1;
 }
 
 /*

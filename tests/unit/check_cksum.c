@@ -180,6 +180,18 @@ START_TEST(test_unsupported)
 }
 END_TEST
 
+START_TEST(test_data)
+{
+	char	 out[CKSUM_B64MAX];
+
+	ck_assert_int_eq(cksum_data("sha1", "abc", 3, out), 0);
+	ck_assert_str_eq(out, "qZk+NkcGgWq6PiVxeFDCbJzQ2J0=");
+	ck_assert_int_eq(cksum_data("md5", "", 0, out), 0);
+	ck_assert_str_eq(out, "1B2M2Y8AsgTpgAmY7PhCfg==");
+	ck_assert_int_eq(cksum_data("nosuchdigest", "abc", 3, out), -1);
+}
+END_TEST
+
 /*
  * Names OpenSSL knows but may not compute: md4 and others live in its
  * legacy provider, not loaded by default.  Supported means a digest can
@@ -235,6 +247,7 @@ cksum_suite(void)
 	tcase_add_test(tc, test_lengths);
 	tcase_add_test(tc, test_streaming_and_reset);
 	tcase_add_test(tc, test_unsupported);
+	tcase_add_test(tc, test_data);
 	tcase_add_loop_test(tc, test_known_but_unavailable, 0,
 	    (int)(sizeof(known) / sizeof(known[0])));
 	tcase_add_test(tc, test_list);
