@@ -75,6 +75,24 @@ bench_zbench_SOURCES = bench/zbench.c
 bench_zbench_LDADD = $(CAIRN_LIBS)
 # --- make bench (end) ---
 
+# --- make bench-delta (begin) ---
+# Deltas on a real update: bench/make-update-corpus fetches about 24
+# Debian packages in two versions into $(CAIRN_BENCH_DIR)/update-corpus
+# (OLD/ and NEW/), bench/delta-measure compares the trees.
+noinst_PROGRAMS += bench/delta-measure
+bench_delta_measure_SOURCES = bench/delta-measure.c
+bench_delta_measure_LDADD = $(CAIRN_LIBS)
+dist_noinst_SCRIPTS += bench/make-update-corpus
+
+bench-delta: bench/delta-measure
+	BENCH_DATA='$(CAIRN_BENCH_DIR)' \
+	    $(SHELL) '$(abs_top_srcdir)/bench/make-update-corpus'
+	bench/delta-measure '$(CAIRN_BENCH_DIR)/update-corpus/OLD' \
+	    '$(CAIRN_BENCH_DIR)/update-corpus/NEW'
+
+.PHONY: bench-delta
+# --- make bench-delta (end) ---
+
 # --- make bench-scale (begin) ---
 dist_noinst_SCRIPTS += bench/bench-scale.sh
 EXTRA_DIST += bench/srcaddr.c

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <openssl/err.h>
 #include <openssl/evp.h>
 
 #include "cerr.h"
@@ -25,10 +26,33 @@ struct cksum {
 	char		*rbuf;		/* cksum_fd read buffer, lazily */
 };
 
+/*
+ * The digest called name, if it can be computed here: OpenSSL knows
+ * names (md4, whirlpool) whose code is in a provider that is not
+ * loaded, and then fails only when a digest is started.
+ */
+static const EVP_MD *
+cksum_md(const char *name)
+{
+	const EVP_MD	*md;
+	EVP_MD_CTX	*ctx;
+	int		 ok;
+
+	if ((md = EVP_get_digestbyname(name)) == NULL)
+		return NULL;
+	if ((ctx = EVP_MD_CTX_new()) == NULL)
+		fatalx("out of memory");
+	ok = EVP_DigestInit_ex(ctx, md, NULL) == 1;
+	EVP_MD_CTX_free(ctx);
+	if (!ok)
+		ERR_clear_error();
+	return ok ? md : NULL;
+}
+
 int
 cksum_supported(const char *name)
 {
-	return EVP_get_digestbyname(name) != NULL;
+	return cksum_md(name) != NULL;
 }
 
 int
@@ -59,7 +83,7 @@ cksum_new(const char *name)
 	struct cksum	*c;
 	const EVP_MD	*md;
 
-	if ((md = EVP_get_digestbyname(name)) == NULL)
+	if ((md = cksum_md(name)) == NULL)
 		return NULL;
 	c = xcalloc(1, sizeof(*c));
 	c->md = md;
@@ -67,6 +91,20 @@ cksum_new(const char *name)
 		fatalx("out of memory");
 	cksum_reset(c);
 	return c;
+}
+
+int
+cksum_data(const char *name, const void *p, size_t len,
+    char out[CKSUM_B64MAX])
+{
+	struct cksum	*c;
+
+	if ((c = cksum_new(name)) == NULL)
+		return -1;
+	cksum_update(c, p, len);
+	cksum_final(c, out);
+	cksum_free(c);
+	return 0;
 }
 
 void

@@ -31,6 +31,13 @@ void		 cksum_update(struct cksum *, const void *, size_t);
 void		 cksum_final(struct cksum *, char out[CKSUM_B64MAX]);
 
 /*
+ * Digest len bytes at p with the digest called name into out, at once.
+ * Returns 0, or -1 if name is not a supported digest.
+ */
+int	 cksum_data(const char *name, const void *p, size_t len,
+	    char out[CKSUM_B64MAX]);
+
+/*
  * Digest the regular file at fd (read from its current offset to EOF, in
  * large reads; a short read is taken as the end) into out; *size receives the byte count.  Returns 0 or -1 with
  * errno set.

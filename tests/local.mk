@@ -205,7 +205,8 @@ BENCH_TESTS = \
 	tests/integ/t-bench-sweep.sh \
 	tests/integ/t-bench-tc.sh \
 	tests/integ/t-bench-runlines.sh \
-	tests/integ/t-bench-advice.sh
+	tests/integ/t-bench-advice.sh \
+	tests/integ/t-bench-delta.sh
 
 INTEG_TESTS = $(VECTOR_TESTS) $(TOOLS_TESTS) $(TRANSCRIPT_TESTS) \
 	$(KTCHECK_TESTS) $(UPLOAD_TESTS) $(LAPPLY_TESTS) $(CAIRND_TESTS) \

@@ -18,8 +18,8 @@ set -u
 
 : "${top_srcdir:?}" "${top_builddir:?}"
 : "${FUZZ_CC:=clang}" "${FUZZ_SECONDS:=30}"
-: "${FUZZ_TARGETS:=request reply transcript command hostcfg encode inflate proxy}"
-: "${FUZZ_CPPFLAGS:=}" "${FUZZ_WARN:=}" "${FUZZ_LIBS:=-lssl -lcrypto -lz}"
+: "${FUZZ_TARGETS:=request reply transcript command hostcfg encode inflate proxy delta}"
+: "${FUZZ_CPPFLAGS:=}" "${FUZZ_WARN:=}" "${FUZZ_LIBS:=-lssl -lcrypto -lz -lzstd}"
 
 src=$top_srcdir
 fz=$top_builddir/tests/fuzz
