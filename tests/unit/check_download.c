@@ -33,6 +33,7 @@
 #include "download.h"
 #include "net.h"
 #include "unit.h"
+#include "unitsrv.h"
 
 /* One scripted answer to a request of the client. */
 struct reply {
@@ -59,13 +60,7 @@ setup(void)
 static void
 teardown(void)
 {
-	int	st;
-
-	if (srv > 0) {
-		kill(srv, SIGTERM);
-		(void)waitpid(srv, &st, 0);
-		srv = -1;
-	}
+	unit_server_stop(&srv);
 	close(dirfd_);
 	unit_rmtree(top);
 	free(top);
@@ -79,8 +74,7 @@ srv_send(int fd, const char *p, size_t n, int trickle)
 
 	while (n > 0) {
 		step = trickle ? 1 : n;
-		if (write(fd, p, step) != (ssize_t)step)
-			_exit(1);
+		unit_send(fd, p, step);
 		p += step;
 		n -= step;
 	}
@@ -92,87 +86,51 @@ srv_puts(int fd, const char *s)
 	srv_send(fd, s, strlen(s), 0);
 }
 
-/*
- * A server for one connection: the banner, then for each request line
- * the next reply (QUIT and REPO get their usual answers).  Bounded by
- * alarm(): a test that goes wrong cannot hang.
- */
+/* The script of a session: the next reply to give. */
+struct script {
+	const struct reply	*r;
+	size_t			 n, k;
+};
+
+/* QUIT and REPO get their usual answers, anything else the next reply. */
+static int
+srv_answer(int fd, char *line, void *arg)
+{
+	struct script	*sc = arg;
+
+	if (strncmp(line, "QUIT", 4) == 0) {
+		srv_puts(fd, "201 QUIT OK\r\n");
+		return 1;
+	} else if (strncmp(line, "REPO", 4) == 0)
+		srv_puts(fd, "215 Report successful\r\n");
+	else if (sc->k < sc->n) {
+		srv_send(fd, sc->r[sc->k].bytes, sc->r[sc->k].len,
+		    sc->r[sc->k].trickle);
+		if (sc->r[sc->k++].close) {
+			shutdown(fd, SHUT_RDWR);
+			return 1;
+		}
+	} else
+		srv_puts(fd, "500 Command unrecognized\r\n");
+	return 0;
+}
+
+/* A server for one connection, answering by the script r. */
 static void
 srv_start(const struct reply *r, size_t n)
 {
-	struct sockaddr_in	 sin;
-	socklen_t		 sl = sizeof(sin);
-	char			 line[4096];
-	size_t			 k = 0, len = 0;
-	ssize_t			 got;
-	int			 ls, fd, one = 1;
+	struct script	 sc = { r, n, 0 };
 
-	ls = socket(AF_INET, SOCK_STREAM, 0);
-	ck_assert_int_ne(ls, -1);
-	memset(&sin, 0, sizeof(sin));
-	sin.sin_family = AF_INET;
-	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	ck_assert_int_eq(bind(ls, (struct sockaddr *)&sin, sizeof(sin)), 0);
-	ck_assert_int_eq(listen(ls, 1), 0);
-	ck_assert_int_eq(getsockname(ls, (struct sockaddr *)&sin, &sl), 0);
-	snprintf(port, sizeof(port), "%u", (unsigned)ntohs(sin.sin_port));
-	if ((srv = fork()) != 0) {
-		ck_assert_int_ne(srv, -1);
-		close(ls);
-		return;
-	}
-	/* Check's handler would pass a SIGTERM on to the test itself. */
-	signal(SIGTERM, SIG_DFL);
-	alarm(20);
-	if ((fd = accept(ls, NULL, NULL)) == -1)
-		_exit(1);
-	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	srv_puts(fd, "200-RAP 1 unit radmind access protocol\r\n"
-	    "200 CAPA REPO\r\n");
-	for (;;) {
-		char *nl;
-
-		while ((nl = memchr(line, '\n', len)) == NULL) {
-			if (len == sizeof(line) ||
-			    (got = read(fd, line + len, sizeof(line) - len)) <= 0)
-				_exit(0);
-			len += (size_t)got;
-		}
-		*nl = '\0';
-		if (strncmp(line, "QUIT", 4) == 0) {
-			srv_puts(fd, "201 QUIT OK\r\n");
-			_exit(0);
-		} else if (strncmp(line, "REPO", 4) == 0)
-			srv_puts(fd, "215 Report successful\r\n");
-		else if (k < n) {
-			srv_send(fd, r[k].bytes, r[k].len, r[k].trickle);
-			if (r[k++].close) {
-				shutdown(fd, SHUT_RDWR);
-				_exit(0);
-			}
-		} else
-			srv_puts(fd, "500 Command unrecognized\r\n");
-		len -= (size_t)(nl + 1 - line);
-		memmove(line, nl + 1, len);
-	}
+	/* The server process serves from its own copy of sc. */
+	srv = unit_server(port, sizeof(port), 0, srv_answer, &sc);
 }
 
 static struct net *
 connect_srv(void)
 {
 	struct netopts	 no;
-	struct copts	 co;
-	struct cerr	 err;
-	struct net	*net;
 
-	copts_init(&co, COPTS_NET, &no);
-	no.host = "127.0.0.1";
-	no.port = port;
-	no.zlevel = 0;
-	no.tls = 0;
-	net = net_open(&no, &err);
-	ck_assert_msg(net != NULL, "net_open: %s", err.msg);
-	return net;
+	return unit_connect(port, &no);
 }
 
 /* A RETR reply carrying body, whose size line says size. */

@@ -27,6 +27,7 @@ UNIT_LAYER_TESTS = \
 	tests/unit/check_zlevel \
 	tests/unit/check_conn \
 	tests/unit/check_download \
+	tests/unit/check_reqwin \
 	tests/unit/check_proxy \
 	tests/unit/check_proto \
 	tests/unit/check_fsutil \
@@ -78,7 +79,7 @@ tests_unit_check_applyplan_LDADD = client/libclient.a $(UNIT_LDADD)
 else
 TESTS += tests/unit/no-check.sh
 endif
-EXTRA_DIST += tests/unit/no-check.sh tests/unit/unit.h
+EXTRA_DIST += tests/unit/no-check.sh tests/unit/unit.h tests/unit/unitsrv.h
 
 # Connection layers (conn, zstream, proto).
 if HAVE_CHECK
@@ -124,4 +125,12 @@ tests_unit_check_fsutil_LDADD = $(UNIT_LDADD)
 tests_unit_check_tls_SOURCES = tests/unit/check_tls.c
 tests_unit_check_tls_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_check_tls_LDADD = $(UNIT_LDADD)
+endif
+
+# The requests kept in flight (net/libnet.a: reqwin.c, reqpool.c).
+if HAVE_CHECK
+tests_unit_check_reqwin_SOURCES = tests/unit/check_reqwin.c
+tests_unit_check_reqwin_CPPFLAGS = $(NET_CPPFLAGS)
+tests_unit_check_reqwin_CFLAGS = $(UNIT_CFLAGS) $(PTHREAD_CFLAGS)
+tests_unit_check_reqwin_LDADD = net/libnet.a $(UNIT_LDADD) $(PTHREAD_LIBS)
 endif
