@@ -42,6 +42,7 @@
 #include "net.h"
 #include "pathcmp.h"
 #include "proto.h"
+#include "reqwin.h"
 #include "strlist.h"
 #include "xmalloc.h"
 
@@ -68,6 +69,7 @@ struct kt_staged {
 
 struct kt {
 	struct net	*net;
+	struct reqwin	*win;		/* its downloads, one at a time */
 	struct netopts	 no;
 	const char	*kfile;		/* -K */
 	const char	*base;		/* ... its name in the directory */
@@ -417,6 +419,11 @@ stage_commit(struct kt *kt)
 	return rc;
 }
 
+/* ktcheck's downloads: whole files, through the one download routine. */
+static const struct reqwin_ops	kt_fetch = {
+	dl_req_send, dl_req_recv, NULL
+};
+
 /*
  * Download kind/name into rel below the staging directory (path is how
  * messages show it): the one download routine receives it into a temp
@@ -429,19 +436,27 @@ static int
 download(struct kt *kt, const char *kind, const char *name, const char *rel,
     const char *path, const struct net_stat *si)
 {
-	struct dl_want	 w;
+	struct dl_req	 r;
 
 	if (stage_create(kt) == -1)
 		return -1;
-	memset(&w, 0, sizeof(w));
-	w.path = path;
-	w.source = "STAT reply";
-	w.size = si->size;
-	w.cksum = si->cksum;
-	w.ck = kt->ck;
-	w.mode = 0666;
-	if (dl_fetch(kt->net, kind, name, NULL, kt->stagefd, rel, 0777, &w,
-	    si->mtime, DL_REPLACEDIR | DL_NOSYNC, &kt->err) != DL_OK)
+	memset(&r, 0, sizeof(r));
+	r.kind = kind;
+	r.tname = name;
+	r.dfd = kt->stagefd;
+	r.rel = rel;
+	r.dmode = 0777;
+	r.w.path = path;
+	r.w.source = "STAT reply";
+	r.w.size = si->size;
+	r.w.cksum = si->cksum;
+	r.w.ck = kt->ck;
+	r.w.mode = 0666;
+	r.mtime = si->mtime;
+	r.flags = DL_REPLACEDIR | DL_NOSYNC;
+	/* Its STAT and RETR in turn: nothing else is in flight. */
+	if (reqwin_fetch(kt->win, &r, 16 + (name != NULL ? strlen(name) : 0),
+	    NULL, &kt->err) != DL_OK)
 		return -1;
 	stage_add(kt, rel, path, "updated", name == NULL ? KS_BASE :
 	    strcmp(kind, "COMMAND") == 0 ? KS_COMMAND : KS_FILE);
@@ -808,6 +823,7 @@ main(int argc, char *argv[])
 		stage_clean(&kt);
 	if ((kt.net = net_open(&kt.no, &kt.err)) == NULL)
 		fatalx("%s", kt.err.msg);
+	kt.win = reqwin_new(kt.net, 1, REQWIN_MAXBYTES, &kt_fetch, NULL);
 	rc = KT_ERROR;
 	if (check(&kt, "COMMAND", NULL, base, kt.kfile) == -1)
 		goto done;
@@ -844,6 +860,7 @@ done:
 	}
 	if (kt.no.verbose)
 		net_print_stats(kt.net, stdout);
+	reqwin_free(kt.win);
 	if (net_close(kt.net, &cerr) == -1) {
 		log_warnx("%s", cerr.msg);
 		rc = KT_ERROR;

@@ -296,16 +296,6 @@ dl_mkdir(void *ctx, int pfd, const char *name, const char *rel, size_t len)
 	return mkdirat(pfd, name, *(const mode_t *)ctx);
 }
 
-int
-dl_fetch(struct net *n, const char *kind, const char *tname,
-    const char *epath, int dfd, const char *rel, mode_t dmode,
-    const struct dl_want *w, int64_t mtime, int flags, struct cerr *err)
-{
-	if (net_send_retr(n, kind, tname, epath, err) == -1)
-		return DL_DEAD;
-	return dl_fetch_recv(n, dfd, rel, dmode, w, mtime, flags, err);
-}
-
 /* The reply to the oldest RETR is not wanted: read and drop it. */
 static int
 dl_discard(struct net *n, const struct dl_want *w, int rc)
@@ -322,7 +312,8 @@ dl_discard(struct net *n, const struct dl_want *w, int rc)
 	return dl_skip(n, size, rc);
 }
 
-int
+/* dl_req_recv, with the fields of the request. */
+static int
 dl_fetch_recv(struct net *n, int dfd, const char *rel, mode_t dmode,
     const struct dl_want *w, int64_t mtime, int flags, struct cerr *err)
 {
@@ -371,4 +362,25 @@ dl_fetch_recv(struct net *n, int dfd, const char *rel, mode_t dmode,
 out:
 	close(pfd);
 	return rc;
+}
+
+int
+dl_req_send(void *arg, struct net *n, void *req, struct cerr *err)
+{
+	const struct dl_req	*r = req;
+
+	(void)arg;
+	return net_send_retr(n, r->kind, r->tname, r->epath, err);
+}
+
+int
+dl_req_recv(void *arg, struct net *n, void *req, void *ctx,
+    struct cerr *err)
+{
+	const struct dl_req	*r = req;
+
+	(void)arg;
+	(void)ctx;
+	return dl_fetch_recv(n, r->dfd, r->rel, r->dmode, &r->w, r->mtime,
+	    r->flags, err);
 }

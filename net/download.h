@@ -76,31 +76,41 @@ int	 dl_commit(int fd, int dfd, const char *tmp, const char *leaf,
 	    const char *path, struct cerr *err);
 
 /*
- * Request (RETR kind [tname] [epath]) and receive one whole file into rel
- * below dfd, as ktcheck fetches command files and transcripts and
- * cairn-replicate fetches a repository's files: rel's directory is
- * reached through common/confine (missing directories made with dmode),
- * the body is received and verified by dl_file, the server's mtime set
- * when mtime >= 0, and the file made durable and renamed over rel
- * (dl_commit).  Flags: DL_NOSYNC renames without the fsyncs (the caller
- * makes a batch durable at once); DL_REPLACEDIR removes a directory
- * standing at rel first.  Returns 0, or a DL_* failure with err naming
- * w->path.
+ * One whole file to fetch, as ktcheck fetches command files and
+ * transcripts and cairn-replicate fetches a repository's files: the
+ * request RETR kind [tname] [epath], received into rel below dfd.  rel's
+ * directory is reached through common/confine (missing directories made
+ * with dmode), the body is received and verified by dl_file against w,
+ * the server's mtime set when mtime >= 0, and the file made durable and
+ * renamed over rel (dl_commit).  Flags: DL_NOSYNC renames without the
+ * fsyncs (the caller makes a batch durable at once); DL_REPLACEDIR
+ * removes a directory standing at rel first.
  */
 #define DL_NOSYNC	0x01
 #define DL_REPLACEDIR	0x02
-int	 dl_fetch(struct net *, const char *kind, const char *tname,
-	    const char *epath, int dfd, const char *rel, mode_t dmode,
-	    const struct dl_want *w, int64_t mtime, int flags,
-	    struct cerr *err);
+struct dl_req {
+	const char	*kind;
+	const char	*tname;
+	const char	*epath;
+	int		 dfd;
+	const char	*rel;
+	mode_t		 dmode;
+	struct dl_want	 w;
+	int64_t		 mtime;
+	int		 flags;
+};
+
 /*
- * dl_fetch's second half, for a caller that keeps several requests in
- * flight: receive the reply to the oldest RETR sent (net_send_retr) into
- * rel below dfd.  A local failure before the body (rel's directory)
- * still reads and drops the reply, so the next one stays in step.
+ * The two halves of fetching the dl_req req, as the ops of a request
+ * window (reqwin.h; arg and ctx are not used).  dl_req_send queues the
+ * request: 0, or -1 with err.  dl_req_recv receives the reply to the
+ * oldest request sent, which must be req's: 0, or a DL_* failure with
+ * err naming req->w.path.  A local failure before the body (rel's
+ * directory) still reads and drops the reply, so the next one stays in
+ * step.
  */
-int	 dl_fetch_recv(struct net *, int dfd, const char *rel, mode_t dmode,
-	    const struct dl_want *w, int64_t mtime, int flags,
+int	 dl_req_send(void *arg, struct net *, void *req, struct cerr *err);
+int	 dl_req_recv(void *arg, struct net *, void *req, void *ctx,
 	    struct cerr *err);
 
 /*

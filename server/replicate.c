@@ -41,6 +41,7 @@
 #include "net.h"
 #include "path.h"
 #include "proto.h"
+#include "reqwin.h"
 #include "strlist.h"
 #include "transcript.h"
 #include "xmalloc.h"
@@ -52,17 +53,14 @@
 #define RP_MAXSIZE	(1LL << 30)	/* largest command file or transcript */
 #define RP_STAGE	"tmp/replicate"	/* staged command files */
 #define RP_WINDOW	64		/* file requests in flight */
-#define RP_WINBYTES	(64 * 1024)	/* ... and their text: well inside
+#define RP_WINBYTES	REQWIN_MAXBYTES	/* ... and their text: well inside
 					   the socket buffers, so sending
 					   never waits on unread replies */
 
-/* A file requested and not yet received. */
-struct rp_pending {
-	char		*rel;		/* below the stage */
-	char		*path;		/* for messages */
-	char		*cksum;
-	int64_t		 size;
-	size_t		 reqlen;	/* its request's text */
+/* A file requested and not yet received: a request and its strings. */
+struct rp_req {
+	struct dl_req	 r;
+	char		*name, *epath, *rel, *path, *cksum;
 };
 
 struct rp {
@@ -72,10 +70,7 @@ struct rp {
 	const char	*kname;		/* -K: name of the base command file */
 	const char	*digest;	/* -c */
 	struct cksum	*ck;
-	/* Requests in flight, oldest at pfirst (a ring of RP_WINDOW). */
-	struct rp_pending pend[RP_WINDOW];
-	size_t		 pfirst, npend;
-	size_t		 reqbytes;	/* their requests' text */
+	struct reqwin	*win;		/* requests in flight (rp_req) */
 	int		 rflag, nflag, qflag;
 	int		 repofd;	/* the repository, open */
 	int		 changed;
@@ -141,18 +136,81 @@ same_file(struct rp *rp, int dfd, const char *rel, int64_t size,
 	return same;
 }
 
-/* What one download must be: size and digest from source. */
 static void
-rp_want(struct rp *rp, struct dl_want *w, const char *path,
-    const char *source, int64_t size, const char *cksum)
+rp_req_free(void *arg, void *item)
 {
-	memset(w, 0, sizeof(*w));
-	w->path = path;
-	w->source = source;
-	w->size = size;
-	w->cksum = cksum;
-	w->ck = rp->ck;
-	w->mode = 0444;
+	struct rp_req	*q = item;
+
+	(void)arg;
+	free(q->name);
+	free(q->epath);
+	free(q->rel);
+	free(q->path);
+	free(q->cksum);
+	free(q);
+}
+
+/* Receive the reply of q into its place, then forget q. */
+static int
+rp_req_recv(void *arg, struct net *net, void *item, void *ctx,
+    struct cerr *err)
+{
+	int	rc;
+
+	rc = dl_req_recv(arg, net, &((struct rp_req *)item)->r, ctx, err);
+	rp_req_free(arg, item);
+	return rc;
+}
+
+static int
+rp_req_send(void *arg, struct net *net, void *item, struct cerr *err)
+{
+	return dl_req_send(arg, net, &((struct rp_req *)item)->r, err);
+}
+
+static const struct reqwin_ops	rp_ops = {
+	rp_req_send, rp_req_recv, rp_req_free
+};
+
+/*
+ * The request of kind name [epath] into rel below dfd, path naming it in
+ * messages, checked against the size and digest source gives.
+ */
+static struct rp_req *
+rp_req(struct rp *rp, const char *kind, const char *name, const char *epath,
+    int dfd, const char *rel, const char *path, const char *source,
+    int64_t size, const char *cksum)
+{
+	struct rp_req	*q;
+
+	q = xcalloc(1, sizeof(*q));
+	q->name = name != NULL ? xstrdup(name) : NULL;
+	q->epath = epath != NULL ? xstrdup(epath) : NULL;
+	q->rel = xstrdup(rel);
+	q->path = xstrdup(path);
+	q->cksum = xstrdup(cksum);
+	q->r.kind = kind;
+	q->r.tname = q->name;
+	q->r.epath = q->epath;
+	q->r.dfd = dfd;
+	q->r.rel = q->rel;
+	q->r.dmode = 0755;
+	q->r.w.path = q->path;
+	q->r.w.source = source;
+	q->r.w.size = size;
+	q->r.w.cksum = q->cksum;
+	q->r.w.ck = rp->ck;
+	q->r.w.mode = 0444;
+	q->r.mtime = -1;
+	return q;
+}
+
+/* The text of a request for name [epath]. */
+static size_t
+rp_reqlen(const char *name, const char *epath)
+{
+	return 16 + (name != NULL ? strlen(name) : 0) +
+	    (epath != NULL ? strlen(epath) : 0);
 }
 
 /*
@@ -165,96 +223,30 @@ static int
 fetch(struct rp *rp, const char *kind, const char *name, int dfd,
     const char *rel, const char *path, int64_t size, const char *cksum)
 {
-	struct dl_want	 w;
-
-	rp_want(rp, &w, path, "STAT reply", size, cksum);
-	return dl_fetch(rp->net, kind, name, NULL, dfd, rel, 0755, &w, -1, 0,
+	return reqwin_fetch(rp->win, rp_req(rp, kind, name, NULL, dfd, rel,
+	    path, "STAT reply", size, cksum), rp_reqlen(name, NULL), NULL,
 	    &rp->err) == DL_OK ? 0 : -1;
-}
-
-/* Forget the oldest request. */
-static void
-pend_pop(struct rp *rp)
-{
-	struct rp_pending	*p = &rp->pend[rp->pfirst];
-
-	free(p->rel);
-	free(p->path);
-	free(p->cksum);
-	rp->reqbytes -= p->reqlen;
-	rp->pfirst = (rp->pfirst + 1) % RP_WINDOW;
-	rp->npend--;
-}
-
-/*
- * Receive the oldest file requested by request() into the stage below
- * stagefd, made durable with the others before cairn-publish.
- */
-static int
-receive(struct rp *rp, int stagefd)
-{
-	struct rp_pending	*p = &rp->pend[rp->pfirst];
-	struct dl_want		 w;
-	int			 rc;
-
-	/*
-	 * A file of a staged loadset is made durable with the others at
-	 * once (syncfs) before cairn-publish, not one fsync each.
-	 */
-	rp_want(rp, &w, p->path, "transcript", p->size, p->cksum);
-	rc = dl_fetch_recv(rp->net, stagefd, p->rel, 0755, &w, -1, DL_NOSYNC,
-	    &rp->err);
-	pend_pop(rp);
-	return rc == DL_OK ? 0 : -1;
 }
 
 /*
  * Request file epath of loadset tname for rel below the stage, keeping
- * up to RP_WINDOW requests (and RP_WINBYTES of their text) in flight:
- * over a long path, one round trip per file would dominate a tree of
- * small files.
+ * up to RP_WINDOW requests (and RP_WINBYTES of their text) in flight,
+ * oldest received first when the window is full: over a long path, one
+ * round trip per file would dominate a tree of small files.  A file of
+ * a staged loadset is made durable with the others at once (syncfs)
+ * before cairn-publish, not one fsync each.
  */
 static int
 request(struct rp *rp, const char *tname, const char *epath, int stagefd,
     const char *rel, const char *path, int64_t size, const char *cksum)
 {
-	struct rp_pending	*p;
-	size_t			 len;
+	struct rp_req	*q;
 
-	len = 16 + strlen(tname) + strlen(epath);
-	while (rp->npend > 0 && (rp->npend == RP_WINDOW ||
-	    rp->reqbytes + len > RP_WINBYTES))
-		if (receive(rp, stagefd) == -1)
-			return -1;
-	if (net_send_retr(rp->net, "FILE", tname, epath, &rp->err) == -1)
-		return -1;
-	p = &rp->pend[(rp->pfirst + rp->npend) % RP_WINDOW];
-	p->rel = xstrdup(rel);
-	p->path = xstrdup(path);
-	p->cksum = xstrdup(cksum);
-	p->size = size;
-	p->reqlen = len;
-	rp->reqbytes += len;
-	rp->npend++;
-	return 0;
-}
-
-/* Receive every file still requested. */
-static int
-receive_all(struct rp *rp, int stagefd)
-{
-	while (rp->npend > 0)
-		if (receive(rp, stagefd) == -1)
-			return -1;
-	return 0;
-}
-
-/* Drop what is still requested (after an error: the session ends). */
-static void
-forget_pending(struct rp *rp)
-{
-	while (rp->npend > 0)
-		pend_pop(rp);
+	q = rp_req(rp, "FILE", tname, epath, stagefd, rel, path,
+	    "transcript", size, cksum);
+	q->r.flags = DL_NOSYNC;
+	return reqwin_push(rp->win, q, rp_reqlen(tname, epath), NULL,
+	    &rp->err);
 }
 
 /* Open (making it) the directory rel below the repository. */
@@ -593,7 +585,7 @@ do_transcript(struct rp *rp, const char *name)
 		    t->cksum) == -1)
 			goto out;
 	}
-	if (rc == -1 || receive_all(rp, stagefd) == -1)
+	if (rc == -1 || reqwin_recvall(rp->win, NULL, &rp->err) == -1)
 		goto out;
 	if (!tdiff && !fdiff) {
 		/* In step; drop anything an interrupted run staged. */
@@ -847,6 +839,7 @@ main(int argc, char *argv[])
 		fatal("%s/tmp/.replicate.lock: another run", rp.dir);
 	if ((rp.net = net_open(&rp.no, &rp.err)) == NULL)
 		fatalx("%s", rp.err.msg);
+	rp.win = reqwin_new(rp.net, RP_WINDOW, RP_WINBYTES, &rp_ops, NULL);
 	/* A stage left by an interrupted run is fetched again. */
 	(void)fs_rmtreeat(rp.repofd, RP_STAGE);
 	if (fetch_commands(&rp) == -1)
@@ -863,9 +856,8 @@ main(int argc, char *argv[])
 done:
 	if (rc == RP_ERROR)
 		log_warnx("%s", rp.err.msg);
-	if (rp.npend > 0) {
+	if (reqwin_inflight(rp.win) > 0) {
 		/* Replies still due: no QUIT after them, just end. */
-		forget_pending(&rp);
 		net_abort(rp.net);
 	} else if (net_close(rp.net, &cerr) == -1) {
 		log_warnx("%s", cerr.msg);
@@ -873,6 +865,7 @@ done:
 	}
 	if (rc == RP_OK && !rp.qflag)
 		printf("In step\n");
+	reqwin_free(rp.win);
 	cksum_free(rp.ck);
 	strlist_free(&rp.kfiles);
 	strlist_free(&rp.trans);
