@@ -1,13 +1,16 @@
 /*
- * apply-retr.c: lapply's download path.
+ * apply-retr.c: lapply's download path over one session.
  *
  * RETR requests for the upcoming "+" lines are queued ahead of
- * processing (a window bounded in count and in request bytes, so that
- * requests never fill the socket buffers while replies wait unread);
- * the server answers in request order.  Lines that download always run
- * in file order: lapply refuses transcripts whose lines below a
+ * processing (the request window of net/reqwin.c, bounded in count and
+ * in request bytes, so that requests never fill the socket buffers
+ * while replies wait unread); the server answers in request order, and
+ * each reply is received through dl_file.  Lines that download always
+ * run in file order: lapply refuses transcripts whose lines below a
  * non-directory are anything but removals, so a deferred line (a
- * directory replaced by a file) cannot be overtaken by a later download.
+ * directory replaced by a file) cannot be overtaken by a later
+ * download.  With -j, apply-jobs.c spreads the downloads over several
+ * sessions; both land them with apply_landed.
  *
  * Each file lands in "<name>.radmind.<pid>", created O_EXCL mode 0600 in
  * the destination directory (relative to its held descriptor).  The
@@ -36,130 +39,29 @@
 #include "compat.h"
 #include "fsutil.h"
 #include "net.h"
-#include "xmalloc.h"
-
-/*
- * The window must cover the link's bandwidth-delay product in replies:
- * 100 Mbit/s and 50 ms hold some 600 KB, 200 small files.  Its request
- * bytes stay well inside the socket send buffer net_open() asks for, so
- * queueing requests never blocks while replies wait unread.
- */
-#define RQ_MAXREQ	1024		/* requests in flight */
-#define RQ_MAXBYTES	(64 * 1024)	/* request text in flight */
-
-struct retrq {
-	struct net		*net;
-	struct apply_entry	*ent;
-	size_t			*idx;		/* entries of "+" lines */
-	size_t			*reqlen;	/* request size per idx */
-	size_t			 nidx;
-	size_t			 sent;		/* requests sent */
-	size_t			 recv;		/* replies consumed */
-	size_t			 outbytes;
-};
-
-struct retrq *
-retrq_new(struct net *net, struct apply_entry *ent, size_t n)
-{
-	struct retrq	*rq;
-	size_t		 i;
-
-	rq = xcalloc(1, sizeof(*rq));
-	rq->net = net;
-	rq->ent = ent;
-	rq->idx = xreallocarray(NULL, n + 1, sizeof(*rq->idx));
-	rq->reqlen = xreallocarray(NULL, n + 1, sizeof(*rq->reqlen));
-	for (i = 0; i < n; i++)
-		if (ent[i].t.type != 0 && ent[i].t.plus)
-			rq->idx[rq->nidx++] = i;
-	return rq;
-}
-
-void
-retrq_free(struct retrq *rq)
-{
-	if (rq == NULL)
-		return;
-	free(rq->idx);
-	free(rq->reqlen);
-	free(rq);
-}
-
-int
-retrq_fill(struct retrq *rq, struct cerr *err)
-{
-	struct apply_entry	*e;
-	size_t			 len;
-
-	while (rq->sent < rq->nidx && rq->sent - rq->recv < RQ_MAXREQ) {
-		e = &rq->ent[rq->idx[rq->sent]];
-		len = 16 + strlen(e->t.epath) +
-		    (e->special ? 0 : strlen(e->tname));
-		if (rq->sent > rq->recv && rq->outbytes + len > RQ_MAXBYTES)
-			break;
-		if (e->special) {
-			if (net_send_retr(rq->net, "SPECIAL", NULL,
-			    e->t.epath, err) == -1)
-				return -1;
-		} else if (net_send_retr(rq->net, "FILE", e->tname,
-		    e->t.epath, err) == -1)
-			return -1;
-		rq->reqlen[rq->sent++] = len;
-		rq->outbytes += len;
-	}
-	return 0;
-}
+#include "reqwin.h"
 
 size_t
-retrq_next(const struct retrq *rq)
+retrq_len(const struct apply_entry *e)
 {
-	if (rq->recv >= rq->sent)
-		return (size_t)-1;
-	return rq->idx[rq->recv];
-}
-
-void
-retrq_pop(struct retrq *rq)
-{
-	if (rq->recv < rq->sent)
-		rq->outbytes -= rq->reqlen[rq->recv++];
+	return 16 + strlen(e->t.epath) + (e->special ? 0 : strlen(e->tname));
 }
 
 int
-retrq_drain(struct retrq *rq, int64_t max, struct cerr *err)
-{
-	int64_t	size;
-	int	rc;
-
-	while (rq->recv < rq->sent) {
-		rc = net_retr_begin(rq->net, &size, err);
-		if (rc == -1)
-			return -1;
-		retrq_pop(rq);
-		if (rc == 1)
-			continue;
-		if (size > max) {
-			cerr_set(err, "not draining a %lld byte reply",
-			    (long long)size);
-			return -1;
-		}
-		max -= size;
-		if (dl_skipbody(rq->net, err) == -1)
-			return -1;
-	}
-	return 0;
-}
-
-
-/* The request as Radmind's messages show it: "FILE <t> <path>". */
-static void
-retr_desc(const struct apply_entry *e, char *buf, size_t len)
+retrq_send(struct net *net, const struct apply_entry *e, struct cerr *err)
 {
 	if (e->special)
-		snprintf(buf, len, "SPECIAL %s", e->t.epath);
-	else
-		snprintf(buf, len, "FILE %s %s", e->tname, e->t.epath);
+		return net_send_retr(net, "SPECIAL", NULL, e->t.epath, err);
+	return net_send_retr(net, "FILE", e->tname, e->t.epath, err);
 }
+
+/* Where the reply of one line lands: dl_file's place and its result. */
+struct retr_dst {
+	int		 dfd;
+	const char	*leaf;
+	int		 fd;
+	char		*tmp;
+};
 
 /* dl_file's progress hook: bytes received for one path. */
 struct retr_prog {
@@ -174,6 +76,61 @@ retr_progress(void *arg, int64_t n)
 
 	progress_data(rp->prog, n);
 	progress_add(rp->prog, n, rp->path);
+}
+
+/* The window's ops: items are the entries of "+" lines. */
+static int
+retr_send(void *arg, struct net *net, void *item, struct cerr *err)
+{
+	(void)arg;
+	return retrq_send(net, item, err);
+}
+
+static int
+retr_recv(void *arg, struct net *net, void *item, void *ctx,
+    struct cerr *err)
+{
+	struct apply		*ap = arg;
+	struct apply_entry	*e = item;
+	struct retr_dst		*d = ctx;
+	struct retr_prog	 rp;
+	struct dl_want		 w;
+	char			 where[32];
+
+	snprintf(where, sizeof(where), "line %u", e->t.lineno);
+	apply_want(e, &w, where, (unsigned char *)ap->iobuf, ap->iobufsz,
+	    ap->ck);
+	w.onrecv = retr_progress;
+	w.arg = &rp;
+	rp.prog = &ap->prog;
+	rp.path = e->t.path;
+	return dl_file(net, &w, d->dfd, d->leaf, &d->fd, &d->tmp, err);
+}
+
+static const struct reqwin_ops	retr_ops = { retr_send, retr_recv, NULL };
+
+struct reqwin *
+retrq_new(struct apply *ap)
+{
+	struct reqwin	*rq;
+	size_t		 i;
+
+	rq = reqwin_new(ap->net, REQWIN_MAXREQ, REQWIN_MAXBYTES, &retr_ops,
+	    ap);
+	for (i = 0; i < ap->nent; i++)
+		if (ap->ent[i].t.type != 0 && ap->ent[i].t.plus)
+			reqwin_add(rq, &ap->ent[i], retrq_len(&ap->ent[i]));
+	return rq;
+}
+
+/* The request as Radmind's messages show it: "FILE <t> <path>". */
+static void
+retr_desc(const struct apply_entry *e, char *buf, size_t len)
+{
+	if (e->special)
+		snprintf(buf, len, "SPECIAL %s", e->t.epath);
+	else
+		snprintf(buf, len, "FILE %s %s", e->tname, e->t.epath);
 }
 
 /*
@@ -219,57 +176,34 @@ apply_dlfail(struct apply *ap, const struct apply_entry *e, int rc,
 }
 
 int
-apply_download(struct apply *ap, struct apply_entry *e, int dfd,
+retrq_download(struct apply *ap, struct apply_entry *e, int dfd,
     const char *leaf)
 {
 	const struct tline	*t = &e->t;
-	struct dl_want		 w;
-	struct retr_prog	 rp;
+	struct retr_dst		 d;
 	struct cerr		 err;
-	char			 where[32];
-	char			*tmp;
-	int			 fd, rc;
+	int			 rc;
 
-	if (t->type == 'a') {
-		amsg_linewarn(&ap->msg, t, "%s: applefiles cannot be created "
-		    "on this system", t->path);
-		return -1;
-	}
-	if (ap->net == NULL || ap->net_dead) {
-		amsg_linewarn(&ap->msg, t, "%s: no connection to the server",
-		    t->path);
-		return -1;
-	}
-	/* -j: one of the download connections receives it. */
-	if (ap->jq != NULL)
-		return jobq_add(ap, e, dfd, leaf);
-	if (retrq_fill(ap->rq, &err) == -1) {
+	if (reqwin_fill(ap->rq, &err) == -1) {
 		apply_dlfail(ap, e, DL_DEAD, &err);
 		ap->net_dead = 1;
 		return -1;
 	}
-	if (retrq_next(ap->rq) != (size_t)(e - ap->ent)) {
+	if (reqwin_next(ap->rq) != e) {
 		amsg_linewarn(&ap->msg, t, "%s: download out of order",
 		    t->path);
 		ap->net_dead = 1;
 		return -1;
 	}
-	retrq_pop(ap->rq);
-
-	snprintf(where, sizeof(where), "line %u", t->lineno);
-	apply_want(e, &w, where, (unsigned char *)ap->iobuf, ap->iobufsz,
-	    ap->ck);
-	w.progress = retr_progress;
-	w.arg = &rp;
-	rp.prog = &ap->prog;
-	rp.path = t->path;
-	if ((rc = dl_file(ap->net, &w, dfd, leaf, &fd, &tmp, &err)) != DL_OK) {
+	d.dfd = dfd;
+	d.leaf = leaf;
+	if ((rc = reqwin_recv(ap->rq, &d, &err)) != DL_OK) {
 		apply_dlfail(ap, e, rc, &err);
 		if (rc == DL_DEAD)
 			ap->net_dead = 1;
 		return -1;
 	}
-	return apply_landed(ap, e, dfd, leaf, fd, tmp);
+	return apply_landed(ap, e, dfd, leaf, d.fd, d.tmp);
 }
 
 void

@@ -82,6 +82,7 @@ struct syncq {
 	size_t			 maxfiles;	/* per batch, fits the fd limit */
 	int			 failed;	/* sticky */
 	int			 flushing;
+	int			(*first)(struct apply *);	/* before a flush */
 
 	int			 threaded;
 	int			 nothread;	/* pthread_create failed */
@@ -94,7 +95,7 @@ struct syncq {
 };
 
 struct syncq *
-syncq_new(void)
+syncq_new(int (*first)(struct apply *))
 {
 	struct syncq	*sq;
 
@@ -103,6 +104,7 @@ syncq_new(void)
 
 	sq = xcalloc(1, sizeof(*sq));
 	sq->fill = &sq->b[0];
+	sq->first = first;
 	/*
 	 * Each pending file holds three descriptors (its temp file, its
 	 * directory, and the directory common/intr keeps to remove it if
@@ -499,10 +501,11 @@ int
 syncq_flush(struct apply *ap)
 {
 	struct syncq	*sq = ap->sq;
-	int		 rc, jrc;
+	int		 rc, jrc = 0;
 
 	/* Downloads still on their way (-j) come first, in order. */
-	jrc = jobq_wait(ap);
+	if (sq != NULL && sq->first != NULL)
+		jrc = sq->first(ap);
 	if (sq == NULL || sq->flushing)
 		return jrc == -1 || (sq != NULL && sq->failed) ? -1 : 0;
 	sq->flushing = 1;

@@ -44,6 +44,7 @@
 #include "net.h"
 #include "path.h"
 #include "pathcmp.h"
+#include "reqwin.h"
 #include "transcript.h"
 #include "xmalloc.h"
 
@@ -1230,14 +1231,14 @@ apply_run(struct apply *ap, int progmode, const struct progtotal *total)
 	ap->prog.arg = ap;
 	ap->iobufsz = IOBUFSZ;
 	ap->iobuf = xmalloc(ap->iobufsz);
-	ap->sq = syncq_new();
+	ap->sq = syncq_new(jobq_wait);
 	if ((ap->fs = afs_open(&ap->msg, ap->style, &err)) == NULL) {
 		amsg_named(&ap->msg, "%s", err.msg);
 		return -1;
 	}
 	if (ap->net != NULL && ap->jobs > 1 && (n = count_downloads(ap)) > 1 &&
 	    jobq_start(ap, n < (size_t)ap->jobs ? (int)n : ap->jobs,
-	    &err) == -1) {
+	    apply_meta_undo, &err) == -1) {
 		amsg_warn(&ap->msg, "%s", err.msg);
 		(void)afs_close(ap->fs, NULL);
 		ap->fs = NULL;
@@ -1245,8 +1246,8 @@ apply_run(struct apply *ap, int progmode, const struct progtotal *total)
 	}
 	/* One session, or no thread for more: the request window. */
 	if (ap->net != NULL && ap->jq == NULL) {
-		ap->rq = retrq_new(ap->net, ap->ent, ap->nent);
-		if (retrq_fill(ap->rq, &err) == -1) {
+		ap->rq = retrq_new(ap);
+		if (reqwin_fill(ap->rq, &err) == -1) {
 			amsg_warn(&ap->msg, "%s", err.msg);
 			ap->net_dead = 1;
 			(void)afs_close(ap->fs, NULL);
@@ -1285,7 +1286,7 @@ apply_finish(struct apply *ap, int ok)
 	progress_end(&ap->prog);
 	if (ap->net != NULL) {
 		if (!ok && !ap->net_dead && ap->rq != NULL &&
-		    retrq_drain(ap->rq, DL_DRAINMAX, &err) == -1)
+		    reqwin_drain(ap->rq, DL_DRAINMAX, &err) == -1)
 			ap->net_dead = 1;
 		if (!ap->net_dead && net_has_cap(ap->net, "REPO")) {
 			if (ok)
@@ -1306,7 +1307,7 @@ apply_finish(struct apply *ap, int ok)
 		ap->net = NULL;
 	}
 	jobq_free(ap);
-	retrq_free(ap->rq);
+	reqwin_free(ap->rq);
 	ap->rq = NULL;
 	syncq_free(ap->sq);
 	ap->sq = NULL;

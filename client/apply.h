@@ -1,14 +1,15 @@
 /*
  * apply.h: the receive side of the clients, a library in libclient.a:
  * apply.c (load and check an applicable transcript, apply it), and its
- * modules apply-retr.c (the window of pipelined RETR requests),
+ * modules apply-retr.c (downloads over one session, on the request
+ * window of net/reqwin.c), apply-jobs.c (-j: over several sessions),
  * apply-sync.c (deferred durability of downloads) and, at the bottom
  * with headers of their own, apply-fs.c (confined file-system access
  * below the apply root), apply-msg.c (the run's messages),
  * apply-progress.c (progress output) and apply-plan.c (what each line
- * does, for apply.c alone).  Downloads land through
- * download.h.  lapply(1) is this library plus its options; nothing
- * here calls back into a main.
+ * does, for apply.c alone).  Downloads land through download.h.
+ * lapply(1) is this library plus its options; nothing here calls back
+ * into a main.
  */
 #ifndef CAIRN_APPLY_H
 #define CAIRN_APPLY_H
@@ -32,6 +33,7 @@ struct cksum;
 struct dl_want;
 struct apply;
 struct apply_pending;
+struct reqwin;
 
 /* Exit status of lapply (lapply(1), EXIT STATUS). */
 enum {
@@ -49,36 +51,34 @@ struct apply_entry {
 
 
 /*
- * The download pipeline.  RETR requests for upcoming "+" lines are sent
- * ahead (a bounded window); replies come back in request order.
+ * The download path over one session (apply-retr.c): retrq_new makes
+ * the request window (net/reqwin.h) over ap->net and queues every "+"
+ * line of the run in it, for reqwin_fill to request them ahead; the
+ * server answers in request order.  retrq_download receives the reply
+ * of the "+" line e, the next one due, as apply_download says.
+ * retrq_send sends the request of e, whose text is retrq_len(e) bytes,
+ * over any session (-j too).
  */
-struct retrq;
-
-struct retrq	*retrq_new(struct net *, struct apply_entry *, size_t n);
-void		 retrq_free(struct retrq *);
-/* Keep the request window full.  -1 on a session error (err). */
-int		 retrq_fill(struct retrq *, struct cerr *err);
-/* Index of the entry whose reply is next, or (size_t)-1. */
-size_t		 retrq_next(const struct retrq *);
-/* The oldest reply was consumed. */
-void		 retrq_pop(struct retrq *);
-/*
- * Read and throw away every outstanding reply so the session can still
- * carry a report.  Gives up (returns -1) after max body bytes.
- */
-int		 retrq_drain(struct retrq *, int64_t max, struct cerr *err);
+struct reqwin	*retrq_new(struct apply *);
+int		 retrq_download(struct apply *, struct apply_entry *e,
+		    int dfd, const char *leaf);
+int		 retrq_send(struct net *, const struct apply_entry *e,
+		    struct cerr *err);
+size_t		 retrq_len(const struct apply_entry *e);
 
 /*
  * Deferred durability of verified downloads (apply-sync.c).  syncq_add
  * takes over the open temp file fd (metadata set) and tmp, created in
  * dfd: it is made durable and renamed over leaf by the next flush, which
- * then prints msg.  syncq_flush is the barrier: every pending file is
- * durable and in place (or discarded after an error) when it returns.
+ * then prints msg.  syncq_flush is the barrier: what first(ap) waits
+ * for (the downloads still on their way with -j, landed in order:
+ * jobq_wait) comes before it, and every pending file is durable and in
+ * place (or discarded after an error) when it returns.
  * Both return -1 once any flush failed (message printed).
  */
 struct syncq;
 
-struct syncq	*syncq_new(void);
+struct syncq	*syncq_new(int (*first)(struct apply *));
 void		 syncq_free(struct syncq *);
 int		 syncq_add(struct apply *, int fd, int dfd, char *tmp,
 		    const char *leaf, const char *msg, const struct tline *t);
@@ -89,11 +89,12 @@ int		 syncq_pending(const struct apply *);
 int		 syncq_msg(struct apply *, char *msg);
 
 /*
- * Downloads over several connections (apply-jobs.c, lapply -j).  The
- * main thread hands each "+" line to the queue; one worker thread per
- * connection sends RETR requests for the next unclaimed lines (a few in
- * flight each) and receives their bodies into temp files through
- * dl_file.  The main thread takes the results back strictly in
+ * Downloads over several connections (apply-jobs.c, lapply -j, on the
+ * pool of sessions of net/reqpool.h).  The main thread hands each "+"
+ * line to the queue; one worker thread per connection sends RETR
+ * requests for the next unclaimed lines (a few in flight each) and
+ * receives their bodies into temp files through dl_file (the job ops
+ * of apply-jobs.c).  The main thread takes the results back strictly in
  * transcript order and lands them (apply_landed: metadata, then the
  * batch of apply-sync.c), so renames and messages keep the order of
  * one connection.  The first failure in transcript order is reported
@@ -103,7 +104,9 @@ int		 syncq_msg(struct apply *, char *msg);
  * jobq_start opens n - 1 connections beside ap->net, set up from
  * ap->no as the first one was, and starts the workers: 0, -1 with err
  * if a connection cannot be opened, 1 if no thread could be started
- * (nothing is left open: one session then does it all).
+ * (nothing is left open: one session then does it all).  undo puts
+ * back the metadata of an old object a line changed ahead
+ * (apply_meta_undo, below).
  * jobq_add queues the download of e into (dfd, leaf); it may first
  * land earlier ones.  jobq_wait is the barrier: every queued download
  * is landed when it returns 0; -1 once any failed (message printed).
@@ -113,7 +116,9 @@ int		 syncq_msg(struct apply *, char *msg);
  */
 struct jobq;
 
-int	jobq_start(struct apply *, int n, struct cerr *err);
+int	jobq_start(struct apply *, int n, void (*undo)(struct apply *,
+	    const struct apply_entry *, int, const char *,
+	    const struct stat *), struct cerr *err);
 int	jobq_add(struct apply *, struct apply_entry *e, int dfd,
 	    const char *leaf);
 int	jobq_wait(struct apply *);
@@ -173,7 +178,7 @@ struct apply {
 	struct afs	*fs;
 	struct net	*net;
 	int		 net_dead;		/* session unusable */
-	struct retrq	*rq;
+	struct reqwin	*rq;			/* one session's window */
 	struct syncq	*sq;
 	struct jobq	*jq;			/* -j 2 or more, else NULL */
 	struct cksum	*ck;
@@ -205,7 +210,9 @@ int	apply_finish(struct apply *, int ok);
 /*
  * Download the "+" line e into a temp file in dfd (download.h), verify
  * it, set its metadata and queue it to be made durable and renamed over
- * leaf (syncq_add).  Returns 0 or -1 (message printed).
+ * leaf (syncq_add): over one session (retrq_download), or with -j
+ * queued to the others (jobq_add), by apply-jobs.c.  Returns 0 or -1
+ * (message printed).
  */
 int	apply_download(struct apply *, struct apply_entry *e, int dfd,
 	    const char *leaf);

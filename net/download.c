@@ -157,8 +157,8 @@ dl_body(struct net *net, const struct dl_want *w, int fd, int werr,
 		}
 		if (w->ck != NULL)
 			cksum_update(w->ck, buf, (size_t)n);
-		if (w->progress != NULL)
-			w->progress(w->arg, n);
+		if (w->onrecv != NULL)
+			w->onrecv(w->arg, n);
 	}
 	free(own);
 	if (n == -1 || net_retr_end(net, err) == -1)

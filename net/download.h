@@ -33,8 +33,8 @@ struct dl_want {
 	mode_t		 mode;		/* of the new temp file */
 	unsigned char	*buf;		/* receive buffer, or NULL */
 	size_t		 bufsz;
-	/* Called with each received count (progress), or NULL. */
-	void		(*progress)(void *, int64_t);
+	/* Called with each count of bytes received (progress), or NULL. */
+	void		(*onrecv)(void *, int64_t);
 	void		*arg;
 };
 
