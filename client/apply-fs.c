@@ -10,7 +10,9 @@
  * relative to the returned descriptor.
  *
  * Because transcripts are sorted, consecutive paths mostly share their
- * directory: the directory of the previous path stays open.
+ * directory: the directory of the previous path stays open.  Owner and
+ * mode are set on the object once it is open (afs_owner_mode), in an
+ * order that never grants more than the old and the new state.
  */
 #include "config.h"
 
@@ -28,10 +30,12 @@
 #include "apply-fs.h"
 #include "apply-msg.h"
 #include "cerr.h"
+#include "compat.h"
 #include "confine.h"
 #include "fsutil.h"
 #include "intr.h"
 #include "path.h"
+#include "transcript.h"
 #include "xmalloc.h"
 
 /* The directory of the last path resolved. */
@@ -502,3 +506,60 @@ afs_names_inside(struct afs *fs, int dfd, const struct stat *st)
 	return 1;
 }
 
+/*
+ * Owner and mode, Radmind's rules: chown only if uid or gid differ;
+ * chmod if the mode differs, or after a chown of a set-id object (chown
+ * clears those bits), and always for FIFOs (Radmind compares a mode with
+ * the FIFO type bit against the permission bits: kept for identical
+ * output).  Appends " uid", " gid", " mode" to msg.
+ *
+ * The steps are ordered so that no state between them grants more than
+ * both the old and the new one: when the owner changes, the mode is
+ * first narrowed to the permissions both share, without set-id bits;
+ * then the owner changes; then the new mode is set.  A crash between
+ * them leaves the object with the old or new owner and at most the
+ * shared permissions (never set-id with the old owner), which the next
+ * run repairs.
+ */
+int
+afs_owner_mode(int fd, const struct stat *st, const struct tline *t,
+    char *msg, size_t msglen, int *changed, const char **op)
+{
+	uid_t	uid = (uid_t)t->uid;
+	gid_t	gid = (gid_t)t->gid;
+	mode_t	old = st->st_mode & 07777, narrow;
+	int	owner, mode;
+
+	owner = uid != st->st_uid || gid != st->st_gid;
+	mode = t->mode != old ||
+	    (owner && (t->mode & (S_ISUID | S_ISGID)) != 0) ||
+	    t->type == 'p';
+	if (owner) {
+		narrow = old & (mode_t)t->mode & ~(mode_t)(S_ISUID | S_ISGID);
+		*op = "chmod";
+		if (narrow != old && fd_chmod(fd, narrow) == -1)
+			return -1;
+		*op = "chown";
+		if (fd_chown(fd, uid, gid) == -1)
+			return -1;
+		if (uid != st->st_uid)
+			strlcat(msg, " uid", msglen);
+		if (gid != st->st_gid)
+			strlcat(msg, " gid", msglen);
+		if (narrow != (mode_t)t->mode && !mode) {
+			/* Only narrowed: put the declared mode back. */
+			*op = "chmod";
+			if (fd_chmod(fd, (mode_t)t->mode) == -1)
+				return -1;
+		}
+	}
+	if (mode) {
+		*op = "chmod";
+		if (fd_chmod(fd, (mode_t)t->mode) == -1)
+			return -1;
+		strlcat(msg, " mode", msglen);
+	}
+	if (changed != NULL && (owner || mode))
+		*changed = 1;
+	return 0;
+}

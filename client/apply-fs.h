@@ -11,6 +11,7 @@
 
 struct amsg;
 struct cerr;
+struct tline;
 
 /*
  * Confined access to the apply root.  The root is opened once; every
@@ -66,5 +67,16 @@ int	 afs_names_here(int dfd, const struct stat *st);
  * tree below the root only when that does not account for them all.
  */
 int	 afs_names_inside(struct afs *, int dfd, const struct stat *st);
+
+/*
+ * Owner and mode of the open object fd (now st) as t declares, in an
+ * order never more permissive than both the old and the new state;
+ * appends " uid", " gid", " mode" to msg for what changed, and sets
+ * *changed (unless NULL) if anything did.  Used by apply.c and
+ * apply-retr.c.  Returns 0 or -1 with errno and *op the step that
+ * failed ("chown" or "chmod").
+ */
+int	 afs_owner_mode(int fd, const struct stat *st, const struct tline *t,
+	    char *msg, size_t msglen, int *changed, const char **op);
 
 #endif

@@ -245,8 +245,7 @@ apply_landed(struct apply *ap, const struct apply_entry *e, int dfd,
 			goto syserr;
 		changed = 1;
 	}
-	if (apply_owner_mode(ap, fd, &st, t, msg, sizeof(msg), NULL,
-	    &op) == -1)
+	if (afs_owner_mode(fd, &st, t, msg, sizeof(msg), NULL, &op) == -1)
 		goto syserr;
 	if (changed)
 		strlcat(msg, " time", sizeof(msg));

@@ -329,66 +329,6 @@ apply_load(struct apply *ap, FILE *fp, struct progtotal *total)
 	return rc == 0 ? 0 : -1;
 }
 
-/*
- * Owner and mode, Radmind's rules: chown only if uid or gid differ;
- * chmod if the mode differs, or after a chown of a set-id object (chown
- * clears those bits), and always for FIFOs (Radmind compares a mode with
- * the FIFO type bit against the permission bits: kept for identical
- * output).  Appends " uid", " gid", " mode" to msg.
- *
- * The steps are ordered so that no state between them grants more than
- * both the old and the new one: when the owner changes, the mode is
- * first narrowed to the permissions both share, without set-id bits;
- * then the owner changes; then the new mode is set.  A crash between
- * them leaves the object with the old or new owner and at most the
- * shared permissions (never set-id with the old owner), which the next
- * run repairs.
- */
-int
-apply_owner_mode(struct apply *ap, int fd, const struct stat *st,
-    const struct tline *t, char *msg, size_t msglen, int *changed,
-    const char **op)
-{
-	uid_t	uid = (uid_t)t->uid;
-	gid_t	gid = (gid_t)t->gid;
-	mode_t	old = st->st_mode & 07777, narrow;
-	int	owner, mode;
-
-	(void)ap;
-	owner = uid != st->st_uid || gid != st->st_gid;
-	mode = t->mode != old ||
-	    (owner && (t->mode & (S_ISUID | S_ISGID)) != 0) ||
-	    t->type == 'p';
-	if (owner) {
-		narrow = old & (mode_t)t->mode & ~(mode_t)(S_ISUID | S_ISGID);
-		*op = "chmod";
-		if (narrow != old && fd_chmod(fd, narrow) == -1)
-			return -1;
-		*op = "chown";
-		if (fd_chown(fd, uid, gid) == -1)
-			return -1;
-		if (uid != st->st_uid)
-			strlcat(msg, " uid", msglen);
-		if (gid != st->st_gid)
-			strlcat(msg, " gid", msglen);
-		if (narrow != (mode_t)t->mode && !mode) {
-			/* Only narrowed: put the declared mode back. */
-			*op = "chmod";
-			if (fd_chmod(fd, (mode_t)t->mode) == -1)
-				return -1;
-		}
-	}
-	if (mode) {
-		*op = "chmod";
-		if (fd_chmod(fd, (mode_t)t->mode) == -1)
-			return -1;
-		strlcat(msg, " mode", msglen);
-	}
-	if (changed != NULL && (owner || mode))
-		*changed = 1;
-	return 0;
-}
-
 /* A pipe or device of mode and number dev, for dl_maketemp. */
 struct mknode {
 	mode_t	mode;
@@ -529,7 +469,7 @@ fail:
 
 /*
  * The words of an "updating" message for the differences between now
- * and t, as apply_owner_mode and the mtime step would print them.
+ * and t, as afs_owner_mode and the mtime step would print them.
  */
 static void
 meta_words(const struct stat *now, const struct tline *t, char *msg,
@@ -892,8 +832,8 @@ do_line(struct apply *ap, struct apply_entry *e, enum apply_act act,
 		ap->modified = 1;
 		timeupd = 1;
 	}
-	if (apply_owner_mode(ap, fd, &now, t, msg, sizeof(msg),
-	    &ap->modified, &op) == -1)
+	if (afs_owner_mode(fd, &now, t, msg, sizeof(msg), &ap->modified,
+	    &op) == -1)
 		goto syserr;
 	intr_release();
 	if (timeupd)
@@ -942,8 +882,7 @@ apply_meta_undo(struct apply *ap, const struct apply_entry *e, int dfd,
 	if ((fd = meta_open(ap, &t, dfd, leaf, old, &now)) == -1)
 		return;
 	(void)intr_hold();
-	if (apply_owner_mode(ap, fd, &now, &t, msg, sizeof(msg), NULL,
-	    &op) == -1)
+	if (afs_owner_mode(fd, &now, &t, msg, sizeof(msg), NULL, &op) == -1)
 		goto fail;
 	op = "set times";
 	if (t.type == 'f' && (now.st_mtim.tv_sec != old->st_mtim.tv_sec ||

@@ -230,15 +230,4 @@ int	apply_landed(struct apply *, const struct apply_entry *e, int dfd,
 void	apply_dlfail(struct apply *, const struct apply_entry *e, int rc,
 	    const struct cerr *err);
 
-/*
- * Owner and mode of the open object fd (now st) as t declares, in an
- * order never more permissive than both the old and the new state;
- * appends " uid", " gid", " mode" to msg for what changed.  Used by
- * apply.c and apply-retr.c.  Returns 0 or -1 with errno and *op the
- * step that failed ("chown" or "chmod").
- */
-int	apply_owner_mode(struct apply *, int fd, const struct stat *st,
-	    const struct tline *t, char *msg, size_t msglen, int *changed,
-	    const char **op);
-
 #endif
