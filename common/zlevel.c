@@ -12,7 +12,6 @@
 
 #include "cerr.h"
 #include "compat.h"
-#include "zconn.h"
 #include "zlevel.h"
 #include "zstream.h"
 
@@ -169,41 +168,7 @@ zlevel_cap(struct zlevel *zl, long cap)
 }
 
 int
-zlevel_start(struct conn *c, const struct zlevel *zl, int ratio,
-    struct cerr *err)
+zlevel_autostart(enum zlevel_codec codec)
 {
-	if (!zl->zauto)
-		return zconn_start(c, zl->level, ratio, err);
-	if (zconn_start(c, zlevel_row(zl->codec)->autostart, ratio,
-	    err) == -1)
-		return -1;
-	return zconn_set_auto(c, zl->level, err);
-}
-
-int
-zlevel_pin_stored(struct conn *c, const struct zlevel *zl, struct cerr *err)
-{
-	return zconn_pin_level(c, zlevel_row(zl->codec)->lo, err);
-}
-
-int
-zlevel_unpin(struct conn *c, struct cerr *err)
-{
-	return zconn_pin_level(c, -1, err);
-}
-
-int
-zlevel_now(const struct conn *c)
-{
-	return zconn_level(c);
-}
-
-void
-zlevel_span(const struct zlevel *zl, const struct conn *c, int *lo, int *hi)
-{
-	if (zl->zauto) {
-		*lo = zlevel_row(zl->codec)->lo + 1;
-		*hi = zl->level;
-	} else
-		*lo = *hi = zconn_level(c);
+	return zlevel_row(codec)->autostart;
 }

@@ -29,6 +29,7 @@
 #ifndef CAIRN_ZLEVEL_H
 #define CAIRN_ZLEVEL_H
 
+#include "zconn.h"
 #include "zstream.h"
 
 struct cerr;
@@ -105,29 +106,71 @@ void		 zlevel_ask(enum zlevel_codec, int level, int zauto,
 /* The cap a server named for the automatic level: 0, or -1 if invalid. */
 int		 zlevel_cap(struct zlevel *, long cap);
 
+/* The level the automatic level of the codec starts at. */
+int		 zlevel_autostart(enum zlevel_codec);
+
 /*
- * Start the compressed stream of c as agreed (zconn_start): at the
- * fixed level, or at the codec's first automatic level with the
- * automatic level on up to the cap.  ratio: as zconn_start's.
+ * The stream of a connection at the agreed level (zconn.h), inline here
+ * so that a tool that only parses a level (copts.c) links no connection.
+ *
+ * zlevel_start: start the compressed stream of c as agreed
+ * (zconn_start): at the fixed level, or at the codec's first automatic
+ * level with the automatic level on up to the cap.  ratio: as
+ * zconn_start's.
  */
-int		 zlevel_start(struct conn *, const struct zlevel *, int ratio,
-		    struct cerr *err);
+static inline int
+zlevel_start(struct conn *c, const struct zlevel *zl, int ratio,
+    struct cerr *err)
+{
+	if (!zl->zauto)
+		return zconn_start(c, zl->level, ratio, err);
+	if (zconn_start(c, zlevel_autostart(zl->codec), ratio, err) == -1)
+		return -1;
+	return zconn_set_auto(c, zl->level, err);
+}
 
 /*
  * Pin the output to stored blocks (a body that does not shrink), and
  * end that pin: the fixed or automatic level applies again.  Nothing
  * without compression.
  */
-int		 zlevel_pin_stored(struct conn *, const struct zlevel *,
-		    struct cerr *err);
-int		 zlevel_unpin(struct conn *, struct cerr *err);
+static inline int
+zlevel_pin_stored(struct conn *c, const struct zlevel *zl, struct cerr *err)
+{
+	int	lo, hi;
+
+	zlevel_range(zl->codec, &lo, &hi);
+	return zconn_pin_level(c, lo, err);
+}
+
+static inline int
+zlevel_unpin(struct conn *c, struct cerr *err)
+{
+	return zconn_pin_level(c, -1, err);
+}
+
 /* The level the output uses now, as the stream reports it; 0: none. */
-int		 zlevel_now(const struct conn *);
+static inline int
+zlevel_now(const struct conn *c)
+{
+	return zconn_level(c);
+}
+
 /*
  * The levels a body sent now may be deflated at, lo to hi: the
  * automatic level's deflating ones up to its cap, else the current.
  */
-void		 zlevel_span(const struct zlevel *, const struct conn *,
-		    int *lo, int *hi);
+static inline void
+zlevel_span(const struct zlevel *zl, const struct conn *c, int *lo, int *hi)
+{
+	int	top;
+
+	if (zl->zauto) {
+		zlevel_range(zl->codec, lo, &top);
+		*lo += 1;
+		*hi = zl->level;
+	} else
+		*lo = *hi = zconn_level(c);
+}
 
 #endif
