@@ -76,7 +76,7 @@ dstore_open(int rootfd, const char *alg, int64_t bound, int create,
 {
 	struct dstore	*ds;
 	char		 empty[CKSUM_B64MAX];
-	int		 topfd, *fds[4];
+	int		 topfd, serrno, *fds[4];
 	size_t		 i;
 
 	if (!dstore_alg_ok(alg) || cksum_data(alg, "", 0, empty) == -1) {
@@ -113,7 +113,9 @@ dstore_open(int rootfd, const char *alg, int64_t bound, int create,
 		}
 	return ds;
 fail:
+	serrno = errno;
 	dstore_close(ds);
+	errno = serrno;
 	return NULL;
 }
 
