@@ -33,7 +33,7 @@
 #define DSTORE_PAIRMAX	(2 * CKSUM_B64MAX + 8)	/* "<b>.<t>.none" */
 #define DSTORE_CHUNK	(1 << 20)	/* target read and deflated */
 #define DSTORE_TMPAGE	3600		/* s before a .tmp.* is stale */
-#define DSTORE_QUEUEMAX	(4 * 4096 * 4 + 64)	/* encoded path, LF */
+#define DSTORE_QUEUEMAX	(64 * 1024)	/* an encoded path and LF */
 #define DSTORE_NONE	".none"
 
 struct dstore {

@@ -87,7 +87,8 @@ int		 dstore_allowed(struct dstore *, const char *d,
  * The delta from base b to target t for a client with access list acl:
  * a descriptor at the start of the delta, and its length in *len; the
  * use is recorded.  -1 when there is none to send it, whatever the
- * reason (see above).
+ * reason (see above).  t is the caller's to vouch for: the checksum of
+ * the file the client asked for, read from a transcript it may read.
  */
 int		 dstore_delta_open(struct dstore *, const char *b,
 		    const char *t, char *const *acl, size_t nacl,

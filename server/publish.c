@@ -9,6 +9,11 @@
  * transcript/<T>, file/<T> holds its files.  Every step is recognised
  * as done from the state of the repository alone, so running the same
  * command again after an interruption finishes the job.
+ *
+ * Once the new transcript is in service, the old versions of the files
+ * it changes (from the tree -f replaced, or from -r's loadset) are kept
+ * as bases in the store of deltas (dstore.h) and their deltas queued;
+ * -d builds what is queued.
  */
 #include "config.h"
 
