@@ -234,11 +234,15 @@ dstore_tmp(struct dstore *ds, int dirfd, char tmp[64])
 	    O_CLOEXEC, 0640);
 }
 
-/* Make temporary file tmp (fd, closed here) whole as name in dirfd. */
+/*
+ * Make temporary file tmp (fd, closed here) whole as name in dirfd;
+ * with durable, its data reach the disk before its name does.
+ */
 static int
-dstore_commit(int dirfd, int fd, const char *tmp, const char *name)
+dstore_commit(int dirfd, int fd, const char *tmp, const char *name,
+    int durable)
 {
-	if (fdatasync(fd) == -1) {
+	if (durable && fdatasync(fd) == -1) {
 		close(fd);
 		(void)unlinkat(dirfd, tmp, 0);
 		return -1;
@@ -250,10 +254,15 @@ dstore_commit(int dirfd, int fd, const char *tmp, const char *name)
 	return 0;
 }
 
-/* Write name in dirfd: n bytes at p, through a temporary file. */
+/*
+ * Write name in dirfd: n bytes at p, through a temporary file.  Owners
+ * records and queue entries are not durable one by one (a publication
+ * writes thousands): after a crash such a file may be empty, which
+ * reads as no owner and as an entry not written whole, and is removed.
+ */
 static int
 dstore_write(struct dstore *ds, int dirfd, const char *name, const void *p,
-    size_t n)
+    size_t n, int durable)
 {
 	char	 tmp[64];
 	int	 fd;
@@ -265,7 +274,7 @@ dstore_write(struct dstore *ds, int dirfd, const char *name, const void *p,
 		(void)unlinkat(dirfd, tmp, 0);
 		return -1;
 	}
-	return dstore_commit(dirfd, fd, tmp, name);
+	return dstore_commit(dirfd, fd, tmp, name, durable);
 }
 
 /*
@@ -358,7 +367,7 @@ dstore_own(struct dstore *ds, const char *bn, const char *owner)
 	}
 	buf_printf(b, "%s\n", enc);
 	rc = len + strlen(enc) + 1 > DSTORE_OWNERMAX ? (errno = EFBIG, -1) :
-	    dstore_write(ds, ds->ofd, bn, buf_data(b), buf_len(b));
+	    dstore_write(ds, ds->ofd, bn, buf_data(b), buf_len(b), 0);
 	buf_free(b);
 	free(enc);
 	free(text);
@@ -388,7 +397,7 @@ dstore_copy(struct dstore *ds, int fd, const char *bn)
 		(void)unlinkat(ds->bfd, tmp, 0);
 		return -1;
 	}
-	return dstore_commit(ds->bfd, out, tmp, bn);
+	return dstore_commit(ds->bfd, out, tmp, bn, 1);
 }
 
 int
@@ -702,7 +711,7 @@ dstore_build(struct dstore *ds, const char *b, int basisfd, const char *t,
 	}
 	bt->dsize = (uint64_t)dst.st_size;
 	if (bt->dsize * 100 < bt->zsize * (100 - DSTORE_MARGIN)) {
-		if (dstore_commit(ds->dfd, fd, tmp, pair) == -1) {
+		if (dstore_commit(ds->dfd, fd, tmp, pair, 1) == -1) {
 			cerr_errno(err, "%s/%s/delta/%s", DSTORE_DIR,
 			    ds->alg, pair);
 			return -1;
@@ -714,7 +723,7 @@ dstore_build(struct dstore *ds, const char *b, int basisfd, const char *t,
 	(void)unlinkat(ds->dfd, tmp, 0);
 	n = snprintf(verdict, sizeof(verdict), "delta %llu zlib %llu\n",
 	    (unsigned long long)bt->dsize, (unsigned long long)bt->zsize);
-	if (dstore_write(ds, ds->dfd, none, verdict, (size_t)n) == -1) {
+	if (dstore_write(ds, ds->dfd, none, verdict, (size_t)n, 1) == -1) {
 		cerr_errno(err, "%s/%s/delta/%s", DSTORE_DIR, ds->alg, none);
 		return -1;
 	}
@@ -740,7 +749,7 @@ dstore_queue(struct dstore *ds, const char *b, const char *t,
 		return 0;
 	enc = encode_dup(rel);
 	n = xasprintf(&line, "%s\n", enc);
-	rc = dstore_write(ds, ds->qfd, pair, line, (size_t)n);
+	rc = dstore_write(ds, ds->qfd, pair, line, (size_t)n, 0);
 	if (rc == -1)
 		cerr_errno(err, "%s/%s/queue/%s", DSTORE_DIR, ds->alg, pair);
 	free(line);
