@@ -7,10 +7,12 @@
 # digests, unchanged, new and removed files make none, each delta applied
 # to its base gives the new file byte for byte, a base whose content was
 # swapped is removed and never used, -O evicts the bases used least
-# lately, and the usage errors of -d, -r and -O.
+# lately (cairnd -O too, at start-up), and the usage errors of -d, -r
+# and -O.
 . "$top_srcdir/tests/integ/lib.sh"
-need_tool fsdiff cairn-publish
+need_tool fsdiff cairn-publish cairnd
 mk_tmpdir
+. "$top_srcdir/tests/integ/netlib.sh"
 umask 022
 APPLY=$top_builddir/tests/integ/delta-apply
 [ -x "$APPLY" ] || fail "$APPLY was not built"
@@ -183,4 +185,13 @@ assert_eq 0 "$(ls "$S/delta" | wc -l)" "deltas of evicted bases"
 assert_eq 1 "$(ls "$S/queue" | wc -l)" "queued under -O"
 publish 0 -d app-3.T
 has_delta "$T/v3/opt/app/lib.so" "$R/file/app-3.T/opt/app/lib.so"
+
+# cairnd keeps its own -O from start-up: under 1k, no base stays, nor
+# a delta from one.
+echo '127.0.0.1 app.K' >"$R/config"
+: >"$R/command/app.K"
+start_cairnd "$R" -O 1k
+assert_eq 0 "$(ls "$S/base" | wc -l)" "bases under cairnd -O 1k"
+assert_eq 0 "$(ls "$S/owner" "$S/delta" | grep -vc ':$\|^$')" \
+    "owners and deltas under cairnd -O 1k"
 echo "$TEST_NAME: ok"
