@@ -6,6 +6,7 @@ common_libcairn_a_SOURCES = \
 	common/log.c common/log.h \
 	common/xmalloc.c common/xmalloc.h \
 	common/buf.c common/buf.h \
+	common/bytesize.c common/bytesize.h \
 	common/path.c common/path.h \
 	common/pathcmp.c common/pathcmp.h \
 	common/encode.c common/encode.h \

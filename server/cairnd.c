@@ -32,8 +32,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bytesize.h"
 #include "cerr.h"
 #include "compat.h"
+#include "dstore.h"
 #include "fsutil.h"
 #include "log.h"
 #include "proto.h"
@@ -101,7 +103,8 @@ struct settings {
 	int		 pam;		/* -U */
 	const char	*cachedir;	/* -c */
 	const char	*warm;		/* -W levels */
-	int64_t		 cachesize;	/* -S */
+	int64_t		 cachesize;	/* -S: also the deltas' bound */
+	int64_t		 basesize;	/* -O */
 	struct proxylist proxies;	/* -X */
 };
 
@@ -117,6 +120,8 @@ static size_t			 nkids, kidcap;
 static int			 reap_rootfd = -1;	/* for stor_reap */
 static struct zcache		*reap_zcache;		/* for zcache_trim */
 static time_t			 reap_trimmed;
+static int64_t			 reap_bases, reap_deltas; /* dstore_trim */
+static time_t			 reap_dtrimmed;
 static struct srcslot		*srcslots;		/* -X */
 static size_t			 nsrcslots;
 
@@ -130,7 +135,7 @@ usage(void)
 	    "[-i pidfile] [-I idle-seconds] "
 	    "[-L syslog-level] [-m max-connections] "
 	    "[-M max-upload] [-n max-files] [-N min-free-megabytes] "
-	    "[-p port] [-P ca-directory] [-s max-per-address] "
+	    "[-O bases-size] [-p port] [-P ca-directory] [-s max-per-address] "
 	    "[-S cache-size] [-t line-seconds] [-T max-bytes] [-W levels] "
 	    "[-u umask] [-w auth-level] "
 	    "[-X proxy-address[/prefix][,...]] "
@@ -166,32 +171,11 @@ parse_int(const char *s, int min, int max, const char *what)
 static int64_t
 parse_bytes(const char *s, const char *what)
 {
-	char		*end;
-	unsigned long long v;
-	int		 shift = 0;
+	int64_t	 v;
 
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (end != s && end[0] != '\0' && end[1] == '\0') {
-		switch (end[0]) {
-		case 'k': case 'K':
-			shift = 10;
-			end++;
-			break;
-		case 'm': case 'M':
-			shift = 20;
-			end++;
-			break;
-		case 'g': case 'G':
-			shift = 30;
-			end++;
-			break;
-		}
-	}
-	if (errno != 0 || end == s || *end != '\0' || s[0] == '-' ||
-	    v > ((unsigned long long)INT64_MAX >> shift))
+	if (bytesize_parse(s, &v) == -1)
 		fatalx("%s %s: invalid size", what, s);
-	return (int64_t)(v << shift);
+	return v;
 }
 
 static const struct {
@@ -419,6 +403,14 @@ reap(void)
 			log_info("compressed cache: %d entries removed to "
 			    "stay under its size", n);
 	}
+	/* Sessions use bases and deltas, publications add them. */
+	if (reap_rootfd != -1 && time(NULL) >= reap_dtrimmed + ZC_TRIMGAP) {
+		reap_dtrimmed = time(NULL);
+		if ((n = dstore_trim(reap_rootfd, reap_bases,
+		    reap_deltas)) > 0)
+			log_info("%s: %d files removed to stay under -O and "
+			    "-S", DSTORE_DIR, n);
+	}
 }
 
 /*
@@ -517,6 +509,7 @@ settings_init(struct settings *st)
 	st->dir = _RADMIND_PATH;
 	st->o.zlimit.autook = 1;
 	st->cachesize = ZC_DEFSIZE;
+	st->basesize = DSTORE_DEFBOUND;
 	st->backlog = BACKLOG;
 	st->maxsrc = MAXPERSOURCE;
 	st->facility = LOG_LOCAL7;
@@ -542,7 +535,7 @@ parse_options(int argc, char *argv[], struct settings *st)
 
 	settings_init(st);
 	while ((ch = getopt(argc, argv,
-	    "A:a:b:Bc:C:dD:E:fF:g:G:H:i:I:jL:m:M:n:N:p:P:rRs:S:t:T:u:UVw:W:x:X:y:z:Z:"))
+	    "A:a:b:Bc:C:dD:E:fF:g:G:H:i:I:jL:m:M:n:N:O:p:P:rRs:S:t:T:u:UVw:W:x:X:y:z:Z:"))
 	    != -1) {
 		switch (ch) {
 		case 'A':
@@ -558,6 +551,9 @@ parse_options(int argc, char *argv[], struct settings *st)
 			break;
 		case 'S':
 			st->cachesize = parse_bytes(optarg, "cache size");
+			break;
+		case 'O':
+			st->basesize = parse_bytes(optarg, "bases size");
 			break;
 		case 'W':
 			st->warm = optarg;
@@ -981,6 +977,11 @@ start(struct settings *st, struct listeners *l)
 			fatalx("-c %s", cerr.msg);
 		reap_zcache = st->o.zcache;
 	}
+	/* The bases and deltas (dstore.h): -O, and -S as for the cache. */
+	reap_bases = st->basesize;
+	reap_deltas = st->cachesize;
+	(void)dstore_trim(st->o.rootfd, reap_bases, reap_deltas);
+	reap_dtrimmed = time(NULL);
 	if (st->user != NULL && getpwnam(st->user) == NULL)
 		fatalx("-g %s: no such user", st->user);
 	if (gethostname(st->o.hostname, sizeof(st->o.hostname) - 1) == -1)

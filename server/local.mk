@@ -1,8 +1,13 @@
 # server/: the cairnd daemon (its files are listed in server/server.h),
 # and two programs of one file each for the repository's host:
 # cairn-publish (common/libcairn.a only) and cairn-replicate, which pulls
-# from its primary as a client does (net/libnet.a).  Nothing here
-# compiles a file of client/ or includes its headers.
+# from its primary as a client does (net/libnet.a).  Both cairnd and
+# cairn-publish link server/libdstore.a, the store of bases and deltas
+# (dstore.h).  Nothing here compiles a file of client/ or includes its
+# headers.
+noinst_LIBRARIES += server/libdstore.a
+server_libdstore_a_SOURCES = server/dstore.c server/dstore.h
+
 sbin_PROGRAMS += server/cairnd
 server_cairnd_SOURCES = \
 	server/cairnd.c server/session.c server/peer.c server/peer.h \
@@ -10,7 +15,7 @@ server_cairnd_SOURCES = \
 	server/zcache.h server/warm.c server/server.h server/proxy.c
 # stor.c syncs a full batch of uploads on a thread while the next arrives.
 server_cairnd_CFLAGS = $(AM_CFLAGS) $(PTHREAD_CFLAGS)
-server_cairnd_LDADD = $(CAIRN_LIBS) $(PTHREAD_LIBS)
+server_cairnd_LDADD = server/libdstore.a $(CAIRN_LIBS) $(PTHREAD_LIBS)
 
 # The tests of the programs here are listed in tests/local.mk.
 
@@ -49,7 +54,7 @@ dist_sbin_SCRIPTS = contrib/cairn-mkca
 sbin_PROGRAMS += server/cairn-publish
 server_cairn_publish_SOURCES = server/publish.c
 server_cairn_publish_CPPFLAGS = $(NET_CPPFLAGS)
-server_cairn_publish_LDADD = net/libnet.a $(CAIRN_LIBS)
+server_cairn_publish_LDADD = server/libdstore.a net/libnet.a $(CAIRN_LIBS)
 # --- cairn-publish (end) ---
 # An example balancer in front of cairnd -X (cairnd(8)).
 EXTRA_DIST += contrib/haproxy.cfg

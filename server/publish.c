@@ -9,6 +9,11 @@
  * transcript/<T>, file/<T> holds its files.  Every step is recognised
  * as done from the state of the repository alone, so running the same
  * command again after an interruption finishes the job.
+ *
+ * Once the new transcript is in service, the old versions of the files
+ * it changes (from the tree -f replaced, or from -r's loadset) are kept
+ * as bases in the store of deltas (dstore.h) and their deltas queued;
+ * -d builds what is queued.
  */
 #include "config.h"
 
@@ -26,15 +31,19 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "bytesize.h"
 #include "cerr.h"
 #include "cksum.h"
 #include "command.h"
 #include "compat.h"
 #include "confine.h"
 #include "copts.h"
+#include "delta.h"
+#include "dstore.h"
 #include "encode.h"
 #include "fsutil.h"
 #include "log.h"
+#include "pathcmp.h"
 #include "transcript.h"
 #include "troot.h"
 #include "tverify.h"
@@ -46,10 +55,28 @@
 
 #define CMDMAX		(16 << 20)	/* largest command file rewritten */
 
+/* A file the new version changes: its old version becomes a base. */
+struct change {
+	char		*path;		/* decoded transcript path */
+	char		 old[96];	/* checksum before */
+	char		 new[96];	/* and after */
+};
+
+/* The changed files of one older loadset, and who owns their bases. */
+struct changes {
+	const char	*from;		/* the older loadset */
+	struct change	*v;
+	size_t		 n;
+};
+
 struct pub {
 	const char	*dir;		/* -D */
 	const char	*name;		/* the transcript name */
+	const char	*digest;	/* -c */
 	struct cksum	*ck;
+	const char	*pred;		/* -r: the loadset this one succeeds */
+	int64_t		 bases;		/* -O */
+	int		 build;		/* -d */
 	int		 force;		/* -f */
 	int		 dryrun;	/* -n */
 	int		 verbose;	/* -v */
@@ -68,7 +95,10 @@ static void
 usage(void)
 {
 	fprintf(stderr, "usage: cairn-publish [ -fnVv ] [ -c checksum ] "
-	    "[ -D path ] [ -k command-file ] ... transcript\n");
+	    "[ -D path ] [ -k command-file ] ... [ -O bases-size ] "
+	    "[ -r old-transcript ] transcript\n"
+	    "       cairn-publish -d [ -Vv ] [ -c checksum ] [ -D path ] "
+	    "[ transcript ]\n");
 	exit(PUB_ERROR);
 }
 
@@ -107,19 +137,26 @@ opendir_rel(const struct pub *p, const char *rel)
  * followed but refused.
  */
 static int
-exists(const struct pub *p, int dfd, const char *rel, mode_t fmt)
+exists_as(const struct pub *p, int dfd, const char *rel, const char *name,
+    mode_t fmt)
 {
 	struct stat	st;
 
-	if (fstatat(dfd, p->name, &st, AT_SYMLINK_NOFOLLOW) == -1) {
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == -1) {
 		if (errno != ENOENT)
-			fatal("%s/%s/%s", p->dir, rel, p->name);
+			fatal("%s/%s/%s", p->dir, rel, name);
 		return 0;
 	}
 	if ((st.st_mode & S_IFMT) != fmt)
-		fatalx("%s/%s/%s: not a %s", p->dir, rel, p->name,
+		fatalx("%s/%s/%s: not a %s", p->dir, rel, name,
 		    fmt == S_IFDIR ? "directory" : "regular file");
 	return 1;
+}
+
+static int
+exists(const struct pub *p, int dfd, const char *rel, mode_t fmt)
+{
+	return exists_as(p, dfd, rel, p->name, fmt);
 }
 
 /* Make the renames in directory rel durable. */
@@ -492,6 +529,154 @@ unchanged(const struct pub *p, int tf)
 	return PUB_OK;
 }
 
+/* The next object line of r into dst: 1, 0 at the end, -1 and err. */
+static int
+tnext(struct treader *r, struct tline *dst, struct cerr *err)
+{
+	const struct tline	*t;
+	int			 rc;
+
+	if ((rc = treader_next(r, &t, err)) <= 0)
+		return rc;
+	treader_take(r, dst);
+	return 1;
+}
+
+/* Whether a file's old line o and new line n make a base and a delta. */
+static int
+changed(const struct tline *o, const struct tline *n)
+{
+	return o->type == 'f' && n->type == 'f' && !o->minus && !n->minus &&
+	    strcmp(o->cksum, "-") != 0 && strcmp(n->cksum, "-") != 0 &&
+	    strcmp(o->cksum, n->cksum) != 0 && o->size <= DELTA_MAXFILE &&
+	    n->size <= DELTA_MAXFILE;
+}
+
+/*
+ * The files the upload (tmp/transcript/<T>) changes from the loadset
+ * from in service (transcript/<from>): the same path, a plain file in
+ * both, another checksum.  Both transcripts are read side by side in
+ * path order.  A transcript that cannot be read gives no changes (a
+ * warning): bases save bytes, publication does not depend on them.
+ */
+static void
+changes_read(const struct pub *p, const char *from, struct changes *c)
+{
+	struct treader	*o = NULL, *n = NULL;
+	struct tline	 ot, nt;
+	struct cerr	 err;
+	struct change	*ch;
+	char		*opath, *npath;
+	size_t		 cap = 0;
+	int		 ro = -1, rn = -1, cmp;
+
+	memset(c, 0, sizeof(*c));
+	memset(&ot, 0, sizeof(ot));
+	memset(&nt, 0, sizeof(nt));
+	c->from = from;
+	xasprintf(&opath, "%s/transcript/%s", p->dir, from);
+	xasprintf(&npath, "%s/tmp/transcript/%s", p->dir, p->name);
+	if ((o = treader_open(opath, NULL, 0, &err)) == NULL ||
+	    (n = treader_open(npath, NULL, 0, &err)) == NULL)
+		goto out;
+	ro = tnext(o, &ot, &err);
+	rn = ro == -1 ? 0 : tnext(n, &nt, &err);
+	while (ro > 0 && rn > 0) {
+		if ((cmp = pathcmp(ot.path, nt.path, 0)) == 0 &&
+		    changed(&ot, &nt)) {
+			if (c->n == cap) {
+				cap = cap ? cap * 2 : 64;
+				c->v = xreallocarray(c->v, cap,
+				    sizeof(*c->v));
+			}
+			ch = &c->v[c->n++];
+			ch->path = xstrdup(nt.path);
+			strlcpy(ch->old, ot.cksum, sizeof(ch->old));
+			strlcpy(ch->new, nt.cksum, sizeof(ch->new));
+		}
+		if (cmp <= 0)
+			ro = tnext(o, &ot, &err);
+		if (cmp >= 0 && ro != -1)
+			rn = tnext(n, &nt, &err);
+	}
+out:
+	if (o == NULL || n == NULL || ro == -1 || rn == -1) {
+		log_warnx("%s: no bases kept", err.msg);
+		while (c->n > 0)
+			free(c->v[--c->n].path);
+	}
+	tline_clear(&ot);
+	tline_clear(&nt);
+	treader_close(o);
+	treader_close(n);
+	free(opath);
+	free(npath);
+}
+
+static void
+changes_free(struct changes *c)
+{
+	size_t	 i;
+
+	for (i = 0; i < c->n; i++)
+		free(c->v[i].path);
+	free(c->v);
+	memset(c, 0, sizeof(*c));
+}
+
+/*
+ * Keep the old versions of the changes as bases from the tree
+ * <tree>/<from> (owners: the loadset they came from and this one), and
+ * queue the deltas to this loadset's files for cairn-publish -d.  What
+ * cannot be kept is said and skipped.  Returns the number queued.
+ */
+static size_t
+keep_bases(struct pub *p, const struct changes *c, const char *tree)
+{
+	struct dstore	*ds;
+	struct cerr	 err;
+	char		*rel, *trel;
+	size_t		 i, queued = 0;
+	int		 r;
+
+	if (c->n == 0)
+		return 0;
+	say(p, "keep the %zu files of %s/%s that %s changes as bases",
+	    c->n, tree, c->from, p->name);
+	if (p->bases <= 0)
+		return 0;
+	if (p->dryrun) {
+		say(p, "queue %zu deltas for cairn-publish -d", c->n);
+		return c->n;
+	}
+	if ((ds = dstore_open(p->rootfd, p->digest, p->bases, 1, &err)) ==
+	    NULL) {
+		log_warnx("%s/%s: no bases kept", p->dir, err.msg);
+		return 0;
+	}
+	for (i = 0; i < c->n; i++) {
+		xasprintf(&rel, "%s/%s/%s", tree, c->from, c->v[i].path);
+		xasprintf(&trel, "file/%s/%s", p->name, c->v[i].path);
+		r = dstore_put(ds, c->v[i].old, rel, c->from, &err);
+		if (r == 1 && strcmp(c->from, p->name) != 0)
+			r = dstore_put(ds, c->v[i].old, rel, p->name, &err);
+		if (r == 1 && dstore_queue(ds, c->v[i].old, c->v[i].new, trel,
+		    &err) == 0)
+			queued++;
+		else if (r != 0)
+			log_warnx("%s/%s", p->dir, err.msg);
+		free(rel);
+		free(trel);
+	}
+	if (dstore_sync(ds, &err) == -1)
+		log_warnx("%s/%s", p->dir, err.msg);
+	dstore_close(ds);
+	say(p, "queue %zu deltas for cairn-publish -d", queued);
+	/* Kept within -O: the bases used least lately go first. */
+	(void)dstore_trim(p->rootfd, p->bases, 0);
+	return queued;
+}
+
 /*
  * Publish, from whatever state an earlier run was interrupted in.
  * Returns PUB_OK or PUB_NOT.
@@ -499,7 +684,9 @@ unchanged(const struct pub *p, int tf)
 static int
 publish(struct pub *p)
 {
+	struct changes	 cf, cr;
 	const char	*src = NULL;
+	size_t		 queued = 0;
 	int		 tt, tf, pt, pf;
 
 	tt = exists(p, p->ttfd, "tmp/transcript", S_IFREG);
@@ -563,6 +750,13 @@ publish(struct pub *p)
 	/* Verified, to be published: the tree it replaces may go. */
 	if (p->oldleft)
 		old_remove(p);
+	/* What the new version changes, read while the old is in service. */
+	memset(&cf, 0, sizeof(cf));
+	memset(&cr, 0, sizeof(cr));
+	if (p->force && pt)
+		changes_read(p, p->name, &cf);
+	if (p->pred != NULL)
+		changes_read(p, p->pred, &cr);
 	if (strcmp(src, "tmp/file") == 0) {
 		if (tf)
 			move_files(p, pf);
@@ -571,6 +765,16 @@ publish(struct pub *p)
 	}
 	move_transcript(p);
 	/*
+	 * Published.  The old versions of the changed files are kept as
+	 * bases: from the replaced tree, before it goes, and from -r's
+	 * loadset, which stays in service.
+	 */
+	if (tf && p->force)
+		queued += keep_bases(p, &cf, "tmp/file");
+	queued += keep_bases(p, &cr, "file");
+	changes_free(&cf);
+	changes_free(&cr);
+	/*
 	 * Only now may the replaced tree go: until the rename above, the
 	 * old transcript was in service.  (Without -f there is none: a
 	 * tree in tmp/file beside one in file/ was refused above.)
@@ -578,6 +782,10 @@ publish(struct pub *p)
 	if (tf && p->force)
 		remove_old(p);
 	printf("%s: %spublished\n", p->name, p->dryrun ? "would be " : "");
+	/* With -v, and with -n, keep_bases said it. */
+	if (queued > 0 && !p->verbose && !p->dryrun)
+		printf("%s: %zu deltas to build (cairn-publish -d)\n",
+		    p->name, queued);
 	return PUB_OK;
 }
 
@@ -719,6 +927,71 @@ name_ok(const char *name)
 	    !confine_badpath(name);
 }
 
+/* -d: how each queued delta went, and the totals. */
+struct built {
+	const struct pub *p;
+	size_t		 n[4], failed;
+	uint64_t	 tsize, dsize, zsize;	/* of the deltas kept */
+};
+
+static void
+built_one(void *ctx, const char *rel, int outcome,
+    const struct dstore_built *bt, const struct cerr *err)
+{
+	struct built	*b = ctx;
+
+	if (outcome == -1) {
+		log_warnx("%s/%s: %s", b->p->dir, rel, err->msg);
+		b->failed++;
+		return;
+	}
+	b->n[outcome]++;
+	if (outcome == DSTORE_BUILT) {
+		b->tsize += bt->tsize;
+		b->dsize += bt->dsize;
+		b->zsize += bt->zsize;
+	}
+	if (b->p->verbose && outcome == DSTORE_BUILT)
+		printf("%s: delta of %llu bytes (%llu deflated whole)\n", rel,
+		    (unsigned long long)bt->dsize,
+		    (unsigned long long)bt->zsize);
+	else if (b->p->verbose && outcome == DSTORE_WORSE)
+		printf("%s: delta of %llu bytes not kept (%llu deflated "
+		    "whole)\n", rel, (unsigned long long)bt->dsize,
+		    (unsigned long long)bt->zsize);
+}
+
+/*
+ * cairn-publish -d: build the deltas queued by publications (of the
+ * loadset name only, if not NULL).  Returns PUB_OK, or PUB_NOT if any
+ * failed.
+ */
+static int
+build_deltas(struct pub *p, const char *name)
+{
+	struct dstore	*ds;
+	struct built	 b;
+	struct cerr	 err;
+
+	memset(&b, 0, sizeof(b));
+	b.p = p;
+	if ((ds = dstore_open(p->rootfd, p->digest, p->bases, 0, &err)) ==
+	    NULL) {
+		if (errno != ENOENT)
+			fatalx("%s/%s", p->dir, err.msg);
+	} else {
+		(void)dstore_drain(ds, name, built_one, &b);
+		dstore_close(ds);
+	}
+	printf("deltas: %zu built (%llu bytes for %llu deflated whole, %llu "
+	    "raw), %zu not worth keeping, %zu skipped, %zu failed\n",
+	    b.n[DSTORE_BUILT], (unsigned long long)b.dsize,
+	    (unsigned long long)b.zsize, (unsigned long long)b.tsize,
+	    b.n[DSTORE_WORSE], b.n[DSTORE_KNOWN] + b.n[DSTORE_SKIP],
+	    b.failed);
+	return b.failed > 0 ? PUB_NOT : PUB_OK;
+}
+
 /* cairn-publish's own options; -c, -D, -V and -v are the shared ones. */
 struct pubopts {
 	struct pub	 *p;
@@ -732,8 +1005,20 @@ pub_opt(int c, const char *arg, void *ctx)
 	struct pubopts	*po = ctx;
 
 	switch (c) {
+	case 'd':
+		po->p->build = 1;
+		break;
 	case 'f':
 		po->p->force = 1;
+		break;
+	case 'O':
+		if (bytesize_parse(arg, &po->p->bases) == -1) {
+			log_warnx("-O %s: invalid size", arg);
+			return -1;
+		}
+		break;
+	case 'r':
+		po->p->pred = arg;
 		break;
 	case 'k':
 		po->kfiles[po->nk++] = arg;
@@ -763,17 +1048,24 @@ main(int argc, char *argv[])
 	copts_init(&co, COPTS_DIGEST | COPTS_DIR | COPTS_VERBOSE, NULL);
 	co.dir = _RADMIND_PATH;
 	co.digest = "sha1";
-	if (copts_parse(argc, argv, &co, "fk:n", pub_opt, &po) == -1 ||
-	    argc - optind != 1)
+	p.bases = DSTORE_DEFBOUND;
+	if (copts_parse(argc, argv, &co, "dfk:nO:r:", pub_opt, &po) == -1 ||
+	    (!p.build && argc - optind != 1) ||
+	    (p.build && (argc - optind > 1 || p.force || p.dryrun ||
+	    po.nk > 0 || p.pred != NULL)))
 		usage();
 	p.dir = co.dir;
+	p.digest = co.digest;
 	p.verbose = co.verbose > 0;
 	p.ck = cksum_new(co.digest);
 	kfiles = po.kfiles;
 	nk = po.nk;
 	p.name = argv[optind];
-	if (!name_ok(p.name))
+	if (p.name != NULL && !name_ok(p.name))
 		fatalx("%s: not a transcript name", p.name);
+	if (p.pred != NULL && (!name_ok(p.pred) ||
+	    strcmp(p.pred, p.name) == 0))
+		fatalx("-r %s: not the name of another transcript", p.pred);
 	for (i = 0; i < nk; i++)
 		if (*kfiles[i] == '\0' || confine_badpath(kfiles[i]))
 			fatalx("%s: not a command file under command/",
@@ -782,11 +1074,20 @@ main(int argc, char *argv[])
 	if ((p.rootfd = open(p.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) ==
 	    -1)
 		fatal("%s", p.dir);
+	if (p.build) {
+		rc = build_deltas(&p, p.name);
+		cksum_free(p.ck);
+		free(kfiles);
+		exit(rc);
+	}
 	p.ttfd = opendir_rel(&p, "tmp/transcript");
 	p.tffd = opendir_rel(&p, "tmp/file");
 	p.ptfd = opendir_rel(&p, "transcript");
 	p.pffd = opendir_rel(&p, "file");
 	p.tofd = -1;
+	if (p.pred != NULL && (!exists_as(&p, p.ptfd, "transcript", p.pred,
+	    S_IFREG) || !exists_as(&p, p.pffd, "file", p.pred, S_IFDIR)))
+		fatalx("-r %s: not a published loadset", p.pred);
 
 	rc = publish(&p);
 	if (rc == PUB_OK && nk > 0) {

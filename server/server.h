@@ -16,9 +16,11 @@
  * session.c calls the verbs of fetch.c and stor.c; they, and session.c,
  * speak to the client through peer.c, which calls none of them.
  *
- * The other programs built here are one file each and share no code
- * with cairnd: publish.c (cairn-publish) and replicate.c
- * (cairn-replicate, a client of its primary through net/libnet.a).
+ * The other programs built here are one file each: publish.c
+ * (cairn-publish) and replicate.c (cairn-replicate, a client of its
+ * primary through net/libnet.a).  cairnd and cairn-publish share one
+ * module, dstore.c (dstore.h, libdstore.a): the bases and deltas kept
+ * under the repository's delta/.
  */
 #ifndef CAIRN_SERVER_H
 #define CAIRN_SERVER_H

@@ -24,6 +24,11 @@ tests/integ/shim.so: $(srcdir)/tests/integ/shim.c
 CLEANFILES += tests/integ/shim.so
 EXTRA_DIST += tests/integ/shim.c
 
+# A delta applied to its basis, written out (t-publish-bases).
+check_PROGRAMS += tests/integ/delta-apply
+tests_integ_delta_apply_SOURCES = tests/integ/delta-apply.c
+tests_integ_delta_apply_LDADD = $(CAIRN_LIBS)
+
 # The link emulator alone (t-bench-relay), and cairn-bench's report and
 # figure from figures given on stdin (t-bench-advice).
 check_PROGRAMS += tests/bench/relay-probe
@@ -174,6 +179,7 @@ TLS_TESTS = \
 # cairn-publish and cairn-replicate.
 PUBLISH_TESTS = \
 	tests/integ/t-publish.sh \
+	tests/integ/t-publish-bases.sh \
 	tests/integ/t-replicate.sh \
 	tests/integ/t-replica-skew.sh \
 	tests/integ/t-replicate-tls.sh

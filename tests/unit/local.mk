@@ -6,8 +6,8 @@
 #                     lapply's plan (pure functions, no I/O), which the
 #                     Debian package build runs (debian/rules);
 #   UNIT_LAYER_TESTS  the connection layers, the receive side of the
-#                     clients, the PROXY header, RAP, TLS and the file
-#                     system helpers.
+#                     clients, the PROXY header, RAP, TLS, the file
+#                     system helpers and the server's store of deltas.
 if HAVE_CHECK
 UNIT_TESTS = \
 	tests/unit/check_buf \
@@ -31,7 +31,8 @@ UNIT_LAYER_TESTS = \
 	tests/unit/check_proxy \
 	tests/unit/check_proto \
 	tests/unit/check_fsutil \
-	tests/unit/check_tls
+	tests/unit/check_tls \
+	tests/unit/check_dstore
 check_PROGRAMS += $(UNIT_TESTS) $(UNIT_LAYER_TESTS)
 TESTS += $(UNIT_TESTS) $(UNIT_LAYER_TESTS)
 
@@ -133,4 +134,12 @@ tests_unit_check_reqwin_SOURCES = tests/unit/check_reqwin.c
 tests_unit_check_reqwin_CPPFLAGS = $(NET_CPPFLAGS)
 tests_unit_check_reqwin_CFLAGS = $(UNIT_CFLAGS) $(PTHREAD_CFLAGS)
 tests_unit_check_reqwin_LDADD = net/libnet.a $(UNIT_LDADD) $(PTHREAD_LIBS)
+endif
+
+# The repository's store of bases and deltas (server/libdstore.a).
+if HAVE_CHECK
+tests_unit_check_dstore_SOURCES = tests/unit/check_dstore.c
+tests_unit_check_dstore_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/server
+tests_unit_check_dstore_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_check_dstore_LDADD = server/libdstore.a $(UNIT_LDADD)
 endif
