@@ -122,6 +122,14 @@ shim_init(void)
 		stop_name[len] = '\0';
 		stop_at = strtoul(colon + 1, NULL, 10);
 	}
+	/*
+	 * CAIRN_SHIM_STOPEXE names the one program the STOP hook is for: a
+	 * program it starts (cairn-replicate's cairn-publish) inherits the
+	 * environment but is not the one being interrupted.
+	 */
+	if ((s = getenv("CAIRN_SHIM_STOPEXE")) != NULL &&
+	    strcmp(s, program_invocation_short_name) != 0)
+		stop_at = 0;
 	__atomic_store_n(&inited, 2, __ATOMIC_RELEASE);
 }
 

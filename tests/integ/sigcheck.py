@@ -104,6 +104,7 @@ def points(m, n):
 def interrupt(cmd, cwd, sig, k, name='mutate'):
     """Run cmd with sig sent before its kth call of name."""
     r = run(cmd, cwd, {'CAIRN_SHIM_STOP': '%s:%d' % (name, k),
+                       'CAIRN_SHIM_STOPEXE': os.path.basename(cmd[0]),
                        'CAIRN_SHIM_RUN': 'kill -%s $PPID' % NAMES[sig]})
     return r
 
