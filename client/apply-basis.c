@@ -19,7 +19,7 @@
  * old file is as it was and the whole file is fetched at once, with
  * RETR, on a session of its own with the same server (opened the first
  * time it is needed): the session the delta came on has later requests
- * in flight whose replies come first.
+ * in flight whose replies come first (apply-retr.c).
  */
 #include "config.h"
 
@@ -146,44 +146,6 @@ basis_count(struct apply *ap, const struct apply_entry *e,
 		ap->dstat.wire += (uint64_t)b->wire;
 		ap->dstat.whole += (uint64_t)e->t.size;
 	}
-}
-
-int
-basis_refetch(struct apply *ap, const struct apply_entry *e,
-    const struct cerr *why, int dfd, const char *leaf, int *fd, char **tmp,
-    struct cerr *err)
-{
-	struct netopts	 o;
-	struct dl_want	 w;
-	struct cerr	 why2;
-	char		 where[32];
-	int		 rc;
-
-	ap->dstat.fallbacks++;
-	if (ap->verbose)
-		amsg_warn(&ap->msg, "%s: %s; fetching the whole file",
-		    ap->name, why->msg);
-	if (ap->side == NULL) {
-		o = *ap->no;
-		net_pin(ap->net, &o);
-		if ((ap->side = net_open(&o, &why2)) == NULL)
-			goto dead;
-	}
-	snprintf(where, sizeof(where), "line %u", e->t.lineno);
-	apply_want(e, &w, where, NULL, 0, ap->ck);
-	if (retrq_send(ap->side, e, &why2) == -1)
-		goto dead;
-	if ((rc = dl_file(ap->side, &w, dfd, leaf, fd, tmp, err)) != DL_DEAD)
-		return rc;
-	why2 = *err;
-dead:
-	/* The session of the run is not the one that failed. */
-	if (ap->side != NULL)
-		net_abort(ap->side);
-	ap->side = NULL;
-	cerr_set(err, "%s: the whole file could not be fetched after a "
-	    "failed delta: %s", e->t.path, why2.msg);
-	return DL_LOCAL;
 }
 
 void

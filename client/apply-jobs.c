@@ -324,7 +324,7 @@ jobq_landone(struct apply *ap)
 	}
 	if (rc == DL_LOCAL && j->b.failed) {
 		why = err;
-		rc = basis_refetch(ap, j->e, &why, j->dfd, j->leaf, &j->fd,
+		rc = retrq_refetch(ap, j->e, &why, j->dfd, j->leaf, &j->fd,
 		    &j->tmp, &err);
 	} else if (rc == DL_OK)
 		basis_count(ap, j->e, &j->b);

@@ -17,7 +17,9 @@
  * digested when the request is sent and stays open until its reply is
  * received.  At most BASIS_MAX are in flight: the window then waits
  * with the next such line until one is received, rather than ask it
- * whole.  A delta that fails is fetched whole at once (basis_refetch).
+ * whole.  A delta that fails is fetched whole at once (retrq_refetch),
+ * on a session of its own with the same server: the session the delta
+ * came on has later replies due first.
  *
  * Each file lands in "<name>.radmind.<pid>", created O_EXCL mode 0600 in
  * the destination directory (relative to its held descriptor).  The
@@ -308,7 +310,7 @@ retrq_download(struct apply *ap, struct apply_entry *e, int dfd,
 	rc = reqwin_recv(ap->rq, &d, &err);
 	if (rc == DL_LOCAL && d.dfailed) {
 		why = err;
-		rc = basis_refetch(ap, e, &why, dfd, leaf, &d.fd, &d.tmp, &err);
+		rc = retrq_refetch(ap, e, &why, dfd, leaf, &d.fd, &d.tmp, &err);
 		if (rc == DL_OK)
 			progress_add(&ap->prog, t->size, t->path);
 	}
@@ -319,6 +321,44 @@ retrq_download(struct apply *ap, struct apply_entry *e, int dfd,
 		return -1;
 	}
 	return apply_landed(ap, e, dfd, leaf, d.fd, d.tmp);
+}
+
+int
+retrq_refetch(struct apply *ap, const struct apply_entry *e,
+    const struct cerr *why, int dfd, const char *leaf, int *fd, char **tmp,
+    struct cerr *err)
+{
+	struct netopts	 o;
+	struct dl_want	 w;
+	struct cerr	 why2;
+	char		 where[32];
+	int		 rc;
+
+	ap->dstat.fallbacks++;
+	if (ap->verbose)
+		amsg_warn(&ap->msg, "%s: %s; fetching the whole file",
+		    ap->name, why->msg);
+	if (ap->side == NULL) {
+		o = *ap->no;
+		net_pin(ap->net, &o);
+		if ((ap->side = net_open(&o, &why2)) == NULL)
+			goto dead;
+	}
+	snprintf(where, sizeof(where), "line %u", e->t.lineno);
+	apply_want(e, &w, where, NULL, 0, ap->ck);
+	if (retrq_send(ap->side, e, &why2) == -1)
+		goto dead;
+	if ((rc = dl_file(ap->side, &w, dfd, leaf, fd, tmp, err)) != DL_DEAD)
+		return rc;
+	why2 = *err;
+dead:
+	/* The session of the run is not the one that failed. */
+	if (ap->side != NULL)
+		net_abort(ap->side);
+	ap->side = NULL;
+	cerr_set(err, "%s: the whole file could not be fetched after a "
+	    "failed delta: %s", e->t.path, why2.msg);
+	return DL_LOCAL;
 }
 
 void

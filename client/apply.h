@@ -62,9 +62,16 @@ struct apply_entry {
  * of the "+" line e, the next one due, as apply_download says.
  * retrq_send sends the request of e, whose text is retrq_len(e) bytes,
  * over any session (-j too).  retrq_free frees the window.
+ * retrq_refetch, after the delta of e failed (why), fetches the whole
+ * file into a temp file in dfd as dl_file does, at once, on a session
+ * of its own with the same server (ap->side, opened the first time):
+ * DL_* (a failure of that session is DL_LOCAL).
  */
 struct reqwin	*retrq_new(struct apply *);
 void		 retrq_free(struct apply *);
+int		 retrq_refetch(struct apply *, const struct apply_entry *e,
+		    const struct cerr *why, int dfd, const char *leaf, int *fd,
+		    char **tmp, struct cerr *err);
 int		 retrq_download(struct apply *, struct apply_entry *e,
 		    int dfd, const char *leaf);
 int		 retrq_send(struct net *, const struct apply_entry *e,
@@ -172,11 +179,9 @@ void	jobq_wire(struct apply *, struct progwire *);
  * b->fd open and sum set, -1 when e goes as RETR (not a regular file
  * with no other name within the size limit, BASIS_MAX already open,
  * ...).  basis_close closes b->fd.  basis_send queues the DELTA request
- * of e.  basis_count counts the delta b received for e.  basis_refetch,
- * after the delta of e failed (why), fetches the whole file into a temp
- * file in dfd as dl_file does, at once, on a session of its own: DL_*
- * (a failure of that session is DL_LOCAL).  basis_end prints the
- * counters on fp (-v; NULL: not) and closes that session.
+ * of e.  basis_count counts the delta b received for e.  basis_end
+ * prints the counters on fp (-v; NULL: not) and closes the session of
+ * retrq_refetch.
  */
 #define BASIS_MAX	64	/* basis descriptors open at once */
 
@@ -197,9 +202,6 @@ int	basis_send(const struct apply *, struct net *,
 	    const char *sum, struct cerr *err);
 void	basis_count(struct apply *, const struct apply_entry *e,
 	    const struct dl_basis *b);
-int	basis_refetch(struct apply *, const struct apply_entry *e,
-	    const struct cerr *why, int dfd, const char *leaf, int *fd,
-	    char **tmp, struct cerr *err);
 void	basis_end(struct apply *, FILE *fp);
 
 /* Everything one run of lapply needs. */
