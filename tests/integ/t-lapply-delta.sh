@@ -10,7 +10,8 @@
 # at once, and the old file stays intact when that fetch is refused; a
 # basis swapped for a symbolic link, a FIFO or a hard link is never read
 # (the file goes as RETR, the link's target untouched); -j 2 does the
-# same; without DELTA offered, or without -c, only RETR is sent.
+# same; more files than bases may be open at once all go as DELTA;
+# without DELTA offered, or without -c, only RETR is sent.
 . "$top_srcdir/tests/integ/lib.sh"
 need_tool lapply
 mk_tmpdir
@@ -196,6 +197,37 @@ expect_requests DELTA ./a ./b ./c ./d ./e ./etc/conf ./fifo ./hard ./link
 expect_requests RETR ./e ./new
 grep -q '^delta: 8 files by delta, .* 1 fetched whole after a failed delta$' \
     "$T/out" || fail "-j 2: counters: $(cat "$T/out")"
+
+# --- more files than bases may be open at once (64): every one still
+# goes as DELTA, the window waiting for a basis rather than asking whole
+reset
+mkdir -p "$R/many" "$S/file/test.T/many" || fail "mkdir many"
+head -c 2000 "$T/old/a" >"$T/common"
+for i in $(seq -w 0 99); do
+	{ echo "file $i, first version"; cat "$T/common"; } >"$R/many/f$i"
+	{ echo "file $i, second version"; cat "$T/common"; } \
+	    >"$S/file/test.T/many/f$i"
+	delta "$R/many/f$i" "$S/file/test.T/many/f$i"
+done
+{
+	echo "test.T:"
+	for i in $(seq -w 0 99); do
+		fline "./many/f$i" "$S/file/test.T/many/f$i" 0644
+	done
+} >"$T/many.T"
+serve_files "$S" delta -
+net_apply "$R" "$T/many.T" -c sha1 -v
+expect_rc 0
+[ "$(requests DELTA | wc -l)" -eq 100 ] ||
+    fail "of 100 files, $(requests DELTA | wc -l) went as DELTA"
+requests RETR | grep -q . && fail "RETR with bases to spare"
+grep -q '^delta: 100 files by delta' "$T/out" ||
+    fail "many: counters: $(cat "$T/out")"
+for i in $(seq -w 0 99); do
+	cmp -s "$R/many/f$i" "$S/file/test.T/many/f$i" ||
+	    fail "./many/f$i is not the server's"
+done
+rm -rf "$S/file/test.T/many"
 
 # --- a server without DELTA, or no -c: RETR as ever
 reset
