@@ -25,6 +25,12 @@
  * replies read and dropped so the sessions stay usable) and the lines
  * run ahead of it are undone, latest first: new objects removed, old
  * ones given their metadata back.
+ *
+ * With DELTA in use, the main thread opens and digests a download's
+ * basis when it queues it (apply-basis.c, at most BASIS_MAX open, the
+ * rest asked whole); the worker sends DELTA and applies the delta, and
+ * a delta that failed is fetched whole by the main thread when it lands
+ * that download, in its turn.
  */
 #include "config.h"
 
@@ -68,6 +74,8 @@ struct job {
 	int64_t			 prog;		/* note: its progress weight */
 	int			 fd;		/* received: the temp file */
 	char			*tmp;
+	struct dl_basis		 b;		/* DELTA: its basis, else fd -1 */
+	char			 bsum[CKSUM_B64MAX];
 };
 
 /* What a session's worker receives with. */
@@ -79,6 +87,7 @@ struct jconn {
 };
 
 struct jobq {
+	const struct apply	*ap;		/* its options, for the workers */
 	struct reqpool		*pool;
 	struct jconn		*c;
 	int			 nc;
@@ -113,9 +122,11 @@ conn_progress(void *arg, int64_t n)
 static int
 job_send(void *arg, struct net *net, void *item, struct cerr *err)
 {
+	struct jobq	*jq = arg;
 	struct job	*j = item;
 
-	(void)arg;
+	if (j->b.fd != -1)
+		return basis_send(jq->ap, net, j->e, j->bsum, err);
 	return retrq_send(net, j->e, err);
 }
 
@@ -136,6 +147,8 @@ job_recv(void *arg, struct net *net, void *item, void *ctx,
 		w.onrecv = conn_progress;
 		w.arg = c;
 	}
+	if (j->b.fd != -1)
+		w.basis = &j->b;
 	return dl_file(net, &w, j->dfd, j->leaf, &j->fd, &j->tmp, err);
 }
 
@@ -175,6 +188,7 @@ jobq_start(struct apply *ap, int n, void (*undo)(struct apply *,
 	int			 k, rc;
 
 	jq = xcalloc(1, sizeof(*jq));
+	jq->ap = ap;
 	jq->nc = n;
 	jq->prog = &ap->prog;
 	jq->undo = undo;
@@ -187,14 +201,15 @@ jobq_start(struct apply *ap, int n, void (*undo)(struct apply *,
 		conf.tick = jobq_tick;
 	/*
 	 * A queued download holds up to three descriptors (its directory,
-	 * its temp file, the directory common/intr keeps for it): keep the
-	 * queue within what the directory walk and the batches of
-	 * apply-sync.c leave.
+	 * its temp file, the directory common/intr keeps for it), four
+	 * with a basis: keep the queue within what the directory walk and
+	 * the batches of apply-sync.c leave.
 	 */
 	conf.cap = (size_t)n * JQ_PERCONN;
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
 		room = rl.rlim_cur > JQ_FDRESERVE ?
-		    (size_t)(rl.rlim_cur - JQ_FDRESERVE) / 3 : 0;
+		    (size_t)(rl.rlim_cur - JQ_FDRESERVE) /
+		    (ap->delta ? 4 : 3) : 0;
 		if (room < (size_t)n * JQ_INFLIGHT)
 			room = (size_t)n * JQ_INFLIGHT;
 		if (room < conf.cap)
@@ -266,12 +281,14 @@ job_new(struct apply_entry *e, int dfd, const char *leaf)
 	j->dfd = d;
 	j->leaf = xstrdup(leaf);
 	j->fd = -1;
+	j->b.fd = -1;
 	return j;
 }
 
 static void
-job_free(struct job *j)
+job_free(struct apply *ap, struct job *j)
 {
+	basis_close(ap, &j->b);
 	if (j->dfd != -1)
 		close(j->dfd);
 	free(j->msg);
@@ -288,7 +305,7 @@ jobq_landone(struct apply *ap)
 {
 	struct jobq	*jq = ap->jq;
 	struct job	*j;
-	struct cerr	 err;
+	struct cerr	 err, why;
 	int		 rc;
 
 	j = reqpool_take(jq->pool, &rc, &err);
@@ -302,21 +319,27 @@ jobq_landone(struct apply *ap)
 		jq->landing = 0;
 		if (j->prog > 0)
 			progress_add(&ap->prog, j->prog, j->e->t.path);
-		job_free(j);
+		job_free(ap, j);
 		return 0;
 	}
+	if (rc == DL_LOCAL && j->b.failed) {
+		why = err;
+		rc = retrq_refetch(ap, j->e, &why, j->dfd, j->leaf, &j->fd,
+		    &j->tmp, &err);
+	} else if (rc == DL_OK)
+		basis_count(ap, j->e, &j->b);
 	if (rc != DL_OK) {
 		/* Cancel first: the flush inside the report waits for none. */
 		jobq_cancel(ap);
 		apply_dlfail(ap, j->e, rc, &err);
-		job_free(j);
+		job_free(ap, j);
 		return -1;
 	}
 	progress_add(&ap->prog, j->e->t.size, j->e->t.path);
 	jq->landing = 1;
 	rc = apply_landed(ap, j->e, j->dfd, j->leaf, j->fd, j->tmp);
 	jq->landing = 0;
-	job_free(j);
+	job_free(ap, j);
 	if (rc == -1)
 		jobq_cancel(ap);
 	return rc;
@@ -348,6 +371,7 @@ jobq_add(struct apply *ap, struct apply_entry *e, int dfd, const char *leaf)
 		amsg_fail(&ap->msg, &e->t, "dup");
 		return -1;
 	}
+	(void)basis_open(ap, e, dfd, leaf, &j->b, j->bsum);
 	reqpool_add(jq->pool, j, retrq_len(e));
 	/* Land what is already done, in order, to keep few files open. */
 	while (reqpool_done(jq->pool))
@@ -576,7 +600,7 @@ jobq_stop(struct apply *ap)
 			    &j->old : NULL);
 		else
 			job_drop(j);
-		job_free(j);
+		job_free(ap, j);
 	}
 }
 

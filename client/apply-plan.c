@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "apply-plan.h"
+#include "delta.h"
 #include "transcript.h"
 
 /* A "+" line without a network does nothing here (lapply -n). */
@@ -150,4 +151,18 @@ apply_plan_ahead(const struct tline *t, const struct stat *st,
 	default:
 		return 0;
 	}
+}
+
+int
+apply_plan_basis(const struct tline *t, const struct stat *st,
+    const struct apply_planopt *po)
+{
+	if (!po->delta || !po->network || !t->plus || t->type != 'f' ||
+	    t->size < 0 || t->size > DELTA_MAXFILE)
+		return 0;
+	if (st == NULL)
+		return 1;
+	/* A hard link is read through no more than a symbolic one. */
+	return S_ISREG(st->st_mode) && st->st_nlink == 1 &&
+	    st->st_size <= DELTA_MAXFILE;
 }

@@ -17,6 +17,7 @@ struct apply_planopt {
 	int	network;	/* "+" lines are downloaded (not -n) */
 	int	force;		/* -F: a path already removed is a warning */
 	int	create_prefix;	/* -C: missing parents are made */
+	int	delta;		/* DELTA: -c set and offered by the server */
 };
 
 /* What happens to the path of a line. */
@@ -77,6 +78,17 @@ int		apply_plan_order(const struct tline *t,
 int		apply_plan_mayahead(const struct tline *t,
 		    const struct apply_planopt *);
 int		apply_plan_ahead(const struct tline *t, const struct stat *st,
+		    const struct apply_planopt *);
+
+/*
+ * May a "+" line t be asked as a delta (a DELTA request) from what is
+ * at its path now?  Only with po->delta, for a file of at most
+ * DELTA_MAXFILE bytes; st is fstat of the descriptor opened there
+ * (never through a symbolic link): it must be a regular file with no
+ * other name, of at most DELTA_MAXFILE bytes.  With st NULL the answer
+ * is for the line alone (0: do not look).
+ */
+int		apply_plan_basis(const struct tline *t, const struct stat *st,
 		    const struct apply_planopt *);
 
 #endif

@@ -12,6 +12,15 @@
  * download.  With -j, apply-jobs.c spreads the downloads over several
  * sessions; both land them with apply_landed.
  *
+ * With DELTA in use (apply-basis.c), a line whose path holds a file
+ * that may be its basis is requested as DELTA: the basis is opened and
+ * digested when the request is sent and stays open until its reply is
+ * received.  At most BASIS_MAX are in flight: the window then waits
+ * with the next such line until one is received, rather than ask it
+ * whole.  A delta that fails is fetched whole at once (retrq_refetch),
+ * on a session of its own with the same server: the session the delta
+ * came on has later replies due first.
+ *
  * Each file lands in "<name>.radmind.<pid>", created O_EXCL mode 0600 in
  * the destination directory (relative to its held descriptor).  The
  * digest is updated while bytes arrive; size and digest are verified,
@@ -40,6 +49,18 @@
 #include "fsutil.h"
 #include "net.h"
 #include "reqwin.h"
+#include "xmalloc.h"
+
+/* The bases of the DELTA requests in flight, in request order. */
+struct retr_basis {
+	const struct apply_entry	*e;
+	struct dl_basis			 b;
+};
+
+struct retr_bases {
+	struct retr_basis	 v[BASIS_MAX];
+	size_t			 first, n;
+};
 
 size_t
 retrq_len(const struct apply_entry *e)
@@ -61,6 +82,7 @@ struct retr_dst {
 	const char	*leaf;
 	int		 fd;
 	char		*tmp;
+	int		 dfailed;	/* its delta failed: fetch it whole */
 };
 
 /* dl_file's progress hook: bytes received for one path. */
@@ -78,12 +100,74 @@ retr_progress(void *arg, int64_t n)
 	progress_add(rp->prog, n, rp->path);
 }
 
-/* The window's ops: items are the entries of "+" lines. */
+/* dl_file's progress hook for a delta: data only, the file when done. */
+static void
+retr_data(void *arg, int64_t n)
+{
+	struct retr_prog	*rp = arg;
+
+	progress_data(rp->prog, n);
+}
+
+/* The basis of e if its request was DELTA (the oldest in flight). */
+static struct retr_basis *
+retr_basis(struct apply *ap, const struct apply_entry *e)
+{
+	struct retr_bases	*rb = ap->rb;
+
+	if (rb == NULL || rb->n == 0 || rb->v[rb->first].e != e)
+		return NULL;
+	return &rb->v[rb->first];
+}
+
+/* The oldest basis in flight is done with. */
+static void
+retr_basis_done(struct apply *ap)
+{
+	struct retr_bases	*rb = ap->rb;
+
+	basis_close(ap, &rb->v[rb->first].b);
+	rb->first = (rb->first + 1) % BASIS_MAX;
+	rb->n--;
+}
+
+/*
+ * The window's ops: items are the entries of "+" lines.  A line that
+ * may go as DELTA waits (1) while BASIS_MAX bases are in flight.
+ */
 static int
 retr_send(void *arg, struct net *net, void *item, struct cerr *err)
 {
-	(void)arg;
-	return retrq_send(net, item, err);
+	struct apply		*ap = arg;
+	struct apply_entry	*e = item;
+	struct retr_bases	*rb = ap->rb;
+	struct retr_basis	*rs;
+	char			 sum[CKSUM_B64MAX];
+
+	if (rb != NULL && basis_wanted(ap, e)) {
+		if (rb->n == BASIS_MAX)
+			return 1;
+		rs = &rb->v[(rb->first + rb->n) % BASIS_MAX];
+		if (basis_open(ap, e, -1, NULL, &rs->b, sum) == 0) {
+			if (basis_send(ap, net, e, sum, err) == -1) {
+				basis_close(ap, &rs->b);
+				return -1;
+			}
+			rs->e = e;
+			rb->n++;
+			return 0;
+		}
+	}
+	return retrq_send(net, e, err);
+}
+
+static void
+retr_drop(void *arg, void *item)
+{
+	struct apply	*ap = arg;
+
+	if (retr_basis(ap, item) != NULL)
+		retr_basis_done(ap);
 }
 
 static int
@@ -93,21 +177,45 @@ retr_recv(void *arg, struct net *net, void *item, void *ctx,
 	struct apply		*ap = arg;
 	struct apply_entry	*e = item;
 	struct retr_dst		*d = ctx;
+	struct retr_basis	*rs = retr_basis(ap, e);
 	struct retr_prog	 rp;
 	struct dl_want		 w;
 	char			 where[32];
+	int			 rc;
 
 	snprintf(where, sizeof(where), "line %u", e->t.lineno);
 	apply_want(e, &w, where, (unsigned char *)ap->iobuf, ap->iobufsz,
 	    ap->ck);
-	w.onrecv = retr_progress;
+	w.onrecv = rs != NULL ? retr_data : retr_progress;
 	w.arg = &rp;
 	rp.prog = &ap->prog;
 	rp.path = e->t.path;
-	return dl_file(net, &w, d->dfd, d->leaf, &d->fd, &d->tmp, err);
+	d->dfailed = 0;
+	if (rs == NULL)
+		return dl_file(net, &w, d->dfd, d->leaf, &d->fd, &d->tmp,
+		    err);
+	w.basis = &rs->b;
+	rc = dl_file(net, &w, d->dfd, d->leaf, &d->fd, &d->tmp, err);
+	if (rc == DL_OK) {
+		basis_count(ap, e, &rs->b);
+		progress_add(&ap->prog, e->t.size, e->t.path);
+	}
+	d->dfailed = rs->b.failed;
+	retr_basis_done(ap);
+	return rc;
 }
 
-static const struct reqwin_ops	retr_ops = { retr_send, retr_recv, NULL };
+static const struct reqwin_ops	retr_ops = { retr_send, retr_recv,
+	retr_drop };
+
+void
+retrq_free(struct apply *ap)
+{
+	reqwin_free(ap->rq);
+	ap->rq = NULL;
+	free(ap->rb);
+	ap->rb = NULL;
+}
 
 struct reqwin *
 retrq_new(struct apply *ap)
@@ -115,6 +223,8 @@ retrq_new(struct apply *ap)
 	struct reqwin	*rq;
 	size_t		 i;
 
+	if (ap->delta)
+		ap->rb = xcalloc(1, sizeof(*ap->rb));
 	rq = reqwin_new(ap->net, REQWIN_MAXREQ, REQWIN_MAXBYTES, &retr_ops,
 	    ap);
 	for (i = 0; i < ap->nent; i++)
@@ -181,7 +291,7 @@ retrq_download(struct apply *ap, struct apply_entry *e, int dfd,
 {
 	const struct tline	*t = &e->t;
 	struct retr_dst		 d;
-	struct cerr		 err;
+	struct cerr		 err, why;
 	int			 rc;
 
 	if (reqwin_fill(ap->rq, &err) == -1) {
@@ -197,13 +307,58 @@ retrq_download(struct apply *ap, struct apply_entry *e, int dfd,
 	}
 	d.dfd = dfd;
 	d.leaf = leaf;
-	if ((rc = reqwin_recv(ap->rq, &d, &err)) != DL_OK) {
+	rc = reqwin_recv(ap->rq, &d, &err);
+	if (rc == DL_LOCAL && d.dfailed) {
+		why = err;
+		rc = retrq_refetch(ap, e, &why, dfd, leaf, &d.fd, &d.tmp, &err);
+		if (rc == DL_OK)
+			progress_add(&ap->prog, t->size, t->path);
+	}
+	if (rc != DL_OK) {
 		apply_dlfail(ap, e, rc, &err);
 		if (rc == DL_DEAD)
 			ap->net_dead = 1;
 		return -1;
 	}
 	return apply_landed(ap, e, dfd, leaf, d.fd, d.tmp);
+}
+
+int
+retrq_refetch(struct apply *ap, const struct apply_entry *e,
+    const struct cerr *why, int dfd, const char *leaf, int *fd, char **tmp,
+    struct cerr *err)
+{
+	struct netopts	 o;
+	struct dl_want	 w;
+	struct cerr	 why2;
+	char		 where[32];
+	int		 rc;
+
+	ap->dstat.fallbacks++;
+	if (ap->verbose)
+		amsg_warn(&ap->msg, "%s: %s; fetching the whole file",
+		    ap->name, why->msg);
+	if (ap->side == NULL) {
+		o = *ap->no;
+		net_pin(ap->net, &o);
+		if ((ap->side = net_open(&o, &why2)) == NULL)
+			goto dead;
+	}
+	snprintf(where, sizeof(where), "line %u", e->t.lineno);
+	apply_want(e, &w, where, NULL, 0, ap->ck);
+	if (retrq_send(ap->side, e, &why2) == -1)
+		goto dead;
+	if ((rc = dl_file(ap->side, &w, dfd, leaf, fd, tmp, err)) != DL_DEAD)
+		return rc;
+	why2 = *err;
+dead:
+	/* The session of the run is not the one that failed. */
+	if (ap->side != NULL)
+		net_abort(ap->side);
+	ap->side = NULL;
+	cerr_set(err, "%s: the whole file could not be fetched after a "
+	    "failed delta: %s", e->t.path, why2.msg);
+	return DL_LOCAL;
 }
 
 void

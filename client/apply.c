@@ -933,6 +933,7 @@ run_planopt(const struct apply *ap, struct apply_planopt *po)
 	po->network = ap->network;
 	po->force = ap->force;
 	po->create_prefix = ap->create_prefix;
+	po->delta = ap->delta;
 }
 
 /* A directory to remove once the input leaves it (then doline). */
@@ -1175,6 +1176,7 @@ apply_run(struct apply *ap, int progmode, const struct progtotal *total)
 		amsg_named(&ap->msg, "%s", err.msg);
 		return -1;
 	}
+	basis_init(ap);
 	if (ap->net != NULL && ap->jobs > 1 && (n = count_downloads(ap)) > 1 &&
 	    jobq_start(ap, n < (size_t)ap->jobs ? (int)n : ap->jobs,
 	    apply_meta_undo, &err) == -1) {
@@ -1241,13 +1243,13 @@ apply_finish(struct apply *ap, int ok)
 		if (ap->verbose)
 			net_print_stats(ap->net, stdout);
 		jobq_free(ap);		/* the other sessions */
+		basis_end(ap, ap->verbose ? stdout : NULL);
 		if (net_close(ap->net, &err) == -1 && ok && !ap->net_dead)
 			amsg_warn(&ap->msg, "%s", err.msg);
 		ap->net = NULL;
 	}
 	jobq_free(ap);
-	reqwin_free(ap->rq);
-	ap->rq = NULL;
+	retrq_free(ap);
 	syncq_free(ap->sq);
 	ap->sq = NULL;
 	fflush(stdout);

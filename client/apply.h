@@ -3,7 +3,9 @@
  * apply.c (load and check an applicable transcript, apply it), and its
  * modules apply-retr.c (downloads over one session, on the request
  * window of net/reqwin.c), apply-jobs.c (-j: over several sessions),
- * apply-sync.c (deferred durability of downloads) and, at the bottom
+ * apply-sync.c (deferred durability of downloads), apply-basis.c (DELTA
+ * requests: the bases, the counters, the fetch after a failed delta)
+ * and, at the bottom
  * with headers of their own, apply-fs.c (confined file-system access
  * below the apply root), apply-msg.c (the run's messages),
  * apply-progress.c (progress output) and apply-plan.c (what each line
@@ -30,10 +32,12 @@ struct cerr;
 struct net;
 struct netopts;
 struct cksum;
+struct dl_basis;
 struct dl_want;
 struct apply;
 struct apply_pending;
 struct reqwin;
+struct retr_bases;
 
 /* Exit status of lapply (lapply(1), EXIT STATUS). */
 enum {
@@ -57,9 +61,17 @@ struct apply_entry {
  * server answers in request order.  retrq_download receives the reply
  * of the "+" line e, the next one due, as apply_download says.
  * retrq_send sends the request of e, whose text is retrq_len(e) bytes,
- * over any session (-j too).
+ * over any session (-j too).  retrq_free frees the window.
+ * retrq_refetch, after the delta of e failed (why), fetches the whole
+ * file into a temp file in dfd as dl_file does, at once, on a session
+ * of its own with the same server (ap->side, opened the first time):
+ * DL_* (a failure of that session is DL_LOCAL).
  */
 struct reqwin	*retrq_new(struct apply *);
+void		 retrq_free(struct apply *);
+int		 retrq_refetch(struct apply *, const struct apply_entry *e,
+		    const struct cerr *why, int dfd, const char *leaf, int *fd,
+		    char **tmp, struct cerr *err);
 int		 retrq_download(struct apply *, struct apply_entry *e,
 		    int dfd, const char *leaf);
 int		 retrq_send(struct net *, const struct apply_entry *e,
@@ -157,6 +169,41 @@ void	apply_meta_undo(struct apply *, const struct apply_entry *e,
  */
 void	jobq_wire(struct apply *, struct progwire *);
 
+/*
+ * DELTA requests (apply-basis.c, docs/protocol.md section 5.11).
+ * basis_init, once the session is open, decides whether the run uses
+ * DELTA (ap->delta: -c is set and the server lists it).  basis_wanted:
+ * the "+" line e may go as DELTA, by the line alone.  basis_open opens
+ * what is at e's path, from (dfd, leaf) or, with dfd -1, from the root
+ * by e's path, never through a symbolic link, and digests it: 0 with
+ * b->fd open and sum set, -1 when e goes as RETR (not a regular file
+ * with no other name within the size limit, BASIS_MAX already open,
+ * ...).  basis_close closes b->fd.  basis_send queues the DELTA request
+ * of e.  basis_count counts the delta b received for e.  basis_end
+ * prints the counters on fp (-v; NULL: not) and closes the session of
+ * retrq_refetch.
+ */
+#define BASIS_MAX	64	/* basis descriptors open at once */
+
+struct basis_stats {
+	uint64_t	 files;		/* made from deltas */
+	uint64_t	 wire;		/* ... the deltas' bytes */
+	uint64_t	 whole;		/* ... the files' bytes */
+	uint64_t	 fallbacks;	/* fetched whole after a failed delta */
+};
+
+void	basis_init(struct apply *);
+int	basis_wanted(const struct apply *, const struct apply_entry *e);
+int	basis_open(struct apply *, const struct apply_entry *e, int dfd,
+	    const char *leaf, struct dl_basis *b, char *sum);
+void	basis_close(struct apply *, struct dl_basis *b);
+int	basis_send(const struct apply *, struct net *,
+	    const struct apply_entry *e,
+	    const char *sum, struct cerr *err);
+void	basis_count(struct apply *, const struct apply_entry *e,
+	    const struct dl_basis *b);
+void	basis_end(struct apply *, FILE *fp);
+
 /* Everything one run of lapply needs. */
 struct apply {
 	/* options */
@@ -190,6 +237,13 @@ struct apply {
 	size_t		 iobufsz;
 	struct apply_pending *pend;		/* directories to remove */
 	size_t		 npend, pendcap;
+	/* DELTA (apply-basis.c) */
+	int		 delta;			/* in use */
+	int		 nbasis;		/* basis descriptors open */
+	struct cksum	*bck;			/* digests bases */
+	struct net	*side;			/* fetches after failed deltas */
+	struct basis_stats dstat;
+	struct retr_bases *rb;			/* one session's (apply-retr.c) */
 };
 
 /*

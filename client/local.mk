@@ -37,7 +37,7 @@ client_libclient_a_SOURCES = \
 	client/apply.c client/apply.h client/apply-msg.c client/apply-msg.h \
 	client/apply-fs.c client/apply-fs.h client/apply-retr.c \
 	client/apply-progress.c client/apply-progress.h \
-	client/apply-sync.c client/apply-jobs.c \
+	client/apply-sync.c client/apply-jobs.c client/apply-basis.c \
 	client/apply-plan.c client/apply-plan.h
 client_libclient_a_CPPFLAGS = $(NET_CPPFLAGS)
 client_libclient_a_CFLAGS = $(AM_CFLAGS) $(PTHREAD_CFLAGS)

@@ -268,6 +268,8 @@ proto_banner(struct conn *c, unsigned *caps, struct cerr *err)
 			/* Ours: the whole name, no Radmind prefix rule. */
 			if (strcasecmp(av[i], "ZAUTO") == 0)
 				*caps |= PROTO_CAP_ZAUTO;
+			if (strcasecmp(av[i], "DELTA") == 0)
+				*caps |= PROTO_CAP_DELTA;
 		}
 	} while (more);
 	return 0;

@@ -28,6 +28,7 @@ struct conn;
 #define RAP_TLS_READY		220	/* STARTTLS: handshake follows */
 #define RAP_STAT_OK		230
 #define RAP_RETR_OK		240
+#define RAP_DELTA_OK		241	/* [cairn] DELTA: a delta follows */
 #define RAP_STOR_DONE		250
 #define RAP_ZLIB_READY		320
 #define RAP_STOR_GO		350
@@ -52,6 +53,7 @@ struct conn;
 #define PROTO_CAP_ZLIB		0x01
 #define PROTO_CAP_REPO		0x02
 #define PROTO_CAP_ZAUTO		0x04	/* [cairn] COMP ZLIB AUTO */
+#define PROTO_CAP_DELTA		0x08	/* [cairn] DELTA requests */
 
 /*
  * Split a request or reply line in place into at most max tokens,

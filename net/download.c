@@ -7,6 +7,8 @@
  * with the floor kept free, the count received must be the count
  * announced and, with a digest, the digest must match.  A file that
  * fails any check is removed; the old object at leaf is never touched.
+ * A delta is bounded by what a delta of the expected size can be, and
+ * its result is held to the same size and digest as a whole file.
  */
 #include "config.h"
 
@@ -24,6 +26,7 @@
 #include "cksum.h"
 #include "compat.h"
 #include "confine.h"
+#include "delta.h"
 #include "download.h"
 #include "fsutil.h"
 #include "intr.h"
@@ -184,8 +187,76 @@ dl_body(struct net *net, const struct dl_want *w, int fd, int werr,
 }
 
 /*
+ * As dl_body, for the delta of size bytes that the reply to a DELTA
+ * request began: each piece is applied to w->basis as it arrives (once
+ * the temp file fd exists), the rest of a delta that fails is read and
+ * dropped, and the result must be w->size bytes of digest w->cksum.
+ */
+static int
+dl_delta(struct net *net, const struct dl_want *w, int fd, int werr,
+    int64_t size, const char *full, struct cerr *err)
+{
+	struct dl_basis		*b = w->basis;
+	struct delta_apply	*d = NULL;
+	struct cerr		 derr;
+	char			 sum[CKSUM_B64MAX];
+	unsigned char		*buf = w->buf, *own = NULL;
+	size_t			 bufsz = w->bufsz;
+	ssize_t			 n;
+	int			 bad = 0;
+
+	if (buf == NULL)
+		buf = own = xmalloc(bufsz = DL_BUFSZ);
+	if (w->ck != NULL)
+		cksum_reset(w->ck);
+	if (fd != -1 && werr == 0)
+		d = delta_apply_new(b->fd, fd, w->ck);
+	while ((n = net_retr_read(net, buf, bufsz, err)) > 0) {
+		if (d != NULL && !bad &&
+		    delta_apply_feed(d, buf, (size_t)n, &derr) == -1)
+			bad = 1;
+		if (w->onrecv != NULL)
+			w->onrecv(w->arg, n);
+	}
+	free(own);
+	if (n == -1 || net_retr_end(net, err) == -1) {
+		delta_apply_free(d);
+		return DL_DEAD;
+	}
+	if (werr != 0) {
+		cerr_set(err, "%s: create: %s", full, strerror(werr));
+		return DL_LOCAL;
+	}
+	if (!bad && delta_apply_end(d, &derr) == -1)
+		bad = 1;
+	if (!bad && delta_apply_size(d) != w->size) {
+		cerr_set(&derr, "delta: makes %lld bytes, not the %lld of the "
+		    "%s", (long long)delta_apply_size(d), (long long)w->size,
+		    w->source);
+		bad = 1;
+	}
+	delta_apply_free(d);
+	if (!bad && w->ck != NULL && w->cksum != NULL) {
+		cksum_final(w->ck, sum);
+		if (strcmp(sum, w->cksum) != 0) {
+			cerr_set(&derr, "delta: the result does not match the "
+			    "checksum in %s", w->source);
+			bad = 1;
+		}
+	}
+	if (bad) {
+		b->failed = 1;
+		cerr_set(err, "%s: %s", full, derr.msg);
+		return DL_LOCAL;
+	}
+	b->wire = size;
+	return DL_OK;
+}
+
+/*
  * Read the reply to the oldest RETR; the size it announces must be
- * w->size (any size when w->size is -1).  Fills full and who.
+ * w->size (any size when w->size is -1), or for a delta at most what a
+ * delta of w->size bytes can be.  Fills full and who.
  */
 static int
 dl_begin(struct net *net, const struct dl_want *w, int64_t *size,
@@ -198,8 +269,21 @@ dl_begin(struct net *net, const struct dl_want *w, int64_t *size,
 		snprintf(full, fullsz, "%s: %s", w->where, w->path);
 	else
 		strlcpy(full, w->path, fullsz);
+	if (w->basis != NULL)
+		w->basis->delta = w->basis->failed = 0;
 	if ((rc = net_retr_begin(net, size, err)) != 0)
 		return rc == 1 ? DL_SERVER : DL_DEAD;
+	if (w->basis != NULL && net_retr_delta(net)) {
+		w->basis->delta = 1;
+		if (w->size < 0 || w->size > DELTA_MAXFILE ||
+		    (uint64_t)*size > delta_bound((uint64_t)w->size)) {
+			cerr_set(err, "%s: bad delta size %lld for a file of "
+			    "%lld bytes", net_peer(net), (long long)*size,
+			    (long long)w->size);
+			return DL_DEAD;
+		}
+		return DL_OK;
+	}
 	if (w->size != -1 && *size != w->size) {
 		cerr_set(err, "%s: size in %s does not match size from server",
 		    *who, w->source);
@@ -229,24 +313,31 @@ dl_file(struct net *net, const struct dl_want *w, int dfd, const char *leaf,
 	const char	*who;
 	char		 full[PATH_MAX + 64];
 	char		*tmp = NULL;
-	int64_t		 size, avail;
-	int		 fd, rc, werr = 0;
+	int64_t		 size, avail, room;
+	int		 fd, rc, delta, werr = 0;
 
 	*fdp = -1;
 	*tmpp = NULL;
 	if ((rc = dl_begin(net, w, &size, full, sizeof(full), &who,
 	    err)) != DL_OK)
 		return rc;
-	if (fs_room(dfd, size, &avail) == 1) {
+	/* A delta takes the room of the file it makes. */
+	delta = w->basis != NULL && w->basis->delta;
+	room = delta ? w->size : size;
+	if (fs_room(dfd, room, &avail) == 1) {
 		cerr_set(err, "%s: %lld bytes do not fit: %lld bytes free, "
-		    "%lld kept free", full, (long long)size, (long long)avail,
+		    "%lld kept free", full, (long long)room, (long long)avail,
 		    (long long)FS_KEEPFREE);
 		return dl_skip(net, size, DL_LOCAL);
 	}
 
 	if ((fd = dl_opentemp(dfd, leaf, w->lineno, w->mode, &tmp)) == -1)
 		werr = errno;
-	if ((rc = dl_body(net, w, fd, werr, size, full, who, err)) != DL_OK) {
+	if (delta)
+		rc = dl_delta(net, w, fd, werr, size, full, err);
+	else
+		rc = dl_body(net, w, fd, werr, size, full, who, err);
+	if (rc != DL_OK) {
 		if (fd != -1) {
 			close(fd);
 			dl_tempdone(dfd, tmp);

@@ -9,7 +9,10 @@
  * keeping FS_KEEPFREE), the digest is computed while bytes arrive, and
  * the verified temp file is handed back open, for the caller to set
  * metadata on the descriptor and make it durable: dl_commit at once, or
- * a batch (lapply's apply-sync.c).
+ * a batch (lapply's apply-sync.c).  The reply to a DELTA request may be
+ * a delta instead of the file (docs/protocol.md section 5.11): it is
+ * applied to the basis the caller holds, into the same temp file, with
+ * the same checks.
  */
 #ifndef CAIRN_DOWNLOAD_H
 #define CAIRN_DOWNLOAD_H
@@ -20,6 +23,23 @@
 struct cerr;
 struct cksum;
 struct net;
+
+/*
+ * The basis a DELTA request named (net_send_delta): the caller's
+ * regular file, open for reading, digested as the request says.  A
+ * delta reply is applied to it (read again from its start, common/delta)
+ * and dl_file says here how that went.
+ */
+struct dl_basis {
+	int		 fd;
+	/* Set by dl_file: */
+	int		 delta;		/* the reply was a delta (241) */
+	int		 failed;	/* ... that could not be applied, or
+					   whose result is not the file: the
+					   old file is as it was, the whole
+					   file may be fetched (DL_LOCAL) */
+	int64_t		 wire;		/* ... its bytes, once applied */
+};
 
 /* What the caller expects of one download. */
 struct dl_want {
@@ -33,6 +53,7 @@ struct dl_want {
 	mode_t		 mode;		/* of the new temp file */
 	unsigned char	*buf;		/* receive buffer, or NULL */
 	size_t		 bufsz;
+	struct dl_basis	*basis;		/* the request was DELTA, or NULL */
 	/* Called with each count of bytes received (progress), or NULL. */
 	void		(*onrecv)(void *, int64_t);
 	void		*arg;
@@ -53,6 +74,12 @@ struct dl_want {
  * temp file (written, verified, its offset at the end) and *tmp its
  * malloc'd name in dfd.  Otherwise nothing is left in dfd and err names
  * the object (w->where or w->path) and the cause.
+ *
+ * With w->basis (the request was DELTA), the reply may be a delta: at
+ * most delta_bound(w->size) bytes (a longer one is a session out of
+ * step: DL_DEAD), applied to the basis as it arrives; the result must
+ * have w->size bytes and the digest w->cksum.  A delta that fails is
+ * DL_LOCAL with w->basis->failed set; the session goes on.
  */
 int	 dl_file(struct net *, const struct dl_want *w, int dfd,
 	    const char *leaf, int *fd, char **tmp, struct cerr *err);

@@ -48,6 +48,7 @@ struct net {
 	uint64_t	 st_storedbytes;
 	int		 dead;		/* unusable after a session error */
 	int		 inbody;	/* inside a RETR body */
+	int		 rcode;		/* ... begun with this reply code */
 	int64_t		 left;		/* bytes of it still unread */
 	int		 wdead;		/* a send failed: no more requests */
 	int		 inup;		/* inside a STOR body */
@@ -581,6 +582,8 @@ net_has_cap(const struct net *n, const char *cap)
 		return (n->caps & PROTO_CAP_ZLIB) != 0;
 	if (proto_cap_match(cap, "REPO"))
 		return (n->caps & PROTO_CAP_REPO) != 0;
+	if (strcasecmp(cap, "DELTA") == 0)
+		return (n->caps & PROTO_CAP_DELTA) != 0;
 	return 0;
 }
 
@@ -712,6 +715,29 @@ net_send_retr(struct net *n, const char *kind, const char *tname,
 }
 
 int
+net_send_delta(struct net *n, const char *alg, const char *basis,
+    const char *tname, const char *epath, struct cerr *err)
+{
+	int	 r;
+
+	if (net_usable(n, err) == -1)
+		return -1;
+	if (!net_token_ok(n, alg, err) || !net_token_ok(n, basis, err) ||
+	    !net_token_ok(n, tname, err) || !net_token_ok(n, epath, err))
+		return -1;
+	if ((r = conn_printf(n->c, err, "DELTA %s %s FILE %s %s\n", alg,
+	    basis, tname, epath)) == -1)
+		n->dead = 1;
+	return r;
+}
+
+int
+net_retr_delta(const struct net *n)
+{
+	return n->inbody && n->rcode == RAP_DELTA_OK;
+}
+
+int
 net_retr_begin(struct net *n, int64_t *size, struct cerr *err)
 {
 	struct proto_budget	 b;
@@ -742,6 +768,7 @@ net_retr_begin(struct net *n, int64_t *size, struct cerr *err)
 		goto dead;
 	}
 	n->inbody = 1;
+	n->rcode = code;
 	n->left = n->bsize = *size;
 	n->samplen = 0;
 	return 0;

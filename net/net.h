@@ -78,7 +78,8 @@ void		 net_pin(const struct net *, struct netopts *o);
 /* Send QUIT (if still usable), read its reply, close and free. */
 int		 net_close(struct net *, struct cerr *err);
 void		 net_stats(const struct net *, struct netstats *);
-int		 net_has_cap(const struct net *, const char *cap); /* "REPO" */
+/* Listed in the banner: "ZLIB", "REPO" (Radmind's rule), "DELTA" (whole). */
+int		 net_has_cap(const struct net *, const char *cap);
 /* The server as messages name it: "host[address]". */
 const char	*net_peer(const struct net *);
 /*
@@ -131,11 +132,23 @@ int	 net_stat(struct net *, const char *kind, const char *name,
 int	 net_send_retr(struct net *, const char *kind, const char *tname,
 	    const char *epath, struct cerr *err);
 /*
- * Read the reply header of the oldest outstanding RETR: *size gets the
- * announced length.  Returns 0, 1 if the server refused this request
- * (session still usable), -1 on a session error.
+ * [cairn] Queue "DELTA <alg> <basis> FILE <tname> <epath>"
+ * (docs/protocol.md section 5.11): the file as for RETR FILE, asked as
+ * a delta from the regular file whose digest (named as -c names it) is
+ * basis.  Only to a server that lists DELTA (net_has_cap).  Its reply
+ * is read as a RETR's: a delta (241, net_retr_delta) or the whole file
+ * (240).
+ */
+int	 net_send_delta(struct net *, const char *alg, const char *basis,
+	    const char *tname, const char *epath, struct cerr *err);
+/*
+ * Read the reply header of the oldest outstanding RETR (or DELTA): *size
+ * gets the announced length.  Returns 0, 1 if the server refused this
+ * request (session still usable), -1 on a session error.
  */
 int	 net_retr_begin(struct net *, int64_t *size, struct cerr *err);
+/* Nonzero while the body begun is a delta (a 241 reply to DELTA). */
+int	 net_retr_delta(const struct net *);
 /* Read up to len data bytes of the current RETR body (0 when done). */
 ssize_t	 net_retr_read(struct net *, void *buf, size_t len, struct cerr *err);
 /* Read the terminating "." line of the current RETR. */

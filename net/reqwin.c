@@ -97,13 +97,17 @@ int
 reqwin_fill(struct reqwin *w, struct cerr *err)
 {
 	struct reqwin_item	*it;
+	int			 r;
 
 	while (w->nsent < w->n) {
 		it = REQWIN_AT(w, w->nsent);
 		if (!reqwin_room(w, it->len))
 			break;
-		if (w->ops->send(w->arg, w->net, it->item, err) == -1)
+		if ((r = w->ops->send(w->arg, w->net, it->item, err)) == -1)
 			return -1;
+		/* Not now: it waits for a reply to be received. */
+		if (r == 1)
+			break;
 		w->nsent++;
 		w->bytes += it->len;
 	}

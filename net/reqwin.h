@@ -29,7 +29,13 @@ struct reqwin;
 
 /* What the window does with the caller's items, called with arg. */
 struct reqwin_ops {
-	/* Send item's request (net_send_retr): 0, or -1 with err. */
+	/*
+	 * Send item's request (net_send_retr): 0, or -1 with err; or 1,
+	 * sending nothing, for "not now" while other requests are in
+	 * flight: the window stops filling, and item is the first sent
+	 * by a later reqwin_fill (so never return it with nothing in
+	 * flight).
+	 */
 	int	(*send)(void *arg, struct net *, void *item,
 		    struct cerr *err);
 	/*

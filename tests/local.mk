@@ -28,6 +28,10 @@ EXTRA_DIST += tests/integ/shim.c
 check_PROGRAMS += tests/integ/delta-apply
 tests_integ_delta_apply_SOURCES = tests/integ/delta-apply.c
 tests_integ_delta_apply_LDADD = $(CAIRN_LIBS)
+# ... and its sibling: a delta made from a basis (t-lapply-delta).
+check_PROGRAMS += tests/integ/delta-make
+tests_integ_delta_make_SOURCES = tests/integ/delta-make.c
+tests_integ_delta_make_LDADD = $(CAIRN_LIBS)
 
 # The link emulator alone (t-bench-relay), and cairn-bench's report and
 # figure from figures given on stdin (t-bench-advice).
@@ -128,6 +132,7 @@ LAPPLY_TESTS = \
 	tests/integ/t-lapply-links.sh \
 	tests/integ/t-lapply-hardlinks.sh \
 	tests/integ/t-lapply-crash.sh \
+	tests/integ/t-lapply-delta.sh \
 	tests/integ/t-lapply-faults.sh \
 	tests/integ/t-lapply-trace.sh \
 	tests/integ/t-lapply-race.sh \

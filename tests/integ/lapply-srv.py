@@ -13,14 +13,31 @@
 #   short    announce the real size, send half, then close
 #   refuse   reply "540 File not found"
 #   flip     send the file with its first byte changed
+# and for the run (PATH is a number or "-"):
+#   conns N  serve N connections, each in a thread of its own (the last
+#            within 20 s of the first)
+#   delta -  list DELTA in the banner and answer "DELTA sha1 <basis> FILE
+#            <T> <path>" with the delta ROOT/delta/<basis>.<target>
+#            ('/' in digests as '_'; target: the sha1 of the file
+#            served) as a 241 reply, or the whole file when there is
+#            none; DELTA faults, each for one decoded path:
+#   dcorrupt   a byte of the delta's zstd frame changed (its 6th last)
+#   dtrunc     the delta's last 4 bytes left out (its size line says so)
+#   dwrong     a delta to the target from any basis, whatever was asked
+#   drefetch   as dcorrupt, then the RETR of that path refused
 # At the end LOGFILE gets "maxqueue N": the most request lines that were
 # already waiting when the server started answering one (> 1 means the
 # client pipelines its requests).  Every wait is bounded (20 s).
+import base64
+import glob
+import hashlib
 import os
 import socket
 import sys
+import threading
+import time
 
-from testnet import RETR_END, Conn, banner, listen, retr_head
+from testnet import RETR_END, Conn, banner, listen, retr_head, serve
 
 TIMEOUT = 20.0
 
@@ -47,22 +64,69 @@ def rel(path):
     return path.lstrip(b'/')
 
 
+def b64name(data):
+    return base64.b64encode(hashlib.sha1(data).digest()).replace(b'/', b'_')
+
+
+def delta_for(root, basis, body, fault):
+    """The delta to send for a target of bytes body from the basis of
+    sha1 basis (as the request has it), or None."""
+    d = os.path.join(root.encode(), b'delta')
+    target = b64name(body)
+    if fault == 'dwrong':
+        found = sorted(glob.glob(os.path.join(d, b'*.' + target)))
+        fn = found[0] if found else None
+    else:
+        fn = os.path.join(d, basis.replace(b'/', b'_') + b'.' + target)
+    if fn is None or not os.path.isfile(fn):
+        return None
+    with open(fn, 'rb') as f:
+        delta = f.read()
+    if fault in ('dcorrupt', 'drefetch'):
+        i = len(delta) - 6
+        delta = delta[:i] + bytes([delta[i] ^ 0x55]) + delta[i + 1:]
+    if fault == 'dtrunc':
+        delta = delta[:-4]
+    return delta
+
+
+LOCK = threading.Lock()
+REFUSED = set()		# paths whose RETR is refused (drefetch)
+
+
 def main():
     root, portfile, logfile = sys.argv[1:4]
     faults = {}
     rest = sys.argv[4:]
     for i in range(0, len(rest), 2):
         faults[rest[i + 1].encode()] = rest[i]
+    conns = 1
+    for k, v in list(faults.items()):
+        if v == 'conns':
+            conns = int(k)
+            del faults[k]
+    offer = any(v == 'delta' for v in faults.values())
 
-    ls = listen(1, TIMEOUT, portfile=portfile)
+    ls = listen(4, TIMEOUT, portfile=portfile)
     log = open(logfile, 'wb', buffering=0)
+    if conns > 1:
+        ls.settimeout(2.0)
+        n = serve(ls, lambda s, n: session(s, root, log, faults, offer),
+                  conns, time.monotonic() + TIMEOUT, threaded=True)
+        return 0 if n > 0 else 1
     try:
         s, _ = ls.accept()
     except socket.timeout:
         log.write(b'no connection\n')
         return 1
+    return session(s, root, log, faults, offer)
+
+
+def session(s, root, log, faults, offer):
+    """Serve the connection s."""
     c = Conn(s, TIMEOUT)
-    c.send(banner(b'test', b'lapply-srv', b'REPO'))
+    c.send(banner(b'test', b'lapply-srv', b'REPO DELTA' if offer else
+                  b'REPO'))
     maxq = 0
     try:
         while True:
@@ -72,8 +136,14 @@ def main():
                 return 0
             maxq = max(maxq, waiting)
             line = c.line()
-            log.write(line + b'\n')
+            with LOCK:
+                log.write(line + b'\n')
             av = line.split()
+            basis = None
+            if offer and av[:1] == [b'DELTA'] and len(av) == 6 and \
+                    av[3] == b'FILE':
+                basis = av[2] if av[1] == b'sha1' else b'-'
+                av = [b'RETR'] + av[3:]
             if av[:1] == [b'QUIT']:
                 c.reply(b'201 QUIT OK, closing connection')
                 return 0
@@ -92,11 +162,21 @@ def main():
                 c.reply(b'500 Command unrecognized')
                 continue
             fault = faults.get(path)
-            if fault == 'refuse' or not os.path.isfile(fn):
+            if fault == 'refuse' or not os.path.isfile(fn) or \
+                    (basis is None and path in REFUSED):
                 c.reply(b'540 File not found')
                 continue
             with open(fn, 'rb') as f:
                 body = f.read()
+            delta = None
+            if basis is not None:
+                delta = delta_for(root, basis, body, fault)
+            if delta is not None:
+                if fault == 'drefetch':
+                    REFUSED.add(path)
+                c.send(b'241 Retrieving delta\r\n%d\r\n' % len(delta) +
+                       delta + RETR_END)
+                continue
             if fault == 'flip' and body:
                 body = bytes([body[0] ^ 1]) + body[1:]
             if fault == 'bigger':
@@ -111,7 +191,8 @@ def main():
         log.write(b'error: ' + str(e).encode() + b'\n')
         return 1
     finally:
-        log.write(b'maxqueue %d\n' % maxq)
+        with LOCK:
+            log.write(b'maxqueue %d\n' % maxq)
         s.close()
 
 

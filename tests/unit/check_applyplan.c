@@ -2,7 +2,8 @@
  * check_applyplan.c: what lapply does with each transcript line
  * (client/apply-plan.c), one row per case: the line, what is at its
  * path, the options; the act, the order among downloads, and whether it
- * may run ahead of -j downloads.
+ * may run ahead of -j downloads.  Then what may be the basis of a
+ * DELTA request.
  */
 #include "config.h"
 
@@ -13,6 +14,7 @@
 #endif
 
 #include "apply-plan.h"
+#include "delta.h"
 #include "transcript.h"
 #include "unit.h"
 
@@ -234,7 +236,7 @@ END_TEST
 /* A replaced path is planned again as empty: never replaced twice. */
 START_TEST(test_replace_then_absent)
 {
-	struct apply_planopt	 po = { 1, 0, 0 };
+	struct apply_planopt	 po = { 1, 0, 0, 0 };
 	const struct row	*r;
 	enum apply_act		 act;
 	struct tline		 t;
@@ -259,6 +261,75 @@ START_TEST(test_replace_then_absent)
 }
 END_TEST
 
+/*
+ * The basis of a DELTA request: a "+ f" line of at most DELTA_MAXFILE
+ * bytes, with DELTA in use and a network, over a regular file with no
+ * other name of at most DELTA_MAXFILE bytes; nothing else.
+ */
+START_TEST(test_basis)
+{
+	struct apply_planopt	 po;
+	struct tline		 t;
+	struct stat		 st;
+
+	memset(&po, 0, sizeof(po));
+	po.network = 1;
+	po.delta = 1;
+	memset(&t, 0, sizeof(t));
+	t.plus = 1;
+	t.type = 'f';
+	t.path = "./a";
+	t.size = 100;
+	memset(&st, 0, sizeof(st));
+	st.st_mode = S_IFREG | 0644;
+	st.st_nlink = 1;
+	st.st_size = 90;
+	ck_assert(apply_plan_basis(&t, NULL, &po));
+	ck_assert(apply_plan_basis(&t, &st, &po));
+
+	/* What is there now. */
+	st.st_size = DELTA_MAXFILE;
+	ck_assert(apply_plan_basis(&t, &st, &po));
+	st.st_size = DELTA_MAXFILE + 1;
+	ck_assert(!apply_plan_basis(&t, &st, &po));
+	st.st_size = 90;
+	st.st_nlink = 2;
+	ck_assert(!apply_plan_basis(&t, &st, &po));
+	st.st_nlink = 1;
+	st.st_mode = S_IFLNK | 0777;
+	ck_assert(!apply_plan_basis(&t, &st, &po));
+	st.st_mode = S_IFIFO | 0644;
+	ck_assert(!apply_plan_basis(&t, &st, &po));
+	st.st_mode = S_IFCHR | 0644;
+	ck_assert(!apply_plan_basis(&t, &st, &po));
+	st.st_mode = S_IFDIR | 0755;
+	ck_assert(!apply_plan_basis(&t, &st, &po));
+	st.st_mode = S_IFREG | 0644;
+
+	/* The line. */
+	t.size = DELTA_MAXFILE;
+	ck_assert(apply_plan_basis(&t, &st, &po));
+	t.size = DELTA_MAXFILE + 1;
+	ck_assert(!apply_plan_basis(&t, NULL, &po));
+	ck_assert(!apply_plan_basis(&t, &st, &po));
+	t.size = 100;
+	t.plus = 0;
+	ck_assert(!apply_plan_basis(&t, &st, &po));
+	t.plus = 1;
+	t.type = 'a';
+	ck_assert(!apply_plan_basis(&t, &st, &po));
+	t.type = 'f';
+
+	/* The run: no -c or no DELTA offered, or -n. */
+	po.delta = 0;
+	ck_assert(!apply_plan_basis(&t, NULL, &po));
+	ck_assert(!apply_plan_basis(&t, &st, &po));
+	po.delta = 1;
+	po.network = 0;
+	ck_assert(!apply_plan_basis(&t, &st, &po));
+}
+END_TEST
+
 static Suite *
 applyplan_suite(void)
 {
@@ -268,6 +339,7 @@ applyplan_suite(void)
 	tc = tcase_create("plan");
 	tcase_add_loop_test(tc, test_row, 0, NROWS);
 	tcase_add_test(tc, test_replace_then_absent);
+	tcase_add_test(tc, test_basis);
 	suite_add_tcase(s, tc);
 	return s;
 }

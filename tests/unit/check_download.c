@@ -4,7 +4,8 @@
  * server on 127.0.0.1, and the apply library (client/apply.c,
  * libclient.a) on local transcripts.  Every case keeps "old", the file
  * a download would replace, and checks it is untouched when the
- * download fails, and that no temp file is left.
+ * download fails, and that no temp file is left.  The DELTA cases use
+ * "old" as the basis the request named.
  */
 #include "config.h"
 
@@ -25,15 +26,18 @@
 #include <unistd.h>
 
 #include "apply.h"
+#include "buf.h"
 #include "cerr.h"
 #include "cksum.h"
 #include "compat.h"
 #include "confine.h"
 #include "copts.h"
+#include "delta.h"
 #include "download.h"
 #include "net.h"
 #include "unit.h"
 #include "unitsrv.h"
+#include "xmalloc.h"
 
 /* One scripted answer to a request of the client. */
 struct reply {
@@ -663,12 +667,300 @@ START_TEST(test_apply_depth)
 }
 END_TEST
 
+
+/*
+ * DELTA: the reply to a DELTA request is a delta applied to the basis
+ * the caller holds ("old"), or the whole file.
+ */
+static char	 d_old[2048], d_new[4096], d_other[2048];
+#define D_OLD		d_old
+#define D_NEW		d_new
+
+/*
+ * The basis "old" (its first line as the other cases have it), the new
+ * file that extends it, and a basis of the same size and other bytes.
+ */
+static void
+setup_delta(void)
+{
+	size_t	 len;
+	int	 i;
+
+	setup();
+	strlcpy(d_old, "old bytes\n", sizeof(d_old));
+	for (i = 0; i < 40; i++) {
+		len = strlen(d_old);
+		snprintf(d_old + len, sizeof(d_old) - len, "line %d of the "
+		    "old file, %u\n", i, (unsigned)(i * 2654435761U));
+	}
+	unit_write(top, "old", d_old);
+	snprintf(d_new, sizeof(d_new), "%sand a new line\n", d_old);
+	strlcpy(d_other, d_old, sizeof(d_other));
+	d_other[strlen(d_other) / 2] ^= 0x20;
+}
+
+/* A "241 Retrieving delta" reply: the delta of target from basis. */
+static char *
+delta_reply(const char *basis, const char *target, const char *digest,
+    size_t *len)
+{
+	struct buf	*d = buf_new(1 << 20);
+	struct cerr	 err;
+	char		*s, head[64];
+	int		 n;
+
+	ck_assert_int_eq(delta_make(basis, strlen(basis), target,
+	    strlen(target), digest, 3, d, &err), 0);
+	n = snprintf(head, sizeof(head), "241 Retrieving delta\r\n%zu\r\n",
+	    buf_len(d));
+	s = xmalloc((size_t)n + buf_len(d) + 3);
+	memcpy(s, head, (size_t)n);
+	memcpy(s + n, buf_data(d), buf_len(d));
+	memcpy(s + n + buf_len(d), ".\r\n", 3);
+	*len = (size_t)n + buf_len(d) + 3;
+	buf_free(d);
+	return s;
+}
+
+/*
+ * Ask for "./old" with DELTA against "old" (digest sum of the basis
+ * as sent), the server answering r[0] then r[1]; dl_file of want must
+ * end in rc.  On DL_OK the temp file must hold want and is removed.
+ * The session is returned (r[1], if any, still due).
+ */
+static struct net *
+delta_get(struct reply *r, size_t nr, const char *want, int rc,
+    struct dl_basis *b, struct cerr *err)
+{
+	struct dl_want	 w;
+	struct cksum	*ck = cksum_new("sha1");
+	struct net	*net;
+	char		 sum[CKSUM_B64MAX], bsum[CKSUM_B64MAX], buf[4096];
+	char		*tmp = NULL;
+	int		 fd = 123;
+
+	srv_start(r, nr);
+	net = connect_srv();
+	want_init(&w, want, ck, sum);
+	memset(b, 0, sizeof(*b));
+	ck_assert_int_ne(b->fd = openat(dirfd_, "old", O_RDONLY), -1);
+	w.basis = b;
+	sha1_of(D_OLD, bsum);
+	ck_assert_int_eq(net_send_delta(net, "sha1", bsum, "t.T", "./old",
+	    err), 0);
+	ck_assert_int_eq(dl_file(net, &w, dirfd_, "old", &fd, &tmp, err), rc);
+	close(b->fd);
+	if (rc == DL_OK) {
+		read_back(tmp, buf, sizeof(buf));
+		ck_assert_str_eq(buf, want);
+		close(fd);
+		ck_assert_int_eq(unlinkat(dirfd_, tmp, 0), 0);
+		free(tmp);
+	} else {
+		ck_assert_int_eq(fd, -1);
+		ck_assert_ptr_null(tmp);
+	}
+	assert_old_only();
+	cksum_free(ck);
+	return net;
+}
+
+/* A good delta makes the file; the session goes on. */
+START_TEST(test_delta_good)
+{
+	struct reply	 r[2];
+	struct dl_basis	 b;
+	struct cerr	 err;
+
+	memset(r, 0, sizeof(r));
+	r[0].bytes = delta_reply(D_OLD, D_NEW, "sha1", &r[0].len);
+	r[1].bytes = retr_reply("second\n", 7, 7, &r[1].len);
+	session_goes_on(delta_get(r, 2, D_NEW, DL_OK, &b, &err));
+	ck_assert_int_eq(b.delta, 1);
+	ck_assert_int_eq(b.failed, 0);
+	ck_assert_int_eq(b.wire, (int64_t)r[0].len - 3 -
+	    (int64_t)(strchr(strchr(r[0].bytes, '\n') + 1, '\n') + 1 -
+	    r[0].bytes));
+	free((char *)r[0].bytes);
+	free((char *)r[1].bytes);
+}
+END_TEST
+
+/* The same delta, one byte per segment. */
+START_TEST(test_delta_trickle)
+{
+	struct reply	 r;
+	struct dl_basis	 b;
+	struct cerr	 err;
+
+	memset(&r, 0, sizeof(r));
+	r.bytes = delta_reply(D_OLD, D_NEW, "sha1", &r.len);
+	r.trickle = 1;
+	ck_assert_int_eq(net_close(delta_get(&r, 1, D_NEW, DL_OK, &b, &err),
+	    &err), 0);
+	ck_assert_int_eq(b.delta, 1);
+	free((char *)r.bytes);
+}
+END_TEST
+
+/*
+ * A delta that fails: a local failure with failed set, nothing left
+ * behind, the old file as it was, and the session goes on.
+ */
+static void
+delta_fails(char *first, size_t len, const char *want, const char *msg)
+{
+	struct reply	 r[2];
+	struct dl_basis	 b;
+	struct cerr	 err;
+	struct net	*net;
+
+	memset(r, 0, sizeof(r));
+	r[0].bytes = first;
+	r[0].len = len;
+	r[1].bytes = retr_reply("second\n", 7, 7, &r[1].len);
+	net = delta_get(r, 2, want, DL_LOCAL, &b, &err);
+	ck_assert_msg(strstr(err.msg, msg) != NULL, "message: %s", err.msg);
+	ck_assert_int_eq(b.delta, 1);
+	ck_assert_int_eq(b.failed, 1);
+	session_goes_on(net);
+	free(first);
+	free((char *)r[1].bytes);
+}
+
+/* A byte of the zstd frame changed: zstd or the digest finds it. */
+START_TEST(test_delta_corrupt)
+{
+	size_t	 len;
+	char	*r = delta_reply(D_OLD, D_NEW, "sha1", &len);
+
+	r[len - 6] ^= 0x55;
+	delta_fails(r, len, D_NEW, "line 7: ./old: delta: ");
+}
+END_TEST
+
+/* A delta made from another basis: refused before it is applied. */
+START_TEST(test_delta_wrong_basis)
+{
+	size_t	 len;
+	char	*r = delta_reply(d_other, D_NEW, "sha1", &len);
+
+	delta_fails(r, len, D_NEW, "the basis is not the one");
+}
+END_TEST
+
+/*
+ * A delta named by no digest, made from a basis of the right size and
+ * other bytes (which its target shares): zstd's checksum finds it.
+ */
+START_TEST(test_delta_wrong_basis_nodigest)
+{
+	char	 want[sizeof(d_other) + 32];
+	size_t	 len;
+	char	*r;
+
+	snprintf(want, sizeof(want), "%sand a new line\n", d_other);
+	r = delta_reply(d_other, want, NULL, &len);
+	delta_fails(r, len, want, "line 7: ./old: delta: corrupt");
+}
+END_TEST
+
+/* A sound delta of another target than the transcript's. */
+START_TEST(test_delta_other_target)
+{
+	size_t	 len;
+	char	 other[sizeof(d_old) + 32];
+	char	*r;
+
+	snprintf(other, sizeof(other), "%sand a NEW line\n", D_OLD);
+	r = delta_reply(D_OLD, other, "sha1", &len);
+
+	delta_fails(r, len, D_NEW, "does not match the checksum in "
+	    "transcript");
+}
+END_TEST
+
+/* The delta ends early (its size line says so): truncated. */
+START_TEST(test_delta_truncated)
+{
+	size_t	 len, n;
+	char	*r = delta_reply(D_OLD, D_NEW, "sha1", &len), *s, *body;
+	int	 h;
+
+	body = strchr(strchr(r, '\n') + 1, '\n') + 1;
+	n = len - 3 - (size_t)(body - r) - 4;
+	s = xmalloc(len);
+	h = snprintf(s, len, "241 Retrieving delta\r\n%zu\r\n", n);
+	memcpy(s + h, body, n);
+	memcpy(s + h + n, ".\r\n", 3);
+	free(r);
+	delta_fails(s, (size_t)h + n + 3, D_NEW, "truncated");
+}
+END_TEST
+
+/* A size line over what a delta of the file can be: out of step. */
+START_TEST(test_delta_oversized)
+{
+	struct reply	 r;
+	struct dl_basis	 b;
+	struct cerr	 err;
+	char		*s;
+
+	ck_assert_int_ne(asprintf(&s, "241 Retrieving delta\r\n%zu\r\n",
+	    delta_bound(strlen(D_NEW)) + 1), -1);
+	memset(&r, 0, sizeof(r));
+	r.bytes = s;
+	r.len = strlen(s);
+	net_abort(delta_get(&r, 1, D_NEW, DL_DEAD, &b, &err));
+	ck_assert_msg(strstr(err.msg, "bad delta size") != NULL,
+	    "message: %s", err.msg);
+	free(s);
+}
+END_TEST
+
+/* 240 to a DELTA: the whole file, as for RETR. */
+START_TEST(test_delta_whole)
+{
+	struct reply	 r[2];
+	struct dl_basis	 b;
+	struct cerr	 err;
+
+	memset(r, 0, sizeof(r));
+	r[0].bytes = retr_reply(D_NEW, strlen(D_NEW), (long long)strlen(D_NEW),
+	    &r[0].len);
+	r[1].bytes = retr_reply("second\n", 7, 7, &r[1].len);
+	session_goes_on(delta_get(r, 2, D_NEW, DL_OK, &b, &err));
+	ck_assert_int_eq(b.delta, 0);
+	ck_assert_int_eq(b.failed, 0);
+	free((char *)r[0].bytes);
+	free((char *)r[1].bytes);
+}
+END_TEST
+
+/* A refusal of a DELTA is per request, as for RETR. */
+START_TEST(test_delta_refused)
+{
+	struct reply	 r[2];
+	struct dl_basis	 b;
+	struct cerr	 err;
+
+	memset(r, 0, sizeof(r));
+	r[0].bytes = "540 File not found\r\n";
+	r[0].len = strlen(r[0].bytes);
+	r[1].bytes = retr_reply("second\n", 7, 7, &r[1].len);
+	session_goes_on(delta_get(r, 2, D_NEW, DL_SERVER, &b, &err));
+	ck_assert_int_eq(b.failed, 0);
+	free((char *)r[1].bytes);
+}
+END_TEST
+
 static Suite *
 download_suite(void)
 {
 	Suite	*s = suite_create("download");
 	TCase	*tc = tcase_create("dl");
 	TCase	*ta = tcase_create("apply");
+	TCase	*td = tcase_create("delta");
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 60);
@@ -683,6 +975,20 @@ download_suite(void)
 	tcase_add_test(tc, test_tofd);
 	tcase_add_test(tc, test_tofd_cut);
 	suite_add_tcase(s, tc);
+
+	tcase_add_checked_fixture(td, setup_delta, teardown);
+	tcase_set_timeout(td, 60);
+	tcase_add_test(td, test_delta_good);
+	tcase_add_test(td, test_delta_trickle);
+	tcase_add_test(td, test_delta_corrupt);
+	tcase_add_test(td, test_delta_wrong_basis);
+	tcase_add_test(td, test_delta_wrong_basis_nodigest);
+	tcase_add_test(td, test_delta_other_target);
+	tcase_add_test(td, test_delta_truncated);
+	tcase_add_test(td, test_delta_oversized);
+	tcase_add_test(td, test_delta_whole);
+	tcase_add_test(td, test_delta_refused);
+	suite_add_tcase(s, td);
 
 	tcase_add_checked_fixture(ta, setup_apply, teardown);
 	tcase_set_timeout(ta, 60);

@@ -522,6 +522,16 @@ START_TEST(test_banner_caps)
 	ck_assert_int_eq(BANNER("200 CAPA ZAUTOMATIC\r\n", &caps, &err), 0);
 	ck_assert_uint_eq(caps, 0);
 
+	/* So is DELTA, listed after the other words. */
+	ck_assert_int_eq(BANNER("200-RAP 1 h cairn radmind access protocol\r\n"
+	    "200 CAPA ZLIB REPO ZAUTO DELTA\r\n", &caps, &err), 0);
+	ck_assert_uint_eq(caps, PROTO_CAP_ZLIB | PROTO_CAP_REPO |
+	    PROTO_CAP_ZAUTO | PROTO_CAP_DELTA);
+	ck_assert_int_eq(BANNER("200 CAPA delta\r\n", &caps, &err), 0);
+	ck_assert_uint_eq(caps, PROTO_CAP_DELTA);
+	ck_assert_int_eq(BANNER("200 CAPA DELT DELTAS\r\n", &caps, &err), 0);
+	ck_assert_uint_eq(caps, 0);
+
 	/* Capability names on a line that is no CAPA line count for nothing. */
 	ck_assert_int_eq(BANNER("200-RAP 1 ZLIB REPO\r\n200 hello ZAUTO\r\n",
 	    &caps, &err), 0);
