@@ -28,6 +28,7 @@ struct conn;
 #define RAP_TLS_READY		220	/* STARTTLS: handshake follows */
 #define RAP_STAT_OK		230
 #define RAP_RETR_OK		240
+#define RAP_DELTA_OK		241	/* [cairn] DELTA: a delta follows */
 #define RAP_STOR_DONE		250
 #define RAP_ZLIB_READY		320
 #define RAP_STOR_GO		350
