@@ -7,7 +7,8 @@
 #       127/8, with -s), keep the banner in OUTDIR/banner (as
 #       it came); with -z, "COMP ZLIB LEVEL" first, and from its 320 line
 #       on both ways compressed.  Then send every REQUEST (Python string
-#       escapes allowed; CRLF added), and those of FILE, one a line,
+#       escapes allowed; CRLF added), and those of FILE, one a line
+#       as it is (transcript paths keep their backslashes),
 #       then QUIT, from a thread of their own, while the replies are
 #       read in order: for the Nth (from 1), print "N <reply line>" and
 #       keep its body, if it has one (240, 241), in OUTDIR/N (with -q,
@@ -39,12 +40,13 @@ def main():
         if args[0] == '-s':
             source = args[1]
         elif args[0] == '-f':
-            with open(args[1], encoding='latin-1') as f:
-                reqs += [line.rstrip('\n') for line in f]
+            with open(args[1], 'rb') as f:
+                reqs += [line.rstrip(b'\n') for line in f]
         else:
             level = int(args[1])
         args = args[2:]
-    port, outdir, reqs = int(args[0]), args[1], args[2:] + reqs
+    port, outdir = int(args[0]), args[1]
+    reqs = [unescape(r) for r in args[2:]] + reqs
     sock = connect(port, TIMEOUT, source)
     ban = read_banner(sock)
     with open(outdir + '/banner', 'wb') as f:
@@ -62,7 +64,7 @@ def main():
     # The replies are read while the requests go: no side waits on the
     # other's buffers.
     sender = threading.Thread(target=c.send, daemon=True, args=(
-        b''.join(unescape(r) + b'\r\n' for r in reqs) + b'QUIT\r\n',))
+        b''.join(r + b'\r\n' for r in reqs) + b'QUIT\r\n',))
     sender.start()
     out = sys.stdout.buffer
     counts = collections.OrderedDict()
