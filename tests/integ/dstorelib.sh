@@ -1,7 +1,8 @@
 # tests/integ/dstorelib.sh: making a repository's store of bases and
 # deltas for the tests, the way an administrator does: a tree staged as
 # lcreate leaves an upload, published with cairn-publish.  Sourced after
-# lib.sh (mk_tmpdir done); the caller sets R, the repository.
+# lib.sh (mk_tmpdir done); the caller sets R, the repository.  APPLY is
+# tests/integ/delta-apply, to apply a delta to its basis.
 #
 #	stage NAME		$T/ref as the upload NAME (tmp/file/NAME,
 #				tmp/transcript/NAME, made by fsdiff -C -c
@@ -13,6 +14,8 @@
 #				store)
 #	text FILE SEED LINES	text like a library's strings: LINES
 #				lines, a few of them differing by SEED
+APPLY=$top_builddir/tests/integ/delta-apply
+[ -x "$APPLY" ] || fail "$APPLY was not built"
 : >"$T/empty.K"
 
 stage()

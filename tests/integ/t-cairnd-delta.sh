@@ -16,8 +16,6 @@ need_tool fsdiff cairn-publish cairnd
 mk_tmpdir
 . "$top_srcdir/tests/integ/netlib.sh"
 umask 022
-APPLY=$top_builddir/tests/integ/delta-apply
-[ -x "$APPLY" ] || fail "$APPLY was not built"
 FETCH=$top_srcdir/tests/integ/fetchpeer.py
 
 R=$T/repo

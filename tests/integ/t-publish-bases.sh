@@ -14,8 +14,6 @@ need_tool fsdiff cairn-publish cairnd
 mk_tmpdir
 . "$top_srcdir/tests/integ/netlib.sh"
 umask 022
-APPLY=$top_builddir/tests/integ/delta-apply
-[ -x "$APPLY" ] || fail "$APPLY was not built"
 
 R=$T/repo
 S=$R/delta/sha1
