@@ -595,7 +595,7 @@ fetch_delta(struct sess *s, const struct pdesc *pd, const struct stat *st,
     const char *alg, const char *basis, uint64_t *len)
 {
 	struct dstore	*ds;
-	char		 rel[PATH_MAX], target[CKSUM_B64MAX];
+	char		 rel[PATH_MAX], target[CKSUM_B64MAX], name[PATH_MAX];
 	int64_t		 tsize;
 	int		 fd, n;
 
@@ -607,7 +607,9 @@ fetch_delta(struct sess *s, const struct pdesc *pd, const struct stat *st,
 		return -1;
 	if (s->tindex == NULL)
 		s->tindex = tindex_new(TINDEX_MAXLINES);
-	if (!tindex_find(s->tindex, fd, pd->name, pd->path, target,
+	/* The name goes into log lines: no control bytes. */
+	peer_logsafe(name, sizeof(name), pd->name);
+	if (!tindex_find(s->tindex, fd, name, pd->path, target,
 	    sizeof(target), &tsize))
 		return -1;
 	/* The file in service is not the transcript's: out of step. */
