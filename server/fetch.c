@@ -1,5 +1,5 @@
 /*
- * fetch.c: STAT and RETR (docs/protocol.md sections 5.4, 5.5).
+ * fetch.c: STAT, RETR and DELTA (docs/protocol.md sections 5.4, 5.5, 5.11).
  *
  * Every name and path from the client is decoded, checked component by
  * component ("..", empty decode, bad escapes refused) and then opened
@@ -12,6 +12,7 @@
 #include <sys/types.h>
 #include <sys/stat.h>
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -28,12 +29,15 @@
 #include "confine.h"
 #include "compat.h"
 #include "conn.h"
+#include "delta.h"
+#include "dstore.h"
 #include "encode.h"
 #include "log.h"
 #include "path.h"
 #include "peer.h"
 #include "proto.h"
 #include "server.h"
+#include "tindex.h"
 #include "transcript.h"
 #include "xmalloc.h"
 #include "zconn.h"
@@ -411,6 +415,9 @@ send_cached(struct sess *s, struct zhit *h, int64_t size)
  * every byte goes at the session's level), else deflated, and kept in
  * the cache for next time.
  *
+ * A delta (nonzero delta) is compressed already: it goes as stored
+ * blocks, never through the cache, and is not counted among the bodies.
+ *
  * Not apart, the stream flushes only where it must: a spliced entry
  * needs the output to end on a byte boundary before it (a sync flush;
  * the compressor is reset after it), and an entry being made needs a
@@ -419,7 +426,8 @@ send_cached(struct sess *s, struct zhit *h, int64_t size)
  * with the history of what came before, as Radmind's stream does.
  */
 static int
-send_body(struct sess *s, int fd, const struct stat *st, int apart)
+send_body(struct sess *s, int fd, const struct stat *st, int apart,
+    int delta)
 {
 	struct zcache	*zc = s->opts->zcache;
 	struct zfill	*fill = NULL;
@@ -436,6 +444,11 @@ send_body(struct sess *s, int fd, const struct stat *st, int apart)
 
 	h.verdict = ZC_UNKNOWN;
 	h.fd = -1;
+	if (delta) {
+		zc = NULL;
+		judge = 0;
+		cls = BODY_STORED;
+	}
 	if (z && zc != NULL && st->st_size > 0) {
 		zlevel_span(&s->zl, s->conn, &lo, &hi);
 		(void)zcache_find(zc, st, lo, hi, &h);
@@ -510,7 +523,7 @@ send_body(struct sess *s, int fd, const struct stat *st, int apart)
 		goto fail;
 	if (fill != NULL && !apart && conn_flush(s->conn, &err) == -1)
 		goto fail;
-	if (z) {
+	if (z && !delta) {
 		zcounts(s, &raw1, &made1);
 		s->bodies.files[cls]++;
 		s->bodies.raw[cls] += (uint64_t)st->st_size;
@@ -535,14 +548,100 @@ out:
 	return r;
 }
 
-int
-cmd_retr(struct sess *s, int ac, char **av)
+/*
+ * The delta store of algorithm alg (any case) for the session, opened
+ * once; NULL if there is none.
+ */
+static struct dstore *
+fetch_store(struct sess *s, const char *alg)
+{
+	struct sstore	*ss;
+	struct cerr	 err;
+	struct dstore	*ds;
+	char		 name[sizeof(ss->alg)];
+	size_t		 i;
+
+	if (strlen(alg) >= sizeof(name))
+		return NULL;
+	for (i = 0; alg[i] != '\0'; i++)
+		name[i] = (char)tolower((unsigned char)alg[i]);
+	name[i] = '\0';
+	for (i = 0; i < s->nstores; i++)
+		if (strcmp(s->stores[i].alg, name) == 0)
+			return s->stores[i].ds;
+	/* The store's own check refuses any name that is not a digest. */
+	ds = dstore_open(s->opts->rootfd, name, 0, 0, &err);
+	if (s->nstores < SESS_NSTORES) {
+		ss = &s->stores[s->nstores++];
+		strlcpy(ss->alg, name, sizeof(ss->alg));
+		ss->ds = ds;
+	} else if (ds != NULL) {
+		dstore_close(ds);	/* not kept: asked for again, opened again */
+		ds = NULL;
+	}
+	return ds;
+}
+
+/*
+ * The delta that serves the request pd (its file open as st) to a
+ * client holding basis: a descriptor on it with its length in *len, or
+ * -1 if the whole file is to go.  The target is what transcript <t>
+ * says of <p>, read by the server itself; the store applies the access
+ * rule to the basis.  Nothing here depends on what the client may not
+ * read: every reason for no delta gives the same answer.
+ */
+static int
+fetch_delta(struct sess *s, const struct pdesc *pd, const struct stat *st,
+    const char *alg, const char *basis, uint64_t *len)
+{
+	struct dstore	*ds;
+	char		 rel[PATH_MAX], target[CKSUM_B64MAX], name[PATH_MAX];
+	int64_t		 tsize;
+	int		 fd, n;
+
+	if ((ds = fetch_store(s, alg)) == NULL)
+		return -1;
+	n = snprintf(rel, sizeof(rel), "transcript/%s", pd->name);
+	if (n < 0 || (size_t)n >= sizeof(rel) ||
+	    (fd = safe_open(s->opts->rootfd, rel)) == -1)
+		return -1;
+	if (s->tindex == NULL)
+		s->tindex = tindex_new(TINDEX_MAXLINES);
+	/* The name goes into log lines: no control bytes. */
+	peer_logsafe(name, sizeof(name), pd->name);
+	if (!tindex_find(s->tindex, fd, name, pd->path, target,
+	    sizeof(target), &tsize))
+		return -1;
+	/* The file in service is not the transcript's: out of step. */
+	if (tsize != st->st_size || tsize > DELTA_MAXFILE)
+		return -1;
+	if ((fd = dstore_delta_open(ds, basis, target, s->acl, s->nacl,
+	    len)) == -1)
+		return -1;
+	/* Longer than a client takes for this file: the whole goes. */
+	if (*len > delta_bound((uint64_t)tsize)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * RETR, and DELTA when basis is not NULL: av[0..ac) is "<verb>
+ * <path-description>".  One path for both: parsing, the access check,
+ * opening, the errors; then either the delta (241) or the whole file
+ * (240), size, body, ".".
+ */
+static int
+fetch_send(struct sess *s, int ac, char **av, const char *alg,
+    const char *basis)
 {
 	struct pdesc	 pd;
-	struct stat	 st;
+	struct stat	 st, dst;
 	struct cerr	 err;
+	uint64_t	 dlen;
 	char		 where[PATH_MAX];
-	int		 r, fd, apart;
+	int		 r, fd, dfd = -1, apart;
 
 	if ((r = pdesc_parse(s, ac, av, 1, &pd)) != PD_OK) {
 		pdesc_clear(&pd);
@@ -563,11 +662,32 @@ cmd_retr(struct sess *s, int ac, char **av)
 		pdesc_clear(&pd);
 		return r;
 	}
-	peer_log(s, LOG_DEBUG, "retrieving %s", where);
+	if (basis != NULL) {
+		s->deltas.asked++;
+		if ((dfd = fetch_delta(s, &pd, &st, alg, basis, &dlen)) !=
+		    -1 && (fstat(dfd, &dst) == -1 ||
+		    (uint64_t)dst.st_size != dlen)) {
+			close(dfd);
+			dfd = -1;
+		}
+	}
 	pdesc_clear(&pd);
-	if (peer_reply(s, RAP_RETR_OK, "Retrieving file") == SESS_CLOSE ||
-	    conn_printf(s->conn, &err, "%lld\r\n", (long long)st.st_size)
-	    == -1) {
+	if (dfd != -1) {
+		peer_log(s, LOG_DEBUG, "retrieving %s as a delta of %llu "
+		    "bytes", where, (unsigned long long)dlen);
+		close(fd);
+		fd = dfd;
+		s->deltas.sent++;
+		s->deltas.bytes += dlen;
+		s->deltas.whole += (uint64_t)st.st_size;
+		st = dst;
+		r = peer_reply(s, RAP_DELTA_OK, "Retrieving delta");
+	} else {
+		peer_log(s, LOG_DEBUG, "retrieving %s", where);
+		r = peer_reply(s, RAP_RETR_OK, "Retrieving file");
+	}
+	if (r == SESS_CLOSE || conn_printf(s->conn, &err, "%lld\r\n",
+	    (long long)st.st_size) == -1) {
 		close(fd);
 		return SESS_CLOSE;
 	}
@@ -585,7 +705,7 @@ cmd_retr(struct sess *s, int ac, char **av)
 		close(fd);
 		return SESS_CLOSE;
 	}
-	r = send_body(s, fd, &st, apart);
+	r = send_body(s, fd, &st, apart, dfd != -1);
 	close(fd);
 	if (r == SESS_CLOSE)
 		return SESS_CLOSE;
@@ -600,4 +720,38 @@ cmd_retr(struct sess *s, int ac, char **av)
 		return SESS_CLOSE;
 	}
 	return SESS_OK;
+}
+
+int
+cmd_retr(struct sess *s, int ac, char **av)
+{
+	return fetch_send(s, ac, av, NULL, NULL);
+}
+
+/*
+ * DELTA <alg> <basis> FILE <t> <p>: what follows the basis is RETR's
+ * description, parsed and answered as RETR's, so the verb's errors are
+ * RETR's; only FILE may be asked for.  The algorithm and the basis are
+ * the client's word for what it holds, never more: one that is not a
+ * digest the store knows, or not well formed, is answered like a basis
+ * the store does not have, with the whole file.
+ */
+int
+cmd_delta(struct sess *s, int ac, char **av)
+{
+	if (ac < 4 || strcasecmp(av[3], "FILE") != 0)
+		return pdesc_fail(s, PD_SYNTAX, ac, av, 0);
+	return fetch_send(s, ac - 2, av + 2, av[1], av[2]);
+}
+
+void
+fetch_end(struct sess *s)
+{
+	size_t	 i;
+
+	for (i = 0; i < s->nstores; i++)
+		dstore_close(s->stores[i].ds);
+	s->nstores = 0;
+	tindex_free(s->tindex);
+	s->tindex = NULL;
 }

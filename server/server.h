@@ -7,7 +7,9 @@
  *   peer.c     the log lines naming the client and the replies sent
  *              to it, for every verb (peer.h)
  *   hostcfg.c  config matching and the host's access list
- *   fetch.c    path descriptions, confined opening, STAT and RETR
+ *   fetch.c    path descriptions, confined opening, STAT, RETR and
+ *              DELTA
+ *   tindex.c   what a transcript says of a path, for DELTA (tindex.h)
  *   stor.c     STOR uploads into tmp/
  *   zcache.c   -c: the cache of compressed file bodies (zcache.h)
  *   warm.c     -W: filling that cache ahead of the clients
@@ -39,6 +41,8 @@ struct zcache;
 struct storq;
 struct tlsctx;
 struct proxyhdr;
+struct dstore;
+struct tindex;
 
 /* -X: the balancers allowed (and required) to send a PROXY header. */
 struct proxynet {
@@ -98,6 +102,21 @@ struct bodystats {
 	uint64_t	 files[3], raw[3], wire[3];
 };
 
+/* DELTA requests: answered with a delta, and what those files weigh. */
+struct deltastats {
+	uint64_t	 asked;		/* DELTA requests served */
+	uint64_t	 sent;		/* ... with a delta */
+	uint64_t	 bytes;		/* the deltas' bytes */
+	uint64_t	 whole;		/* their files' bytes */
+};
+
+/* A delta store the session opened, by algorithm (NULL: none). */
+#define SESS_NSTORES	4
+struct sstore {
+	char		 alg[17];
+	struct dstore	*ds;
+};
+
 /* Per-connection state. */
 struct sess {
 	struct conn		*conn;
@@ -121,6 +140,10 @@ struct sess {
 	int64_t			 storbytes;	/* ... bytes, transcript too */
 	struct zlevel		 zl;		/* compression agreed */
 	struct bodystats	 bodies;
+	struct deltastats	 deltas;
+	struct sstore		 stores[SESS_NSTORES];
+	size_t			 nstores;
+	struct tindex		*tindex;	/* transcripts DELTA read */
 	struct storq		*storq;		/* stored, not yet synced */
 	const char		*via;		/* -X: the balancer, or NULL */
 	int			 check;		/* a balancer's check (LOCAL) */
@@ -161,6 +184,10 @@ int	 hostcfg_allowed(const struct sess *, const char *name);
 /* fetch.c */
 int	 cmd_stat(struct sess *, int ac, char **av);
 int	 cmd_retr(struct sess *, int ac, char **av);
+/* DELTA <alg> <basis> FILE <t> <p> (docs/protocol.md 5.11). */
+int	 cmd_delta(struct sess *, int ac, char **av);
+/* At the end of a session: what DELTA opened and read. */
+void	 fetch_end(struct sess *);
 /*
  * Open relpath (relative to the repository) for reading, walking it one
  * component at a time without following symlinks; "..", and anything

@@ -5,6 +5,7 @@
 
 #include <sys/types.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <arpa/inet.h>
@@ -24,6 +25,7 @@
 #include "cerr.h"
 #include "compat.h"
 #include "conn.h"
+#include "dstore.h"
 #include "encode.h"
 #include "hostname.h"
 #include "log.h"
@@ -72,6 +74,7 @@ static const struct verb verbs[] = {
 	{ "STARTTLS",	4, V_TLS, check_noargs, cmd_starttls },
 	{ "REPORT",	4, V_AUTH, NULL, cmd_repo },
 	{ "COMPRESS",	4, V_AUTH, NULL, cmd_comp },
+	{ "DELTA",	4, V_AUTH, NULL, cmd_delta },
 };
 
 static int
@@ -466,10 +469,12 @@ sess_free(struct sess *s)
 	free(s->specialdir);
 	free(s->stortran);
 	free(s->storq);
+	fetch_end(s);
 }
 
 /*
- * The session's traffic in syslog: one line of totals, and with
+ * The session's traffic in syslog: one line of totals (with DELTA
+ * requests, what was sent as deltas and as whole files), and with
  * compression one line of what was sent how: per class of file body
  * (deflated, sent stored, served from the cache) the plain bytes and
  * what they became on the wire, and the plain bytes per level.
@@ -479,7 +484,8 @@ sess_logstats(struct sess *s)
 {
 	struct connstats	 st;
 	const struct bodystats	*b = &s->bodies;
-	char			 hist[256];
+	const struct deltastats	*d = &s->deltas;
+	char			 hist[256], delta[160];
 	size_t			 off = 0;
 	double			 rin, rout;
 	int			 l;
@@ -487,12 +493,22 @@ sess_logstats(struct sess *s)
 	conn_stats(s->conn, &st);
 	rout = st.wire_out > 0 ? (double)st.raw_out / (double)st.wire_out : 1;
 	rin = st.wire_in > 0 ? (double)st.raw_in / (double)st.wire_in : 1;
+	/* Only a session that asked for deltas says how they went. */
+	delta[0] = '\0';
+	if (d->asked > 0)
+		(void)snprintf(delta, sizeof(delta), ", delta requests %llu: "
+		    "%llu as deltas (%llu bytes, %llu whole), %llu as whole "
+		    "files", (unsigned long long)d->asked,
+		    (unsigned long long)d->sent, (unsigned long long)d->bytes,
+		    (unsigned long long)d->whole,
+		    (unsigned long long)(d->asked - d->sent));
 	peer_log(s, LOG_INFO, "session end: zlib level %s%d, sent %llu bytes "
 	    "(%llu on the wire, ratio %.2f), received %llu bytes (%llu on "
-	    "the wire, ratio %.2f)", s->zl.zauto ? "auto, now " : "", st.level,
-	    (unsigned long long)st.raw_out, (unsigned long long)st.wire_out,
-	    rout, (unsigned long long)st.raw_in,
-	    (unsigned long long)st.wire_in, rin);
+	    "the wire, ratio %.2f)%s", s->zl.zauto ? "auto, now " : "",
+	    st.level, (unsigned long long)st.raw_out,
+	    (unsigned long long)st.wire_out, rout,
+	    (unsigned long long)st.raw_in, (unsigned long long)st.wire_in, rin,
+	    delta);
 	if (!zconn_on(s->conn))
 		return;
 	hist[0] = '\0';
@@ -566,6 +582,20 @@ sess_repo_ok(const struct sess *s, struct cerr *err)
 }
 
 /*
+ * [cairn] DELTA is offered when the repository holds a store of bases
+ * and deltas (cairn-publish made delta/); without one the banner is
+ * the same as before DELTA existed, byte for byte.
+ */
+static int
+sess_delta_store(const struct sess *s)
+{
+	struct stat	 st;
+
+	return fstatat(s->opts->rootfd, DSTORE_DIR, &st,
+	    AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+}
+
+/*
  * Without TLS (-w 0) the host is authorized now, by its address; then
  * the banner.  Returns SESS_OK, or SESS_CLOSE after the refusal.
  */
@@ -606,9 +636,10 @@ sess_greet(struct sess *s)
 	conn_printf(s->conn, NULL,
 	    "200-RAP 1 %s %s radmind access protocol\r\n", s->opts->hostname,
 	    CAIRN_VERSION);
-	conn_printf(s->conn, NULL, "200 CAPA %sREPO%s\r\n",
+	conn_printf(s->conn, NULL, "200 CAPA %sREPO%s%s\r\n",
 	    zlevel_offered(&s->opts->zlimit) ? "ZLIB " : "",
-	    zlevel_offered_auto(&s->opts->zlimit) ? " ZAUTO" : "");
+	    zlevel_offered_auto(&s->opts->zlimit) ? " ZAUTO" : "",
+	    sess_delta_store(s) ? " DELTA" : "");
 	return SESS_OK;
 }
 

@@ -61,7 +61,8 @@ EXTRA_DIST += tests/integ/lib.sh tests/integ/netlib.sh \
 	tests/integ/slowproxy.py tests/integ/dropproxy.py \
 	tests/integ/pxfwd.py tests/integ/zrecv.py \
 	tests/integ/crashcheck.py tests/integ/tracecheck.py \
-	tests/integ/ptyrun.py tests/integ/sigcheck.py
+	tests/integ/ptyrun.py tests/integ/sigcheck.py \
+	tests/integ/fetchpeer.py tests/integ/dstorelib.sh
 
 # Radmind's observed outputs for our inputs, and wire traces: the
 # conformance vectors (tests/vectors/README.md); the valgrind rerun of
@@ -170,7 +171,8 @@ CAIRND_TESTS = \
 	tests/integ/t-cairnd-logdoc.sh \
 	tests/integ/t-cairnd-flood.sh \
 	tests/integ/t-cairnd-stall.sh \
-	tests/integ/t-cairnd-hostname.sh
+	tests/integ/t-cairnd-hostname.sh \
+	tests/integ/t-cairnd-delta.sh
 
 # TLS, on both ends.
 TLS_TESTS = \

@@ -14,54 +14,12 @@ need_tool fsdiff cairn-publish cairnd
 mk_tmpdir
 . "$top_srcdir/tests/integ/netlib.sh"
 umask 022
-APPLY=$top_builddir/tests/integ/delta-apply
-[ -x "$APPLY" ] || fail "$APPLY was not built"
 
 R=$T/repo
 S=$R/delta/sha1
 mkdir -p "$R/command" "$R/transcript" "$R/file" "$R/special" \
     "$R/tmp/transcript" "$R/tmp/file" || fail "mkdir"
-: >"$T/empty.K"
-
-# stage NAME: $T/ref as the upload NAME, as lcreate leaves one.
-stage()
-{
-	rm -rf "${R:?}/tmp/file/$1"
-	mkdir -p "$R/tmp/file/$1" && cp -a "$T/ref/." "$R/tmp/file/$1/" ||
-	    fail "stage $1"
-	in_dir "$T/ref" "$FSDIFF" -C -c sha1 -K "$T/empty.K" \
-	    -o "$R/tmp/transcript/$1" . || fail "fsdiff -C $1"
-}
-
-# publish WANT ARGS...: run cairn-publish -D $R ARGS..., want exit WANT.
-publish()
-{
-	_want=$1
-	shift
-	run_capture "$T/pout" "$T/perr" "$CAIRN_PUBLISH" -D "$R" "$@"
-	[ "$RC" -eq "$_want" ] ||
-	    fail "cairn-publish $*: exit $RC, want $_want: $(cat "$T/pout" "$T/perr")"
-}
-
-# name FILE: the file's sha1 as transcripts print it, '/' as '_'.
-name()
-{
-	python3 -c 'import base64, hashlib, sys
-d = hashlib.sha1(open(sys.argv[1], "rb").read()).digest()
-print(base64.b64encode(d).decode().replace("/", "_"))' "$1"
-}
-
-# text FILE SEED LINES: text like a library's strings, one per seed.
-text()
-{
-	python3 -c 'import sys
-seed, n = int(sys.argv[2]), int(sys.argv[3])
-with open(sys.argv[1], "w") as f:
-    for i in range(n):
-        f.write("symbol_%d_%d = %d; /* %s */\n" %
-            (i, (i * 7919) % 1000, (i * i + (seed if i % 500 == 0 else 0)),
-             "x" * (i % 37)))' "$@" || fail "text $1"
-}
+. "$top_srcdir/tests/integ/dstorelib.sh"
 
 # has_delta OLD NEW: the delta from file OLD to file NEW is kept, and
 # applied to the base gives NEW.

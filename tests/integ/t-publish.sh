@@ -29,7 +29,7 @@ printf 'port = 8080\n' >"$T/ref/etc/app/app.conf"
 python3 -c 'import os, sys; sys.stdout.buffer.write(os.urandom(300000))' \
     >"$T/ref/opt/app/data.bin"
 find "$T/ref" -exec touch -h -d @1700000000 {} +
-: >"$T/empty.K"
+. "$top_srcdir/tests/integ/dstorelib.sh"
 
 # upload NAME: capture $T/ref and upload it as NAME.
 upload()
@@ -53,16 +53,6 @@ no_stor_mark()
 		return 1
 	done
 	return 0
-}
-
-# publish WANT ARGS...: run cairn-publish -D $R ARGS..., want exit WANT.
-publish()
-{
-	_want=$1
-	shift
-	run_capture "$T/pout" "$T/perr" "$CAIRN_PUBLISH" -D "$R" "$@"
-	[ "$RC" -eq "$_want" ] ||
-	    fail "cairn-publish $*: exit $RC, want $_want: $(cat "$T/pout" "$T/perr")"
 }
 
 # pull: a client pulls its loadsets into $T/croot, which then must

@@ -162,6 +162,14 @@ def retr_head(size):
 RETR_END = b'.\r\n'
 
 
+def delta_req(alg, basis, tname, path):
+    """A DELTA request (docs/protocol.md 5.11): FILE tname path (tokens
+    as a transcript writes them) for a client holding the file whose
+    digest alg (sha1, ...) is basis (base64, as transcripts print it).
+    All arguments are bytes; the line ends in CRLF."""
+    return b'DELTA %s %s FILE %s %s\r\n' % (alg, basis, tname, path)
+
+
 class Conn:
     """One side of a protocol connection: lines and bodies in, bytes
     out; once compress() is called, both ways go through zlib (one
@@ -254,6 +262,23 @@ class Conn:
             if not self.more():
                 return False
         return True
+
+    def fetched(self):
+        """The reply to a RETR or DELTA: (reply line, body).  After a 240
+        or 241 line the size line must be digits only and the body be
+        followed by a "." line (else ValueError: the stream is out of
+        step); any other reply has no body (None).  None for the line if
+        the connection ends first."""
+        line = self.line()
+        if line is None or line[:4] not in (b'240 ', b'241 '):
+            return line, None
+        size = self.line()
+        if size is None or not size.isdigit():
+            raise ValueError('after %r: size line %r' % (line, size))
+        body, end = self.body(int(size))
+        if end != b'.':
+            raise ValueError('after %r: %r instead of "."' % (line, end))
+        return line, body
 
     def body(self, size):
         """The body of a RETR reply whose size line was read, and the line
