@@ -45,7 +45,7 @@ max_len()
 server_objs()
 {
 	case $1 in
-	request)	echo "peer hostcfg fetch stor zcache proxy" ;;
+	request)	echo "peer hostcfg fetch stor zcache proxy tindex dstore" ;;
 	hostcfg)	echo "hostcfg" ;;
 	proxy)		echo "proxy" ;;
 	esac
@@ -102,7 +102,7 @@ pending=0
 failed_build=
 for f in "$src"/common/*.c "$src"/server/peer.c "$src"/server/hostcfg.c \
     "$src"/server/fetch.c "$src"/server/stor.c "$src"/server/zcache.c \
-    "$src"/server/proxy.c; do
+    "$src"/server/proxy.c "$src"/server/tindex.c "$src"/server/dstore.c; do
 	d=$(basename "$(dirname "$f")")
 	o="$fz/obj/${d}_$(basename "$f" .c).o"
 	stale "$o" "$f" || continue

@@ -33,7 +33,7 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
-	opts.zmax = 6;
+	opts.zlimit.max = 6;
 	opts.tls = 0;
 	opts.umask = 022;
 	opts.minfree = STOR_MINFREE;
