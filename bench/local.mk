@@ -90,7 +90,16 @@ bench-delta: bench/delta-measure
 	bench/delta-measure '$(CAIRN_BENCH_DIR)/update-corpus/OLD' \
 	    '$(CAIRN_BENCH_DIR)/update-corpus/NEW'
 
-.PHONY: bench-delta
+# The same update pulled end to end: cairn-publish -f and -d, the real
+# lapply against cairnd with and without deltas on a gigabit and a
+# 20 Mbit/s link (tbf in a network namespace; root), beside rsync -z.
+dist_noinst_SCRIPTS += bench/bench-update.sh
+bench-update: all
+	BENCH_DATA='$(CAIRN_BENCH_DIR)' top_builddir='$(abs_top_builddir)' \
+	    top_srcdir='$(abs_top_srcdir)' \
+	    $(SHELL) '$(abs_top_srcdir)/bench/bench-update.sh'
+
+.PHONY: bench-delta bench-update
 # --- make bench-delta (end) ---
 
 # --- make bench-scale (begin) ---
