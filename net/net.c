@@ -646,21 +646,24 @@ net_send_stat(struct net *n, const char *kind, const char *name,
 	return net_send_req(n, "STAT", kind, name, NULL, err);
 }
 
-int
-net_stat_reply(struct net *n, char **line, struct cerr *err)
+/*
+ * The reply to the oldest request, and the one line that follows a
+ * success (STAT's data, RETR's size): 0 with *code and *line, 1 for a
+ * refusal (err holds its text; a 4xx one ends the session), -1 with the
+ * session dead.
+ */
+static int
+net_reply_line(struct net *n, int *code, char **line, struct cerr *err)
 {
 	struct proto_budget	 b;
 	char			*text;
-	int			 code;
 
-	if (net_usable(n, err) == -1)
-		return -1;
 	proto_budget_init(n->c, &b);
-	if (proto_reply_in(n->c, &b, &code, &text, err) == -1)
+	if (proto_reply_in(n->c, &b, code, &text, err) == -1)
 		goto dead;
-	if (code / 100 != 2) {
+	if (*code / 100 != 2) {
 		cerr_set(err, "%s", text);
-		if (code / 100 == 4)
+		if (*code / 100 == 4)
 			n->dead = 1;
 		return 1;
 	}
@@ -670,6 +673,16 @@ net_stat_reply(struct net *n, char **line, struct cerr *err)
 dead:
 	n->dead = 1;
 	return -1;
+}
+
+int
+net_stat_reply(struct net *n, char **line, struct cerr *err)
+{
+	int	code;
+
+	if (net_usable(n, err) == -1)
+		return -1;
+	return net_reply_line(n, &code, line, err);
 }
 
 int
@@ -740,9 +753,8 @@ net_retr_delta(const struct net *n)
 int
 net_retr_begin(struct net *n, int64_t *size, struct cerr *err)
 {
-	struct proto_budget	 b;
-	char			*text, *line, q[300];
-	int			 code;
+	char	*line, q[300];
+	int	 code, r;
 
 	if (net_usable(n, err) == -1)
 		return -1;
@@ -751,17 +763,8 @@ net_retr_begin(struct net *n, int64_t *size, struct cerr *err)
 		    conn_peer(n->c));
 		goto dead;
 	}
-	proto_budget_init(n->c, &b);
-	if (proto_reply_in(n->c, &b, &code, &text, err) == -1)
-		goto dead;
-	if (code / 100 != 2) {
-		cerr_set(err, "%s", text);
-		if (code / 100 == 4)
-			n->dead = 1;
-		return 1;
-	}
-	if (proto_line(n->c, &b, &line, err) == -1)
-		goto dead;
+	if ((r = net_reply_line(n, &code, &line, err)) != 0)
+		return r;
 	if (proto_parse_size(line, size) == -1) {
 		proto_quote(q, sizeof(q), line, 64);
 		cerr_set(err, "%s: bad file size \"%s\"", conn_peer(n->c), q);
