@@ -5,9 +5,12 @@
 # (summed over ktcheck's and lapply's sessions).  A second update finds
 # nothing new and leaves local drift alone; force repairs it; the status
 # file then holds both verbs.  create uploads the local changes as a
-# loadset.
+# loadset.  The delta counters are 0 from a server without DELTA; from
+# one with a store of deltas (a loadset published with cairn-publish,
+# pulled, published again over itself with its deltas built), they are
+# those of lapply's delta line, which the administrator sees once.
 . "$top_srcdir/tests/integ/lib.sh"
-need_tool cairnd
+need_tool cairnd cairn-publish fsdiff
 mk_tmpdir
 . "$top_srcdir/tests/integ/netlib.sh"
 . "$top_srcdir/tests/integ/ralib.sh"
@@ -54,6 +57,12 @@ assert_eq 2 "$(grep -c '^bytes: received' "$tmpd/ktcheck.out" "$tmpd/lapply.out"
 # ./a ./big ./d ./d/c ./l: five objects.
 assert_eq 5 "$(metric files_changed update)" "files changed"
 assert_eq 0 "$(metric last_run_exit_code update)" "exit code metric"
+# A server without DELTA: lapply printed no delta line, the counters are 0.
+grep -q '^delta: ' "$tmpd/lapply.out" "$T/ra.out" &&
+    fail "a delta line without DELTA: $(cat "$T/ra.out")"
+for m in delta_files delta_bytes_wire delta_bytes_whole delta_fallbacks; do
+	assert_eq 0 "$(metric $m update)" "$m without DELTA"
+done
 assert_eq 1 "$(metric last_run_success update)" "success metric"
 ts=$(metric last_run_timestamp_seconds update)
 [ "$ts" -ge "$before" ] && [ "$ts" -le "$(date +%s)" ] ||
@@ -64,7 +73,8 @@ ts=$(metric last_run_timestamp_seconds update)
 bad=$(grep -v '^# HELP cairn_ra_[a-z_]* .\|^# TYPE cairn_ra_[a-z_]* gauge$\|^cairn_ra_[a-z_]*{verb="[a-z]*"} [0-9][0-9]*$' "$STATUS")
 [ -z "$bad" ] || fail "malformed status lines: $bad"
 for m in last_run_timestamp_seconds last_run_success last_run_exit_code \
-    files_changed bytes_received bytes_wire; do
+    files_changed bytes_received bytes_wire delta_files delta_bytes_wire \
+    delta_bytes_whole delta_fallbacks; do
 	grep -q "^# HELP cairn_ra_$m " "$STATUS" || fail "no HELP for $m"
 	grep -q "^# TYPE cairn_ra_$m gauge\$" "$STATUS" || fail "no TYPE for $m"
 done
@@ -96,4 +106,77 @@ grep -q '^f \./new ' "$REPO/tmp/transcript/app-1.0.T" ||
 assert_file_eq "$R/new" "$REPO/tmp/file/app-1.0.T/new" "uploaded file"
 [ "$(metric bytes_sent create)" -gt 0 ] || fail "no bytes sent counted"
 assert_eq 0 "$(metric last_run_exit_code create)" "create exit code"
+assert_eq "" "$(metric delta_files create)" "delta counters for create"
+stop_cairnd
+
+# --- a server with a store of deltas.  dstorelib.sh takes R for the
+# repository: the apply root and the radmind directory are new ones.
+DROOT=$T/droot
+DRADMIND=$T/dradmind
+R=$T/drepo
+mkdir -p "$R/command" "$R/transcript" "$R/file" "$R/special" \
+    "$R/tmp/transcript" "$R/tmp/file" "$T/ref" "$DROOT" "$DRADMIND" ||
+    fail "mkdir"
+. "$top_srcdir/tests/integ/dstorelib.sh"
+echo '127.0.0.1 app.K' >"$R/config"
+: >"$R/command/app.K"
+CHANGED="lib1.so lib2.so data.txt"
+# version FILE SEED: $T/ref/FILE, some 200 KB of text, its first line its
+# name, a few of its lines differing by SEED.
+version()
+{
+	text "$T/lines" "$2" 4000
+	{ echo "$1"; cat "$T/lines"; } >"$T/ref/$1" || fail "version $1"
+}
+for f in $CHANGED same.txt; do
+	version "$f" 1
+done
+find "$T/ref" -exec touch -h -d @1700000000 {} +
+stage app.T
+publish 0 -k app.K app.T
+start_cairnd "$R"
+ra_conf "RADMIND_DIR='$DRADMIND'" "WORKDIR='$DROOT'"
+ra update
+assert_eq 0 "$RC" "update to version 1: $(cat "$T/ra.err")"
+assert_file_eq "$T/ref/lib1.so" "$DROOT/lib1.so" "lib1.so, version 1"
+assert_eq 0 "$(metric delta_files update)" "deltas for version 1"
+stop_cairnd
+
+# Version 2 over it, its deltas built: each changed file comes as one.
+for f in $CHANGED; do
+	version "$f" 2
+done
+(cd "$T/ref" && touch -d @1700000100 $CHANGED) || fail "touch"
+stage app.T
+publish 0 -f app.T
+publish 0 -d
+grep -q '^deltas: 3 built' "$T/pout" || fail "-d: $(cat "$T/pout")"
+start_cairnd "$R" -d
+ra_conf "RADMIND_DIR='$DRADMIND'" "WORKDIR='$DROOT'"
+ra -t update
+assert_eq 0 "$RC" "update to version 2: $(cat "$T/ra.err")"
+for f in $CHANGED same.txt; do
+	assert_file_eq "$T/ref/$f" "$DROOT/$f" "$f, version 2"
+done
+tmpd=$(sed -n 's/^cairn-ra: temporary files kept in //p' "$T/ra.err")
+[ -n "$tmpd" ] && [ -d "$tmpd" ] || fail "no kept temporary directory"
+at_exit "rm -rf '$tmpd'"
+dline=$(grep '^delta: ' "$tmpd/lapply.out")
+[ -n "$dline" ] || fail "lapply printed no delta line: $(cat "$tmpd/lapply.out")"
+assert_eq 1 "$(grep -c '^delta: ' "$T/ra.out")" "delta lines shown"
+assert_eq "$dline" "$(grep '^delta: ' "$T/ra.out")" "the delta line shown"
+assert_eq "$(echo "$dline" | sed 's/^delta: \([0-9]*\) files by delta, \([0-9]*\) bytes on the wire for \([0-9]*\) bytes whole; \([0-9]*\) fetched whole.*/\1 \2 \3 \4/')" \
+    "$(metric delta_files update) $(metric delta_bytes_wire update) $(metric delta_bytes_whole update) $(metric delta_fallbacks update)" \
+    "the delta counters, lapply's"
+assert_eq 3 "$(metric delta_files update)" "files by delta"
+whole=$(cd "$T/ref" && cat $CHANGED | wc -c)
+assert_eq "$whole" "$(metric delta_bytes_whole update)" \
+    "delta bytes whole, the changed files' sizes"
+[ "$(metric delta_bytes_wire update)" -gt 0 ] &&
+    [ "$(metric delta_bytes_wire update)" -lt "$whole" ] ||
+    fail "deltas of $(metric delta_bytes_wire update) bytes for $whole whole"
+[ "$(metric delta_bytes_wire update)" -le "$(metric bytes_received update)" ] ||
+    fail "more delta bytes than bytes received"
+assert_eq 0 "$(metric delta_fallbacks update)" "fetched whole after a delta"
+assert_eq 3 "$(metric files_changed update)" "files changed by delta: $(cat "$T/ra.out")"
 end_test
