@@ -1110,6 +1110,8 @@ run(struct apply *ap)
 			continue;
 		case APLAN_REMOVE:
 		case APLAN_REPLACE:
+			if (act == APLAN_REMOVE && ap->delta)
+				basis_hold(ap, i);
 			if (syncq_flush(ap) == -1 || remove_object(ap, t) == -1)
 				return -1;
 			if (act == APLAN_REMOVE)

@@ -38,6 +38,7 @@ struct apply;
 struct apply_pending;
 struct reqwin;
 struct retr_bases;
+struct basis_moved;
 
 /* Exit status of lapply (lapply(1), EXIT STATUS). */
 enum {
@@ -181,9 +182,15 @@ void	jobq_wire(struct apply *, struct progwire *);
  * ...).  basis_close closes b->fd.  basis_send queues the DELTA request
  * of e.  basis_count counts the delta b received for e.  basis_end
  * prints the counters on fp (-v; NULL: not) and closes the session of
- * retrq_refetch.
+ * retrq_refetch.  basis_hold, just before the "-" line i removes its
+ * file: if that file is the basis of a later "+" line by the version
+ * rule (common/dmove.h), it is opened and digested, and held until that
+ * line is asked for.
  */
 #define BASIS_MAX	64	/* basis descriptors open at once */
+#define BASIS_HOLDMAX	16384	/* removed bases held at most ... */
+#define BASIS_HOLDBYTES	(1LL << 30)	/* ... and their bytes */
+#define BASIS_FDSPARE	1024	/* descriptors left for the rest */
 
 struct basis_stats {
 	uint64_t	 files;		/* made from deltas */
@@ -202,6 +209,7 @@ int	basis_send(const struct apply *, struct net *,
 	    const char *sum, struct cerr *err);
 void	basis_count(struct apply *, const struct apply_entry *e,
 	    const struct dl_basis *b);
+void	basis_hold(struct apply *, size_t i);
 void	basis_end(struct apply *, FILE *fp);
 
 /* Everything one run of lapply needs. */
@@ -244,6 +252,7 @@ struct apply {
 	struct net	*side;			/* fetches after failed deltas */
 	struct basis_stats dstat;
 	struct retr_bases *rb;			/* one session's (apply-retr.c) */
+	struct basis_moved *mv;			/* the version rule's pairs */
 };
 
 /*

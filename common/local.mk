@@ -14,7 +14,7 @@ common_libcairn_a_SOURCES = \
 	common/troot.c common/troot.h \
 	common/tverify.c common/tverify.h \
 	common/cksum.c common/cksum.h \
-	common/delta.c common/delta.h \
+	common/delta.c common/delta.h common/dmove.c common/dmove.h \
 	common/wildcard.c common/wildcard.h \
 	common/command.c common/command.h \
 	common/cerr.c common/cerr.h \

@@ -39,6 +39,7 @@
 #include "confine.h"
 #include "copts.h"
 #include "delta.h"
+#include "dmove.h"
 #include "dstore.h"
 #include "encode.h"
 #include "fsutil.h"
@@ -58,6 +59,7 @@
 /* A file the new version changes: its old version becomes a base. */
 struct change {
 	char		*path;		/* decoded transcript path */
+	char		*opath;		/* the old version's, if it moved */
 	char		 old[96];	/* checksum before */
 	char		 new[96];	/* and after */
 };
@@ -542,22 +544,66 @@ tnext(struct treader *r, struct tline *dst, struct cerr *err)
 	return 1;
 }
 
-/* Whether a file's old line o and new line n make a base and a delta. */
+/* Whether a file's line t may be a base or a delta's target. */
 static int
-changed(const struct tline *o, const struct tline *n)
+deltable(const struct tline *t)
 {
-	return o->type == 'f' && n->type == 'f' && !o->minus && !n->minus &&
-	    strcmp(o->cksum, "-") != 0 && strcmp(n->cksum, "-") != 0 &&
-	    strcmp(o->cksum, n->cksum) != 0 && o->size <= DELTA_MAXFILE &&
-	    n->size <= DELTA_MAXFILE;
+	return t->type == 'f' && !t->minus && strcmp(t->cksum, "-") != 0 &&
+	    t->size <= DELTA_MAXFILE;
+}
+
+/* One more change: new path (old path opath if it moved), checksums. */
+static void
+changes_add(struct changes *c, size_t *cap, const char *path,
+    const char *opath, const char *old, const char *new)
+{
+	struct change	*ch;
+
+	if (c->n == *cap) {
+		*cap = *cap ? *cap * 2 : 64;
+		c->v = xreallocarray(c->v, *cap, sizeof(*c->v));
+	}
+	ch = &c->v[c->n++];
+	ch->path = xstrdup(path);
+	ch->opath = opath != NULL ? xstrdup(opath) : NULL;
+	strlcpy(ch->old, old, sizeof(ch->old));
+	strlcpy(ch->new, new, sizeof(ch->new));
+}
+
+/* A file of one side only, kept for the version rule (dmove.h). */
+struct onlyin {
+	char	*path;
+	char	 cksum[96];
+};
+
+static void
+onlyin_add(struct onlyin **v, size_t *n, size_t *cap, const struct tline *t)
+{
+	if (*n == *cap) {
+		*cap = *cap ? *cap * 2 : 64;
+		*v = xreallocarray(*v, *cap, sizeof(**v));
+	}
+	(*v)[*n].path = xstrdup(t->path);
+	strlcpy((*v)[*n].cksum, t->cksum, sizeof((*v)[*n].cksum));
+	(*n)++;
+}
+
+static void
+onlyin_free(struct onlyin *v, size_t n)
+{
+	while (n > 0)
+		free(v[--n].path);
+	free(v);
 }
 
 /*
  * The files the upload (tmp/transcript/<T>) changes from the loadset
  * from in service (transcript/<from>): the same path, a plain file in
- * both, another checksum.  Both transcripts are read side by side in
- * path order.  A transcript that cannot be read gives no changes (a
- * warning): bases save bytes, publication does not depend on them.
+ * both, another checksum; and the new files whose path moved, paired
+ * with a file the upload no longer has by the version rule (dmove.h).
+ * Both transcripts are read side by side in path order.  A transcript
+ * that cannot be read gives no changes (a warning): bases save bytes,
+ * publication does not depend on them.
  */
 static void
 changes_read(const struct pub *p, const char *from, struct changes *c)
@@ -565,9 +611,11 @@ changes_read(const struct pub *p, const char *from, struct changes *c)
 	struct treader	*o = NULL, *n = NULL;
 	struct tline	 ot, nt;
 	struct cerr	 err;
-	struct change	*ch;
+	struct onlyin	*gone = NULL, *added = NULL;
+	struct dmove	*mv;
 	char		*opath, *npath;
-	size_t		 cap = 0;
+	size_t		 cap = 0, ngone = 0, gcap = 0, nadded = 0, acap = 0;
+	size_t		 i, id;
 	int		 ro = -1, rn = -1, cmp;
 
 	memset(c, 0, sizeof(*c));
@@ -581,30 +629,45 @@ changes_read(const struct pub *p, const char *from, struct changes *c)
 		goto out;
 	ro = tnext(o, &ot, &err);
 	rn = ro == -1 ? 0 : tnext(n, &nt, &err);
-	while (ro > 0 && rn > 0) {
-		if ((cmp = pathcmp(ot.path, nt.path, 0)) == 0 &&
-		    changed(&ot, &nt)) {
-			if (c->n == cap) {
-				cap = cap ? cap * 2 : 64;
-				c->v = xreallocarray(c->v, cap,
-				    sizeof(*c->v));
-			}
-			ch = &c->v[c->n++];
-			ch->path = xstrdup(nt.path);
-			strlcpy(ch->old, ot.cksum, sizeof(ch->old));
-			strlcpy(ch->new, nt.cksum, sizeof(ch->new));
-		}
-		if (cmp <= 0)
-			ro = tnext(o, &ot, &err);
-		if (cmp >= 0 && ro != -1)
-			rn = tnext(n, &nt, &err);
+	while (ro > 0 || rn > 0) {
+		if (ro > 0 && rn > 0)
+			cmp = pathcmp(ot.path, nt.path, 0);
+		else
+			cmp = ro > 0 ? -1 : 1;
+		if (cmp == 0 && deltable(&ot) && deltable(&nt) &&
+		    strcmp(ot.cksum, nt.cksum) != 0)
+			changes_add(c, &cap, nt.path, NULL, ot.cksum,
+			    nt.cksum);
+		else if (cmp < 0 && deltable(&ot))
+			onlyin_add(&gone, &ngone, &gcap, &ot);
+		else if (cmp > 0 && deltable(&nt))
+			onlyin_add(&added, &nadded, &acap, &nt);
+		if (cmp <= 0 && (ro = tnext(o, &ot, &err)) == -1)
+			break;
+		if (cmp >= 0 && (rn = tnext(n, &nt, &err)) == -1)
+			break;
 	}
+	if (ro == -1 || rn == -1 || ngone == 0 || nadded == 0)
+		goto out;
+	mv = dmove_new();
+	for (i = 0; i < ngone; i++)
+		dmove_add(mv, gone[i].path, i);
+	dmove_sort(mv);
+	for (i = 0; i < nadded; i++)
+		if (dmove_find(mv, added[i].path, &id))
+			changes_add(c, &cap, added[i].path, gone[id].path,
+			    gone[id].cksum, added[i].cksum);
+	dmove_free(mv);
 out:
 	if (o == NULL || n == NULL || ro == -1 || rn == -1) {
 		log_warnx("%s: no bases kept", err.msg);
-		while (c->n > 0)
+		while (c->n > 0) {
 			free(c->v[--c->n].path);
+			free(c->v[c->n].opath);
+		}
 	}
+	onlyin_free(gone, ngone);
+	onlyin_free(added, nadded);
 	tline_clear(&ot);
 	tline_clear(&nt);
 	treader_close(o);
@@ -618,8 +681,10 @@ changes_free(struct changes *c)
 {
 	size_t	 i;
 
-	for (i = 0; i < c->n; i++)
+	for (i = 0; i < c->n; i++) {
 		free(c->v[i].path);
+		free(c->v[i].opath);
+	}
 	free(c->v);
 	memset(c, 0, sizeof(*c));
 }
@@ -655,7 +720,8 @@ keep_bases(struct pub *p, const struct changes *c, const char *tree)
 		return 0;
 	}
 	for (i = 0; i < c->n; i++) {
-		xasprintf(&rel, "%s/%s/%s", tree, c->from, c->v[i].path);
+		xasprintf(&rel, "%s/%s/%s", tree, c->from,
+		    c->v[i].opath != NULL ? c->v[i].opath : c->v[i].path);
 		xasprintf(&trel, "file/%s/%s", p->name, c->v[i].path);
 		r = dstore_put(ds, c->v[i].old, rel, c->from, &err);
 		if (r == 1 && strcmp(c->from, p->name) != 0)

@@ -134,7 +134,7 @@ LAPPLY_TESTS = \
 	tests/integ/t-lapply-hardlinks.sh \
 	tests/integ/t-lapply-crash.sh \
 	tests/integ/t-lapply-delta.sh \
-	tests/integ/t-delta-e2e.sh \
+	tests/integ/t-delta-e2e.sh tests/integ/t-delta-moved.sh \
 	tests/integ/t-lapply-faults.sh \
 	tests/integ/t-lapply-trace.sh \
 	tests/integ/t-lapply-race.sh \

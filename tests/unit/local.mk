@@ -19,6 +19,7 @@ UNIT_TESTS = \
 	tests/unit/check_hostname \
 	tests/unit/check_cksum \
 	tests/unit/check_delta \
+	tests/unit/check_dmove \
 	tests/unit/check_confine \
 	tests/unit/check_log \
 	tests/unit/check_applyplan
@@ -66,6 +67,9 @@ tests_unit_check_cksum_LDADD = $(UNIT_LDADD)
 tests_unit_check_delta_SOURCES = tests/unit/check_delta.c
 tests_unit_check_delta_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_check_delta_LDADD = $(UNIT_LDADD)
+tests_unit_check_dmove_SOURCES = tests/unit/check_dmove.c
+tests_unit_check_dmove_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_check_dmove_LDADD = $(UNIT_LDADD)
 tests_unit_check_confine_SOURCES = tests/unit/check_confine.c
 tests_unit_check_confine_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_check_confine_LDADD = $(UNIT_LDADD)
