@@ -186,13 +186,13 @@ ndl=$(grep -c '^[+] f ' "$tmp/apply.T" || :)
 echo "cairn update benchmark: $nold files -> $nnew files ($((rawnew / 1000000)) MB), $ndl to download, $(nproc) CPUs"
 # The downloads with no file at their path in OLD (a new name, such as
 # the modules directory of a kernel, named by its ABI) go whole whatever
-# the mode.
+# the mode but by the version rule (docs/formats.md section 14.1).
 nobasis=$(awk '$1 == "+" && $2 == "f" { print $(NF - 1), $3 }' "$tmp/apply.T" |
     while read -r size path; do
 	path=${path//\\b/ }
 	[ -f "$OLD/$path" ] || echo "$size"
     done | awk '{ n++; s += $1 } END { printf "%d files, %d MB", n, s / 1e6 }')
-echo "downloads with no file at their path before (whole in any mode): $nobasis"
+echo "downloads with no file at their path before (a delta only by the version rule): $nobasis"
 echo "cairn-publish -d: $(cat "$tmp/build.out")"
 printf 'cairn-publish -d: %.2f s wall, %.2f s CPU\n\n' "$build_wall" "$build_cpu"
 
