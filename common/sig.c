@@ -304,6 +304,7 @@ sig_sign(const char *keyfile, const void *p, size_t len, struct buf *out,
 		return -1;
 	}
 	pkey = sig_readkey(b, keyfile, err);
+	OPENSSL_cleanse(buf_mutable(b), buf_len(b));
 	buf_free(b);
 	if (pkey == NULL)
 		goto out;
@@ -513,6 +514,7 @@ sig_keyid_file(const char *path, char keyid[SIG_KEYIDLEN + 1],
 	if (strstr(buf_data(b), "-----BEGIN PRIVATE KEY-----") != NULL) {
 		/* a private key: the id of its public half */
 		pkey = sig_readkey(b, path, err);
+		OPENSSL_cleanse(buf_mutable(b), buf_len(b));
 		buf_free(b);
 		if (pkey == NULL)
 			return -1;
@@ -535,5 +537,87 @@ out:
 	while (ks.n > 0)
 		EVP_PKEY_free(ks.k[--ks.n].pkey);
 	free(ks.k);
+	return rc;
+}
+
+/* Write text to the new file path with mode. */
+static int
+sig_newfile(const char *path, mode_t mode, const char *text, size_t len,
+    struct cerr *err)
+{
+	int	 fd;
+
+	if ((fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+	    O_CLOEXEC, mode)) == -1) {
+		cerr_errno(err, "%s", path);
+		return -1;
+	}
+	if (fchmod(fd, mode) == -1 || fs_write_all(fd, text, len) == -1 ||
+	    fsync(fd) == -1) {
+		cerr_errno(err, "%s", path);
+		close(fd);
+		(void)unlink(path);
+		return -1;
+	}
+	if (close(fd) == -1) {
+		cerr_errno(err, "%s", path);
+		(void)unlink(path);
+		return -1;
+	}
+	return 0;
+}
+
+/* The PEM text of pkey's private (priv) or public key, malloc'd. */
+static char *
+sig_pem(EVP_PKEY *pkey, int priv, size_t *len)
+{
+	BIO	*bio;
+	char	*data, *s;
+	long	 n;
+
+	if ((bio = BIO_new(BIO_s_mem())) == NULL)
+		fatalx("out of memory");
+	if ((priv ? PEM_write_bio_PrivateKey(bio, pkey, NULL, NULL, 0, NULL,
+	    NULL) : PEM_write_bio_PUBKEY(bio, pkey)) != 1)
+		fatalx("PEM_write_bio failed");
+	n = BIO_get_mem_data(bio, &data);
+	s = xmalloc((size_t)n + 1);
+	memcpy(s, data, (size_t)n);
+	s[n] = '\0';
+	*len = (size_t)n;
+	BIO_free(bio);
+	return s;
+}
+
+int
+sig_keygen(const char *priv, const char *pub, struct cerr *err)
+{
+	EVP_PKEY_CTX	*ctx;
+	EVP_PKEY	*pkey = NULL;
+	char		*ptext, *qtext;
+	size_t		 plen, qlen;
+	int		 rc = -1;
+
+	if ((ctx = EVP_PKEY_CTX_new_id(EVP_PKEY_ED25519, NULL)) == NULL ||
+	    EVP_PKEY_keygen_init(ctx) != 1 ||
+	    EVP_PKEY_keygen(ctx, &pkey) != 1) {
+		ERR_clear_error();
+		EVP_PKEY_CTX_free(ctx);
+		cerr_set(err, "Ed25519 key generation failed");
+		return -1;
+	}
+	EVP_PKEY_CTX_free(ctx);
+	ptext = sig_pem(pkey, 1, &plen);
+	qtext = sig_pem(pkey, 0, &qlen);
+	if (sig_newfile(priv, 0600, ptext, plen, err) == 0) {
+		if (sig_newfile(pub, 0644, qtext, qlen, err) == 0)
+			rc = 0;
+		else
+			(void)unlink(priv);
+	}
+	OPENSSL_cleanse(ptext, plen);
+	free(ptext);
+	free(qtext);
+	EVP_PKEY_free(pkey);
 	return rc;
 }

@@ -51,7 +51,17 @@ int	sig_verify(const struct sigkeys *keys, const void *sig, size_t siglen,
 	    const char *source, const void *p, size_t len, char *keyid,
 	    struct cerr *err);
 
-/* The key id of the public key in PEM file path (for cairn-sign -l). */
+/*
+ * Make a new Ed25519 key pair: the private key in PEM file priv (mode
+ * 0600) and its public key in pub, both new files (an existing file is
+ * an error, never overwritten).  0 or -1 with err.
+ */
+int	sig_keygen(const char *priv, const char *pub, struct cerr *err);
+
+/*
+ * The key id of the public key in PEM file path (for cairn-sign -l); a
+ * private key's file gives the id of its public key.
+ */
 int	sig_keyid_file(const char *path, char keyid[SIG_KEYIDLEN + 1],
 	    struct cerr *err);
 
