@@ -1210,16 +1210,19 @@ release_manifest(struct pub *p)
 	struct manifest	 m;
 	struct buf	*man, *sig;
 	struct cerr	 err;
-	uint64_t	 serial;
-	int		 relfd, i, rc = PUB_OK;
+	uint64_t	 serial, cur;
+	int		 relfd, i, loud, rc = PUB_OK;
 
 	if (p->dryrun) {
 		say(p, "write %s/pending/manifest", RELEASE_DIR);
 		return PUB_OK;
 	}
 	if ((relfd = release_open(p->rootfd, 1, &err)) == -1 ||
+	    release_current(relfd, &cur, NULL, &err) == -1 ||
 	    release_next(relfd, &serial, &err) == -1)
 		fatalx("%s/%s", p->dir, err.msg);
+	/* a repository that has never been signed is not told of it */
+	loud = p->manifest || p->nskeys > 0 || cur > 0;
 	memset(&m, 0, sizeof(m));
 	strlcpy(m.digest, MANIFEST_DIGEST, sizeof(m.digest));
 	m.serial = serial;
@@ -1232,9 +1235,12 @@ release_manifest(struct pub *p)
 		fatalx("%s", err.msg);
 	if (release_write_pending(relfd, man, &err) == -1)
 		fatalx("%s/%s", p->dir, err.msg);
-	printf("release %llu: manifest of %zu files, expires %s, written "
-	    "to %s/pending/manifest\n", (unsigned long long)serial, m.nent,
-	    utc(m.expires), RELEASE_DIR);
+	say(p, "write %s/pending/manifest", RELEASE_DIR);
+	if (loud)
+		printf("release %llu: manifest of %zu files, expires %s, "
+		    "written to %s/pending/manifest\n",
+		    (unsigned long long)serial, m.nent, utc(m.expires),
+		    RELEASE_DIR);
 	manifest_free(&m);
 	if (p->nskeys > 0) {
 		sig = buf_new(SIG_MAX);
@@ -1246,7 +1252,7 @@ release_manifest(struct pub *p)
 		sig_file_end(sig, (size_t)p->nskeys);
 		rc = release_put(p, relfd, serial, man, sig, "signature", 0);
 		buf_free(sig);
-	} else
+	} else if (loud)
 		printf("release %llu: waiting for its signature "
 		    "(cairn-publish -S)\n", (unsigned long long)serial);
 	buf_free(man);
