@@ -2,8 +2,7 @@
 # run by `make fuzz` (tests/fuzz/fuzz.sh), FUZZ_SECONDS each.
 FUZZ_CC = clang
 FUZZ_SECONDS = 30
-FUZZ_TARGETS = request reply transcript command hostcfg encode inflate proxy delta \
-	manifest signature
+FUZZ_TARGETS = request reply transcript command hostcfg encode inflate proxy delta manifest signature
 
 fuzz: config.h
 	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
