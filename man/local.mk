@@ -23,3 +23,6 @@ dist_man_MANS += man/cairn-ra.8
 
 # cairn-replicate(8): keeping a replica in step (server/local.mk).
 dist_man_MANS += man/cairn-replicate.8
+
+# cairn-sign(8): keys and signatures of releases (server/local.mk).
+dist_man_MANS += man/cairn-sign.8

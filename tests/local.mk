@@ -188,6 +188,7 @@ TLS_TESTS = \
 PUBLISH_TESTS = \
 	tests/integ/t-publish.sh \
 	tests/integ/t-publish-bases.sh \
+	tests/integ/t-publish-sign.sh \
 	tests/integ/t-replicate.sh \
 	tests/integ/t-replica-skew.sh \
 	tests/integ/t-replicate-tls.sh
