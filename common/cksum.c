@@ -5,6 +5,8 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <stdlib.h>
@@ -171,4 +173,82 @@ cksum_fd(struct cksum *c, int fd, char out[CKSUM_B64MAX], int64_t *size)
 	if (size != NULL)
 		*size = total;
 	return 0;
+}
+
+size_t
+cksum_size(const char *name)
+{
+	const EVP_MD	*md;
+	int		 n;
+
+	if ((md = cksum_md(name)) == NULL || (n = EVP_MD_get_size(md)) <= 0)
+		return 0;
+	return (size_t)n;
+}
+
+void
+cksum_b64(const void *p, size_t len, char *out)
+{
+	if (len > INT_MAX / 2)
+		fatalx("cksum_b64: %zu bytes", len);
+	EVP_EncodeBlock((unsigned char *)out, p, (int)len);
+}
+
+/* The value of base64 character c, or -1. */
+static int
+cksum_b64val(unsigned char c)
+{
+	if (c >= 'A' && c <= 'Z')
+		return c - 'A';
+	if (c >= 'a' && c <= 'z')
+		return c - 'a' + 26;
+	if (c >= '0' && c <= '9')
+		return c - '0' + 52;
+	if (c == '+')
+		return 62;
+	if (c == '/')
+		return 63;
+	return -1;
+}
+
+int
+cksum_unb64(const char *s, size_t slen, void *out, size_t n)
+{
+	unsigned char	*o = out;
+	size_t		 i, ndata, o_n = 0;
+	uint32_t	 acc = 0;
+	int		 v, bits = 0;
+
+	if (n > SIZE_MAX / 4 - 3 || slen != 4 * ((n + 2) / 3))
+		return -1;
+	/* characters that carry data: the rest is '=' padding */
+	ndata = (n * 8 + 5) / 6;
+	for (i = 0; i < slen; i++) {
+		if (i >= ndata) {
+			if (s[i] != '=')
+				return -1;
+			continue;
+		}
+		if ((v = cksum_b64val((unsigned char)s[i])) == -1)
+			return -1;
+		acc = (acc << 6) | (uint32_t)v;
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			if (o != NULL)
+				o[o_n] = (unsigned char)(acc >> bits);
+			o_n++;
+			acc &= (1U << bits) - 1;
+		}
+	}
+	/* the bits left over must be zero: one encoding per value */
+	if (o_n != n || acc != 0)
+		return -1;
+	return 0;
+}
+
+int
+cksum_b64ok(const char *s, size_t slen, size_t n)
+{
+	return cksum_unb64(s, slen, NULL, n);
 }

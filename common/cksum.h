@@ -44,4 +44,19 @@ int	 cksum_data(const char *name, const void *p, size_t len,
  */
 int	 cksum_fd(struct cksum *, int fd, char out[CKSUM_B64MAX], int64_t *size);
 
+/* Bytes of output of the digest called name; 0 if it is not supported. */
+size_t	 cksum_size(const char *name);
+
+/*
+ * Base64 as digests are printed: cksum_b64 writes the encoding of len
+ * bytes at p to out (4 * ((len + 2) / 3) + 1 bytes, NUL terminated).
+ * cksum_unb64 decodes the slen characters at s into exactly n bytes at
+ * out, only if they are the one canonical encoding of n bytes (length,
+ * alphabet, '=' padding, no stray bits); returns 0 or -1.
+ * cksum_b64ok: the same check without the bytes.
+ */
+void	 cksum_b64(const void *p, size_t len, char *out);
+int	 cksum_unb64(const char *s, size_t slen, void *out, size_t n);
+int	 cksum_b64ok(const char *s, size_t slen, size_t n);
+
 #endif

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "compat.h"
 #include "fsutil.h"
 #include "intr.h"
@@ -240,6 +241,61 @@ fs_write_all(int fd, const void *buf, size_t len)
 		len -= (size_t)n;
 	}
 	return 0;
+}
+
+int
+fs_read_file(int dfd, const char *path, size_t max, struct buf **out)
+{
+	struct stat	 st;
+	struct buf	*b;
+	void		*p;
+	size_t		 room;
+	ssize_t		 n;
+	char		 extra;
+	int		 fd, saved;
+
+	*out = NULL;
+	if ((fd = openat(dfd, path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+	    O_NOCTTY | O_CLOEXEC)) == -1)
+		return -1;
+	if (fstat(fd, &st) == -1)
+		goto fail;
+	if (!S_ISREG(st.st_mode)) {
+		errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+		goto fail;
+	}
+	b = buf_new(max);
+	for (;;) {
+		room = buf_max(b) - buf_len(b);
+		if (room > 65536)
+			room = 65536;
+		/* when full, one byte more tells a larger file */
+		p = room > 0 ? buf_reserve(b, room) : &extra;
+		if (p == NULL) {
+			buf_free(b);
+			goto fail;
+		}
+		n = read(fd, p, room > 0 ? room : 1);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1 || (n > 0 && room == 0)) {
+			buf_free(b);
+			if (n > 0)
+				errno = EFBIG;
+			goto fail;
+		}
+		if (n == 0)
+			break;
+		buf_commit(b, (size_t)n);
+	}
+	close(fd);
+	*out = b;
+	return 0;
+fail:
+	saved = errno;
+	close(fd);
+	errno = saved;
+	return -1;
 }
 
 /*

@@ -86,6 +86,16 @@ int	fs_parse_umask(const char *s, int base, mode_t *mask);
 int	fs_write_all(int fd, const void *buf, size_t len);
 
 /*
+ * Read the whole regular file path below dfd (AT_FDCWD: as named),
+ * never through a symbolic link as its last component, into a new
+ * buffer *out (buf_free it) if it holds at most max bytes.  Returns 0,
+ * or -1 with errno set (EFBIG when it is larger, EINVAL when it is not a
+ * regular file).
+ */
+struct buf;
+int	fs_read_file(int dfd, const char *path, size_t max, struct buf **out);
+
+/*
  * Owner, mode and mtime changes on an open object, by descriptor (an
  * O_PATH descriptor goes through its /proc/self/fd entry, which names
  * the very inode that was opened).  Return 0 or -1 with errno.

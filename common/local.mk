@@ -36,4 +36,6 @@ common_libcairn_a_SOURCES = \
 	common/version.c common/version.h \
 	common/proxyhdr.c common/proxyhdr.h \
 	common/strlist.c common/strlist.h \
-	common/hostname.c common/hostname.h
+	common/hostname.c common/hostname.h \
+	common/manifest.c common/manifest.h \
+	common/sig.c common/sig.h

@@ -7,6 +7,10 @@
 # headers.
 noinst_LIBRARIES += server/libdstore.a
 server_libdstore_a_SOURCES = server/dstore.c server/dstore.h
+# The signed releases of a repository (release.h): written by
+# cairn-publish.
+noinst_LIBRARIES += server/librelease.a
+server_librelease_a_SOURCES = server/release.c server/release.h
 
 sbin_PROGRAMS += server/cairnd
 server_cairnd_SOURCES = \
@@ -55,7 +59,13 @@ dist_sbin_SCRIPTS = contrib/cairn-mkca
 sbin_PROGRAMS += server/cairn-publish
 server_cairn_publish_SOURCES = server/publish.c
 server_cairn_publish_CPPFLAGS = $(NET_CPPFLAGS)
-server_cairn_publish_LDADD = server/libdstore.a net/libnet.a $(CAIRN_LIBS)
+server_cairn_publish_LDADD = server/librelease.a server/libdstore.a \
+	net/libnet.a $(CAIRN_LIBS)
+# cairn-sign: keys, signatures of release manifests (offline).
+sbin_PROGRAMS += server/cairn-sign
+server_cairn_sign_SOURCES = server/sign.c
+server_cairn_sign_CPPFLAGS = $(NET_CPPFLAGS)
+server_cairn_sign_LDADD = net/libnet.a $(CAIRN_LIBS)
 # --- cairn-publish (end) ---
 # An example balancer in front of cairnd -X (cairnd(8)).
 EXTRA_DIST += contrib/haproxy.cfg

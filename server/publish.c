@@ -14,6 +14,11 @@
  * it changes (from the tree -f replaced, or from -r's loadset) are kept
  * as bases in the store of deltas (dstore.h) and their deltas queued;
  * -d builds what is queued.
+ *
+ * After a publish (and alone with -m) a new release manifest of the
+ * repository is written to release/pending/manifest; -s signs it at
+ * once and installs it as release/current, -S installs a signature made
+ * elsewhere (release.h, docs/signing.md).
  */
 #include "config.h"
 
@@ -28,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "buf.h"
@@ -44,7 +50,10 @@
 #include "encode.h"
 #include "fsutil.h"
 #include "log.h"
+#include "manifest.h"
 #include "pathcmp.h"
+#include "release.h"
+#include "sig.h"
 #include "transcript.h"
 #include "troot.h"
 #include "tverify.h"
@@ -55,6 +64,10 @@
 #define PUB_ERROR	2
 
 #define CMDMAX		(16 << 20)	/* largest command file rewritten */
+
+#define EXPIRY_DEF	(30 * 86400)	/* -E: a month */
+#define EXPIRY_MIN	60
+#define EXPIRY_MAX	(3650LL * 86400)	/* ten years */
 
 /* A file the new version changes: its old version becomes a base. */
 struct change {
@@ -82,6 +95,11 @@ struct pub {
 	int		 force;		/* -f */
 	int		 dryrun;	/* -n */
 	int		 verbose;	/* -v */
+	int		 manifest;	/* -m */
+	const char	**skeys;	/* -s: private keys to sign with */
+	int		 nskeys;
+	const char	*sigfile;	/* -S */
+	int64_t		 expiry;	/* -E, seconds */
 	int		 rootfd;
 	int		 ttfd;		/* tmp/transcript */
 	int		 tffd;		/* tmp/file */
@@ -97,8 +115,12 @@ static void
 usage(void)
 {
 	fprintf(stderr, "usage: cairn-publish [ -fnVv ] [ -c checksum ] "
-	    "[ -D path ] [ -k command-file ] ... [ -O bases-size ] "
-	    "[ -r old-transcript ] transcript\n"
+	    "[ -D path ] [ -E expiry ] [ -k command-file ] ... "
+	    "[ -O bases-size ] [ -r old-transcript ] [ -s key ] ... "
+	    "transcript\n"
+	    "       cairn-publish -m [ -Vv ] [ -D path ] [ -E expiry ] "
+	    "[ -s key ] ...\n"
+	    "       cairn-publish -S signature [ -Vv ] [ -D path ]\n"
 	    "       cairn-publish -d [ -Vv ] [ -c checksum ] [ -D path ] "
 	    "[ transcript ]\n");
 	exit(PUB_ERROR);
@@ -1058,11 +1080,222 @@ build_deltas(struct pub *p, const char *name)
 	return b.failed > 0 ? PUB_NOT : PUB_OK;
 }
 
+/*
+ * -E: a number of seconds, or of minutes, hours or days with the suffix
+ * m, h or d (s: seconds), from a minute to ten years.  0 or -1.
+ */
+static int
+parse_expiry(const char *s, int64_t *secs)
+{
+	const char	*p;
+	int64_t		 n = 0, unit = 1;
+
+	for (p = s; *p >= '0' && *p <= '9'; p++) {
+		if (n > EXPIRY_MAX)
+			return -1;
+		n = n * 10 + (*p - '0');
+	}
+	if (p == s)
+		return -1;
+	switch (*p) {
+	case '\0':
+	case 's':
+		break;
+	case 'm':
+		unit = 60;
+		break;
+	case 'h':
+		unit = 3600;
+		break;
+	case 'd':
+		unit = 86400;
+		break;
+	default:
+		return -1;
+	}
+	if (*p != '\0' && p[1] != '\0')
+		return -1;
+	if (n > EXPIRY_MAX || n * unit < EXPIRY_MIN || n * unit > EXPIRY_MAX)
+		return -1;
+	*secs = n * unit;
+	return 0;
+}
+
+/*
+ * Whether the signature file sig signs the manifest man for this
+ * repository: well formed, and when release/keys/ holds public keys,
+ * verified by one of them (required: with none there, refused).  0, or
+ * -1 with the reason said.
+ */
+static int
+release_check(const struct pub *p, const struct buf *man,
+    const struct buf *sig, const char *source, int required)
+{
+	struct sigkeys	*keys;
+	struct cerr	 err;
+	char		*path, id[SIG_KEYIDLEN + 1];
+	int		 rc;
+
+	xasprintf(&path, "%s/%s", p->dir, RELEASE_KEYS);
+	if ((keys = sigkeys_load(path, 0, &err)) == NULL)
+		fatalx("%s", err.msg);
+	if (sigkeys_count(keys) == 0) {
+		sigkeys_free(keys);
+		if (!required) {
+			free(path);
+			return 0;
+		}
+		log_warnx("%s: no public key: cannot tell that %s signs "
+		    "%s/pending/manifest; copy the signing key's .pub file "
+		    "there", path, source, RELEASE_DIR);
+		free(path);
+		return -1;
+	}
+	rc = sig_verify(keys, buf_data(sig), buf_len(sig), source,
+	    buf_data(man), buf_len(man), id, &err);
+	if (rc == -1)
+		log_warnx("%s (keys: %s)", err.msg, path);
+	else if (p->verbose)
+		printf("%s: verified with key %s of %s\n", source, id, path);
+	sigkeys_free(keys);
+	free(path);
+	return rc;
+}
+
+/* Time t as the manifest's reader sees it: UTC, ISO 8601. */
+static const char *
+utc(int64_t t)
+{
+	static char	 s[32];
+	struct tm	 tm;
+	time_t		 tt = (time_t)t;
+
+	if (gmtime_r(&tt, &tm) == NULL ||
+	    strftime(s, sizeof(s), "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+		snprintf(s, sizeof(s), "%lld", (long long)t);
+	return s;
+}
+
+/*
+ * Install man (serial) signed by sig as release/current.  Returns
+ * PUB_OK or PUB_NOT (refused); errors are fatal.
+ */
+static int
+release_put(const struct pub *p, int relfd, uint64_t serial,
+    const struct buf *man, const struct buf *sig, const char *source,
+    int required)
+{
+	struct cerr	 err;
+
+	if (release_check(p, man, sig, source, required) == -1) {
+		log_warnx("release %llu: not installed",
+		    (unsigned long long)serial);
+		return PUB_NOT;
+	}
+	if (release_install(relfd, serial, buf_data(man), buf_len(man),
+	    buf_data(sig), buf_len(sig), &err) == -1)
+		fatalx("%s/%s", p->dir, err.msg);
+	printf("release %llu: installed as %s/current\n",
+	    (unsigned long long)serial, RELEASE_DIR);
+	return PUB_OK;
+}
+
+/*
+ * Write a manifest of the repository as it is to release/pending/ and,
+ * with -s, sign and install it.  PUB_OK or PUB_NOT; errors are fatal.
+ */
+static int
+release_manifest(struct pub *p)
+{
+	struct manifest	 m;
+	struct buf	*man, *sig;
+	struct cerr	 err;
+	uint64_t	 serial;
+	int		 relfd, i, rc = PUB_OK;
+
+	if (p->dryrun) {
+		say(p, "write %s/pending/manifest", RELEASE_DIR);
+		return PUB_OK;
+	}
+	if ((relfd = release_open(p->rootfd, 1, &err)) == -1 ||
+	    release_next(relfd, &serial, &err) == -1)
+		fatalx("%s/%s", p->dir, err.msg);
+	memset(&m, 0, sizeof(m));
+	strlcpy(m.digest, MANIFEST_DIGEST, sizeof(m.digest));
+	m.serial = serial;
+	m.created = (int64_t)time(NULL);
+	m.expires = m.created + p->expiry;
+	if (manifest_build(p->rootfd, &m, &err) == -1)
+		fatalx("%s/%s", p->dir, err.msg);
+	man = buf_new(MANIFEST_MAX);
+	if (manifest_write(&m, man, &err) == -1)
+		fatalx("%s", err.msg);
+	if (release_write_pending(relfd, man, &err) == -1)
+		fatalx("%s/%s", p->dir, err.msg);
+	printf("release %llu: manifest of %zu files, expires %s, written "
+	    "to %s/pending/manifest\n", (unsigned long long)serial, m.nent,
+	    utc(m.expires), RELEASE_DIR);
+	manifest_free(&m);
+	if (p->nskeys > 0) {
+		sig = buf_new(SIG_MAX);
+		sig_file_begin(sig);
+		for (i = 0; i < p->nskeys; i++)
+			if (sig_sign(p->skeys[i], buf_data(man), buf_len(man),
+			    sig, &err) == -1)
+				fatalx("%s", err.msg);
+		sig_file_end(sig, (size_t)p->nskeys);
+		rc = release_put(p, relfd, serial, man, sig, "signature", 0);
+		buf_free(sig);
+	} else
+		printf("release %llu: waiting for its signature "
+		    "(cairn-publish -S)\n", (unsigned long long)serial);
+	buf_free(man);
+	close(relfd);
+	return rc;
+}
+
+/* -S: install the signature file p->sigfile for the pending manifest. */
+static int
+release_signed(struct pub *p)
+{
+	struct manifest	 m;
+	struct buf	*man, *sig;
+	struct cerr	 err;
+	char		 shown[64];
+	int		 relfd, rc;
+
+	if ((relfd = release_open(p->rootfd, 0, &err)) == -1)
+		fatalx("%s/%s", p->dir, err.msg);
+	if (release_pending(relfd, &man, &err) == -1)
+		fatalx("%s/%s", p->dir, err.msg);
+	if (man == NULL)
+		fatalx("%s/%s/pending/manifest: no manifest waiting for a "
+		    "signature (cairn-publish -m writes one)", p->dir,
+		    RELEASE_DIR);
+	snprintf(shown, sizeof(shown), "%s/pending/manifest", RELEASE_DIR);
+	if (manifest_parse(buf_data(man), buf_len(man), shown, &m,
+	    &err) == -1)
+		fatalx("%s/%s", p->dir, err.msg);
+	if (fs_read_file(AT_FDCWD, p->sigfile, SIG_MAX, &sig) == -1) {
+		if (errno == EFBIG)
+			fatalx("%s: larger than %d bytes: not a signature "
+			    "file", p->sigfile, SIG_MAX);
+		fatal("%s", p->sigfile);
+	}
+	rc = release_put(p, relfd, m.serial, man, sig, p->sigfile, 1);
+	manifest_free(&m);
+	buf_free(man);
+	buf_free(sig);
+	close(relfd);
+	return rc;
+}
+
 /* cairn-publish's own options; -c, -D, -V and -v are the shared ones. */
 struct pubopts {
 	struct pub	 *p;
 	const char	**kfiles;	/* -k, argc at most */
 	int		  nk;
+	int		  ex;		/* -E given */
 };
 
 static int
@@ -1092,6 +1325,27 @@ pub_opt(int c, const char *arg, void *ctx)
 	case 'n':
 		po->p->dryrun = 1;
 		break;
+	case 'm':
+		po->p->manifest = 1;
+		break;
+	case 'E':
+		if (parse_expiry(arg, &po->p->expiry) == -1) {
+			log_warnx("-E %s: invalid expiry (a minute to "
+			    "ten years: 60s, 90m, 12h, 30d)", arg);
+			return -1;
+		}
+		po->ex = 1;
+		break;
+	case 's':
+		if (po->p->nskeys == SIG_LINESMAX) {
+			log_warnx("-s: at most %d keys", SIG_LINESMAX);
+			return -1;
+		}
+		po->p->skeys[po->p->nskeys++] = arg;
+		break;
+	case 'S':
+		po->p->sigfile = arg;
+		break;
 	}
 	return 0;
 }
@@ -1111,14 +1365,23 @@ main(int argc, char *argv[])
 	po.p = &p;
 	po.kfiles = xcalloc((size_t)argc, sizeof(*po.kfiles));
 	po.nk = 0;
+	po.ex = 0;
+	p.skeys = xcalloc(SIG_LINESMAX, sizeof(*p.skeys));
+	p.expiry = EXPIRY_DEF;
 	copts_init(&co, COPTS_DIGEST | COPTS_DIR | COPTS_VERBOSE, NULL);
 	co.dir = _RADMIND_PATH;
 	co.digest = "sha1";
 	p.bases = DSTORE_DEFBOUND;
-	if (copts_parse(argc, argv, &co, "dfk:nO:r:", pub_opt, &po) == -1 ||
-	    (!p.build && argc - optind != 1) ||
+	if (copts_parse(argc, argv, &co, "dE:fk:mnO:r:s:S:", pub_opt,
+	    &po) == -1 ||
+	    (!p.build && !p.manifest && p.sigfile == NULL &&
+	    argc - optind != 1) ||
 	    (p.build && (argc - optind > 1 || p.force || p.dryrun ||
-	    po.nk > 0 || p.pred != NULL)))
+	    po.nk > 0 || p.pred != NULL)) ||
+	    (p.build + p.manifest + (p.sigfile != NULL) > 1) ||
+	    ((p.manifest || p.sigfile != NULL) && (argc - optind != 0 ||
+	    p.force || p.dryrun || po.nk > 0 || p.pred != NULL)) ||
+	    ((p.build || p.sigfile != NULL) && (po.ex || p.nskeys > 0)))
 		usage();
 	p.dir = co.dir;
 	p.digest = co.digest;
@@ -1140,6 +1403,13 @@ main(int argc, char *argv[])
 	if ((p.rootfd = open(p.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) ==
 	    -1)
 		fatal("%s", p.dir);
+	if (p.manifest || p.sigfile != NULL) {
+		rc = p.manifest ? release_manifest(&p) : release_signed(&p);
+		cksum_free(p.ck);
+		free(kfiles);
+		free(p.skeys);
+		exit(rc);
+	}
 	if (p.build) {
 		rc = build_deltas(&p, p.name);
 		cksum_free(p.ck);
@@ -1162,7 +1432,11 @@ main(int argc, char *argv[])
 			add_command(&p, cmdfd, kfiles[i]);
 		close(cmdfd);
 	}
+	/* the repository as it is now: a new release manifest */
+	if (rc == PUB_OK)
+		rc = release_manifest(&p);
 	cksum_free(p.ck);
 	free(kfiles);
+	free(p.skeys);
 	exit(rc);
 }

@@ -18,7 +18,7 @@ set -u
 
 : "${top_srcdir:?}" "${top_builddir:?}"
 : "${FUZZ_CC:=clang}" "${FUZZ_SECONDS:=30}"
-: "${FUZZ_TARGETS:=request reply transcript command hostcfg encode inflate proxy delta}"
+: "${FUZZ_TARGETS:=request reply transcript command hostcfg encode inflate proxy delta manifest signature}"
 : "${FUZZ_CPPFLAGS:=}" "${FUZZ_WARN:=}" "${FUZZ_LIBS:=-lssl -lcrypto -lz -lzstd}"
 
 src=$top_srcdir
@@ -28,7 +28,8 @@ CFLAGS="-g -O1 -fno-omit-frame-pointer $SAN $FUZZ_WARN"
 CPPFLAGS="-I$top_builddir -I$src/common -I$src/server $FUZZ_CPPFLAGS"
 
 # Longest input per target: past each parser's caps where there is one
-# (request: PROTO_REQMAX; encode: PATH_MAX decoded).
+# (request: PROTO_REQMAX; encode: PATH_MAX decoded; signature: a
+# manifest and SIG_MAX).
 max_len()
 {
 	case $1 in
@@ -36,6 +37,7 @@ max_len()
 	encode)		echo 9000 ;;
 	command|hostcfg) echo 2048 ;;
 	proxy)		echo 1200 ;;
+	signature)	echo 8192 ;;
 	*)		echo 4096 ;;
 	esac
 }

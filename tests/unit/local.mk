@@ -22,7 +22,9 @@ UNIT_TESTS = \
 	tests/unit/check_dmove \
 	tests/unit/check_confine \
 	tests/unit/check_log \
-	tests/unit/check_applyplan
+	tests/unit/check_applyplan \
+	tests/unit/check_manifest \
+	tests/unit/check_sig
 UNIT_LAYER_TESTS = \
 	tests/unit/check_zauto \
 	tests/unit/check_zlevel \
@@ -76,6 +78,12 @@ tests_unit_check_confine_LDADD = $(UNIT_LDADD)
 tests_unit_check_log_SOURCES = tests/unit/check_log.c
 tests_unit_check_log_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_check_log_LDADD = $(UNIT_LDADD)
+tests_unit_check_manifest_SOURCES = tests/unit/check_manifest.c
+tests_unit_check_manifest_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_check_manifest_LDADD = $(UNIT_LDADD)
+tests_unit_check_sig_SOURCES = tests/unit/check_sig.c
+tests_unit_check_sig_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_check_sig_LDADD = $(UNIT_LDADD)
 # lapply's plan: client/apply-plan.c alone, out of libclient.a.
 tests_unit_check_applyplan_SOURCES = tests/unit/check_applyplan.c
 tests_unit_check_applyplan_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/client
