@@ -106,6 +106,7 @@ KTCHECK_TESTS = \
 	tests/integ/t-ktcheck-stage.sh \
 	tests/integ/t-ktcheck-sign.sh \
 	tests/integ/t-ktcheck-sign-lapply.sh \
+	tests/integ/t-ktcheck-sign-ra.sh \
 	tests/integ/t-client-signals.sh
 
 # Uploads and the server-side helpers: lcreate, lfdiff, repo.
