@@ -9,6 +9,13 @@
  * last (stage_commit), so that the command files on disk never name a
  * transcript that is not there.  A failed run removes the staging
  * directory and leaves the command directory as it was.
+ *
+ * With public keys pinned (-k, or the default key directory), the
+ * server's signed release is fetched and verified first, and every
+ * command file and transcript this run uses, fetched or already in
+ * place, must be what the release lists, before anything is renamed
+ * into place; only then is the release recorded in release.state
+ * (net/release.h).  A refusal changes nothing and exits KT_REFUSED.
  */
 #include "config.h"
 
@@ -39,16 +46,20 @@
 #include "fsutil.h"
 #include "intr.h"
 #include "log.h"
+#include "manifest.h"
 #include "net.h"
 #include "pathcmp.h"
 #include "proto.h"
+#include "release.h"
 #include "reqwin.h"
+#include "sig.h"
 #include "strlist.h"
 #include "xmalloc.h"
 
 #define KT_OK		0	/* no differences */
 #define KT_CHANGED	1	/* differences (downloaded, or -n) */
 #define KT_ERROR	2
+#define KT_REFUSED	3	/* keys pinned: the release is refused */
 
 #define KT_MAXSIZE	(1LL << 30)	/* largest command file or transcript */
 
@@ -66,6 +77,15 @@ struct kt_staged {
 #define KS_FILE		0	/* transcript, special.T: committed first */
 #define KS_COMMAND	1	/* an included command file: next */
 #define KS_BASE		2	/* the base command file: last */
+
+/* With keys pinned: a file this run uses, to check against the release. */
+struct kt_used {
+	enum manifest_kind kind;
+	char		*name;		/* as the release names it; NULL: the
+					   base command file (any command) */
+	char		*rel;		/* below the command directory */
+	char		*path;		/* as messages show it */
+};
 
 struct kt {
 	struct net	*net;
@@ -88,6 +108,13 @@ struct kt {
 	int		 stagefd;	/* ... open and locked, or -1 */
 	struct kt_staged *staged;	/* what it holds */
 	size_t		 nstaged;
+	struct sigkeys	*keys;		/* pinned, or NULL: none */
+	const char	*keypath;	/* ... where they came from */
+	struct manifest	 man;		/* the release, verified */
+	struct release_state prev, cur;	/* accepted before, and now */
+	struct kt_used	*used;		/* files to check against it */
+	size_t		 nused;
+	int		 refused;	/* the release was refused */
 	struct cerr	 err;
 };
 
@@ -95,7 +122,8 @@ static void
 usage(void)
 {
 	fprintf(stderr, "usage: ktcheck [-CIinrV] [-q | -v] [-c checksum] "
-	    "[-D path] [-e event] [-K command file] %s\n", copts_usage());
+	    "[-D path] [-e event] [-k keys] [-K command file] %s\n",
+	    copts_usage());
 	exit(KT_ERROR);
 }
 
@@ -463,6 +491,106 @@ download(struct kt *kt, const char *kind, const char *name, const char *rel,
 	return 0;
 }
 
+/* Remember a file this run uses, to be checked against the release. */
+static void
+used_add(struct kt *kt, enum manifest_kind kind, const char *name,
+    const char *rel, const char *path)
+{
+	struct kt_used	*u;
+
+	kt->used = xreallocarray(kt->used, kt->nused + 1, sizeof(*kt->used));
+	u = &kt->used[kt->nused++];
+	u->kind = kind;
+	u->name = name != NULL ? xstrdup(name) : NULL;
+	u->rel = xstrdup(rel);
+	u->path = xstrdup(path);
+}
+
+static void
+used_free(struct kt *kt)
+{
+	size_t	 i;
+
+	for (i = 0; i < kt->nused; i++) {
+		free(kt->used[i].name);
+		free(kt->used[i].rel);
+		free(kt->used[i].path);
+	}
+	free(kt->used);
+	kt->used = NULL;
+	kt->nused = 0;
+}
+
+/*
+ * With keys pinned, before anything is renamed into place: every
+ * command file and transcript this run uses, as it will be once the
+ * staged files are in place (fetched now or already there), must have
+ * the size and digest the release gives its name (the base command
+ * file, whose name on the server the client does not know: those of
+ * some command file of the release).  Special files cannot be checked
+ * here: the server describes them with SHA-1 checksums (STAT SPECIAL),
+ * which a release cannot vouch for, so a command file that names any
+ * is refused.  Returns 0, or -1 with kt->err (kt->refused set when the
+ * release refuses a file).
+ */
+static int
+release_verify(struct kt *kt)
+{
+	const struct kt_used	*u;
+	struct cksum		*ck;
+	struct stat		 st;
+	char			 sum[CKSUM_B64MAX];
+	int64_t			 size;
+	size_t			 i;
+	int			 fd, ok;
+
+	if (kt->special.n > 0) {
+		kt->refused = 1;
+		cerr_set(&kt->err, "%s: special file %s: a signed release "
+		    "cannot vouch for special files (keys pinned in %s): "
+		    "refusing", kt->kfile, kt->special.v[0], kt->keypath);
+		return -1;
+	}
+	if ((ck = cksum_new(kt->man.digest)) == NULL) {
+		cerr_set(&kt->err, "%s: unsupported checksum", kt->man.digest);
+		return -1;
+	}
+	for (i = 0; i < kt->nused; i++) {
+		u = &kt->used[i];
+		if ((fd = kt_open(kt, u->rel)) == -1 || fstat(fd, &st) == -1 ||
+		    !S_ISREG(st.st_mode) || cksum_fd(ck, fd, sum, &size) ==
+		    -1) {
+			cerr_errno(&kt->err, "%s", u->path);
+			if (fd != -1)
+				close(fd);
+			cksum_free(ck);
+			return -1;
+		}
+		close(fd);
+		ok = manifest_match(&kt->man, u->kind, u->name,
+		    (uint64_t)size, sum);
+		if (!ok) {
+			kt->refused = 1;
+			if (u->name != NULL && manifest_find(&kt->man, u->kind,
+			    u->name) == NULL)
+				cerr_set(&kt->err, "%s: not in release %llu "
+				    "(keys pinned in %s): refusing", u->path,
+				    (unsigned long long)kt->man.serial,
+				    kt->keypath);
+			else
+				cerr_set(&kt->err, "%s: not the file release "
+				    "%llu lists (size or %s digest differs; "
+				    "keys pinned in %s): refusing", u->path,
+				    (unsigned long long)kt->man.serial,
+				    kt->man.digest, kt->keypath);
+			cksum_free(ck);
+			return -1;
+		}
+	}
+	cksum_free(ck);
+	return 0;
+}
+
 /*
  * Compare one server file with its local copy and download it when it
  * differs.  Returns 0 same, 1 different (handled), -1 error.
@@ -480,6 +608,9 @@ check(struct kt *kt, const char *kind, const char *name, const char *rel,
 	if (net_stat(kt->net, kind, name, name != NULL ? name : path,
 	    KT_MAXSIZE, &si, &kt->err) != 0)
 		return -1;
+	if (kt->keys != NULL)
+		used_add(kt, strcmp(kind, "COMMAND") == 0 ? MANIFEST_COMMAND :
+		    MANIFEST_TRANSCRIPT, name, rel, path);
 	if ((fd = kt_open(kt, rel)) == -1) {
 		if (errno == ENOENT)
 			why = "missing";
@@ -785,7 +916,7 @@ main(int argc, char *argv[])
 	struct copts		 co;
 	struct cerr		 cerr;
 	const char		*slash, *msg, *base;
-	int			 rc, fd;
+	int			 rc, fd, r, haveman = 0;
 
 	log_init("ktcheck", LOG_TO_STDERR, 0);
 	log_setfatalstatus(KT_ERROR);
@@ -793,7 +924,7 @@ main(int argc, char *argv[])
 	kt.stagefd = -1;
 	/* -D is accepted and unused, as in Radmind 1.x. */
 	copts_init(&co, COPTS_NET | COPTS_DIGEST | COPTS_DIR | COPTS_EVENT |
-	    COPTS_ICASE | COPTS_LINEBUF | COPTS_QUIET, &kt.no);
+	    COPTS_ICASE | COPTS_LINEBUF | COPTS_QUIET | COPTS_KEYS, &kt.no);
 	kt.kfile = _RADMIND_PATH "/client/command.K";
 	co.event = "ktcheck";
 	if (copts_parse(argc, argv, &co, "CK:n", tool_opt, &kt) == -1 ||
@@ -808,6 +939,14 @@ main(int argc, char *argv[])
 		fatal("signals");
 	if (kt.digest != NULL)
 		kt.ck = cksum_new(kt.digest);
+	if ((kt.keys = copts_keys(&co, &cerr)) == NULL)
+		fatalx("%s", cerr.msg);
+	kt.keypath = co.keys;
+	if (sigkeys_count(kt.keys) == 0) {
+		/* No key pinned: as before signed releases. */
+		sigkeys_free(kt.keys);
+		kt.keys = NULL;
+	}
 	if ((slash = strrchr(kt.kfile, '/')) != NULL)
 		kt.kdir = xstrndup(kt.kfile, (size_t)(slash - kt.kfile) + 1);
 	else
@@ -821,10 +960,22 @@ main(int argc, char *argv[])
 		fatal("%s", kt.kdir[0] != '\0' ? kt.kdir : ".");
 	if (!kt.nflag)
 		stage_clean(&kt);
+	if (kt.keys != NULL && release_state_read(kt.kdirfd, kt.kdir,
+	    &kt.prev, &cerr) == -1)
+		fatalx("%s", cerr.msg);
 	if ((kt.net = net_open(&kt.no, &kt.err)) == NULL)
 		fatalx("%s", kt.err.msg);
 	kt.win = reqwin_new(kt.net, 1, REQWIN_MAXBYTES, &kt_fetch, NULL);
 	rc = KT_ERROR;
+	if (kt.keys != NULL) {
+		r = release_fetch(kt.net, kt.keys, kt.keypath, &kt.prev,
+		    (int64_t)time(NULL), &kt.man, &kt.cur, &kt.err);
+		if (r != RELEASE_OK) {
+			kt.refused = r == RELEASE_REFUSED;
+			goto done;
+		}
+		haveman = 1;
+	}
 	if (check(&kt, "COMMAND", NULL, base, kt.kfile) == -1)
 		goto done;
 	kt.base = base;
@@ -832,9 +983,15 @@ main(int argc, char *argv[])
 		goto done;
 	if (!kt.stop && do_specials(&kt) == -1)
 		goto done;
+	/* -n changes nothing: the release is checked, not the files. */
+	if (kt.keys != NULL && !kt.nflag && release_verify(&kt) == -1)
+		goto done;
 	if (kt.nstaged > 0 && stage_commit(&kt) == -1)
 		goto done;
 	stage_remove(&kt);
+	if (kt.keys != NULL && !kt.nflag && release_state_write(kt.kdirfd,
+	    kt.kdir, &kt.cur, &kt.err) == -1)
+		goto done;
 	if (kt.clean && !kt.nflag) {
 		if ((fd = open(kt.kdir[0] != '\0' ? kt.kdir : ".", O_RDONLY |
 		    O_DIRECTORY | O_CLOEXEC)) == -1 ||
@@ -846,7 +1003,11 @@ main(int argc, char *argv[])
 	rc = kt.changed ? KT_CHANGED : KT_OK;
 done:
 	stage_remove(&kt);
-	if (rc == KT_ERROR) {
+	if (rc == KT_ERROR && kt.refused) {
+		rc = KT_REFUSED;
+		log_warnx("%s", kt.err.msg);
+		msg = "Release refused";
+	} else if (rc == KT_ERROR) {
 		log_warnx("%s", kt.err.msg);
 		msg = "Error";
 	} else if (rc == KT_CHANGED)
@@ -856,19 +1017,25 @@ done:
 	if (net_has_cap(kt.net, "REPO") &&
 	    net_report(kt.net, kt.event, msg, &cerr) == -1) {
 		log_warnx("%s", cerr.msg);
-		rc = KT_ERROR;
+		if (rc != KT_REFUSED)
+			rc = KT_ERROR;
 	}
 	if (kt.no.verbose)
 		net_print_stats(kt.net, stdout);
 	reqwin_free(kt.win);
 	if (net_close(kt.net, &cerr) == -1) {
 		log_warnx("%s", cerr.msg);
-		rc = KT_ERROR;
+		if (rc != KT_REFUSED)
+			rc = KT_ERROR;
 	}
 	if (rc == KT_OK && !kt.qflag)
 		printf("No updates needed\n");
 	strlist_free(&kt.keep);
 	strlist_free(&kt.special);
+	used_free(&kt);
+	if (haveman)
+		manifest_free(&kt.man);
+	sigkeys_free(kt.keys);
 	free(kt.kdir);
 	cksum_free(kt.ck);
 	close(kt.kdirfd);

@@ -22,6 +22,8 @@
 #include "intr.h"
 #include "log.h"
 #include "net.h"
+#include "sig.h"
+#include "transcript.h"
 
 #define MAXJOBS		16	/* -j: download connections at most */
 
@@ -29,10 +31,14 @@ static void __attribute__((noreturn))
 usage(void)
 {
 	fprintf(stderr, "usage: lapply [-CFiInrV] [-%% | -q | -v] "
-	    "[-c checksum] [-e event] [-j connections] [-u umask] %s "
+	    "[-c checksum] [-e event] [-j connections] [-k keys] "
+	    "[-u umask] %s "
 	    "[appliable-transcript]\n", copts_usage());
 	exit(APPLY_FAIL);
 }
+
+/* The shortest digest a signed release vouches for: SHA-256, in base64. */
+#define LAPPLY_KEYSUM	44
 
 /* lapply's own options; the shared network ones go through copts. */
 struct lopts {
@@ -72,6 +78,43 @@ lapply_opt(int c, const char *arg, void *ctx)
 	return 0;
 }
 
+/*
+ * With public keys pinned, every file lapply downloads must be checked
+ * against a digest a signed release can vouch for: -c must be SHA-256
+ * or stronger, and so must the checksum of each "+" line (else its
+ * file would go unchecked or fail halfway).  Refused before anything
+ * changes.  Returns 0, or -1 after saying why.
+ */
+static int
+keys_check(const struct apply *ap, const char *keypath)
+{
+	const struct tline	*t;
+	char			 sum[CKSUM_B64MAX];
+	size_t			 i, want;
+
+	if (ap->digest == NULL || cksum_data(ap->digest, "", 0, sum) == -1 ||
+	    (want = strlen(sum)) < LAPPLY_KEYSUM) {
+		log_warnx("keys pinned in %s: lapply needs -c sha256 or "
+		    "stronger (sha384, sha512), not %s: refusing", keypath,
+		    ap->digest != NULL ? ap->digest : "none");
+		return -1;
+	}
+	for (i = 0; i < ap->nent; i++) {
+		t = &ap->ent[i].t;
+		if (!t->plus || (t->type != 'f' && t->type != 'a'))
+			continue;
+		if (strlen(t->cksum) != want) {
+			log_warnx("%s: line %u: %s: keys pinned in %s: lapply "
+			    "needs -c sha256 or stronger, and this file's "
+			    "checksum \"%s\" is not a %s digest: refusing",
+			    ap->name, t->lineno, t->path, keypath, t->cksum,
+			    ap->digest);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -82,7 +125,8 @@ main(int argc, char **argv)
 	struct cerr	 err;
 	struct progtotal total;
 	FILE		*fp;
-	int		 first, percent, bad = 0, mode;
+	struct sigkeys	*keys;
+	int		 first, percent, bad = 0, mode, pinned;
 
 	log_init("lapply", LOG_TO_STDERR, 0);
 	log_setfatalstatus(APPLY_FAIL);
@@ -93,7 +137,7 @@ main(int argc, char **argv)
 		fatal("signals");
 	memset(ap, 0, sizeof(*ap));
 	copts_init(&co, COPTS_NET | COPTS_DIGEST | COPTS_EVENT | COPTS_ICASE |
-	    COPTS_LINEBUF | COPTS_QUIET | COPTS_UMASK, &no);
+	    COPTS_LINEBUF | COPTS_QUIET | COPTS_UMASK | COPTS_KEYS, &no);
 	ap->network = 1;
 	co.event = "lapply";
 	ap->jobs = 1;
@@ -120,6 +164,12 @@ main(int argc, char **argv)
 		bad++;
 	if (bad)
 		usage();
+	if ((keys = copts_keys(&co, &err)) == NULL)
+		fatalx("%s", err.msg);
+	pinned = sigkeys_count(keys) > 0;
+	sigkeys_free(keys);
+	if (pinned && keys_check(ap, co.keys) == -1)
+		exit(APPLY_FAIL);
 
 	if (argc - optind == 1) {
 		ap->name = argv[optind];
@@ -141,7 +191,8 @@ main(int argc, char **argv)
 	} else if (!ap->quiet)
 		printf("No network connection\n");
 
-	if (apply_load(ap, fp, &total) == -1)
+	if (apply_load(ap, fp, &total) == -1 ||
+	    (pinned && keys_check(ap, co.keys) == -1))
 		intr_exit(apply_finish(ap, 0));
 	if (fp != stdin)
 		fclose(fp);

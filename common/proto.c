@@ -270,6 +270,8 @@ proto_banner(struct conn *c, unsigned *caps, struct cerr *err)
 				*caps |= PROTO_CAP_ZAUTO;
 			if (strcasecmp(av[i], "DELTA") == 0)
 				*caps |= PROTO_CAP_DELTA;
+			if (strcasecmp(av[i], "MANIFEST") == 0)
+				*caps |= PROTO_CAP_MANIFEST;
 		}
 	} while (more);
 	return 0;

@@ -54,6 +54,7 @@ struct conn;
 #define PROTO_CAP_REPO		0x02
 #define PROTO_CAP_ZAUTO		0x04	/* [cairn] COMP ZLIB AUTO */
 #define PROTO_CAP_DELTA		0x08	/* [cairn] DELTA requests */
+#define PROTO_CAP_MANIFEST	0x10	/* [cairn] a signed release */
 
 /*
  * Split a request or reply line in place into at most max tokens,

@@ -19,6 +19,7 @@
 #include "fsutil.h"
 #include "log.h"
 #include "net.h"
+#include "sig.h"
 #include "version.h"
 #include "zlevel.h"
 
@@ -48,6 +49,7 @@ static const struct copt {
 	{ 'i', 0, COPTS_LINEBUF },	/* line-buffered stdout */
 	{ 'q', 0, COPTS_QUIET },	/* quiet */
 	{ 'u', 1, COPTS_UMASK | COPTS_UMASK8 },	/* umask */
+	{ 'k', 1, COPTS_KEYS },		/* public keys pinned */
 	{ 'V', 0, 0 },			/* version: every tool */
 };
 #define NCOPTS	(sizeof(copts) / sizeof(copts[0]))
@@ -58,6 +60,8 @@ copts_init(struct copts *co, int want, struct netopts *no)
 {
 	memset(co, 0, sizeof(*co));
 	co->want = want;
+	if (want & COPTS_KEYS)
+		co->keys = CAIRN_KEYSDIR;
 	if ((want & COPTS_NET) == COPTS_NET) {
 		co->no = no;
 		memset(no, 0, sizeof(*no));
@@ -242,11 +246,25 @@ copts_set(struct copts *co, int ch, const char *arg)
 		break;
 	case 'u':
 		return copts_umask(arg, co->want & COPTS_UMASK8 ? 8 : 0);
+	case 'k':
+		if (arg[0] == '\0') {
+			log_warnx("-k: empty path");
+			return -1;
+		}
+		co->keys = arg;
+		co->keys_given = 1;
+		break;
 	case 'V':
 		version_print((co->want & COPTS_DIGEST) != 0);
 		exit(0);
 	}
 	return 0;
+}
+
+struct sigkeys *
+copts_keys(const struct copts *co, struct cerr *err)
+{
+	return sigkeys_load(co->keys, co->keys_given, err);
 }
 
 int

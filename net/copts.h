@@ -23,6 +23,7 @@ struct netopts;
 #define COPTS_UMASK8	0x80	/* -u umask, octal only (lfdiff(1)) */
 #define COPTS_LINEBUF	0x100	/* -i: standard output line buffered */
 #define COPTS_ICASE	0x200	/* -I: names compared regardless of case */
+#define COPTS_KEYS	0x400	/* -k keys: the public keys pinned */
 
 /*
  * What the shared options said.  A tool may set a default in digest,
@@ -38,6 +39,8 @@ struct copts {
 	int		 icase;		/* -I */
 	int		 quiet;		/* -q */
 	int		 verbose;	/* -v, also in no->verbose */
+	const char	*keys;		/* -k, else the default (COPTS_KEYS) */
+	int		 keys_given;	/* ... -k was given */
 };
 
 /*
@@ -65,6 +68,16 @@ void	copts_init(struct copts *co, int want, struct netopts *no);
  */
 int	copts_parse(int argc, char *argv[], struct copts *co,
 	    const char *extra, copts_fn fn, void *ctx);
+
+/*
+ * COPTS_KEYS: the public keys pinned, loaded from -k (a file or a
+ * directory, sig.h), else from the default directory CAIRN_KEYSDIR.  A
+ * named path that is missing or holds no key is an error, a missing or
+ * empty default directory pins none.  NULL with err on error; otherwise
+ * a set (sigkeys_count 0: no key pinned), to be freed.
+ */
+struct cerr;
+struct sigkeys	*copts_keys(const struct copts *co, struct cerr *err);
 
 /* The shared options for a usage line, e.g. "[-h host] [-p port] ...". */
 const char *copts_usage(void);

@@ -307,6 +307,45 @@ dl_tofd(struct net *net, const struct dl_want *w, int fd, struct cerr *err)
 }
 
 int
+dl_tomem(struct net *net, const char *path, int64_t max, char **data,
+    size_t *len, struct cerr *err)
+{
+	struct dl_want	 w;
+	const char	*who;
+	char		 full[PATH_MAX + 64], *p;
+	int64_t		 size, got = 0;
+	ssize_t		 n;
+	int		 rc;
+
+	*data = NULL;
+	*len = 0;
+	memset(&w, 0, sizeof(w));
+	w.path = path;
+	w.size = -1;
+	if ((rc = dl_begin(net, &w, &size, full, sizeof(full), &who,
+	    err)) != DL_OK)
+		return rc;
+	if (size > max) {
+		cerr_set(err, "%s: %lld bytes, more than the %lld accepted",
+		    full, (long long)size, (long long)max);
+		return dl_skip(net, size, DL_SERVER);
+	}
+	/* One byte more: an empty body still has a buffer. */
+	p = xmalloc((size_t)size + 1);
+	while (got < size && (n = net_retr_read(net, p + got,
+	    (size_t)(size - got), err)) > 0)
+		got += n;
+	if (got < size || net_retr_read(net, p, 1, err) != 0 ||
+	    net_retr_end(net, err) == -1) {
+		free(p);
+		return DL_DEAD;
+	}
+	*data = p;
+	*len = (size_t)size;
+	return DL_OK;
+}
+
+int
 dl_file(struct net *net, const struct dl_want *w, int dfd, const char *leaf,
     int *fdp, char **tmpp, struct cerr *err)
 {

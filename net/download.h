@@ -91,6 +91,16 @@ int	 dl_file(struct net *, const struct dl_want *w, int dfd,
 int	 dl_tofd(struct net *, const struct dl_want *w, int fd,
 	    struct cerr *err);
 
+/*
+ * As dl_file, into memory: the whole body of the reply to the oldest
+ * RETR, of at most max bytes (a longer one is refused, DL_SERVER, and
+ * read and dropped), in *data (malloc'd, *len bytes) on DL_OK.  For the
+ * small files a client keeps in memory (the release manifest); path
+ * names the object in err.
+ */
+int	 dl_tomem(struct net *, const char *path, int64_t max, char **data,
+	    size_t *len, struct cerr *err);
+
 /* Read and throw away the rest of the current RETR body and its ".". */
 int	 dl_skipbody(struct net *, struct cerr *err);
 

@@ -2,7 +2,8 @@
 # that connects to a cairnd: ktcheck, lapply, lcreate, lfdiff and repo
 # (client/) and cairn-replicate (server/).  It holds the session with a
 # server (net.c: connect, TLS, compression, STAT/RETR/STOR), the one
-# download routine (download.c), the requests kept in flight on top
+# download routine (download.c), the signed release as a client with
+# keys pinned checks it (release.c), the requests kept in flight on top
 # of it (reqwin.c over one session, reqpool.c over several) and the one
 # table of the options the tools share (copts.c: the network options,
 # -c, -D, -e, -I, -i, -q, -u, -V), for which the tools that never
@@ -15,7 +16,11 @@ net_libnet_a_SOURCES = \
 	net/download.c net/download.h \
 	net/reqwin.c net/reqwin.h \
 	net/reqpool.c net/reqpool.h \
-	net/copts.c net/copts.h
+	net/copts.c net/copts.h \
+	net/release.c net/release.h
 net_libnet_a_CFLAGS = $(AM_CFLAGS) $(PTHREAD_CFLAGS)
+# -k's default: the public keys pinned (ktcheck(1), lapply(1)).
+net_libnet_a_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DCAIRN_KEYSDIR='"$(sysconfdir)/cairn/keys"'
 
 NET_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/net

@@ -584,6 +584,8 @@ net_has_cap(const struct net *n, const char *cap)
 		return (n->caps & PROTO_CAP_REPO) != 0;
 	if (strcasecmp(cap, "DELTA") == 0)
 		return (n->caps & PROTO_CAP_DELTA) != 0;
+	if (strcasecmp(cap, "MANIFEST") == 0)
+		return (n->caps & PROTO_CAP_MANIFEST) != 0;
 	return 0;
 }
 

@@ -78,7 +78,10 @@ void		 net_pin(const struct net *, struct netopts *o);
 /* Send QUIT (if still usable), read its reply, close and free. */
 int		 net_close(struct net *, struct cerr *err);
 void		 net_stats(const struct net *, struct netstats *);
-/* Listed in the banner: "ZLIB", "REPO" (Radmind's rule), "DELTA" (whole). */
+/*
+ * Listed in the banner: "ZLIB", "REPO" (Radmind's rule), "DELTA" and
+ * "MANIFEST" (the whole word).
+ */
 int		 net_has_cap(const struct net *, const char *cap);
 /* The server as messages name it: "host[address]". */
 const char	*net_peer(const struct net *);

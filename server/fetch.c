@@ -1,5 +1,6 @@
 /*
- * fetch.c: STAT, RETR and DELTA (docs/protocol.md sections 5.4, 5.5, 5.11).
+ * fetch.c: STAT, RETR and DELTA (docs/protocol.md sections 5.4, 5.5, 5.11),
+ * and the signed release they serve as MANIFEST and SIGNATURE (5.12).
  *
  * Every name and path from the client is decoded, checked component by
  * component ("..", empty decode, bad escapes refused) and then opened
@@ -33,10 +34,12 @@
 #include "dstore.h"
 #include "encode.h"
 #include "log.h"
+#include "manifest.h"
 #include "path.h"
 #include "peer.h"
 #include "proto.h"
 #include "server.h"
+#include "sig.h"
 #include "tindex.h"
 #include "transcript.h"
 #include "xmalloc.h"
@@ -50,7 +53,12 @@
 #define FETCH_NOGAIN	0.97		/* ... and the ratio judged useless */
 #define FETCH_TLINE	(4 * PATH_MAX + 512)
 
-enum kind { K_COMMAND, K_TRANSCRIPT, K_SPECIAL, K_FILE };
+enum kind { K_COMMAND, K_TRANSCRIPT, K_SPECIAL, K_FILE, K_MANIFEST,
+    K_SIGNATURE };
+
+/* [cairn] The release served as MANIFEST and SIGNATURE (section 5.12). */
+#define FETCH_RELEASE	"release"
+#define FETCH_CURRENT	"current"
 
 /* A parsed path description. */
 struct pdesc {
@@ -125,6 +133,17 @@ pdesc_parse(struct sess *s, int ac, char **av, int allow_file,
 		pd->kind = K_FILE;
 		pd->name_raw = av[2];
 		pd->path_raw = av[3];
+	} else if (strcasecmp(av[1], "MANIFEST") == 0 ||
+	    strcasecmp(av[1], "SIGNATURE") == 0) {
+		/* [cairn] The release's two files: no argument. */
+		if (ac != 2)
+			return PD_SYNTAX;
+		pd->kind = strcasecmp(av[1], "MANIFEST") == 0 ? K_MANIFEST :
+		    K_SIGNATURE;
+		(void)snprintf(pd->rel, sizeof(pd->rel), "%s/%s/%s",
+		    FETCH_RELEASE, FETCH_CURRENT, pd->kind == K_MANIFEST ?
+		    "manifest" : "manifest.sig");
+		return PD_OK;
 	} else
 		return PD_SYNTAX;
 
@@ -189,6 +208,102 @@ safe_open(int rootfd, const char *relpath)
 	}
 	/* Regular file: blocking reads are fine. */
 	(void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	return fd;
+}
+
+int
+fetch_has_release(int rootfd)
+{
+	struct stat	 st;
+
+	return fstatat(rootfd, FETCH_RELEASE "/" FETCH_CURRENT, &st, 0) ==
+	    0 && S_ISDIR(st.st_mode);
+}
+
+/*
+ * The directory of the release this session serves: release/current,
+ * the publisher's symbolic link to one serial directory beside it
+ * (a plain name, never a path), resolved and opened once, at the first
+ * MANIFEST or SIGNATURE request, and kept: a publish that swaps current
+ * meanwhile cannot pair one release's manifest with another's
+ * signature.  Returns the descriptor (the session's), or -1 with errno.
+ */
+static int
+fetch_release(struct sess *s)
+{
+	char	 target[NAME_MAX + 1];
+	ssize_t	 n;
+	int	 rfd = -1;
+
+	if (s->relopen) {
+		errno = s->relerr;
+		return s->relfd;
+	}
+	s->relopen = 1;
+	s->relfd = -1;
+	if ((rfd = confine_open(s->opts->rootfd, FETCH_RELEASE, O_RDONLY |
+	    O_DIRECTORY, 0)) == -1)
+		goto out;
+	if ((n = readlinkat(rfd, FETCH_CURRENT, target,
+	    sizeof(target))) == -1) {
+		if (errno != EINVAL)
+			goto out;
+		/* Not a link: a directory of that name is the release. */
+		strlcpy(target, FETCH_CURRENT, sizeof(target));
+	} else if ((size_t)n >= sizeof(target) || n == 0 ||
+	    memchr(target, '/', (size_t)n) != NULL ||
+	    memchr(target, '\0', (size_t)n) != NULL) {
+		errno = EACCES;
+		goto out;
+	} else
+		target[n] = '\0';
+	if (strcmp(target, ".") == 0 || strcmp(target, "..") == 0) {
+		errno = EACCES;
+		goto out;
+	}
+	s->relfd = openat(rfd, target, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC);
+out:
+	s->relerr = errno;
+	if (rfd != -1)
+		close(rfd);
+	errno = s->relerr;
+	return s->relfd;
+}
+
+/*
+ * Open the file of pd, a regular file reached without a symbolic link:
+ * below the repository, or for MANIFEST and SIGNATURE in the session's
+ * release, where a file larger than a client accepts (MANIFEST_MAX,
+ * SIG_MAX) is the administrator's error, logged, and to the client
+ * as missing.  Returns the descriptor with *st, or -1 with errno.
+ */
+static int
+pdesc_open(struct sess *s, const struct pdesc *pd)
+{
+	struct stat	 st;
+	off_t		 max;
+	int		 rfd, fd;
+
+	if (pd->kind != K_MANIFEST && pd->kind != K_SIGNATURE)
+		return safe_open(s->opts->rootfd, pd->rel);
+	if ((rfd = fetch_release(s)) == -1 ||
+	    (fd = safe_open(rfd, pd->kind == K_MANIFEST ? "manifest" :
+	    "manifest.sig")) == -1)
+		return -1;
+	if (fstat(fd, &st) == -1) {
+		close(fd);
+		return -1;
+	}
+	max = pd->kind == K_MANIFEST ? MANIFEST_MAX : SIG_MAX;
+	if (st.st_size > max) {
+		peer_log(s, LOG_ERR, "%s: %lld bytes, more than the %lld a "
+		    "client accepts: not served", pd->rel,
+		    (long long)st.st_size, (long long)max);
+		close(fd);
+		errno = EFBIG;
+		return -1;
+	}
 	return fd;
 }
 
@@ -292,8 +407,7 @@ cmd_stat(struct sess *s, int ac, char **av)
 	}
 	/* Decoded names may hold CR, LF: never in a reply or a log line. */
 	peer_logsafe(where, sizeof(where), pd.rel);
-	if ((fd = safe_open(s->opts->rootfd, pd.rel)) == -1 ||
-	    fstat(fd, &st) == -1) {
+	if ((fd = pdesc_open(s, &pd)) == -1 || fstat(fd, &st) == -1) {
 		peer_logerr(s, LOG_INFO, "stat %s", where);
 		if (fd != -1)
 			close(fd);
@@ -321,6 +435,12 @@ cmd_stat(struct sess *s, int ac, char **av)
 	switch (pd.kind) {
 	case K_COMMAND:
 		nm = pd.name_raw != NULL ? pd.name_raw : "command";
+		break;
+	case K_MANIFEST:
+		nm = "manifest";
+		break;
+	case K_SIGNATURE:
+		nm = "signature";
 		break;
 	case K_SPECIAL:
 		nm = pd.path_raw;
@@ -648,7 +768,7 @@ fetch_send(struct sess *s, int ac, char **av, const char *alg,
 		return pdesc_fail(s, r, ac, av, 0);
 	}
 	peer_logsafe(where, sizeof(where), pd.rel);
-	if ((fd = safe_open(s->opts->rootfd, pd.rel)) == -1) {
+	if ((fd = pdesc_open(s, &pd)) == -1) {
 		peer_logerr(s, LOG_INFO, "open %s", where);
 		r = peer_reply(s, RAP_RETR_ACCESS, "Unable to access %s.",
 		    where);
@@ -754,4 +874,8 @@ fetch_end(struct sess *s)
 	s->nstores = 0;
 	tindex_free(s->tindex);
 	s->tindex = NULL;
+	if (s->relopen && s->relfd != -1)
+		close(s->relfd);
+	s->relopen = 0;
+	s->relfd = -1;
 }

@@ -10,6 +10,12 @@
  * and only then renames the command files into command/, so a client of
  * the replica never finds a command file naming a transcript that is
  * not in service, nor a transcript without its files.
+ *
+ * The primary's signed release (release/current: its manifest and
+ * signature, docs/protocol.md 5.12) is copied last, byte for byte, as
+ * a new release/<serial> directory and an atomic swap of current: a
+ * replica needs no key, and serves exactly what the administrator
+ * signed.
  */
 #include "config.h"
 
@@ -38,10 +44,12 @@
 #include "fsutil.h"
 #include "intr.h"
 #include "log.h"
+#include "manifest.h"
 #include "net.h"
 #include "path.h"
 #include "proto.h"
 #include "reqwin.h"
+#include "sig.h"
 #include "strlist.h"
 #include "transcript.h"
 #include "xmalloc.h"
@@ -750,6 +758,139 @@ remove_stale(struct rp *rp)
 	return rc;
 }
 
+/* Write len bytes at p as the new file name in dfd, durably. */
+static int
+rp_writefile(struct rp *rp, int dfd, const char *dir, const char *name,
+    const void *p, size_t len)
+{
+	int	 fd;
+
+	if ((fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+	    O_CLOEXEC, 0644)) == -1 || fs_write_all(fd, p, len) == -1 ||
+	    fsync(fd) == -1) {
+		cerr_errno(&rp->err, "%s/%s/%s", rp->dir, dir, name);
+		if (fd != -1)
+			close(fd);
+		return -1;
+	}
+	if (close(fd) == -1) {
+		cerr_errno(&rp->err, "%s/%s/%s", rp->dir, dir, name);
+		return -1;
+	}
+	return 0;
+}
+
+/* Nonzero if file name in dfd holds exactly len bytes p. */
+static int
+rp_samebytes(int dfd, const char *name, const char *p, size_t len)
+{
+	char	*buf;
+	ssize_t	 n;
+	size_t	 got = 0;
+	int	 fd, same = 0;
+
+	if ((fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) == -1)
+		return 0;
+	buf = xmalloc(len + 1);
+	while (got < len + 1 && (n = read(fd, buf + got, len + 1 - got)) > 0)
+		got += (size_t)n;
+	close(fd);
+	same = got == len && memcmp(buf, p, len) == 0;
+	free(buf);
+	return same;
+}
+
+/*
+ * The primary's signed release, copied unchanged: fetched (bounded as a
+ * client bounds it), its serial read from the manifest, written as
+ * release/<serial>/manifest and manifest.sig and put in service by
+ * renaming a new symbolic link over release/current.  Nothing to do
+ * when the primary has none or the replica serves the same already.
+ * Returns 0 or -1 with rp->err.
+ */
+static int
+copy_release(struct rp *rp)
+{
+	struct manifest	 m;
+	struct cerr	 e;
+	char		*man = NULL, *sig = NULL, serial[32], dir[64];
+	size_t		 manlen, siglen;
+	int		 rfd = -1, cfd = -1, sfd = -1, rc = -1, parsed = 0;
+
+	if (!net_has_cap(rp->net, "MANIFEST"))
+		return 0;
+	if (net_send_retr(rp->net, "MANIFEST", NULL, NULL, &rp->err) == -1 ||
+	    dl_tomem(rp->net, "release manifest", MANIFEST_MAX, &man, &manlen,
+	    &rp->err) != DL_OK ||
+	    net_send_retr(rp->net, "SIGNATURE", NULL, NULL, &rp->err) == -1 ||
+	    dl_tomem(rp->net, "release signature", SIG_MAX, &sig, &siglen,
+	    &rp->err) != DL_OK)
+		goto out;
+	if (manifest_parse(man, manlen, "release manifest", &m, &e) == -1) {
+		cerr_set(&rp->err, "%s: %s", net_peer(rp->net), e.msg);
+		goto out;
+	}
+	parsed = 1;
+	(void)snprintf(serial, sizeof(serial), "%llu",
+	    (unsigned long long)m.serial);
+	(void)snprintf(dir, sizeof(dir), "release/%s", serial);
+	if ((rfd = rp_opendir(rp, "release")) == -1) {
+		cerr_errno(&rp->err, "%s/release", rp->dir);
+		goto out;
+	}
+	if ((cfd = openat(rfd, "current", O_RDONLY | O_DIRECTORY |
+	    O_CLOEXEC)) != -1 && rp_samebytes(cfd, "manifest", man, manlen) &&
+	    rp_samebytes(cfd, "manifest.sig", sig, siglen)) {
+		rc = 0;
+		goto out;
+	}
+	rp->changed = 1;
+	if (rp->nflag) {
+		printf("release %s: out of date\n", serial);
+		rc = 0;
+		goto out;
+	}
+	/* A directory of that serial not in service: one left halfway. */
+	if (fs_rmtreeat(rfd, serial) == -1 && errno != ENOENT) {
+		cerr_errno(&rp->err, "%s/%s", rp->dir, dir);
+		goto out;
+	}
+	if (mkdirat(rfd, serial, 0755) == -1 || (sfd = openat(rfd, serial,
+	    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1) {
+		cerr_errno(&rp->err, "%s/%s", rp->dir, dir);
+		goto out;
+	}
+	if (rp_writefile(rp, sfd, dir, "manifest", man, manlen) == -1 ||
+	    rp_writefile(rp, sfd, dir, "manifest.sig", sig, siglen) == -1)
+		goto out;
+	if (fsync(sfd) == -1 || fsync(rfd) == -1) {
+		cerr_errno(&rp->err, "%s/%s", rp->dir, dir);
+		goto out;
+	}
+	(void)unlinkat(rfd, ".tmp.current", 0);
+	if (symlinkat(serial, rfd, ".tmp.current") == -1 ||
+	    renameat(rfd, ".tmp.current", rfd, "current") == -1 ||
+	    fsync(rfd) == -1) {
+		cerr_errno(&rp->err, "%s/release/current", rp->dir);
+		goto out;
+	}
+	if (!rp->qflag)
+		printf("release %s: updated\n", serial);
+	rc = 0;
+out:
+	if (parsed)
+		manifest_free(&m);
+	if (sfd != -1)
+		close(sfd);
+	if (cfd != -1)
+		close(cfd);
+	if (rfd != -1)
+		close(rfd);
+	free(man);
+	free(sig);
+	return rc;
+}
+
 /* cairn-publish lives beside this program (the same bindir). */
 static void
 find_publish(struct rp *rp, const char *argv0)
@@ -850,6 +991,9 @@ main(int argc, char *argv[])
 	if (install_commands(&rp) == -1)
 		goto done;
 	if (rp.rflag && remove_stale(&rp) == -1)
+		goto done;
+	/* Last: the release names what is in service now. */
+	if (copy_release(&rp) == -1)
 		goto done;
 	(void)fs_rmtreeat(rp.repofd, RP_STAGE);
 	rc = rp.changed ? RP_CHANGED : RP_OK;

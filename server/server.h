@@ -144,6 +144,9 @@ struct sess {
 	struct sstore		 stores[SESS_NSTORES];
 	size_t			 nstores;
 	struct tindex		*tindex;	/* transcripts DELTA read */
+	int			 relopen;	/* the release was looked for */
+	int			 relfd;		/* ... its directory, or -1 */
+	int			 relerr;	/* ... errno when -1 */
 	struct storq		*storq;		/* stored, not yet synced */
 	const char		*via;		/* -X: the balancer, or NULL */
 	int			 check;		/* a balancer's check (LOCAL) */
@@ -186,8 +189,14 @@ int	 cmd_stat(struct sess *, int ac, char **av);
 int	 cmd_retr(struct sess *, int ac, char **av);
 /* DELTA <alg> <basis> FILE <t> <p> (docs/protocol.md 5.11). */
 int	 cmd_delta(struct sess *, int ac, char **av);
-/* At the end of a session: what DELTA opened and read. */
+/* At the end of a session: what DELTA and MANIFEST opened and read. */
 void	 fetch_end(struct sess *);
+/*
+ * [cairn] Does the repository at rootfd hold a signed release
+ * (release/current, docs/protocol.md 5.12)?  The banner lists MANIFEST
+ * when it does.
+ */
+int	 fetch_has_release(int rootfd);
 /*
  * Open relpath (relative to the repository) for reading, walking it one
  * component at a time without following symlinks; "..", and anything

@@ -636,10 +636,11 @@ sess_greet(struct sess *s)
 	conn_printf(s->conn, NULL,
 	    "200-RAP 1 %s %s radmind access protocol\r\n", s->opts->hostname,
 	    CAIRN_VERSION);
-	conn_printf(s->conn, NULL, "200 CAPA %sREPO%s%s\r\n",
+	conn_printf(s->conn, NULL, "200 CAPA %sREPO%s%s%s\r\n",
 	    zlevel_offered(&s->opts->zlimit) ? "ZLIB " : "",
 	    zlevel_offered_auto(&s->opts->zlimit) ? " ZAUTO" : "",
-	    sess_delta_store(s) ? " DELTA" : "");
+	    sess_delta_store(s) ? " DELTA" : "",
+	    fetch_has_release(s->opts->rootfd) ? " MANIFEST" : "");
 	return SESS_OK;
 }
 

@@ -55,6 +55,7 @@ tests_bench_report_probe_LDADD = $(CAIRN_LIBS) $(PTHREAD_LIBS) -lm
 EXTRA_DIST += tests/integ/lib.sh tests/integ/netlib.sh \
 	tests/integ/cairndlib.sh \
 	tests/integ/tlslib.sh tests/integ/lapply-lib.sh tests/integ/ralib.sh \
+	tests/integ/releaselib.sh \
 	tests/integ/testnet.py tests/integ/peer.py tests/integ/rap.py \
 	tests/integ/limpeer.py tests/integ/tlspeer.py \
 	tests/integ/lapply-srv.py tests/integ/recproxy.py \
@@ -103,6 +104,9 @@ KTCHECK_TESTS = \
 	tests/integ/t-client-failover.sh \
 	tests/integ/t-client-failover-addrs.sh \
 	tests/integ/t-ktcheck-stage.sh \
+	tests/integ/t-ktcheck-sign.sh \
+	tests/integ/t-ktcheck-sign-lapply.sh \
+	tests/integ/t-ktcheck-sign-ra.sh \
 	tests/integ/t-client-signals.sh
 
 # Uploads and the server-side helpers: lcreate, lfdiff, repo.
@@ -173,7 +177,8 @@ CAIRND_TESTS = \
 	tests/integ/t-cairnd-flood.sh \
 	tests/integ/t-cairnd-stall.sh \
 	tests/integ/t-cairnd-hostname.sh \
-	tests/integ/t-cairnd-delta.sh
+	tests/integ/t-cairnd-delta.sh \
+	tests/integ/t-cairnd-release.sh
 
 # TLS, on both ends.
 TLS_TESTS = \
@@ -190,6 +195,7 @@ PUBLISH_TESTS = \
 	tests/integ/t-publish-bases.sh \
 	tests/integ/t-publish-sign.sh \
 	tests/integ/t-replicate.sh \
+	tests/integ/t-replicate-release.sh \
 	tests/integ/t-replica-skew.sh \
 	tests/integ/t-replicate-tls.sh
 
