@@ -16,11 +16,12 @@ sed -n '/^DIAGNOSTICS/,/^[A-Z][A-Z ]*$/p' "$T/cairnd.txt" | sed '$d' \
     >"$T/diag.txt"
 [ -s "$T/diag.txt" ] || fail "cairnd.8 has no DIAGNOSTICS section"
 
-# server/publish.c is cairn-publish, a separate program with its own page.
+# server/publish.c is cairn-publish and server/sign.c cairn-sign, separate
+# programs with pages of their own.
 set --
 for f in "$top_srcdir"/server/*.c; do
 	case $f in
-	*/publish.c)	;;
+	*/publish.c | */sign.c)	;;
 	*)		set -- "$@" "$f" ;;
 	esac
 done
