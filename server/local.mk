@@ -75,5 +75,5 @@ EXTRA_DIST += contrib/haproxy.cfg
 sbin_PROGRAMS += server/cairn-replicate
 server_cairn_replicate_SOURCES = server/replicate.c
 server_cairn_replicate_CPPFLAGS = $(NET_CPPFLAGS) -DSBINDIR='"$(sbindir)"'
-server_cairn_replicate_LDADD = net/libnet.a $(CAIRN_LIBS)
+server_cairn_replicate_LDADD = server/librelease.a net/libnet.a $(CAIRN_LIBS)
 # --- cairn-replicate (end) ---

@@ -45,6 +45,7 @@
 #include "intr.h"
 #include "log.h"
 #include "manifest.h"
+#include "release.h"
 #include "net.h"
 #include "path.h"
 #include "proto.h"
@@ -758,28 +759,6 @@ remove_stale(struct rp *rp)
 	return rc;
 }
 
-/* Write len bytes at p as the new file name in dfd, durably. */
-static int
-rp_writefile(struct rp *rp, int dfd, const char *dir, const char *name,
-    const void *p, size_t len)
-{
-	int	 fd;
-
-	if ((fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-	    O_CLOEXEC, 0644)) == -1 || fs_write_all(fd, p, len) == -1 ||
-	    fsync(fd) == -1) {
-		cerr_errno(&rp->err, "%s/%s/%s", rp->dir, dir, name);
-		if (fd != -1)
-			close(fd);
-		return -1;
-	}
-	if (close(fd) == -1) {
-		cerr_errno(&rp->err, "%s/%s/%s", rp->dir, dir, name);
-		return -1;
-	}
-	return 0;
-}
-
 /* Nonzero if file name in dfd holds exactly len bytes p. */
 static int
 rp_samebytes(int dfd, const char *name, const char *p, size_t len)
@@ -802,9 +781,9 @@ rp_samebytes(int dfd, const char *name, const char *p, size_t len)
 
 /*
  * The primary's signed release, copied unchanged: fetched (bounded as a
- * client bounds it), its serial read from the manifest, written as
- * release/<serial>/manifest and manifest.sig and put in service by
- * renaming a new symbolic link over release/current.  Nothing to do
+ * client bounds it), its serial read from the manifest, and installed
+ * as cairn-publish installs one (release.h: release/<serial>, then
+ * release/current swapped, the two newest serials kept).  Nothing to do
  * when the primary has none or the replica serves the same already.
  * Returns 0 or -1 with rp->err.
  */
@@ -813,9 +792,9 @@ copy_release(struct rp *rp)
 {
 	struct manifest	 m;
 	struct cerr	 e;
-	char		*man = NULL, *sig = NULL, serial[32], dir[64];
+	char		*man = NULL, *sig = NULL, serial[32];
 	size_t		 manlen, siglen;
-	int		 rfd = -1, cfd = -1, sfd = -1, rc = -1, parsed = 0;
+	int		 rfd = -1, cfd = -1, rc = -1, parsed = 0;
 
 	if (!net_has_cap(rp->net, "MANIFEST"))
 		return 0;
@@ -833,9 +812,8 @@ copy_release(struct rp *rp)
 	parsed = 1;
 	(void)snprintf(serial, sizeof(serial), "%llu",
 	    (unsigned long long)m.serial);
-	(void)snprintf(dir, sizeof(dir), "release/%s", serial);
-	if ((rfd = rp_opendir(rp, "release")) == -1) {
-		cerr_errno(&rp->err, "%s/release", rp->dir);
+	if ((rfd = release_open(rp->repofd, 1, &e)) == -1) {
+		cerr_set(&rp->err, "%s/%s", rp->dir, e.msg);
 		goto out;
 	}
 	if ((cfd = openat(rfd, "current", O_RDONLY | O_DIRECTORY |
@@ -850,28 +828,10 @@ copy_release(struct rp *rp)
 		rc = 0;
 		goto out;
 	}
-	/* A directory of that serial not in service: one left halfway. */
-	if (fs_rmtreeat(rfd, serial) == -1 && errno != ENOENT) {
-		cerr_errno(&rp->err, "%s/%s", rp->dir, dir);
-		goto out;
-	}
-	if (mkdirat(rfd, serial, 0755) == -1 || (sfd = openat(rfd, serial,
-	    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1) {
-		cerr_errno(&rp->err, "%s/%s", rp->dir, dir);
-		goto out;
-	}
-	if (rp_writefile(rp, sfd, dir, "manifest", man, manlen) == -1 ||
-	    rp_writefile(rp, sfd, dir, "manifest.sig", sig, siglen) == -1)
-		goto out;
-	if (fsync(sfd) == -1 || fsync(rfd) == -1) {
-		cerr_errno(&rp->err, "%s/%s", rp->dir, dir);
-		goto out;
-	}
-	(void)unlinkat(rfd, ".tmp.current", 0);
-	if (symlinkat(serial, rfd, ".tmp.current") == -1 ||
-	    renameat(rfd, ".tmp.current", rfd, "current") == -1 ||
-	    fsync(rfd) == -1) {
-		cerr_errno(&rp->err, "%s/release/current", rp->dir);
+	/* As cairn-publish installs one: durable, then current swapped. */
+	if (release_install(rfd, m.serial, man, manlen, sig, siglen,
+	    &e) == -1) {
+		cerr_set(&rp->err, "%s/%s", rp->dir, e.msg);
 		goto out;
 	}
 	if (!rp->qflag)
@@ -880,8 +840,6 @@ copy_release(struct rp *rp)
 out:
 	if (parsed)
 		manifest_free(&m);
-	if (sfd != -1)
-		close(sfd);
 	if (cfd != -1)
 		close(cfd);
 	if (rfd != -1)
