@@ -592,6 +592,20 @@ release_verify(struct kt *kt)
 }
 
 /*
+ * Nonzero if the release accepted now is the one release.state records
+ * already: the everyday run, where rewriting it (a temp file, two
+ * fsyncs and a rename) would change nothing.
+ */
+static int
+release_unchanged(const struct release_state *prev,
+    const struct release_state *cur)
+{
+	return prev->have && cur->have && prev->serial == cur->serial &&
+	    prev->expires == cur->expires &&
+	    strcmp(prev->digest, cur->digest) == 0;
+}
+
+/*
  * Compare one server file with its local copy and download it when it
  * differs.  Returns 0 same, 1 different (handled), -1 error.
  */
@@ -989,8 +1003,9 @@ main(int argc, char *argv[])
 	if (kt.nstaged > 0 && stage_commit(&kt) == -1)
 		goto done;
 	stage_remove(&kt);
-	if (kt.keys != NULL && !kt.nflag && release_state_write(kt.kdirfd,
-	    kt.kdir, &kt.cur, &kt.err) == -1)
+	if (kt.keys != NULL && !kt.nflag &&
+	    !release_unchanged(&kt.prev, &kt.cur) &&
+	    release_state_write(kt.kdirfd, kt.kdir, &kt.cur, &kt.err) == -1)
 		goto done;
 	if (kt.clean && !kt.nflag) {
 		if ((fd = open(kt.kdir[0] != '\0' ? kt.kdir : ".", O_RDONLY |

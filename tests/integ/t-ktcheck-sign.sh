@@ -83,14 +83,18 @@ grep -q 'RETR MANIFEST\|SIGNATURE' "$T/err" &&
     fail "no key: asked for the release: $(cat "$T/err")"
 [ -e "$T/nokey/release.state" ] && fail "no key: a state file"
 
-# 3. A signed release: accepted, recorded, accepted again.
+# 3. A signed release: accepted, recorded, accepted again (the state
+# file, already recording it, left as it is: not written anew).
 kt
 assert_eq 1 "$RC" "release 1: exit ($(cat "$T/err"))"
 grep -q 'test.T: updated' "$T/out" || fail "release 1: $(cat "$T/out")"
 state 1
+ino=$(stat -c %i "$C/release.state") || fail "stat release.state"
 kt
 assert_eq 0 "$RC" "release 1 again: exit ($(cat "$T/err"))"
 state 1
+assert_eq "$ino" "$(stat -c %i "$C/release.state")" \
+    "release 1 again: release.state written anew"
 
 # 4. A transcript changed on the server after publishing.
 cp "$R/transcript/test.T" "$T/test.T.1"
