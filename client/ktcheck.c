@@ -85,6 +85,7 @@ struct kt_used {
 					   base command file (any command) */
 	char		*rel;		/* below the command directory */
 	char		*path;		/* as messages show it */
+	int		 verified;	/* found as the release lists it */
 };
 
 struct kt {
@@ -114,6 +115,7 @@ struct kt {
 	struct release_state prev, cur;	/* accepted before, and now */
 	struct kt_used	*used;		/* files to check against it */
 	size_t		 nused;
+	struct cksum	*rck;		/* digests with the release's */
 	int		 refused;	/* the release was refused */
 	struct cerr	 err;
 };
@@ -492,7 +494,7 @@ download(struct kt *kt, const char *kind, const char *name, const char *rel,
 }
 
 /* Remember a file this run uses, to be checked against the release. */
-static void
+static struct kt_used *
 used_add(struct kt *kt, enum manifest_kind kind, const char *name,
     const char *rel, const char *path)
 {
@@ -504,6 +506,8 @@ used_add(struct kt *kt, enum manifest_kind kind, const char *name,
 	u->name = name != NULL ? xstrdup(name) : NULL;
 	u->rel = xstrdup(rel);
 	u->path = xstrdup(path);
+	u->verified = 0;
+	return u;
 }
 
 static void
@@ -557,6 +561,8 @@ release_verify(struct kt *kt)
 	}
 	for (i = 0; i < kt->nused; i++) {
 		u = &kt->used[i];
+		if (u->verified)
+			continue;
 		if ((fd = kt_open(kt, u->rel)) == -1 || fstat(fd, &st) == -1 ||
 		    !S_ISREG(st.st_mode) || cksum_fd(ck, fd, sum, &size) ==
 		    -1) {
@@ -606,6 +612,32 @@ release_unchanged(const struct release_state *prev,
 }
 
 /*
+ * With keys pinned, is the local file u (open as fd, st its fstat) what
+ * the release lists under its name?  1 yes (u->verified set), 0 no, -1
+ * with errno on a read error.
+ */
+static int
+signed_same(struct kt *kt, struct kt_used *u, int fd, const struct stat *st)
+{
+	const struct manifest_ent	*me;
+	char				 sum[CKSUM_B64MAX];
+	int64_t				 size;
+
+	if ((me = manifest_find(&kt->man, u->kind, u->name)) == NULL ||
+	    (uint64_t)st->st_size != me->size)
+		return 0;
+	if (kt->rck == NULL && (kt->rck = cksum_new(kt->man.digest)) == NULL)
+		return 0;
+	if (lseek(fd, 0, SEEK_SET) == -1 ||
+	    cksum_fd(kt->rck, fd, sum, &size) == -1)
+		return -1;
+	if ((uint64_t)size != me->size || strcmp(sum, me->digest) != 0)
+		return 0;
+	u->verified = 1;
+	return 1;
+}
+
+/*
  * Compare one server file with its local copy and download it when it
  * differs.  Returns 0 same, 1 different (handled), -1 error.
  */
@@ -615,16 +647,18 @@ check(struct kt *kt, const char *kind, const char *name, const char *rel,
 {
 	struct net_stat	 si;
 	struct stat	 st;
+	struct kt_used	*u;
 	char		 sum[CKSUM_B64MAX];
 	const char	*why = NULL;
-	int		 fd;
+	int		 fd, r;
 
 	if (net_stat(kt->net, kind, name, name != NULL ? name : path,
 	    KT_MAXSIZE, &si, &kt->err) != 0)
 		return -1;
+	u = NULL;
 	if (kt->keys != NULL)
-		used_add(kt, strcmp(kind, "COMMAND") == 0 ? MANIFEST_COMMAND :
-		    MANIFEST_TRANSCRIPT, name, rel, path);
+		u = used_add(kt, strcmp(kind, "COMMAND") == 0 ?
+		    MANIFEST_COMMAND : MANIFEST_TRANSCRIPT, name, rel, path);
 	if ((fd = kt_open(kt, rel)) == -1) {
 		if (errno == ENOENT)
 			why = "missing";
@@ -640,7 +674,36 @@ check(struct kt *kt, const char *kind, const char *name, const char *rel,
 			close(fd);
 			return -1;
 		}
-		if (!S_ISREG(st.st_mode) || st.st_size != si.size)
+		if (u != NULL && u->name != NULL && S_ISREG(st.st_mode)) {
+			/*
+			 * Keys pinned, a file the release names: up to date
+			 * when it is what the release lists, whatever the
+			 * server says now; digested once, and not again by
+			 * release_verify.
+			 */
+			if ((r = signed_same(kt, u, fd, &st)) == -1) {
+				cerr_errno(&kt->err, "%s", path);
+				close(fd);
+				return -1;
+			}
+			if (r == 0)
+				why = "out of date";
+			else if (st.st_size != si.size) {
+				/*
+				 * What the server would send now is not what
+				 * the release lists (a file of the same size
+				 * goes unseen here: it is never taken).
+				 */
+				kt->refused = 1;
+				cerr_set(&kt->err, "%s: the server's is not "
+				    "the file release %llu lists (size "
+				    "differs; keys pinned in %s): refusing",
+				    path, (unsigned long long)kt->man.serial,
+				    kt->keypath);
+				close(fd);
+				return -1;
+			}
+		} else if (!S_ISREG(st.st_mode) || st.st_size != si.size)
 			why = "out of date";
 		else if (kt->digest != NULL) {
 			if (local_digest(kt, fd, sum) == -1) {
@@ -1053,6 +1116,7 @@ done:
 	sigkeys_free(kt.keys);
 	free(kt.kdir);
 	cksum_free(kt.ck);
+	cksum_free(kt.rck);
 	close(kt.kdirfd);
 	intr_exit(rc);
 }

@@ -11,8 +11,10 @@
 # key not pinned, the same serial with another manifest, a server that
 # offers no release (banner without MANIFEST: cairnd without one, and a
 # Radmind-like peer), a manifest cut short or too large, and special
-# files, which a release cannot vouch for.  Without a key pinned,
-# nothing of this is asked or written.
+# files, which a release cannot vouch for.  A transcript changed on the
+# server with its size kept is never fetched: the client's copy is what
+# the release lists.  Without a key pinned, nothing of this is asked or
+# written.
 . "$top_srcdir/tests/integ/lib.sh"
 need_tool cairnd ktcheck
 mk_tmpdir
@@ -100,7 +102,26 @@ assert_eq "$ino" "$(stat -c %i "$C/release.state")" \
 cp "$R/transcript/test.T" "$T/test.T.1"
 printf 'f ./etc/evil 0644 0 0 1700000000 12 IlljY7PeQLBvmB+4XYIxLowO1RE=\n' \
     >>"$R/transcript/test.T"
-refused "transcript changed" "test.T: not the file release 1 lists"
+refused "transcript changed" "test.T: the server's is not the file release 1 lists"
+# The same change made by a client with no copy yet: refused after the
+# download, before anything is put in place.
+mkdir "$T/fresh" && cp "$C/command.K" "$C/release.state" "$T/fresh/" ||
+    fail "fresh"
+run_client ktcheck -c sha1 -k "$T/pinned" -K "$T/fresh/command.K"
+assert_eq 3 "$RC" "transcript changed, no copy: exit ($(cat "$T/err"))"
+grep -q 'test.T: not the file release 1 lists' "$T/err" ||
+    fail "transcript changed, no copy: $(cat "$T/err")"
+[ -e "$T/fresh/test.T" ] && fail "transcript changed, no copy: put in place"
+# A change of the same size: the client's copy is what the release lists
+# and stays; nothing is fetched.
+cp "$T/test.T.1" "$R/transcript/test.T"
+sed 's/0644/0600/' "$T/test.T.1" >"$R/transcript/test.T"
+cmp -s "$T/test.T.1" "$R/transcript/test.T" && fail "the same-size change"
+snap before
+kt
+assert_eq 0 "$RC" "same-size change: exit ($(cat "$T/err"))"
+snap after
+assert_file_eq "$T/before" "$T/after" "same-size change: client directory"
 cp "$T/test.T.1" "$R/transcript/test.T"
 
 # 5. The command file changed on the server after publishing.
@@ -134,7 +155,7 @@ refused "rollback" "release 2 is older than release 3 accepted before \(rollback
 printf 'p test.T\n' >"$R/command/test.K"
 rel_publish "$R" 4 admin
 cp "$T/test.T.1" "$R/transcript/test.T"
-refused "mix and match" "test.T: not the file release 4 lists"
+refused "mix and match" "test.T: (the server.s is )?not the file release 4 lists"
 cp "$T/test.T.3" "$R/transcript/test.T"
 cp "$T/test.K.1" "$R/command/test.K"
 
