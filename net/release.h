@@ -16,8 +16,8 @@
  * written whole or not at all (temp file, fsync, rename, fsync of the
  * directory).
  */
-#ifndef CAIRN_RELEASE_H
-#define CAIRN_RELEASE_H
+#ifndef CAIRN_NET_RELEASE_H
+#define CAIRN_NET_RELEASE_H
 
 #include <stdint.h>
 

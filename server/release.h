@@ -13,8 +13,8 @@
  * over current, so that a reader of current sees the old release or the
  * new one, whole.  The two newest serial directories are kept.
  */
-#ifndef CAIRN_RELEASE_H
-#define CAIRN_RELEASE_H
+#ifndef CAIRN_SERVER_RELEASE_H
+#define CAIRN_SERVER_RELEASE_H
 
 #include <stddef.h>
 #include <stdint.h>
