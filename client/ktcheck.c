@@ -43,6 +43,7 @@
 #include "confine.h"
 #include "copts.h"
 #include "download.h"
+#include "encode.h"
 #include "fsutil.h"
 #include "intr.h"
 #include "log.h"
@@ -62,6 +63,7 @@
 #define KT_REFUSED	3	/* keys pinned: the release is refused */
 
 #define KT_MAXSIZE	(1LL << 30)	/* largest command file or transcript */
+#define KT_SPECIALMAX	(64LL << 20)	/* largest special file, keys pinned */
 
 #define KT_STAGE	".ktcheck."	/* staging directory: KT_STAGE<pid> */
 #define KT_STAGEYOUNG	600	/* seconds a live run may take to lock it */
@@ -531,11 +533,9 @@ used_free(struct kt *kt)
  * staged files are in place (fetched now or already there), must have
  * the size and digest the release gives its name (the base command
  * file, whose name on the server the client does not know: those of
- * some command file of the release).  Special files cannot be checked
- * here: the server describes them with SHA-1 checksums (STAT SPECIAL),
- * which a release cannot vouch for, so a command file that names any
- * is refused.  Returns 0, or -1 with kt->err (kt->refused set when the
- * release refuses a file).
+ * some command file of the release).  Special files were checked as
+ * special.T was built (special_verify).  Returns 0, or -1 with kt->err
+ * (kt->refused set when the release refuses a file).
  */
 static int
 release_verify(struct kt *kt)
@@ -548,13 +548,6 @@ release_verify(struct kt *kt)
 	size_t			 i;
 	int			 fd, ok;
 
-	if (kt->special.n > 0) {
-		kt->refused = 1;
-		cerr_set(&kt->err, "%s: special file %s: a signed release "
-		    "cannot vouch for special files (keys pinned in %s): "
-		    "refusing", kt->kfile, kt->special.v[0], kt->keypath);
-		return -1;
-	}
 	if ((ck = cksum_new(kt->man.digest)) == NULL) {
 		cerr_set(&kt->err, "%s: unsupported checksum", kt->man.digest);
 		return -1;
@@ -833,8 +826,112 @@ special_cmp(const void *a, const void *b)
 }
 
 /*
+ * With keys pinned, the special file asked for as tok, whose STAT reply
+ * is line: fetch it (RETR SPECIAL, at most its STAT size and
+ * KT_SPECIALMAX bytes, into memory), digest it with the release's
+ * algorithm, and require a stat entry of its path (tok decoded, without
+ * its "./" or "/") with exactly the type, mode, uid, gid, size and
+ * digest seen.  Then its special.T line, with that digest in place of
+ * the reply's SHA-1, goes to fp.  Returns 0, or -1 with kt->err
+ * (kt->refused set when the release refuses the file).
+ */
+static int
+special_verify(struct kt *kt, const char *tok, const char *line, FILE *fp)
+{
+	const struct manifest_ent	*e, *end, *same = NULL;
+	struct cksum			*ck = NULL;
+	char				 copy[8192], *av[9], q[1024];
+	char				 sum[CKSUM_B64MAX], *dec = NULL;
+	char				*meta = NULL, *data = NULL;
+	const char			*name = NULL;
+	unsigned long long		 serial = kt->man.serial;
+	int64_t				 mtime, size;
+	size_t				 len;
+	int				 rc = -1;
+
+	if (strlcpy(copy, line, sizeof(copy)) >= sizeof(copy) ||
+	    proto_split(copy, av, 9) != 8 || strcmp(av[1], tok) != 0 ||
+	    proto_parse_size(av[5], &mtime) == -1 ||
+	    proto_parse_size(av[6], &size) == -1) {
+		proto_quote(q, sizeof(q), line, 200);
+		cerr_set(&kt->err, "%s: special file %s: bad STAT reply "
+		    "\"%s\"", net_peer(kt->net), tok, q);
+		return -1;
+	}
+	if (decode_path(tok, &dec) == 0)
+		name = strncmp(dec, "./", 2) == 0 ? dec + 2 :
+		    dec[0] == '/' ? dec + 1 : NULL;
+	kt->refused = 1;
+	if (name == NULL || (e = manifest_find(&kt->man, MANIFEST_STAT,
+	    name)) == NULL) {
+		cerr_set(&kt->err, "%s: special file %s: not in release %llu "
+		    "(keys pinned in %s): refusing", kt->kfile, tok, serial,
+		    kt->keypath);
+		goto out;
+	}
+	if ((meta = manifest_meta(av[0], av[2], av[3], av[4])) == NULL) {
+		proto_quote(q, sizeof(q), line, 200);
+		cerr_set(&kt->err, "%s: special file %s: served as \"%s\", "
+		    "which no release lists (keys pinned in %s): refusing",
+		    kt->kfile, tok, q, kt->keypath);
+		goto out;
+	}
+	if (size > KT_SPECIALMAX) {
+		cerr_set(&kt->err, "%s: special file %s: %lld bytes, more "
+		    "than the %lld a client with keys pinned fetches (keys "
+		    "pinned in %s): refusing", kt->kfile, tok, (long long)size,
+		    (long long)KT_SPECIALMAX, kt->keypath);
+		goto out;
+	}
+	kt->refused = 0;
+	if (net_send_retr(kt->net, "SPECIAL", NULL, tok, &kt->err) == -1 ||
+	    dl_tomem(kt->net, tok, size, &data, &len, &kt->err) != DL_OK)
+		goto out;
+	if ((ck = cksum_new(kt->man.digest)) == NULL) {
+		cerr_set(&kt->err, "%s: unsupported checksum", kt->man.digest);
+		goto out;
+	}
+	cksum_update(ck, data, len);
+	cksum_final(ck, sum);
+	kt->refused = 1;
+	end = kt->man.ent + kt->man.nent;
+	for (; e < end && e->kind == MANIFEST_STAT &&
+	    strcmp(e->name, name) == 0; e++) {
+		if (e->size != (uint64_t)len || strcmp(e->digest, sum) != 0)
+			continue;
+		if (strcmp(e->meta, meta) == 0)
+			break;
+		if (same == NULL)
+			same = e;
+	}
+	if (e < end && e->kind == MANIFEST_STAT && strcmp(e->name,
+	    name) == 0) {
+		kt->refused = 0;
+		fprintf(fp, "%s %s %s %s %s %lld %lld %s\n", av[0], tok, av[2],
+		    av[3], av[4], (long long)mtime, (long long)len, sum);
+		rc = 0;
+	} else if (same != NULL)
+		cerr_set(&kt->err, "%s: special file %s: served as %s, "
+		    "release %llu lists it as %s (keys pinned in %s): "
+		    "refusing", kt->kfile, tok, meta, serial, same->meta,
+		    kt->keypath);
+	else
+		cerr_set(&kt->err, "%s: special file %s: not the file "
+		    "release %llu lists (size or %s digest differs; keys "
+		    "pinned in %s): refusing", kt->kfile, tok, serial,
+		    kt->man.digest, kt->keypath);
+out:
+	cksum_free(ck);
+	free(data);
+	free(meta);
+	free(dec);
+	return rc;
+}
+
+/*
  * Build special.T from STAT SPECIAL replies (docs/formats.md section 11)
- * in memory, compare it with the one in place (size and, with -c,
+ * in memory (with keys pinned, each special file checked against the
+ * release and described with its digest: special_verify), compare it with the one in place (size and, with -c,
  * digest; without -c it always counts as changed) and, if it differs,
  * write it into the staging directory.
  */
@@ -863,7 +960,13 @@ do_specials(struct kt *kt)
 			fclose(fp);
 			goto out;
 		}
-		fprintf(fp, "%s\n", line);
+		if (kt->keys == NULL)
+			fprintf(fp, "%s\n", line);
+		else if (special_verify(kt, kt->special.v[i], line,
+		    fp) == -1) {
+			fclose(fp);
+			goto out;
+		}
 	}
 	if (fclose(fp) == EOF)
 		fatal("open_memstream");

@@ -29,7 +29,9 @@
 
 #define MANIFEST_MAGIC	"cairn-manifest 1"
 
-static const char *manifest_kinds[] = { "command", "transcript", "special" };
+static const char *manifest_kinds[] = { "command", "transcript", "special",
+    "stat" };
+#define MANIFEST_NKIND	4
 static const char *manifest_dirs[] = { "command", "transcript", "special" };
 
 /* The headers, in the order they must come. */
@@ -126,12 +128,54 @@ manifest_cmp(enum manifest_kind ka, const char *na, enum manifest_kind kb,
 	return strcmp(na, nb);
 }
 
+/*
+ * The whole order: kind, name, and for stat entries (which may share a
+ * name) then size, digest and metadata.
+ */
 static int
 manifest_entcmp(const void *a, const void *b)
 {
 	const struct manifest_ent	*x = a, *y = b;
+	int				 c;
 
-	return manifest_cmp(x->kind, x->name, y->kind, y->name);
+	if ((c = manifest_cmp(x->kind, x->name, y->kind, y->name)) != 0 ||
+	    x->kind != MANIFEST_STAT)
+		return c;
+	if (x->size != y->size)
+		return x->size < y->size ? -1 : 1;
+	if ((c = strcmp(x->digest, y->digest)) != 0)
+		return c;
+	return strcmp(x->meta != NULL ? x->meta : "",
+	    y->meta != NULL ? y->meta : "");
+}
+
+/* Is s 1 to MANIFEST_METAMAX bytes, of the characters in set? */
+static int
+manifest_field(const char *s, const char *set)
+{
+	size_t	 n = strlen(s);
+
+	return n > 0 && n <= MANIFEST_METAMAX && strspn(s, set) == n;
+}
+
+char *
+manifest_meta(const char *type, const char *mode, const char *uid,
+    const char *gid)
+{
+	char		*meta;
+	const char	*id[2] = { uid, gid };
+	int		 i;
+
+	if ((strcmp(type, "f") != 0 && strcmp(type, "a") != 0) ||
+	    !manifest_field(mode, "01234567"))
+		return NULL;
+	for (i = 0; i < 2; i++)
+		if (!manifest_field(id[i], "-0123456789") ||
+		    strchr(id[i] + 1, '-') != NULL || (id[i][0] == '-' &&
+		    id[i][1] == '\0'))
+			return NULL;
+	xasprintf(&meta, "%s %s %s %s", type, mode, uid, gid);
+	return meta;
 }
 
 void
@@ -141,22 +185,59 @@ manifest_free(struct manifest *m)
 
 	if (m == NULL)
 		return;
-	for (i = 0; i < m->nent; i++)
+	for (i = 0; i < m->nent; i++) {
 		free(m->ent[i].name);
+		free(m->ent[i].meta);
+	}
 	free(m->ent);
 	m->ent = NULL;
 	m->nent = 0;
+	m->cap = 0;
 }
 
 /* Append e to m's entries (which grow by doubling). */
 static void
-manifest_add(struct manifest *m, size_t *cap, const struct manifest_ent *e)
+manifest_add(struct manifest *m, const struct manifest_ent *e)
 {
-	if (m->nent == *cap) {
-		*cap = *cap == 0 ? 64 : *cap * 2;
-		m->ent = xreallocarray(m->ent, *cap, sizeof(*m->ent));
+	if (m->nent == m->cap) {
+		m->cap = m->cap == 0 ? 64 : m->cap * 2;
+		m->ent = xreallocarray(m->ent, m->cap, sizeof(*m->ent));
 	}
 	m->ent[m->nent++] = *e;
+}
+
+int
+manifest_push(struct manifest *m, struct manifest_ent *e, struct cerr *err)
+{
+	if (m->nent >= MANIFEST_ENTMAX) {
+		cerr_set(err, "%s: more than %d entries", e->name,
+		    MANIFEST_ENTMAX);
+		free(e->name);
+		free(e->meta);
+		e->name = e->meta = NULL;
+		return -1;
+	}
+	manifest_add(m, e);
+	return 0;
+}
+
+void
+manifest_sort(struct manifest *m)
+{
+	size_t	 i, j;
+
+	if (m->nent > 1)
+		qsort(m->ent, m->nent, sizeof(*m->ent), manifest_entcmp);
+	for (i = j = 0; i < m->nent; i++) {
+		if (j > 0 && m->ent[i].kind == MANIFEST_STAT &&
+		    manifest_entcmp(&m->ent[j - 1], &m->ent[i]) == 0) {
+			free(m->ent[i].name);
+			free(m->ent[i].meta);
+			continue;
+		}
+		m->ent[j++] = m->ent[i];
+	}
+	m->nent = j;
 }
 
 /*
@@ -167,33 +248,35 @@ static int
 manifest_parse_ent(struct manifest *m, char *line, const char *pfx,
     struct manifest_ent *e, struct cerr *err)
 {
-	char		*f[4], *p, *name;
+	char		*f[8], *p, *name, *meta = NULL;
 	const char	*why;
-	size_t		 nf = 0, dlen;
+	size_t		 nf = 0, want, dlen;
 	int		 k;
 
 	memset(e, 0, sizeof(*e));
-	for (p = line; nf < 4; nf++) {
-		f[nf] = p;
-		if (nf == 3)
+	if ((p = strchr(line, ' ')) != NULL)
+		*p = '\0';
+	for (k = 0; k < MANIFEST_NKIND; k++)
+		if (strcmp(line, manifest_kinds[k]) == 0)
 			break;
-		if ((p = strchr(p, ' ')) == NULL)
-			break;
-		*p++ = '\0';
-	}
-	if (nf < 3 || strchr(f[3], ' ') != NULL) {
-		cerr_set(err, "%s%s", pfx, nf < 3 ? "too few fields" :
-		    "too many fields");
-		return -1;
-	}
-	for (k = 0; k < 3; k++)
-		if (strcmp(f[0], manifest_kinds[k]) == 0)
-			break;
-	if (k == 3) {
+	if (k == MANIFEST_NKIND) {
 		cerr_set(err, "%sunknown kind", pfx);
 		return -1;
 	}
 	e->kind = (enum manifest_kind)k;
+	/* kind size digest [type mode uid gid] name */
+	want = e->kind == MANIFEST_STAT ? 8 : 4;
+	f[nf++] = line;
+	while (p != NULL && nf < want) {
+		f[nf++] = ++p;
+		if (nf < want && (p = strchr(p, ' ')) != NULL)
+			*p = '\0';
+	}
+	if (nf < want || strchr(f[want - 1], ' ') != NULL) {
+		cerr_set(err, "%s%s", pfx, nf < want ? "too few fields" :
+		    "too many fields");
+		return -1;
+	}
 	if (manifest_num(f[1], INT64_MAX, &e->size) == -1) {
 		cerr_set(err, "%sbad size", pfx);
 		return -1;
@@ -205,21 +288,29 @@ manifest_parse_ent(struct manifest *m, char *line, const char *pfx,
 		return -1;
 	}
 	memcpy(e->digest, f[2], dlen + 1);
-	if (decode_path(f[3], &name) == -1) {
+	if (e->kind == MANIFEST_STAT && (meta = manifest_meta(f[3], f[4],
+	    f[5], f[6])) == NULL) {
+		cerr_set(err, "%sbad type, mode, uid or gid", pfx);
+		return -1;
+	}
+	if (decode_path(f[want - 1], &name) == -1) {
+		free(meta);
 		cerr_set(err, "%sbad name encoding", pfx);
 		return -1;
 	}
 	/* one encoding per name: "a\tb" with a real tab is not it */
 	p = encode_dup(name);
-	why = strcmp(p, f[3]) != 0 ? "bad name encoding" :
+	why = strcmp(p, f[want - 1]) != 0 ? "bad name encoding" :
 	    manifest_badname(name);
 	free(p);
 	if (why != NULL) {
 		free(name);
+		free(meta);
 		cerr_set(err, "%s%s", pfx, why);
 		return -1;
 	}
 	e->name = name;
+	e->meta = meta;
 	return 0;
 }
 
@@ -231,7 +322,7 @@ manifest_parse(const void *data, size_t len, const char *source,
 	char		*line = NULL, pfx[PATH_MAX + 64];
 	struct manifest_ent	 e;
 	uint64_t	 v;
-	size_t		 lineno = 0, ll, cap = 0;
+	size_t		 lineno = 0, ll;
 	int		 h, hdr = 0, ended = 0, i;
 
 	memset(m, 0, sizeof(*m));
@@ -366,9 +457,10 @@ manifest_parse(const void *data, size_t len, const char *source,
 			cerr_set(err, "%s%s", pfx, i == 0 ?
 			    "duplicate entry" : "entry out of order");
 			free(e.name);
+			free(e.meta);
 			goto fail;
 		}
-		manifest_add(m, &cap, &e);
+		manifest_add(m, &e);
 	}
 	if (!ended) {
 		if (hdr < NHDR)
@@ -393,19 +485,19 @@ manifest_find(const struct manifest *m, enum manifest_kind kind,
     const char *name)
 {
 	size_t	 lo = 0, hi = m->nent, mid;
-	int	 c;
 
+	/* The first entry not before (kind, name). */
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
-		c = manifest_cmp(kind, name, m->ent[mid].kind,
-		    m->ent[mid].name);
-		if (c == 0)
-			return &m->ent[mid];
-		if (c < 0)
+		if (manifest_cmp(kind, name, m->ent[mid].kind,
+		    m->ent[mid].name) <= 0)
 			hi = mid;
 		else
 			lo = mid + 1;
 	}
+	if (lo < m->nent && manifest_cmp(kind, name, m->ent[lo].kind,
+	    m->ent[lo].name) == 0)
+		return &m->ent[lo];
 	return NULL;
 }
 
@@ -416,9 +508,15 @@ manifest_match(const struct manifest *m, enum manifest_kind kind,
 	const struct manifest_ent	*e;
 	size_t				 i;
 
-	if (name != NULL)
-		return (e = manifest_find(m, kind, name)) != NULL &&
-		    e->size == size && strcmp(e->digest, digest) == 0;
+	if (name != NULL) {
+		/* stat entries may share a name: any of them */
+		for (e = manifest_find(m, kind, name); e != NULL &&
+		    e < m->ent + m->nent && e->kind == kind &&
+		    strcmp(e->name, name) == 0; e++)
+			if (e->size == size && strcmp(e->digest, digest) == 0)
+				return 1;
+		return 0;
+	}
 	for (i = 0; i < m->nent; i++)
 		if (m->ent[i].kind == kind && m->ent[i].size == size &&
 		    strcmp(m->ent[i].digest, digest) == 0)
@@ -455,7 +553,8 @@ manifest_write(const struct manifest *m, struct buf *out, struct cerr *err)
 	    (long long)m->created, (long long)m->expires, m->digest);
 	for (i = 0; i < m->nent && rc == 0; i++) {
 		e = &m->ent[i];
-		if ((unsigned)e->kind > MANIFEST_SPECIAL) {
+		if ((unsigned)e->kind >= MANIFEST_NKIND ||
+		    (e->kind == MANIFEST_STAT) != (e->meta != NULL)) {
 			cerr_set(err, "manifest: unknown kind");
 			return -1;
 		}
@@ -478,6 +577,8 @@ manifest_write(const struct manifest *m, struct buf *out, struct cerr *err)
 		start = buf_len(out);
 		rc |= buf_printf(out, "%s %llu %s ", manifest_kinds[e->kind],
 		    (unsigned long long)e->size, e->digest);
+		if (e->meta != NULL)
+			rc |= buf_printf(out, "%s ", e->meta);
 		rc |= encode_path(out, e->name);
 		if (rc == 0 && buf_len(out) - start > MANIFEST_LINEMAX) {
 			cerr_set(err, "manifest: %s %s: line longer than %d "
@@ -498,7 +599,6 @@ manifest_write(const struct manifest *m, struct buf *out, struct cerr *err)
 /* The scan of a repository (manifest_build). */
 struct mscan {
 	struct manifest		*m;
-	size_t			 cap;
 	int			 rootfd;
 	struct cksum		*ck;
 	char			 root[PATH_MAX];	/* rootfd's path, or "" */
@@ -588,7 +688,7 @@ manifest_addfile(struct mscan *s, enum manifest_kind kind, const char *name,
 	e.name = xstrdup(name);
 	e.size = (uint64_t)size;
 	strlcpy(e.digest, out, sizeof(e.digest));
-	manifest_add(s->m, &s->cap, &e);
+	manifest_add(s->m, &e);
 	return 0;
 }
 
@@ -710,7 +810,6 @@ manifest_build(int rootfd, struct manifest *m, struct cerr *err)
 	s.m = m;
 	s.rootfd = rootfd;
 	s.err = err;
-	s.cap = m->nent;
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", rootfd);
 	if ((n = readlink(proc, s.root, sizeof(s.root) - 1)) > 0)
 		s.root[n] = '\0';
@@ -734,7 +833,7 @@ manifest_build(int rootfd, struct manifest *m, struct cerr *err)
 			goto fail;
 	}
 	cksum_free(s.ck);
-	qsort(m->ent, m->nent, sizeof(*m->ent), manifest_entcmp);
+	manifest_sort(m);
 	return 0;
 fail:
 	cksum_free(s.ck);

@@ -2,8 +2,10 @@
  * manifest.h: the release manifest (docs/formats.md section 15): a
  * serial that only grows, a creation and an expiry time, and the size
  * and digest of every command file, transcript and special file the
- * server hands out.  Written by cairn-publish, signed (sig.h), checked
- * by ktcheck before anything changes.
+ * server hands out, and the answers a STAT SPECIAL may truthfully get
+ * (kind stat: a special file's content with its type, mode and owners).
+ * Written by cairn-publish, signed (sig.h), checked by ktcheck before
+ * anything changes.
  *
  * The parser is bounded (MANIFEST_MAX bytes, MANIFEST_LINEMAX a line,
  * MANIFEST_ENTMAX entries) and strict: anything but the exact format is
@@ -26,14 +28,20 @@ struct cerr;
 enum manifest_kind {
 	MANIFEST_COMMAND = 0,	/* under command/ */
 	MANIFEST_TRANSCRIPT,	/* under transcript/ */
-	MANIFEST_SPECIAL	/* under special/ */
+	MANIFEST_SPECIAL,	/* under special/ */
+	MANIFEST_STAT		/* a special file as a host is given it */
 };
+
+/* Each of a stat entry's mode, uid and gid: at most this many bytes. */
+#define MANIFEST_METAMAX	63
 
 struct manifest_ent {
 	enum manifest_kind	 kind;
 	char			*name;		/* decoded, relative */
 	uint64_t		 size;
 	char			 digest[96];	/* base64, as transcripts */
+	char			*meta;		/* stat: "<type> <mode> <uid>
+						   <gid>", else NULL */
 };
 
 struct manifest {
@@ -41,8 +49,11 @@ struct manifest {
 	int64_t			 created;	/* seconds since the epoch */
 	int64_t			 expires;	/* > created */
 	char			 digest[16];	/* sha256, sha384, sha512 */
-	struct manifest_ent	*ent;		/* sorted: kind, then name */
+	struct manifest_ent	*ent;		/* sorted: kind, then name
+						   (stat: then size, digest,
+						   meta) */
 	size_t			 nent;
+	size_t			 cap;		/* ent's room */
 };
 
 /*
@@ -54,7 +65,9 @@ int	manifest_parse(const void *p, size_t len, const char *source,
 void	manifest_free(struct manifest *);
 
 /*
- * The entry of kind and decoded name, or NULL.  O(log n).
+ * The entry of kind and decoded name, or NULL.  O(log n).  Several stat
+ * entries may share a name: the first of them is returned, the others
+ * follow it in m->ent.
  */
 const struct manifest_ent *manifest_find(const struct manifest *,
 	    enum manifest_kind kind, const char *name);
@@ -77,5 +90,26 @@ int	manifest_match(const struct manifest *, enum manifest_kind kind,
 int	manifest_write(const struct manifest *, struct buf *out,
 	    struct cerr *err);
 int	manifest_build(int rootfd, struct manifest *m, struct cerr *err);
+
+/*
+ * A stat entry's metadata from the four fields of a STAT reply or a
+ * transcript line: type "f" or "a", mode 1 to MANIFEST_METAMAX octal
+ * digits, uid and gid as many decimal digits, perhaps after a "-"; each
+ * kept as written ("0644" is not "644").  Returns the malloc'd
+ * "<type> <mode> <uid> <gid>", or NULL when a field is not of that form.
+ */
+char	*manifest_meta(const char *type, const char *mode, const char *uid,
+	    const char *gid);
+
+/*
+ * Append the entry e (m takes its name and meta) to m's entries: 0, or
+ * -1 with err when m holds MANIFEST_ENTMAX already (e's strings are then
+ * freed).  manifest_sort puts the entries in their order and drops the
+ * exact duplicates of stat entries (other duplicates stay, for
+ * manifest_write to refuse).
+ */
+int	manifest_push(struct manifest *, struct manifest_ent *e,
+	    struct cerr *err);
+void	manifest_sort(struct manifest *);
 
 #endif

@@ -40,6 +40,7 @@
 #include "proto.h"
 #include "server.h"
 #include "sig.h"
+#include "specmeta.h"
 #include "tindex.h"
 #include "transcript.h"
 #include "xmalloc.h"
@@ -51,7 +52,6 @@
 #define FETCH_CHUNK	(256 * 1024)
 #define FETCH_WATCH	(1024 * 1024)	/* bytes deflated before judging */
 #define FETCH_NOGAIN	0.97		/* ... and the ratio judged useless */
-#define FETCH_TLINE	(4 * PATH_MAX + 512)
 
 enum kind { K_COMMAND, K_TRANSCRIPT, K_SPECIAL, K_FILE, K_MANIFEST,
     K_SIGNATURE };
@@ -307,56 +307,6 @@ pdesc_open(struct sess *s, const struct pdesc *pd)
 	return fd;
 }
 
-/*
- * Look for the metadata of special file token etok in transcript file
- * rel: the first "f"/"a" line of exactly 8 tokens whose path token is
- * byte-equal to etok.  Copies type, mode, uid, gid.  Returns 1 found,
- * 0 not (or the file is unreadable).
- */
-static int
-special_meta(struct sess *s, const char *rel, const char *etok,
-    char meta[4][64])
-{
-	char	 line[FETCH_TLINE], *av[9];
-	FILE	*fp;
-	size_t	 len;
-	int	 fd, ac, found = 0, i;
-
-	if ((fd = safe_open(s->opts->rootfd, rel)) == -1)
-		return 0;
-	if ((fp = fdopen(fd, "r")) == NULL) {
-		close(fd);
-		return 0;
-	}
-	while (!found && fgets(line, sizeof(line), fp) != NULL) {
-		len = strlen(line);
-		if (len > 0 && line[len - 1] == '\n')
-			line[--len] = '\0';
-		else if (!feof(fp)) {
-			while (fgets(line, sizeof(line), fp) != NULL &&
-			    strchr(line, '\n') == NULL)
-				;
-			continue;
-		}
-		if ((line[0] != 'f' && line[0] != 'a') || line[1] != ' ')
-			continue;
-		if ((ac = proto_split(line, av, 8)) != 8)
-			continue;
-		if (strcmp(av[1], etok) != 0)
-			continue;
-		for (i = 0; i < 4; i++)
-			if (strlen(av[i == 0 ? 0 : i + 1]) >= 64)
-				break;
-		if (i < 4)
-			continue;
-		for (i = 0; i < 4; i++)
-			strlcpy(meta[i], av[i == 0 ? 0 : i + 1], 64);
-		found = 1;
-	}
-	fclose(fp);
-	return found;
-}
-
 /* The "syntax", "denied", "too long" replies of STAT and RETR. */
 static int
 pdesc_fail(struct sess *s, int r, int ac, char **av, int stat)
@@ -395,11 +345,11 @@ cmd_stat(struct sess *s, int ac, char **av)
 	struct pdesc	 pd;
 	struct stat	 st;
 	struct cksum	*ck;
-	char		 meta[4][64], digest[CKSUM_B64MAX], *mrel;
+	char		 meta[4][SPECMETA_FIELD], digest[CKSUM_B64MAX];
 	char		 where[PATH_MAX];
 	const char	*nm;
 	int64_t		 size;
-	int		 r, fd, found = 0;
+	int		 r, fd;
 
 	if ((r = pdesc_parse(s, ac, av, 0, &pd)) != PD_OK) {
 		pdesc_clear(&pd);
@@ -444,22 +394,8 @@ cmd_stat(struct sess *s, int ac, char **av)
 		break;
 	case K_SPECIAL:
 		nm = pd.path_raw;
-		/* A special whose own name ends in ".T" is its own meta. */
-		if ((size_t)snprintf(NULL, 0, "%s.T", pd.rel) < PATH_MAX) {
-			r = strlen(pd.rel) > 2 &&
-			    strcmp(pd.rel + strlen(pd.rel) - 2, ".T") == 0;
-			xasprintf(&mrel, r ? "%s" : "%s.T", pd.rel);
-			found = special_meta(s, mrel, pd.path_raw, meta);
-			free(mrel);
-		}
-		if (!found) {
-			xasprintf(&mrel, "%s.T", s->specialdir);
-			found = special_meta(s, mrel, pd.path_raw, meta);
-			free(mrel);
-		}
-		if (!found)
-			(void)special_meta(s, "transcript/special.T",
-			    pd.path_raw, meta);
+		(void)specmeta_lookup(s->opts->rootfd, s->specialdir,
+		    pd.path, pd.path_raw, meta);
 		break;
 	default:
 		nm = pd.name_raw;

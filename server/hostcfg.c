@@ -5,23 +5,19 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cerr.h"
+#include "cfgfile.h"
 #include "command.h"
 #include "encode.h"
-#include "log.h"
-#include "proto.h"
 #include "server.h"
 #include "wildcard.h"
 #include "xmalloc.h"
-
-#define HOSTCFG_CONFIG	"config"
-#define HOSTCFG_DEPTH	10
-#define HOSTCFG_MAXLINE	(64 * 1024)
 
 /*
  * Is pattern written for addresses: a ':' (IPv6), or digits with
@@ -68,84 +64,30 @@ hostcfg_try(const struct sess *s, const char *pattern)
 	return NULL;
 }
 
-/* Scan one config file.  Returns 1 matched, 0 not found, -1 error. */
+/*
+ * cfgfile_read's hook: an @include is read when it has no pattern or
+ * its pattern matches the host; the first entry that matches wins.
+ */
 static int
-hostcfg_scan(struct sess *s, const char *path, int depth, struct cerr *err)
+hostcfg_entry(void *arg, enum cfgfile_what what, const char *pattern,
+    const char *name)
 {
-	FILE		*fp;
-	char		 line[HOSTCFG_MAXLINE], *av[4];
-	unsigned	 lineno = 0;
+	struct sess	*s = arg;
 	const char	*key;
-	size_t		 len;
-	int		 ac, r, rc = 0;
 
-	if (depth > HOSTCFG_DEPTH) {
-		log_warnx("%s: @include nesting deeper than %d",
-		    path, HOSTCFG_DEPTH);
+	if (what == CFGFILE_INCLUDE)
+		return pattern == NULL || hostcfg_try(s, pattern) != NULL;
+	if ((key = hostcfg_try(s, pattern)) == NULL)
 		return 0;
-	}
-	if ((fp = fopen(path, "r")) == NULL) {
-		cerr_errno(err, "%s", path);
-		return -1;
-	}
-	while (fgets(line, sizeof(line), fp) != NULL) {
-		lineno++;
-		len = strlen(line);
-		if (len > 0 && line[len - 1] == '\n')
-			line[--len] = '\0';
-		else if (!feof(fp)) {
-			log_warnx("%s: line %u: too long, skipped", path,
-			    lineno);
-			while (fgets(line, sizeof(line), fp) != NULL &&
-			    strchr(line, '\n') == NULL)
-				;
-			continue;
-		}
-		if ((ac = proto_split(line, av, 4)) == -1)
-			ac = 4;
-		if (ac == 0 || av[0][0] == '#')
-			continue;
-		if (strcmp(av[0], "@include") == 0) {
-			if (ac < 2 || ac > 3) {
-				log_warnx("%s: line %u: bad @include", path,
-				    lineno);
-				continue;
-			}
-			if (ac == 3 && hostcfg_try(s, av[2]) == NULL)
-				continue;
-			r = hostcfg_scan(s, av[1], depth + 1, err);
-			if (r != 0) {
-				rc = r;
-				break;
-			}
-			continue;
-		}
-		if (ac < 2)
-			continue;
-		if (ac > 2 && av[2][0] != '#') {
-			log_warnx("%s: line %u: invalid entry, skipped", path,
-			    lineno);
-			continue;
-		}
-		if ((key = hostcfg_try(s, av[0])) != NULL) {
-			s->cmdfile = xstrdup(av[1]);
-			s->key = xstrdup(key);
-			rc = 1;
-			break;
-		}
-	}
-	if (rc == 0 && ferror(fp)) {
-		cerr_errno(err, "%s", path);
-		rc = -1;
-	}
-	fclose(fp);
-	return rc;
+	s->cmdfile = xstrdup(name);
+	s->key = xstrdup(key);
+	return 1;
 }
 
 int
 hostcfg_match(struct sess *s, struct cerr *err)
 {
-	return hostcfg_scan(s, HOSTCFG_CONFIG, 0, err);
+	return cfgfile_read(AT_FDCWD, CFGFILE_NAME, hostcfg_entry, s, err);
 }
 
 static void

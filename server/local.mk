@@ -7,6 +7,12 @@
 # headers.
 noinst_LIBRARIES += server/libdstore.a
 server_libdstore_a_SOURCES = server/dstore.c server/dstore.h
+# What config gives a host (cfgfile.h, the one reader of config) and the
+# metadata of its special files (specmeta.h): cairnd's STAT SPECIAL and
+# the stat entries of cairn-publish's release manifest.
+noinst_LIBRARIES += server/libspecial.a
+server_libspecial_a_SOURCES = server/cfgfile.c server/cfgfile.h \
+	server/specmeta.c server/specmeta.h
 # The signed releases of a repository (release.h): written by
 # cairn-publish.
 noinst_LIBRARIES += server/librelease.a
@@ -20,7 +26,8 @@ server_cairnd_SOURCES = \
 	server/tindex.c server/tindex.h
 # stor.c syncs a full batch of uploads on a thread while the next arrives.
 server_cairnd_CFLAGS = $(AM_CFLAGS) $(PTHREAD_CFLAGS)
-server_cairnd_LDADD = server/libdstore.a $(CAIRN_LIBS) $(PTHREAD_LIBS)
+server_cairnd_LDADD = server/libspecial.a server/libdstore.a $(CAIRN_LIBS) \
+	$(PTHREAD_LIBS)
 
 # The tests of the programs here are listed in tests/local.mk.
 
@@ -59,8 +66,8 @@ dist_sbin_SCRIPTS = contrib/cairn-mkca
 sbin_PROGRAMS += server/cairn-publish
 server_cairn_publish_SOURCES = server/publish.c
 server_cairn_publish_CPPFLAGS = $(NET_CPPFLAGS)
-server_cairn_publish_LDADD = server/librelease.a server/libdstore.a \
-	net/libnet.a $(CAIRN_LIBS)
+server_cairn_publish_LDADD = server/librelease.a server/libspecial.a \
+	server/libdstore.a net/libnet.a $(CAIRN_LIBS)
 # cairn-sign: keys, signatures of release manifests (offline).
 sbin_PROGRAMS += server/cairn-sign
 server_cairn_sign_SOURCES = server/sign.c

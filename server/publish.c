@@ -54,6 +54,7 @@
 #include "pathcmp.h"
 #include "release.h"
 #include "sig.h"
+#include "specmeta.h"
 #include "transcript.h"
 #include "troot.h"
 #include "tverify.h"
@@ -1211,6 +1212,7 @@ release_manifest(struct pub *p)
 	struct buf	*man, *sig;
 	struct cerr	 err;
 	uint64_t	 serial, cur;
+	size_t		 nfiles;
 	int		 relfd, i, loud, rc = PUB_OK;
 
 	if (p->dryrun) {
@@ -1228,18 +1230,24 @@ release_manifest(struct pub *p)
 	m.serial = serial;
 	m.created = (int64_t)time(NULL);
 	m.expires = m.created + p->expiry;
-	if (manifest_build(p->rootfd, &m, &err) == -1)
+	if (manifest_build(p->rootfd, &m, &err) == -1 ||
+	    specmeta_collect(p->rootfd, &m, &err) == -1)
 		fatalx("%s/%s", p->dir, err.msg);
+	manifest_sort(&m);
 	man = buf_new(MANIFEST_MAX);
 	if (manifest_write(&m, man, &err) == -1)
 		fatalx("%s", err.msg);
 	if (release_write_pending(relfd, man, &err) == -1)
 		fatalx("%s/%s", p->dir, err.msg);
 	say(p, "write %s/pending/manifest", RELEASE_DIR);
+	/* files: the stat entries describe some of them again */
+	for (i = 0, nfiles = 0; (size_t)i < m.nent; i++)
+		if (m.ent[i].kind != MANIFEST_STAT)
+			nfiles++;
 	if (loud)
 		printf("release %llu: manifest of %zu files, expires %s, "
 		    "written to %s/pending/manifest\n",
-		    (unsigned long long)serial, m.nent, utc(m.expires),
+		    (unsigned long long)serial, nfiles, utc(m.expires),
 		    RELEASE_DIR);
 	manifest_free(&m);
 	if (p->nskeys > 0) {

@@ -194,6 +194,7 @@ PUBLISH_TESTS = \
 	tests/integ/t-publish.sh \
 	tests/integ/t-publish-bases.sh \
 	tests/integ/t-publish-sign.sh \
+	tests/integ/t-publish-stat.sh \
 	tests/integ/t-replicate.sh \
 	tests/integ/t-replicate-release.sh \
 	tests/integ/t-replica-skew.sh \

@@ -47,8 +47,9 @@ max_len()
 server_objs()
 {
 	case $1 in
-	request)	echo "peer hostcfg fetch stor zcache proxy tindex dstore" ;;
-	hostcfg)	echo "hostcfg" ;;
+	request)	echo "peer hostcfg cfgfile fetch specmeta stor zcache" \
+		    "proxy tindex dstore" ;;
+	hostcfg)	echo "hostcfg cfgfile" ;;
 	proxy)		echo "proxy" ;;
 	esac
 }
@@ -103,7 +104,8 @@ jobs=$(nproc 2>/dev/null || echo 2)
 pending=0
 failed_build=
 for f in "$src"/common/*.c "$src"/server/peer.c "$src"/server/hostcfg.c \
-    "$src"/server/fetch.c "$src"/server/stor.c "$src"/server/zcache.c \
+    "$src"/server/cfgfile.c "$src"/server/specmeta.c "$src"/server/fetch.c \
+    "$src"/server/stor.c "$src"/server/zcache.c \
     "$src"/server/proxy.c "$src"/server/tindex.c "$src"/server/dstore.c; do
 	d=$(basename "$(dirname "$f")")
 	o="$fz/obj/${d}_$(basename "$f" .c).o"

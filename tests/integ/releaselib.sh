@@ -27,6 +27,14 @@
 #				all three: the manifest of REPO as it is,
 #				signed by NAME, installed as SERIAL; the
 #				manifest is kept in $T/manifest.SERIAL
+#	rel_publish_tool REPO NAME
+#				cairn-publish -m -s: the manifest of REPO
+#				as cairn-publish makes it (with its stat
+#				entries: the special files each host is
+#				served, docs/formats.md section 15),
+#				signed by NAME and installed under the
+#				next serial, which goes to REL_SERIAL; the
+#				manifest is kept in $T/manifest.SERIAL
 #	rel_state CLIENTDIR	print the release state file of a client
 #				(CLIENTDIR/release.state), or "none"
 if ! command -v mk_tmpdir >/dev/null 2>&1 || [ -z "${T:-}" ] ||
@@ -123,6 +131,20 @@ rel_publish()
 	rel_manifest "$_r" "$_n" "$@" >"$T/manifest.$_n"
 	rel_sign "$T/manifest.$_n" "$_k" >"$T/manifest.$_n.sig"
 	rel_install "$_r" "$_n" "$T/manifest.$_n" "$T/manifest.$_n.sig"
+}
+
+rel_publish_tool()
+{
+	_pub=$(tool_path cairn-publish) || fail "cairn-publish was not built"
+	"$_pub" -D "$1" -m -s "$T/keys/$2.pem" >"$T/publish.out" \
+	    2>"$T/publish.err" ||
+	    fail "cairn-publish -m -s: $(cat "$T/publish.out" "$T/publish.err")"
+	REL_SERIAL=$(sed -n 's/^release \([0-9]*\): installed.*/\1/p' \
+	    "$T/publish.out")
+	[ -n "$REL_SERIAL" ] ||
+	    fail "cairn-publish -m -s: no serial: $(cat "$T/publish.out")"
+	cp "$1/release/$REL_SERIAL/manifest" "$T/manifest.$REL_SERIAL" ||
+	    fail "copy release $REL_SERIAL"
 }
 
 rel_state()

@@ -10,13 +10,17 @@
 # older release served with a newer command file, a release signed by a
 # key not pinned, the same serial with another manifest, a server that
 # offers no release (banner without MANIFEST: cairnd without one, and a
-# Radmind-like peer), a manifest cut short or too large, and special
-# files, which a release cannot vouch for.  A transcript changed on the
-# server with its size kept is never fetched: the client's copy is what
-# the release lists.  Without a key pinned, nothing of this is asked or
-# written.
+# Radmind-like peer), a manifest cut short or too large.  A transcript
+# changed on the server with its size kept is never fetched: the
+# client's copy is what the release lists.  Special files (two hosts, a
+# release signed by cairn-publish with their stat entries): accepted,
+# special.T carrying their sha256; refused, nothing changed, when a
+# special file's content changed after publishing, when its mode changed
+# in the host's special transcript after publishing, and when the
+# release does not list it.  Without a key pinned, nothing of this is
+# asked or written.
 . "$top_srcdir/tests/integ/lib.sh"
-need_tool cairnd ktcheck
+need_tool cairnd ktcheck cairn-publish
 mk_tmpdir
 . "$top_srcdir/tests/integ/netlib.sh"
 . "$top_srcdir/tests/integ/releaselib.sh"
@@ -190,10 +194,64 @@ ln -sfn 9 "$R/release/.tmp.current" &&
     mv -T "$R/release/.tmp.current" "$R/release/current" || fail "swap 9"
 refused "oversized" "release manifest.*Unable to access"
 
-# 14. Special files: the server describes them with SHA-1 checksums only.
-printf 'p test.T\nn neg.T\ns ./etc/hostname\n' >"$R/command/test.K"
-rel_publish "$R" 10 admin
-refused "special" "special file \./etc/hostname: a signed release cannot vouch"
+# 14. Special files of two hosts, published and signed by cairn-publish:
+# the client (127.0.0.1) gets its own, each with its metadata: the
+# host's special transcript, a per-file .T.
+rel_install "$R" 7 "$T/manifest.7" "$T/manifest.7.sig"	# after 13
+printf '127.0.0.1 test.K\nother.example test.K\n' >"$R/config"
+mkdir -p "$R/special/other.example/etc" || fail "mkdir"
+printf 'other\n' >"$R/special/other.example/etc/hostname"
+printf 'f ./etc/hostname 0640 0 7 1700000000 8 -\n' >"$R/special/127.0.0.1.T"
+printf 'secret\n' >"$R/special/127.0.0.1/etc/shadow"
+printf 'f ./etc/shadow 0600 0 42 1700000000 7 -\n' \
+    >"$R/special/127.0.0.1/etc/shadow.T"
+printf 'p test.T\nn neg.T\ns ./etc/hostname\ns ./etc/shadow\n' \
+    >"$R/command/test.K"
+rel_publish_tool "$R" admin
+S14=$REL_SERIAL
+grep -q '^stat 6 .* f 0640 0 0 etc/hostname$' "$T/manifest.$S14" ||
+    fail "release $S14: the other host's file: $(grep '^stat' "$T/manifest.$S14")"
+kt
+assert_eq 1 "$RC" "specials: exit ($(cat "$T/err"))"
+state "$S14"
+b64()
+{
+	openssl dgst -sha256 -binary "$1" | base64
+}
+{
+	printf 'f ./etc/hostname 0640 0 7 %s 8 %s\n' \
+	    "$(stat -c %Y "$R/special/127.0.0.1/etc/hostname")" \
+	    "$(b64 "$R/special/127.0.0.1/etc/hostname")"
+	printf 'f ./etc/shadow 0600 0 42 %s 7 %s\n' \
+	    "$(stat -c %Y "$R/special/127.0.0.1/etc/shadow")" \
+	    "$(b64 "$R/special/127.0.0.1/etc/shadow")"
+} >"$T/want.special"
+assert_file_eq "$T/want.special" "$C/special.T" "special.T, sha256"
+kt
+assert_eq 0 "$RC" "specials again: exit ($(cat "$T/err"))"
+
+# 14a. A special file's content changed on the server after publishing.
+printf 'client2\n' >"$R/special/127.0.0.1/etc/hostname"
+refused "special content" "special file \./etc/hostname: not the file release $S14 lists \(size or sha256 digest differs"
+printf 'client1\n' >"$R/special/127.0.0.1/etc/hostname"
+# ... or the other host's content, listed with other metadata.
+printf 'other\n' >"$R/special/127.0.0.1/etc/hostname"
+refused "other host's content" "special file \./etc/hostname: served as f 0640 0 7, release $S14 lists it as f 0640 0 0"
+printf 'client1\n' >"$R/special/127.0.0.1/etc/hostname"
+
+# 14b. Its mode changed in the host's special transcript after
+# publishing.
+printf 'f ./etc/hostname 0644 0 7 1700000000 8 -\n' >"$R/special/127.0.0.1.T"
+refused "special mode" "special file \./etc/hostname: served as f 0644 0 7, release $S14 lists it as f 0640 0 7"
+printf 'f ./etc/hostname 0640 0 7 1700000000 8 -\n' >"$R/special/127.0.0.1.T"
+
+# 14c. A special file the release does not list (it came after).
+printf 'p test.T\nn neg.T\ns ./etc/hostname\ns ./etc/shadow\ns ./etc/new\n' \
+    >"$R/command/test.K"
+rel_publish_tool "$R" admin
+printf 'new\n' >"$R/special/127.0.0.1/etc/new"
+refused "special not listed" "special file \./etc/new: not in release $REL_SERIAL"
+rm "$R/special/127.0.0.1/etc/new"
 cp "$T/test.K.1" "$R/command/test.K"
 
 # 15. A Radmind-like server: its banner lists no MANIFEST.
@@ -218,8 +276,11 @@ assert_file_eq "$T/before" "$T/after" "radmind peer: client directory"
 
 # 16. Back to a good release (the files the client has): accepted,
 # recorded.
-rel_publish "$R" 11 admin
+rel_publish "$R" 99 admin
 kt
-assert_eq 0 "$RC" "release 11: exit ($(cat "$T/err"))"
-state 11
+assert_eq 1 "$RC" "release 99: exit ($(cat "$T/err"))"
+state 99
+kt
+assert_eq 0 "$RC" "release 99 again: exit ($(cat "$T/err"))"
+state 99
 end_test

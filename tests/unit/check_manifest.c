@@ -80,6 +80,102 @@ START_TEST(test_parse_good)
 }
 END_TEST
 
+/* stat entries: a set by path, found and written back as they came. */
+static const char goodstat[] = H
+    "special 89 " D " host1/etc/hosts\n"
+    "stat 0 " D " f 444 0 0 etc/a\n"
+    "stat 2 " D " a 0600 -2 4294967294 etc/hostname\n"
+    "stat 2 " D " f 0600 0 0 etc/hostname\n"
+    "stat 2 " D " f 0644 0 0 etc/hostname\n"
+    "stat 3 " D " f 0644 0 0 etc/hostname\n"
+    "stat 3 " D " f 0644 0 0 etc/with\\bspace\n"
+    "end 7\n";
+
+START_TEST(test_parse_stat)
+{
+	struct manifest			 m;
+	struct cerr			 e;
+	struct buf			*b = buf_new(MANIFEST_MAX);
+	const struct manifest_ent	*ent;
+	char				*meta;
+
+	ck_assert_msg(parse(goodstat, strlen(goodstat), &m, &e) == 0, "%s",
+	    e.msg);
+	ck_assert_uint_eq(m.nent, 7);
+	ck_assert_ptr_null(m.ent[0].meta);
+	ck_assert_int_eq(m.ent[1].kind, MANIFEST_STAT);
+	ck_assert_str_eq(m.ent[1].meta, "f 444 0 0");
+	ck_assert_str_eq(m.ent[2].meta, "a 0600 -2 4294967294");
+	ck_assert_str_eq(m.ent[6].name, "etc/with space");
+	/* find: the first of those sharing a path */
+	ent = manifest_find(&m, MANIFEST_STAT, "etc/hostname");
+	ck_assert_ptr_eq(ent, &m.ent[2]);
+	ck_assert_ptr_null(manifest_find(&m, MANIFEST_STAT, "etc/hosts"));
+	ck_assert_ptr_null(manifest_find(&m, MANIFEST_SPECIAL,
+	    "etc/hostname"));
+	ck_assert_int_eq(manifest_write(&m, b, &e), 0);
+	ck_assert_uint_eq(buf_len(b), strlen(goodstat));
+	ck_assert(memcmp(buf_data(b), goodstat, buf_len(b)) == 0);
+	manifest_free(&m);
+	buf_free(b);
+
+	/* the metadata as a STAT reply or a transcript line has it */
+	ck_assert_ptr_nonnull(meta = manifest_meta("f", "0644", "0", "10"));
+	ck_assert_str_eq(meta, "f 0644 0 10");
+	free(meta);
+	ck_assert_ptr_null(manifest_meta("l", "0644", "0", "0"));
+	ck_assert_ptr_null(manifest_meta("f", "rw-r--r--", "0", "0"));
+	ck_assert_ptr_null(manifest_meta("f", "0644", "", "0"));
+	ck_assert_ptr_null(manifest_meta("f", "0644", "0", "0 0"));
+}
+END_TEST
+
+/* pushed in any order, sorted with their exact duplicates dropped */
+START_TEST(test_sort_stat)
+{
+	static const char	*meta[] = { "f 0644 0 0", "f 0600 0 0",
+	    "f 0644 0 0", "f 0644 0 0", NULL };
+	static const char	*name[] = { "b", "b", "b", "a" };
+	struct manifest		 m;
+	struct manifest_ent	 ent;
+	struct cerr		 e;
+	struct buf		*b = buf_new(MANIFEST_MAX);
+	int			 i;
+
+	memset(&m, 0, sizeof(m));
+	m.serial = 1;
+	m.created = 1;
+	m.expires = 2;
+	strcpy(m.digest, "sha256");
+	for (i = 0; meta[i] != NULL; i++) {
+		memset(&ent, 0, sizeof(ent));
+		ent.kind = MANIFEST_STAT;
+		ent.name = strdup(name[i]);
+		ent.meta = strdup(meta[i]);
+		ent.size = 5;
+		strcpy(ent.digest, D);
+		ck_assert_int_eq(manifest_push(&m, &ent, &e), 0);
+	}
+	memset(&ent, 0, sizeof(ent));
+	ent.kind = MANIFEST_SPECIAL;
+	ent.name = strdup("z");
+	strcpy(ent.digest, D);
+	ck_assert_int_eq(manifest_push(&m, &ent, &e), 0);
+	manifest_sort(&m);
+	ck_assert_uint_eq(m.nent, 4);
+	ck_assert_int_eq(manifest_write(&m, b, &e), 0);
+	ck_assert_str_eq(buf_data(b), "cairn-manifest 1\nserial 1\n"
+	    "created 1\nexpires 2\ndigest sha256\n"
+	    "special 0 " D " z\n"
+	    "stat 5 " D " f 0644 0 0 a\n"
+	    "stat 5 " D " f 0600 0 0 b\n"
+	    "stat 5 " D " f 0644 0 0 b\n"
+	    "end 4\n");
+	manifest_free(&m);
+	buf_free(b);
+}
+END_TEST
+
 START_TEST(test_parse_limits_ok)
 {
 	static const char *ok[] = {
@@ -183,6 +279,33 @@ static const struct {
 	{ H "command 1 " D " a\nend 1\n\n", 8, "text after end" },
 	{ H "end 0\nend 0\n", 7, "text after end" },
 	{ "cairn-manifest 1\r\nserial 1\n", 1, "not a manifest" },
+	/* stat entries */
+	{ H "stat 1 " D " f 0644 0 0\nend 1\n", 6, "too few fields" },
+	{ H "stat 1 " D " f 0644 0 0 a b\nend 1\n", 6, "too many fields" },
+	{ H "stat 1 " D " d 0755 0 0 a\nend 1\n", 6, "bad type" },
+	{ H "stat 1 " D " ff 0644 0 0 a\nend 1\n", 6, "bad type" },
+	{ H "stat 1 " D " f 0648 0 0 a\nend 1\n", 6, "bad type, mode" },
+	{ H "stat 1 " D " f -644 0 0 a\nend 1\n", 6, "bad type, mode" },
+	{ H "stat 1 " D " f  0 0 a\nend 1\n", 6, "bad type, mode" },
+	{ H "stat 1 " D " f 0644 x 0 a\nend 1\n", 6, "uid or gid" },
+	{ H "stat 1 " D " f 0644 0 - a\nend 1\n", 6, "uid or gid" },
+	{ H "stat 1 " D " f 0644 0 1-2 a\nend 1\n", 6, "uid or gid" },
+	{ H "stat 1 " D " f 0644 0 "
+	    "1234567890123456789012345678901234567890123456789012345678901234"
+	    " a\nend 1\n", 6, "uid or gid" },
+	{ H "stat 1 " D " f 0644 0 0 ./etc/x\nend 1\n", 6, "'.'" },
+	{ H "stat 1 " D " f 0644 0 0 /etc/x\nend 1\n", 6, "begins with /" },
+	{ H "stat 1 - f 0644 0 0 a\nend 1\n", 6, "not a sha256 digest" },
+	{ H "stat 1 " D " f 0644 0 0 b\nstat 1 " D " f 0644 0 0 a\nend 2\n",
+	    7, "out of order" },
+	{ H "stat 2 " D " f 0644 0 0 a\nstat 1 " D " f 0644 0 0 a\nend 2\n",
+	    7, "out of order" },
+	{ H "stat 1 " D " f 0644 0 1 a\nstat 1 " D " f 0644 0 0 a\nend 2\n",
+	    7, "out of order" },
+	{ H "stat 1 " D " f 0644 0 0 a\nstat 1 " D " f 0644 0 0 a\nend 2\n",
+	    7, "duplicate entry" },
+	{ H "stat 1 " D " f 0644 0 0 a\nspecial 1 " D " a\nend 2\n",
+	    7, "out of order" },
 };
 
 START_TEST(test_parse_bad)
@@ -434,6 +557,8 @@ manifest_suite(void)
 	tc = tcase_create("parse");
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_parse_good);
+	tcase_add_test(tc, test_parse_stat);
+	tcase_add_test(tc, test_sort_stat);
 	tcase_add_test(tc, test_parse_limits_ok);
 	tcase_add_loop_test(tc, test_parse_bad, 0,
 	    (int)(sizeof(bad) / sizeof(bad[0])));
