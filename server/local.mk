@@ -64,7 +64,8 @@ dist_sbin_SCRIPTS = contrib/cairn-mkca
 # It checks an upload with lcksum's own line check (common/tverify.c),
 # and takes the options the tools share from net/libnet.a (copts.c).
 sbin_PROGRAMS += server/cairn-publish
-server_cairn_publish_SOURCES = server/publish.c
+server_cairn_publish_SOURCES = server/publish.c server/specset.c \
+	server/specset.h
 server_cairn_publish_CPPFLAGS = $(NET_CPPFLAGS)
 server_cairn_publish_LDADD = server/librelease.a server/libspecial.a \
 	server/libdstore.a net/libnet.a $(CAIRN_LIBS)

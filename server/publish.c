@@ -54,7 +54,7 @@
 #include "pathcmp.h"
 #include "release.h"
 #include "sig.h"
-#include "specmeta.h"
+#include "specset.h"
 #include "transcript.h"
 #include "troot.h"
 #include "tverify.h"
@@ -1231,7 +1231,7 @@ release_manifest(struct pub *p)
 	m.created = (int64_t)time(NULL);
 	m.expires = m.created + p->expiry;
 	if (manifest_build(p->rootfd, &m, &err) == -1 ||
-	    specmeta_collect(p->rootfd, &m, &err) == -1)
+	    specset_collect(p->rootfd, &m, &err) == -1)
 		fatalx("%s/%s", p->dir, err.msg);
 	manifest_sort(&m);
 	man = buf_new(MANIFEST_MAX);

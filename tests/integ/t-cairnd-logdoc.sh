@@ -16,12 +16,12 @@ sed -n '/^DIAGNOSTICS/,/^[A-Z][A-Z ]*$/p' "$T/cairnd.txt" | sed '$d' \
     >"$T/diag.txt"
 [ -s "$T/diag.txt" ] || fail "cairnd.8 has no DIAGNOSTICS section"
 
-# server/publish.c is cairn-publish and server/sign.c cairn-sign, separate
-# programs with pages of their own.
+# server/publish.c and specset.c are cairn-publish's, server/sign.c
+# cairn-sign's: separate programs with pages of their own.
 set --
 for f in "$top_srcdir"/server/*.c; do
 	case $f in
-	*/publish.c | */sign.c)	;;
+	*/publish.c | */specset.c | */sign.c)	;;
 	*)		set -- "$@" "$f" ;;
 	esac
 done
