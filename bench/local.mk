@@ -11,8 +11,8 @@ bin_PROGRAMS += bench/cairn-bench
 bench_cairn_bench_SOURCES = bench/bench.h \
 	bench/cairn-bench.c bench/bench-util.c bench/bench-spawn.c \
 	bench/bench-tc.c bench/bench-corpus.c bench/bench-repo.c \
-	bench/bench-sweep.c bench/bench-model.c bench/bench-report.c \
-	bench/bench-svg.c
+	bench/bench-sweep.c bench/bench-update.c bench/bench-model.c \
+	bench/bench-report.c bench/bench-svg.c
 bench_cairn_bench_CFLAGS = $(AM_CFLAGS) $(PTHREAD_CFLAGS)
 bench_cairn_bench_LDADD = bench/librelay.a $(CAIRN_LIBS) $(PTHREAD_LIBS) -lm
 
