@@ -40,6 +40,7 @@ bench: all
 	    $(SHELL) '$(abs_top_srcdir)/bench/bench-upload.sh'
 	$(MAKE) $(AM_MAKEFLAGS) bench-jobs
 	$(MAKE) $(AM_MAKEFLAGS) bench-load
+	$(MAKE) $(AM_MAKEFLAGS) bench-update-links
 
 # lapply -j 1 against -j 4 (BENCH_JOBS_N) pulling compressible text at
 # -Z 6 (see bench/bench-jobs.sh).
@@ -99,7 +100,17 @@ bench-update: all
 	    top_srcdir='$(abs_top_srcdir)' \
 	    $(SHELL) '$(abs_top_srcdir)/bench/bench-update.sh'
 
-.PHONY: bench-delta bench-update
+# The same update with cairn-bench --update: whole files against deltas
+# at -Z 6 and -Z auto on each link profile (the relay), the report and
+# a CSV (bench-update-links.csv); BENCH_UPDATE_LINKS and
+# BENCH_UPDATE_REPS change them (see bench/bench-update-links.sh).
+dist_noinst_SCRIPTS += bench/bench-update-links.sh
+bench-update-links: all
+	BENCH_DATA='$(CAIRN_BENCH_DIR)' top_builddir='$(abs_top_builddir)' \
+	    top_srcdir='$(abs_top_srcdir)' \
+	    $(SHELL) '$(abs_top_srcdir)/bench/bench-update-links.sh'
+
+.PHONY: bench-delta bench-update bench-update-links
 # --- make bench-delta (end) ---
 
 # --- make bench-scale (begin) ---
