@@ -12,6 +12,7 @@
 #include "config.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 
 #include "bench.h"
@@ -34,6 +35,40 @@ model_median(double *v, int n)
 {
 	qsort(v, (size_t)n, sizeof(*v), cmp_double);
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* The median of one delta counter over the runs of c. */
+static uint64_t
+delta_median(const struct cell *c, size_t off)
+{
+	double	v[MAXREPS];
+	int	i;
+
+	for (i = 0; i < c->nruns; i++)
+		v[i] = (double)*(const uint64_t *)(const void *)
+		    ((const char *)&c->runs[i] + off);
+	return (uint64_t)model_median(v, c->nruns);
+}
+
+/*
+ * The medians of the delta counters of cell c over its runs (--update;
+ * 0 for a run without them) and how many runs had lapply's line.
+ */
+static void
+model_deltas(struct cell *c)
+{
+	int	i;
+
+	for (i = c->dlines = 0; i < c->nruns; i++)
+		c->dlines += c->runs[i].dline;
+	c->dfiles_med = delta_median(c, offsetof(struct run, dfiles));
+	c->dwire_med = delta_median(c, offsetof(struct run, dwire));
+	c->dwhole_med = delta_median(c, offsetof(struct run, dwhole));
+	c->dfailed_med = delta_median(c, offsetof(struct run, dfailed));
+	c->dasked_med = delta_median(c, offsetof(struct run, dasked));
+	c->dhits_med = delta_median(c, offsetof(struct run, dhits));
+	c->dbytes_med = delta_median(c, offsetof(struct run, dbytes));
+	c->dmisses_med = delta_median(c, offsetof(struct run, dmisses));
 }
 
 /*
@@ -72,6 +107,7 @@ model_cell(struct cell *c)
 		v[i] = (double)(c->runs[i].srv_raw_out ?
 		    c->runs[i].srv_raw_out : c->runs[i].tool_raw_in);
 	c->raw_med = (uint64_t)model_median(v, c->nruns);
+	model_deltas(c);
 
 	/* The body counters, over the runs that have them. */
 	for (i = n = 0; i < c->nruns; i++) {

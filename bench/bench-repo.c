@@ -4,6 +4,7 @@
  * by fsdiff -C -c sha1 of the data, its files hard-linked (or copied)
  * under file/bench.T/, command/bench.K reading "p bench.T" and a config
  * giving bench.K to every host.  --make-repo builds only this.
+ * --update builds it with cairn-publish instead (repo_publish).
  */
 #include "config.h"
 
@@ -97,12 +98,43 @@ repo_put(const char *dir, const char *name, const char *text)
 	free(p);
 }
 
+/*
+ * The loadset transcript of the tree data, written to out: fsdiff -C -c
+ * sha1 run in data against an empty command file.
+ */
+static void
+repo_transcript(struct bench *b, const char *data, const char *out)
+{
+	char	*k, *log, *argv[10];
+	int	 st;
+
+	repo_put(b->work, "empty.K", "");
+	xasprintf(&k, "%s/empty.K", b->work);
+	xasprintf(&log, "%s/fsdiff-C.log", b->work);
+	argv[0] = b->fsdiff;
+	argv[1] = "-C";
+	argv[2] = "-c";
+	argv[3] = "sha1";
+	argv[4] = "-K";
+	argv[5] = k;
+	argv[6] = "-o";
+	argv[7] = (char *)out;
+	argv[8] = ".";
+	argv[9] = NULL;
+	unlink(log);
+	if ((st = spawn_run(argv, data, log, NULL)) != 0) {
+		spawn_show_log(log);
+		fatalx("fsdiff -C of %s exited with status %d", data, st);
+	}
+	free(k);
+	free(log);
+}
+
 /* Build the repository in repo (emptied first). */
 void
 repo_make(struct bench *b, const char *repo)
 {
-	char	*data, *p, *k, *argv[10], *log;
-	int	 st;
+	char	*data, *p;
 
 	if (b->data != NULL) {
 		if ((data = realpath(b->data, NULL)) == NULL)
@@ -122,31 +154,67 @@ repo_make(struct bench *b, const char *repo)
 	repo_put(repo, "command/" KNAME, "p " TNAME "\n");
 	repo_put(repo, "config", "* " KNAME "\n");
 
-	repo_put(b->work, "empty.K", "");
-	xasprintf(&k, "%s/empty.K", b->work);
 	xasprintf(&p, "%s/transcript/" TNAME, repo);
-	xasprintf(&log, "%s/fsdiff-C.log", b->work);
-	argv[0] = b->fsdiff;
-	argv[1] = "-C";
-	argv[2] = "-c";
-	argv[3] = "sha1";
-	argv[4] = "-K";
-	argv[5] = k;
-	argv[6] = "-o";
-	argv[7] = p;
-	argv[8] = ".";
-	argv[9] = NULL;
-	unlink(log);
-	if ((st = spawn_run(argv, data, log, NULL)) != 0) {
-		spawn_show_log(log);
-		fatalx("fsdiff -C of %s exited with status %d", data, st);
-	}
+	repo_transcript(b, data, p);
 	free(p);
-	free(k);
-	free(log);
 	xasprintf(&p, "%s/file/" TNAME, repo);
 	b->raw_bytes = b->nfiles = 0;
 	repo_mirror(b, data, p);
 	free(p);
 	free(data);
+}
+
+/*
+ * --update: publish the tree data as the loadset bench.T of b->repo the
+ * way an administrator does, with cairn-publish: the tree staged as an
+ * upload in tmp/ (its transcript by fsdiff -C, its files hard-linked or
+ * copied), then put into service, the first time (replace 0) named in
+ * command/bench.K, which config gives to every host, and later in place
+ * of the version in service (replace 1: cairn-publish -f, which keeps
+ * the files it changes as bases for deltas).  b->nfiles and b->raw_bytes
+ * count the tree.
+ */
+void
+repo_publish(struct bench *b, const char *data, int replace)
+{
+	static const char *const dirs[] = { "transcript", "command", "file",
+	    "special", "tmp", "tmp/transcript", "tmp/file" };
+	char		*p, *log, *argv[10];
+	size_t		 i;
+	int		 st, n = 0;
+
+	if (!replace) {
+		util_rmtree(b->repo);
+		util_mkdir(b->repo);
+		for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+			repo_put(b->repo, dirs[i], NULL);
+		repo_put(b->repo, "config", "* " KNAME "\n");
+	}
+	xasprintf(&p, "%s/tmp/transcript/" TNAME, b->repo);
+	repo_transcript(b, data, p);
+	free(p);
+	xasprintf(&p, "%s/tmp/file/" TNAME, b->repo);
+	util_rmtree(p);
+	b->raw_bytes = b->nfiles = 0;
+	repo_mirror(b, data, p);
+	free(p);
+
+	xasprintf(&log, "%s/publish.log", b->work);
+	argv[n++] = b->publish;
+	argv[n++] = "-D";
+	argv[n++] = b->repo;
+	if (replace)
+		argv[n++] = "-f";
+	else {
+		argv[n++] = "-k";
+		argv[n++] = KNAME;
+	}
+	argv[n++] = TNAME;
+	argv[n] = NULL;
+	if ((st = spawn_run(argv, b->repo, log, NULL)) != 0) {
+		spawn_show_log(log);
+		fatalx("cairn-publish%s of %s exited with status %d (log: %s)",
+		    replace ? " -f" : "", data, st, log);
+	}
+	free(log);
 }

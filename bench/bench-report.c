@@ -571,3 +571,157 @@ report_runs_csv(const struct bench *b)
 		fatal("%s", b->runs_csv);
 	printf("CSV of every run: %s\n", b->runs_csv);
 }
+
+/* --update: the cell of link l, level index li, whole or by delta. */
+static const struct cell *
+update_cell(const struct link *l, int li, int delta)
+{
+	return delta ? &l->dcells[li] : &l->cells[li];
+}
+
+/* a / b, or 0 when b is 0. */
+static double
+ratio_of(double a, double b)
+{
+	return b > 0 ? a / b : 0.0;
+}
+
+/*
+ * --update: per link, a row per level and mode (median time, server CPU,
+ * wire bytes down and up; for deltas lapply's counters and the store's
+ * hits and misses), what deltas cost against whole files at each level,
+ * and the fastest of them all.
+ */
+void
+report_update(const struct bench *b)
+{
+	const struct link	*l;
+	const struct cell	*c, *w, *d, *best;
+	const char		*verdict;
+	double			 tr;
+	int			 k, li, mode, bestli, bestmode;
+
+	for (k = 0; k < b->nlinks; k++) {
+		l = &b->links[k];
+		printf("\n%s (", l->name);
+		if (l->rate)
+			printf("%.4g Mbit/s", l->rate / 1e6);
+		else
+			printf("unshaped");
+		printf(", rtt %.4g ms)\n", l->rtt_us / 1e3);
+		printf("  %-5s %-5s %8s %8s %9s %7s %6s %8s %8s %6s %6s %6s\n",
+		    "level", "mode", "time s", "srv cpu", "down MB", "up MB",
+		    "deltas", "delta MB", "whole MB", "failed", "hits",
+		    "misses");
+		bestli = bestmode = 0;
+		for (li = 0; li < b->nlevels; li++)
+			for (mode = 0; mode < 2; mode++) {
+				c = update_cell(l, li, mode);
+				printf("  %-5s %-5s %8.3f ",
+				    level_name(b->levels[li]),
+				    mode ? "delta" : "whole", c->t_med);
+				if (c->srv_med >= 0)
+					printf("%8.3f ", c->srv_med);
+				else
+					printf("%8s ", "-");
+				printf("%9.3f %7.3f", c->down_med / 1e6,
+				    c->up_med / 1e6);
+				if (mode)
+					printf(" %6" PRIu64 " %8.3f %8.3f %6"
+					    PRIu64 " %6" PRIu64 " %6" PRIu64
+					    "\n", c->dfiles_med,
+					    c->dwire_med / 1e6,
+					    c->dwhole_med / 1e6,
+					    c->dfailed_med, c->dhits_med,
+					    c->dmisses_med);
+				else
+					printf(" %6s %8s %8s %6s %6s %6s\n",
+					    "-", "-", "-", "-", "-", "-");
+				if (c->t_med < update_cell(l, bestli,
+				    bestmode)->t_med) {
+					bestli = li;
+					bestmode = mode;
+				}
+			}
+		printf("  delta/whole:");
+		for (li = 0; li < b->nlevels; li++) {
+			w = update_cell(l, li, 0);
+			d = update_cell(l, li, 1);
+			tr = ratio_of(d->t_med, w->t_med);
+			verdict = tr < 0.97 ? "faster" : tr > 1.03 ? "slower" :
+			    "same time within 3%";
+			printf("%s -Z %s %.3fx the bytes, %.3fx the time (%s)",
+			    li ? ";" : "", level_name(b->levels[li]),
+			    ratio_of((double)(d->down_med + d->up_med),
+			    (double)(w->down_med + w->up_med)), tr, verdict);
+		}
+		printf("\n");
+		best = update_cell(l, bestli, bestmode);
+		printf("  best on %s: %s -Z %s, %.3f s", l->name,
+		    bestmode ? "delta" : "whole", level_name(b->levels[bestli]),
+		    best->t_med);
+		c = update_cell(l, bestli, !bestmode);
+		printf(" (%s at the same level: %.3f s, %.2fx)\n",
+		    bestmode ? "whole" : "delta", c->t_med,
+		    ratio_of(c->t_med, best->t_med));
+	}
+}
+
+/*
+ * --update --csv: one line per link, level and mode; the ratios of a
+ * delta line are to the whole line of its link and level ("-" on the
+ * whole lines).
+ */
+void
+report_update_csv(const struct bench *b)
+{
+	const struct link	*l;
+	const struct cell	*c, *w;
+	FILE			*fp;
+	int			 k, li, mode;
+
+	if ((fp = fopen(b->csv, "w")) == NULL)
+		fatal("%s", b->csv);
+	fprintf(fp, "link,rate_bit_s,rtt_ms,level,mode,runs,time_median_s,"
+	    "time_min_s,time_max_s,lapply_median_s,server_cpu_s,client_cpu_s,"
+	    "wire_down_bytes,wire_up_bytes,delta_files,delta_wire_bytes,"
+	    "delta_whole_bytes,delta_failed,store_requests,store_hits,"
+	    "store_delta_bytes,store_misses,wire_ratio,time_ratio,"
+	    "build_cpu_s\n");
+	for (k = 0; k < b->nlinks; k++) {
+		l = &b->links[k];
+		for (li = 0; li < b->nlevels; li++)
+			for (mode = 0; mode < 2; mode++) {
+				c = update_cell(l, li, mode);
+				w = update_cell(l, li, 0);
+				fprintf(fp, "%s,%" PRIu64 ",%.3f,%s,%s,%d,%.6f,"
+				    "%.6f,%.6f,%.6f,", l->name, l->rate,
+				    l->rtt_us / 1e3, level_name(b->levels[li]),
+				    mode ? "delta" : "whole", c->nruns,
+				    c->t_med, c->t_min, c->t_max,
+				    c->lapply_med);
+				if (c->srv_med >= 0)
+					fprintf(fp, "%.6f,", c->srv_med);
+				else
+					fprintf(fp, ",");
+				fprintf(fp, "%.6f,%" PRIu64 ",%" PRIu64 ",%"
+				    PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+				    ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%"
+				    PRIu64 ",", c->cli_med, c->down_med,
+				    c->up_med, c->dfiles_med, c->dwire_med,
+				    c->dwhole_med, c->dfailed_med,
+				    c->dasked_med, c->dhits_med,
+				    c->dbytes_med, c->dmisses_med);
+				if (mode)
+					fprintf(fp, "%.6f,%.6f,", ratio_of(
+					    (double)(c->down_med + c->up_med),
+					    (double)(w->down_med + w->up_med)),
+					    ratio_of(c->t_med, w->t_med));
+				else
+					fprintf(fp, "-,-,");
+				fprintf(fp, "%.3f\n", b->build_cpu);
+			}
+	}
+	if (fclose(fp) == EOF)
+		fatal("%s", b->csv);
+}

@@ -6,6 +6,8 @@
  * ktcheck, fsdiff -A and lapply, with -c sha1, into an empty root,
  * against a cairnd started for the run; its time, CPU and bytes (on the
  * wire from the relay, raw from the logs) make one struct run.
+ * --update (bench-update.c) runs the same pull, sweep_pull, into a root
+ * restored from a snapshot, with lapply -v for its line on deltas.
  */
 #include "config.h"
 
@@ -39,9 +41,14 @@ now_s(void)
 	return relay_now_ns() / 1e9;
 }
 
-/* The progress bar on a terminal, unless -q. */
-static void
-progress(struct bench *b, const struct link *l, int level, int rep)
+/*
+ * The progress bar on a terminal, unless -q: the link, the level, the
+ * mode (--update: whole or delta; NULL otherwise) and the repetition (0:
+ * the link check).
+ */
+void
+sweep_progress(struct bench *b, const struct link *l, int level, int rep,
+    const char *mode)
 {
 	char	bar[41];
 	int	i, fill;
@@ -52,9 +59,9 @@ progress(struct bench *b, const struct link *l, int level, int rep)
 	for (i = 0; i < 40; i++)
 		bar[i] = i < fill ? '#' : '.';
 	bar[40] = '\0';
-	fprintf(stderr, "\r\033[K[%s] %3d%% %d/%d %s -Z %s ", bar,
+	fprintf(stderr, "\r\033[K[%s] %3d%% %d/%d %s -Z %s%s%s ", bar,
 	    b->total ? b->done * 100 / b->total : 0, b->done, b->total,
-	    l->name, level_name(level));
+	    l->name, level_name(level), mode ? " " : "", mode ? mode : "");
 	if (rep)
 		fprintf(stderr, "run %d/%d", rep, b->reps);
 	else
@@ -63,8 +70,8 @@ progress(struct bench *b, const struct link *l, int level, int rep)
 }
 
 /* Clear the bar: before the sweep's own lines, a warning or an error. */
-static void
-progress_end(struct bench *b)
+void
+sweep_progress_end(struct bench *b)
 {
 	if (!b->quiet && b->tty)
 		fprintf(stderr, "\r\033[K");
@@ -73,21 +80,27 @@ progress_end(struct bench *b)
 /*
  * A line per finished run on stdout, where no bar shows how far the
  * sweep is (see main): a log or a pipe sees it advance run by run.
+ * With --update the mode follows the level, and a run by delta says how
+ * many files came as deltas.
  */
-static void
-run_line(struct bench *b, const struct link *l, int level, int rep,
-    const struct run *r)
+void
+sweep_run_line(struct bench *b, const struct link *l, int level, int rep,
+    const char *mode, const struct run *r)
 {
 	if (!b->runlines)
 		return;
-	printf("run %s -Z %s %d/%d: %.3f s (lapply %.3f s), wire %" PRIu64
+	printf("run %s -Z %s%s%s %d/%d: %.3f s (lapply %.3f s), wire %" PRIu64
 	    " bytes (%" PRIu64 " down, %" PRIu64 " up), server CPU ",
-	    l->name, level_name(level), rep, b->reps, r->wall, r->lapply,
-	    r->wire_down + r->wire_up, r->wire_down, r->wire_up);
+	    l->name, level_name(level), mode ? " " : "", mode ? mode : "",
+	    rep, b->reps, r->wall, r->lapply, r->wire_down + r->wire_up,
+	    r->wire_down, r->wire_up);
 	if (r->srv_cpu >= 0)
-		printf("%.3f s\n", r->srv_cpu);
+		printf("%.3f s", r->srv_cpu);
 	else
-		printf("unknown\n");
+		printf("unknown");
+	if (r->dline)
+		printf(", %" PRIu64 " files by delta", r->dfiles);
+	printf("\n");
 	fflush(stdout);
 }
 
@@ -169,6 +182,27 @@ log_bodies(const char *p, struct run *out)
 }
 
 /*
+ * The end of a "session end" line of cairnd's from a session that asked
+ * for deltas, ", delta requests A: S as deltas (X bytes, Y whole), M as
+ * whole files", added to out (S are the hits of the store of deltas, M
+ * its misses).
+ */
+static void
+log_delta_requests(const char *p, struct run *out)
+{
+	unsigned long long	a, s, x, y, m;
+
+	if ((p = strstr(p, ", delta requests ")) == NULL ||
+	    sscanf(p, ", delta requests %llu: %llu as deltas (%llu bytes, "
+	    "%llu whole), %llu as whole files", &a, &s, &x, &y, &m) != 5)
+		return;
+	out->dasked += a;
+	out->dhits += s;
+	out->dbytes += x;
+	out->dmisses += m;
+}
+
+/*
  * Sum what cairnd says of its sessions (printed in the foreground): the
  * bytes it sent from its "session end: zlib level N, sent R bytes (W on
  * the wire, ..." lines (a session at the automatic level says "zlib
@@ -193,8 +227,36 @@ log_server(const char *log, struct run *out)
 		    "%llu bytes (%llu on the wire", &lv, &r, &w) == 3)) {
 			out->srv_raw_out += r;
 			out->srv_wire_out += w;
+			log_delta_requests(p, out);
 		} else if ((p = strstr(line, "session bodies: ")) != NULL)
 			(void)log_bodies(p, out);
+	fclose(fp);
+}
+
+/*
+ * lapply -v's line on its deltas, "delta: N files by delta, W bytes on
+ * the wire for B bytes whole; F fetched whole after a failed delta", in
+ * the tool log, into out (out->dline says it was found).
+ */
+static void
+log_delta_line(const char *log, struct run *out)
+{
+	char			 line[1024];
+	FILE			*fp;
+	unsigned long long	 n, w, b, f;
+
+	if ((fp = fopen(log, "r")) == NULL)
+		return;
+	while (fgets(line, sizeof(line), fp) != NULL)
+		if (sscanf(line, "delta: %llu files by delta, %llu bytes on "
+		    "the wire for %llu bytes whole; %llu fetched whole after "
+		    "a failed delta", &n, &w, &b, &f) == 4) {
+			out->dline = 1;
+			out->dfiles += n;
+			out->dwire += w;
+			out->dwhole += b;
+			out->dfailed += f;
+		}
 	fclose(fp);
 }
 
@@ -235,7 +297,7 @@ pull_tool(struct bench *b, char *const argv[], const char *cwd,
 
 	if ((st = spawn_run(argv, cwd, log, cpu)) <= okmax)
 		return;
-	progress_end(b);
+	sweep_progress_end(b);
 	spawn_show_log(log);
 	if (level >= 0)
 		fatalx("%s -Z %s exited with status %d (log: %s)", what,
@@ -254,8 +316,8 @@ pull_tool(struct bench *b, char *const argv[], const char *cwd,
  */
 #define RETIRE_PAUSE	31	/* s: ext4's memory of freed inodes, and 1 */
 
-static void
-run_retire(struct bench *b, const char *run)
+void
+sweep_retire(struct bench *b, const char *run)
 {
 	struct statvfs	 sv;
 	struct stat	 st;
@@ -268,7 +330,7 @@ run_retire(struct bench *b, const char *run)
 		b->oldmax = statvfs(b->work, &sv) == 0 ?
 		    (uint64_t)sv.f_bavail * sv.f_frsize / 4 : 1;
 	if (b->nold > 0 && b->oldbytes + b->raw_bytes > b->oldmax) {
-		progress_end(b);
+		sweep_progress_end(b);
 		printf("removing the trees of %u runs, then waiting %d s for "
 		    "the file system to settle\n", b->nold, RETIRE_PAUSE);
 		fflush(stdout);
@@ -301,17 +363,18 @@ run_retired_remove(struct bench *b)
 }
 
 /*
- * One pull: ktcheck, fsdiff -A, lapply at level into an empty root.
- * *lst gets the relay counters of the lapply connection.
+ * One pull at level, through relay r, with the directories of ps:
+ * ktcheck into ps->client, fsdiff -A of ps->root, lapply into ps->root
+ * (with -v if ps->verbose, for its line on deltas; else -q).  *lst gets
+ * the relay counters of the lapply connection.
  */
-static void
-pull(struct bench *b, struct relay *r, int level, struct run *out,
-    struct relay_stats *lst)
+void
+sweep_pull(struct bench *b, struct relay *r, int level,
+    const struct pullspec *ps, struct run *out, struct relay_stats *lst)
 {
 	struct relay_stats	 kst;
 	struct sockaddr_in	 up;
-	char			*run, *client, *root, *kfile, *apply, *log;
-	char			*slog = NULL;
+	char			*kfile, *apply, *log, *slog = NULL;
 	char			 pb[8], *argv[20];
 	uint16_t		 port = 0;
 	pid_t			 spid = -1;
@@ -319,16 +382,9 @@ pull(struct bench *b, struct relay *r, int level, struct run *out,
 	int			 i;
 
 	memset(out, 0, sizeof(*out));
-	xasprintf(&run, "%s/run", b->work);
-	run_retire(b, run);
-	util_mkdir(run);
-	xasprintf(&client, "%s/client", run);
-	xasprintf(&root, "%s/root", run);
-	xasprintf(&kfile, "%s/command.K", client);
-	xasprintf(&apply, "%s/apply.T", run);
-	xasprintf(&log, "%s/tools.log", run);
-	util_mkdir(client);
-	util_mkdir(root);
+	xasprintf(&kfile, "%s/command.K", ps->client);
+	xasprintf(&apply, "%s/apply.T", ps->dir);
+	xasprintf(&log, "%s/tools.log", ps->dir);
 
 	if (b->server == NULL) {
 		/* One server log per run, for its byte counts. */
@@ -337,7 +393,7 @@ pull(struct bench *b, struct relay *r, int level, struct run *out,
 		for (i = 0; i < 3 && spid == -1; i++)
 			spid = spawn_cairnd(b, &port);
 		if (spid == -1) {
-			progress_end(b);
+			sweep_progress_end(b);
 			spawn_show_log(slog);
 			fatalx("%s exited at start-up three times", b->cairnd);
 		}
@@ -357,7 +413,7 @@ pull(struct bench *b, struct relay *r, int level, struct run *out,
 	argv[i++] = "-K";
 	argv[i++] = kfile;
 	argv[i] = NULL;
-	pull_tool(b, argv, client, log, &cpu, 1, "ktcheck", level);
+	pull_tool(b, argv, ps->client, log, &cpu, 1, "ktcheck", level);
 	relay_stats(r, &kst, 1);
 
 	i = 0;
@@ -371,14 +427,14 @@ pull(struct bench *b, struct relay *r, int level, struct run *out,
 	argv[i++] = apply;
 	argv[i++] = ".";
 	argv[i] = NULL;
-	pull_tool(b, argv, root, log, &cpu, 0, "fsdiff -A", -1);
+	pull_tool(b, argv, ps->root, log, &cpu, 0, "fsdiff -A", -1);
 
 	t1 = now_s();
 	i = pull_argv(b, argv, b->lapply, pb, level);
-	argv[i++] = "-q";
+	argv[i++] = ps->verbose ? "-v" : "-q";
 	argv[i++] = apply;
 	argv[i] = NULL;
-	pull_tool(b, argv, root, log, &cpu, 0, "lapply", level);
+	pull_tool(b, argv, ps->root, log, &cpu, 0, "lapply", level);
 	t2 = now_s();
 	relay_stats(r, lst, 1);
 
@@ -391,48 +447,83 @@ pull(struct bench *b, struct relay *r, int level, struct run *out,
 		free(slog);
 	}
 	if (spid > 0 && out->srv_cpu < 0) {
-		progress_end(b);
+		sweep_progress_end(b);
 		log_warnx("cairnd kept a session child for 5 s after the "
 		    "pull: its CPU time is left out of this run");
 	}
 	out->wire_down = kst.down.bytes + lst->down.bytes;
 	out->wire_up = kst.up.bytes + lst->up.bytes;
 	out->tool_raw_in = log_raw_in(log);
+	log_delta_line(log, out);
 	if (kst.upstream_errors + lst->upstream_errors > 0) {
-		progress_end(b);
+		sweep_progress_end(b);
 		fatalx("the relay could not reach the server");
 	}
-	free(run);
-	free(client);
-	free(root);
 	free(kfile);
 	free(apply);
 	free(log);
 }
 
-/* Measure every level on link l. */
-void
-sweep_link(struct bench *b, struct link *l)
+/* One pull into an empty root (sweep_pull in a fresh run directory). */
+static void
+pull(struct bench *b, struct relay *r, int level, struct run *out,
+    struct relay_stats *lst)
+{
+	struct pullspec	 ps;
+	char		*run, *client, *root;
+
+	xasprintf(&run, "%s/run", b->work);
+	sweep_retire(b, run);
+	util_mkdir(run);
+	xasprintf(&client, "%s/client", run);
+	xasprintf(&root, "%s/root", run);
+	util_mkdir(client);
+	util_mkdir(root);
+	memset(&ps, 0, sizeof(ps));
+	ps.root = root;
+	ps.client = client;
+	ps.dir = run;
+	sweep_pull(b, r, level, &ps, out, lst);
+	free(run);
+	free(client);
+	free(root);
+}
+
+/*
+ * The relay that emulates link l (with --shaper tc, tbf on the veth
+ * pair imposes the rate and the relay only adds the delay).
+ */
+struct relay *
+sweep_relay(struct bench *b, const struct link *l)
 {
 	struct relay_link	 rl;
-	struct relay_stats	 st;
 	struct relay		*r;
 	struct cerr		 err;
-	struct run		 cal;
-	double			 span, setting;
-	int			 rep, li;
 
 	memset(&rl, 0, sizeof(rl));
 	rl.rate = l->rate;
 	rl.rtt_us = l->rtt_us;
 	if (b->tc) {
-		/* tbf on the veth sets the rate; the relay adds the delay. */
 		tc_shape(b, l);
 		rl.rate = 0;
 	}
 	if ((r = relay_start(&rl, b->server ? &b->remote : NULL,
 	    b->netns_fd, &err)) == NULL)
 		fatalx("%s", err.msg);
+	return r;
+}
+
+/* Measure every level on link l. */
+void
+sweep_link(struct bench *b, struct link *l)
+{
+	struct relay_stats	 st;
+	struct relay		*r;
+	struct run		 cal;
+	double			 span, setting;
+	int			 rep, li;
+
+	r = sweep_relay(b, l);
 	for (li = 0; li < b->nlevels; li++) {
 		l->cells[li].runs = xcalloc((size_t)b->reps,
 		    sizeof(struct run));
@@ -440,7 +531,7 @@ sweep_link(struct bench *b, struct link *l)
 	}
 
 	/* Level-0 check of the link; also warms the caches. */
-	progress(b, l, 0, 0);
+	sweep_progress(b, l, 0, 0, NULL);
 	pull(b, r, 0, &cal, &st);
 	b->done++;
 	l->wire0 = cal.wire_down + cal.wire_up;
@@ -451,7 +542,7 @@ sweep_link(struct bench *b, struct link *l)
 	setting = (double)l->rate;
 	l->flagged = setting > 0 &&
 	    fabs(l->delivered - setting) > 0.05 * setting;
-	progress_end(b);
+	sweep_progress_end(b);
 	printf("link %s: ", l->name);
 	if (l->rate)
 		printf("%.4g Mbit/s, ", setting / 1e6);
@@ -479,14 +570,14 @@ sweep_link(struct bench *b, struct link *l)
 	/* Levels interleaved within each repetition (A B A B ...). */
 	for (rep = 0; rep < b->reps; rep++)
 		for (li = 0; li < b->nlevels; li++) {
-			progress(b, l, b->levels[li], rep + 1);
+			sweep_progress(b, l, b->levels[li], rep + 1, NULL);
 			pull(b, r, b->levels[li],
 			    &l->cells[li].runs[l->cells[li].nruns], &st);
-			run_line(b, l, b->levels[li], rep + 1,
+			sweep_run_line(b, l, b->levels[li], rep + 1, NULL,
 			    &l->cells[li].runs[l->cells[li].nruns++]);
 			b->done++;
 		}
-	progress_end(b);
+	sweep_progress_end(b);
 	relay_stop(r);
 	for (li = 0; li < b->nlevels; li++)
 		model_cell(&l->cells[li]);

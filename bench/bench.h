@@ -10,6 +10,7 @@
  *	bench-corpus.c	the generated corpus (--make-corpus)
  *	bench-repo.c	the repository the sweep serves (--make-repo)
  *	bench-sweep.c	the runs: one pull per link, level and repetition
+ *	bench-update.c	--update: an update pulled whole and by delta
  *	bench-model.c	medians and the model fitted to them
  *	bench-report.c	the text report and the CSV files
  *	bench-svg.c	the figure
@@ -73,6 +74,16 @@ struct run {
 	uint64_t	 cached_files, cached;
 	uint64_t	 lvl[MAXLEVEL + 1];
 	uint64_t	 changes;
+	/*
+	 * Deltas (--update): lapply -v's "delta:" line (files by delta,
+	 * their bytes on the wire and whole, files fetched whole after a
+	 * failed delta), and the "delta requests" of cairnd's session-end
+	 * lines summed over the run's sessions (asked, answered from the
+	 * store of deltas with their bytes, answered with the whole file).
+	 */
+	int		 dline;		/* lapply's line found */
+	uint64_t	 dfiles, dwire, dwhole, dfailed;
+	uint64_t	 dasked, dhits, dbytes, dmisses;
 };
 
 /* Medians over the runs of one (link, level). */
@@ -88,6 +99,10 @@ struct cell {
 	uint64_t	 cached_med, cached_files_med;
 	uint64_t	 lvl_mean[MAXLEVEL + 1];
 	double		 changes_mean;
+	/* The delta counters of struct run: medians. */
+	int		 dlines;	/* runs with lapply's line */
+	uint64_t	 dfiles_med, dwire_med, dwhole_med, dfailed_med;
+	uint64_t	 dasked_med, dhits_med, dbytes_med, dmisses_med;
 };
 
 struct link {
@@ -102,7 +117,8 @@ struct link {
 	int		 best;		/* index of the best fixed level */
 	int		 fastest;	/* index of the fastest fixed level */
 	int		 autobest;	/* auto beat every fixed level */
-	struct cell	 cells[NLEVELS];
+	struct cell	 cells[NLEVELS];	/* --update: whole files */
+	struct cell	 dcells[NLEVELS];	/* --update: by delta */
 };
 
 /* What the corpus generator makes (bench-corpus.c). */
@@ -130,10 +146,15 @@ struct bench {
 	char		*cachedir;	/* <work>/zcache */
 	const char	*make_repo;
 	const char	*make_corpus;
+	/* --update OLD NEW: the two trees, and what the update costs. */
+	int		 update, levels_set;
+	const char	*old_tree, *new_tree;
+	uint64_t	 old_files, old_bytes;
+	double		 build_cpu, build_wall;	/* cairn-publish -d */
 	char		*work;
 	int		 keep, quiet;
 	/* Tools. */
-	char		*ktcheck, *fsdiff, *lapply, *cairnd;
+	char		*ktcheck, *fsdiff, *lapply, *cairnd, *publish;
 	/* Repository. */
 	char		*repo;
 	uint64_t	 raw_bytes;	/* regular file bytes in the corpus */
@@ -197,10 +218,32 @@ void	 corpus_make(const char *, const struct corpus_spec *, FILE *);
 
 /* bench-repo.c */
 void	 repo_make(struct bench *, const char *);
+void	 repo_publish(struct bench *, const char *, int);
 
 /* bench-sweep.c */
+struct relay;
+struct relay_stats;
+/* Where one pull runs: the client's directories and its options. */
+struct pullspec {
+	const char	*root;		/* the root lapply applies into */
+	const char	*client;	/* ktcheck's command file goes here */
+	const char	*dir;		/* apply.T and tools.log go here */
+	int		 verbose;	/* lapply -v (its delta line), not -q */
+};
 void	 sweep_link(struct bench *, struct link *);
+struct relay *sweep_relay(struct bench *, const struct link *);
+void	 sweep_pull(struct bench *, struct relay *, int,
+	    const struct pullspec *, struct run *, struct relay_stats *);
+void	 sweep_progress(struct bench *, const struct link *, int, int,
+	    const char *);
+void	 sweep_progress_end(struct bench *);
+void	 sweep_run_line(struct bench *, const struct link *, int, int,
+	    const char *, const struct run *);
+void	 sweep_retire(struct bench *, const char *);
 void	 run_retired_remove(struct bench *);
+
+/* bench-update.c */
+void	 update_sweep(struct bench *);
 
 /* bench-model.c */
 #define MODEL_GRID_N	1400
@@ -215,6 +258,8 @@ double	 model_crossover(const struct levelfit *, int);
 void	 report_text(struct bench *, const struct levelfit *, double *);
 void	 report_csv(const struct bench *, const double *);
 void	 report_runs_csv(const struct bench *);
+void	 report_update(const struct bench *);
+void	 report_update_csv(const struct bench *);
 
 /* bench-svg.c */
 void	 svg_write(const struct bench *, const struct levelfit *);

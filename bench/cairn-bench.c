@@ -59,6 +59,8 @@ static const char usage_text[] =
     "\t[-L link]... [-n reps] [-w workdir] [--csv file] [--svg file]\n"
     "\t[--runs-csv file] [--shaper relay | tc] [--server host:port]\n"
     "\t[--cache levels]\n"
+    "       cairn-bench [-kq] [-B bindir] [-l levels] [-L link]... [-n reps]\n"
+    "\t[-w workdir] [--csv file] [--shaper relay | tc] --update old new\n"
     "       cairn-bench [-B bindir] [-d dir | -s size] [--seed n] "
     "--make-repo dir\n"
     "       cairn-bench [--seed n] --make-corpus dir [size | --files n]\n"
@@ -89,6 +91,8 @@ static const struct {
 	    "measure the real link to a remote cairnd" },
 	{ "    --make-repo=dir", "only build the repository in dir" },
 	{ "    --cache=levels", "serve from a compressed cache warmed at levels" },
+	{ "    --update old new",
+	    "pull the update from tree old to new, whole and by delta" },
 	{ "    --make-corpus=dir", "only generate the corpus in dir" },
 	{ "    --files=n", "with --make-corpus: n small files" },
 	{ "    --seed=n", "seed of the corpus generator (1)" },
@@ -376,13 +380,16 @@ bench_free(struct bench *b)
 
 	for (k = 0; k < b->nlinks; k++) {
 		free(b->links[k].name);
-		for (li = 0; li < b->nlevels; li++)
+		for (li = 0; li < b->nlevels; li++) {
 			free(b->links[k].cells[li].runs);
+			free(b->links[k].dcells[li].runs);
+		}
 	}
 	free(b->ktcheck);
 	free(b->fsdiff);
 	free(b->lapply);
 	free(b->cairnd);
+	free(b->publish);
 	free(b->ip);
 	free(b->tcbin);
 	free(b->repo);
@@ -411,6 +418,39 @@ opt_bindir(struct bench *b, const char *dir)
 	b->bindir = abs;
 }
 
+/*
+ * --update OLD NEW: the two trees (directories), and what goes with them:
+ * the levels 6 and auto unless -l says otherwise; no other data, no
+ * remote server, no figure.
+ */
+static void
+opts_update(struct bench *b, int argc, char *argv[])
+{
+	struct stat	st;
+	int		i;
+
+	if (argc != 2)
+		baduse("--update takes two trees, OLD and NEW (%d given)",
+		    argc);
+	for (i = 0; i < 2; i++)
+		if (stat(argv[i], &st) == -1)
+			baduse("--update %s: %s", argv[i], strerror(errno));
+		else if (!S_ISDIR(st.st_mode))
+			baduse("--update %s: not a directory", argv[i]);
+	b->old_tree = argv[0];
+	b->new_tree = argv[1];
+	if (b->data != NULL || b->size_arg != NULL)
+		baduse("--update pulls the trees it is given: -d and -s do not "
+		    "apply");
+	if (b->server != NULL || b->cache != NULL || b->svg != NULL ||
+	    b->runs_csv != NULL || b->make_repo != NULL ||
+	    b->make_corpus != NULL)
+		baduse("--update goes without --server, --cache, --svg, "
+		    "--runs-csv, --make-repo and --make-corpus");
+	if (!b->levels_set)
+		parse_levels(b, "6,auto");
+}
+
 /* The options, into b; exits on a usage error. */
 static void
 opts_parse(struct bench *b, int argc, char *argv[])
@@ -435,6 +475,7 @@ opts_parse(struct bench *b, int argc, char *argv[])
 		{ "seed",	required_argument,	NULL, 'E' },
 		{ "shaper",	required_argument,	NULL, 'T' },
 		{ "runs-csv",	required_argument,	NULL, 'U' },
+		{ "update",	no_argument,		NULL, 'P' },
 		{ "help",	no_argument,		NULL, 'h' },
 		{ NULL,		0,			NULL, 0 }
 	};
@@ -458,6 +499,7 @@ opts_parse(struct bench *b, int argc, char *argv[])
 				baduse("--levels %s: expected levels 0-9, and "
 				    "auto beside one of them, such as 0-9 or "
 				    "0,1,6,auto", optarg);
+			b->levels_set = 1;
 			break;
 		case 'L':
 			if (parse_link(b, optarg) == -1)
@@ -512,6 +554,9 @@ opts_parse(struct bench *b, int argc, char *argv[])
 		case 'U':
 			b->runs_csv = optarg;
 			break;
+		case 'P':
+			b->update = 1;
+			break;
 		case 'T':
 			if (strcmp(optarg, "tc") == 0)
 				b->tc = 1;
@@ -534,7 +579,9 @@ opts_parse(struct bench *b, int argc, char *argv[])
 	if (b->make_corpus != NULL && optind == argc - 1 &&
 	    b->corpus.files == 0)
 		opt_size(b, argv[optind++]);
-	if (optind != argc)
+	if (b->update)
+		opts_update(b, argc - optind, argv + optind);
+	else if (optind != argc)
 		usage();
 	if (b->corpus.files > 0 && b->make_corpus == NULL)
 		baduse("--files makes a corpus of small files: it goes with "
@@ -594,12 +641,14 @@ find_tools(struct bench *b)
 		b->ktcheck = spawn_find_in(b->bindir, "ktcheck");
 		b->lapply = spawn_find_in(b->bindir, "lapply");
 		b->cairnd = spawn_find_in(b->bindir, "cairnd");
+		b->publish = spawn_find_in(b->bindir, "cairn-publish");
 	} else {
 		where = xstrdup("next to cairn-bench or in PATH");
 		b->fsdiff = spawn_find(b, "fsdiff");
 		b->ktcheck = spawn_find(b, "ktcheck");
 		b->lapply = spawn_find(b, "lapply");
 		b->cairnd = spawn_find(b, "cairnd");
+		b->publish = spawn_find(b, "cairn-publish");
 	}
 	if (b->fsdiff == NULL)
 		fatalx("fsdiff not found %s", where);
@@ -610,6 +659,9 @@ find_tools(struct bench *b)
 		if (b->server == NULL && b->cairnd == NULL)
 			fatalx("cairnd not found %s (or give --server)",
 			    where);
+		if (b->update && b->publish == NULL)
+			fatalx("cairn-publish is needed by --update: not found "
+			    "%s", where);
 	}
 	free(where);
 }
@@ -740,7 +792,7 @@ main(int argc, char *argv[])
 	 * measured with a warning).
 	 */
 	if (b.make_corpus == NULL && b.make_repo == NULL && b.data == NULL &&
-	    b.server == NULL && b.corpus.size < BENCH_MINDATA)
+	    b.server == NULL && !b.update && b.corpus.size < BENCH_MINDATA)
 		baduse("--corpus %s: too small to measure (the pull would be "
 		    "timed by the tools' start-up); at least 1M", b.size_arg);
 	if (b.make_corpus != NULL) {
@@ -767,7 +819,9 @@ main(int argc, char *argv[])
 		printf("repository in %s: %" PRIu64 " files, %.1f MB; serve "
 		    "it with cairnd -Z 9 -D %s\n", b.make_repo, b.nfiles,
 		    b.raw_bytes / 1e6, b.make_repo);
-	} else
+	} else if (b.update)
+		update_sweep(&b);
+	else
 		sweep(&b);
 	if (own_work && !b.keep)
 		util_rmtree(b.work);

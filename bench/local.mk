@@ -11,8 +11,8 @@ bin_PROGRAMS += bench/cairn-bench
 bench_cairn_bench_SOURCES = bench/bench.h \
 	bench/cairn-bench.c bench/bench-util.c bench/bench-spawn.c \
 	bench/bench-tc.c bench/bench-corpus.c bench/bench-repo.c \
-	bench/bench-sweep.c bench/bench-model.c bench/bench-report.c \
-	bench/bench-svg.c
+	bench/bench-sweep.c bench/bench-update.c bench/bench-model.c \
+	bench/bench-report.c bench/bench-svg.c
 bench_cairn_bench_CFLAGS = $(AM_CFLAGS) $(PTHREAD_CFLAGS)
 bench_cairn_bench_LDADD = bench/librelay.a $(CAIRN_LIBS) $(PTHREAD_LIBS) -lm
 
@@ -41,6 +41,7 @@ bench: all
 	$(MAKE) $(AM_MAKEFLAGS) bench-jobs
 	$(MAKE) $(AM_MAKEFLAGS) bench-load
 	$(MAKE) $(AM_MAKEFLAGS) bench-sign
+	$(MAKE) $(AM_MAKEFLAGS) bench-update-links
 
 # lapply -j 1 against -j 4 (BENCH_JOBS_N) pulling compressible text at
 # -Z 6 (see bench/bench-jobs.sh).
@@ -108,7 +109,17 @@ bench-update: all
 	    top_srcdir='$(abs_top_srcdir)' \
 	    $(SHELL) '$(abs_top_srcdir)/bench/bench-update.sh'
 
-.PHONY: bench-delta bench-update
+# The same update with cairn-bench --update: whole files against deltas
+# at -Z 6 and -Z auto on each link profile (the relay), the report and
+# a CSV (bench-update-links.csv); BENCH_UPDATE_LINKS and
+# BENCH_UPDATE_REPS change them (see bench/bench-update-links.sh).
+dist_noinst_SCRIPTS += bench/bench-update-links.sh
+bench-update-links: all
+	BENCH_DATA='$(CAIRN_BENCH_DIR)' top_builddir='$(abs_top_builddir)' \
+	    top_srcdir='$(abs_top_srcdir)' \
+	    $(SHELL) '$(abs_top_srcdir)/bench/bench-update-links.sh'
+
+.PHONY: bench-delta bench-update bench-update-links
 # --- make bench-delta (end) ---
 
 # --- make bench-scale (begin) ---

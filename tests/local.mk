@@ -220,7 +220,7 @@ DOC_TESTS = \
 	tests/integ/t-readme-walkthrough.sh \
 	tests/integ/t-readme-fuzz.sh
 
-# cairn-bench: the corpus, the link relay, the sweep, its report.
+# cairn-bench: the corpus, the link relay, the sweep, its report, --update.
 BENCH_TESTS = \
 	tests/integ/t-bench-corpus.sh \
 	tests/integ/t-bench-relay.sh \
@@ -228,7 +228,8 @@ BENCH_TESTS = \
 	tests/integ/t-bench-tc.sh \
 	tests/integ/t-bench-runlines.sh \
 	tests/integ/t-bench-advice.sh \
-	tests/integ/t-bench-delta.sh
+	tests/integ/t-bench-delta.sh \
+	tests/integ/t-bench-update.sh
 
 INTEG_TESTS = $(VECTOR_TESTS) $(TOOLS_TESTS) $(TRANSCRIPT_TESTS) \
 	$(KTCHECK_TESTS) $(UPLOAD_TESTS) $(LAPPLY_TESTS) $(CAIRND_TESTS) \
