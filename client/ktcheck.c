@@ -15,7 +15,7 @@
  * command file and transcript this run uses, fetched or already in
  * place, must be what the release lists, before anything is renamed
  * into place; only then is the release recorded in release.state
- * (net/release.h).  A refusal changes nothing and exits KT_REFUSED.
+ * (net/trust.h).  A refusal changes nothing and exits KT_REFUSED.
  */
 #include "config.h"
 
@@ -51,7 +51,7 @@
 #include "net.h"
 #include "pathcmp.h"
 #include "proto.h"
-#include "release.h"
+#include "trust.h"
 #include "reqwin.h"
 #include "sig.h"
 #include "strlist.h"
@@ -114,7 +114,7 @@ struct kt {
 	struct sigkeys	*keys;		/* pinned, or NULL: none */
 	const char	*keypath;	/* ... where they came from */
 	struct manifest	 man;		/* the release, verified */
-	struct release_state prev, cur;	/* accepted before, and now */
+	struct trust_state prev, cur;	/* accepted before, and now */
 	struct kt_used	*used;		/* files to check against it */
 	size_t		 nused;
 	struct cksum	*rck;		/* digests with the release's */
@@ -596,8 +596,8 @@ release_verify(struct kt *kt)
  * fsyncs and a rename) would change nothing.
  */
 static int
-release_unchanged(const struct release_state *prev,
-    const struct release_state *cur)
+release_unchanged(const struct trust_state *prev,
+    const struct trust_state *cur)
 {
 	return prev->have && cur->have && prev->serial == cur->serial &&
 	    prev->expires == cur->expires &&
@@ -1140,7 +1140,7 @@ main(int argc, char *argv[])
 		fatal("%s", kt.kdir[0] != '\0' ? kt.kdir : ".");
 	if (!kt.nflag)
 		stage_clean(&kt);
-	if (kt.keys != NULL && release_state_read(kt.kdirfd, kt.kdir,
+	if (kt.keys != NULL && trust_state_read(kt.kdirfd, kt.kdir,
 	    &kt.prev, &cerr) == -1)
 		fatalx("%s", cerr.msg);
 	if ((kt.net = net_open(&kt.no, &kt.err)) == NULL)
@@ -1148,10 +1148,10 @@ main(int argc, char *argv[])
 	kt.win = reqwin_new(kt.net, 1, REQWIN_MAXBYTES, &kt_fetch, NULL);
 	rc = KT_ERROR;
 	if (kt.keys != NULL) {
-		r = release_fetch(kt.net, kt.keys, kt.keypath, &kt.prev,
+		r = trust_fetch(kt.net, kt.keys, kt.keypath, &kt.prev,
 		    (int64_t)time(NULL), &kt.man, &kt.cur, &kt.err);
-		if (r != RELEASE_OK) {
-			kt.refused = r == RELEASE_REFUSED;
+		if (r != TRUST_OK) {
+			kt.refused = r == TRUST_REFUSED;
 			goto done;
 		}
 		haveman = 1;
@@ -1171,7 +1171,7 @@ main(int argc, char *argv[])
 	stage_remove(&kt);
 	if (kt.keys != NULL && !kt.nflag &&
 	    !release_unchanged(&kt.prev, &kt.cur) &&
-	    release_state_write(kt.kdirfd, kt.kdir, &kt.cur, &kt.err) == -1)
+	    trust_state_write(kt.kdirfd, kt.kdir, &kt.cur, &kt.err) == -1)
 		goto done;
 	if (kt.clean && !kt.nflag) {
 		if ((fd = open(kt.kdir[0] != '\0' ? kt.kdir : ".", O_RDONLY |

@@ -17,7 +17,7 @@ net_libnet_a_SOURCES = \
 	net/reqwin.c net/reqwin.h \
 	net/reqpool.c net/reqpool.h \
 	net/copts.c net/copts.h \
-	net/release.c net/release.h
+	net/trust.c net/trust.h
 net_libnet_a_CFLAGS = $(AM_CFLAGS) $(PTHREAD_CFLAGS)
 # -k's default: the public keys pinned (ktcheck(1), lapply(1)).
 net_libnet_a_CPPFLAGS = $(AM_CPPFLAGS) \

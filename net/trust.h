@@ -1,5 +1,5 @@
 /*
- * release.h: what a client with public keys pinned checks of the
+ * trust.h: what a client with public keys pinned checks of the
  * server's signed release (docs/formats.md section 15, docs/protocol.md
  * section 5.12), before anything changes on disk: the server offers
  * one, its signature verifies with a pinned key, it has not expired, it
@@ -16,8 +16,8 @@
  * written whole or not at all (temp file, fsync, rename, fsync of the
  * directory).
  */
-#ifndef CAIRN_NET_RELEASE_H
-#define CAIRN_NET_RELEASE_H
+#ifndef CAIRN_TRUST_H
+#define CAIRN_TRUST_H
 
 #include <stdint.h>
 
@@ -28,47 +28,47 @@ struct manifest;
 struct net;
 struct sigkeys;
 
-#define RELEASE_STATE	"release.state"
-#define RELEASE_STATEMAX 512		/* bytes of a state file */
+#define TRUST_STATE	"release.state"
+#define TRUST_STATEMAX 512		/* bytes of a state file */
 
 /* The release accepted: as the state file records it. */
-struct release_state {
+struct trust_state {
 	int		 have;		/* 0: none accepted yet */
 	uint64_t	 serial;
 	char		 digest[CKSUM_B64MAX];	/* SHA-256 of the manifest */
 	int64_t		 expires;
 };
 
-/* Outcomes of release_fetch. */
-#define RELEASE_OK	0
-#define RELEASE_REFUSED	(-1)	/* not signed, expired, rollback... */
-#define RELEASE_ERROR	(-2)	/* the session failed */
+/* Outcomes of trust_fetch. */
+#define TRUST_OK	0
+#define TRUST_REFUSED	(-1)	/* not signed, expired, rollback... */
+#define TRUST_ERROR	(-2)	/* the session failed */
 
 /*
- * Read the state file RELEASE_STATE in the directory dfd (dir: how
+ * Read the state file TRUST_STATE in the directory dfd (dir: how
  * messages name that directory, "" or ending in "/").  0 with *st (have
  * 0 when there is none), or -1 with err naming the file and the line
  * (a state file that cannot be read is never taken as none: that would
  * let an older release in).
  */
-int	release_state_read(int dfd, const char *dir, struct release_state *st,
+int	trust_state_read(int dfd, const char *dir, struct trust_state *st,
 	    struct cerr *err);
 
 /* Write st as the state file in dfd, durably.  0, or -1 with err. */
-int	release_state_write(int dfd, const char *dir,
-	    const struct release_state *st, struct cerr *err);
+int	trust_state_write(int dfd, const char *dir,
+	    const struct trust_state *st, struct cerr *err);
 
 /*
  * Ask the server on net for its release (RETR MANIFEST and SIGNATURE),
  * verify it with keys (loaded from keypath, for messages), refuse one
  * expired at now, older than prev or with prev's serial and another
- * manifest.  RELEASE_OK with *m (manifest_free it) and *cur (the state
- * to record once every file checked); RELEASE_REFUSED or RELEASE_ERROR
+ * manifest.  TRUST_OK with *m (manifest_free it) and *cur (the state
+ * to record once every file checked); TRUST_REFUSED or TRUST_ERROR
  * with err.
  */
-int	release_fetch(struct net *, const struct sigkeys *keys,
-	    const char *keypath, const struct release_state *prev,
-	    int64_t now, struct manifest *m, struct release_state *cur,
+int	trust_fetch(struct net *, const struct sigkeys *keys,
+	    const char *keypath, const struct trust_state *prev,
+	    int64_t now, struct manifest *m, struct trust_state *cur,
 	    struct cerr *err);
 
 #endif

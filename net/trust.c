@@ -1,6 +1,6 @@
 /*
- * release.c: the signed release as a client with keys pinned checks it
- * (release.h): fetched over the session, verified with the pinned keys,
+ * trust.c: the signed release as a client with keys pinned checks it
+ * (trust.h): fetched over the session, verified with the pinned keys,
  * compared with the clock and with the release accepted before.
  */
 #include "config.h"
@@ -25,13 +25,13 @@
 #include "intr.h"
 #include "manifest.h"
 #include "net.h"
-#include "release.h"
+#include "trust.h"
 #include "sig.h"
 #include "xmalloc.h"
 
 /* A decimal number, no sign, no leading zero, within max. */
 static int
-release_num(const char *s, uint64_t max, uint64_t *out)
+trust_num(const char *s, uint64_t max, uint64_t *out)
 {
 	uint64_t	 v = 0;
 
@@ -48,21 +48,21 @@ release_num(const char *s, uint64_t max, uint64_t *out)
 }
 
 int
-release_state_read(int dfd, const char *dir, struct release_state *st,
+trust_state_read(int dfd, const char *dir, struct trust_state *st,
     struct cerr *err)
 {
-	char		 text[RELEASE_STATEMAX + 1], *line, *next, *sp;
+	char		 text[TRUST_STATEMAX + 1], *line, *next, *sp;
 	uint64_t	 v;
 	ssize_t		 n;
 	size_t		 len = 0;
 	int		 fd, lineno = 0;
 
 	memset(st, 0, sizeof(*st));
-	if ((fd = openat(dfd, RELEASE_STATE, O_RDONLY | O_NOFOLLOW |
+	if ((fd = openat(dfd, TRUST_STATE, O_RDONLY | O_NOFOLLOW |
 	    O_NONBLOCK | O_CLOEXEC)) == -1) {
 		if (errno == ENOENT)
 			return 0;
-		cerr_errno(err, "%s%s", dir, RELEASE_STATE);
+		cerr_errno(err, "%s%s", dir, TRUST_STATE);
 		return -1;
 	}
 	while (len < sizeof(text) && (n = read(fd, text + len,
@@ -70,15 +70,15 @@ release_state_read(int dfd, const char *dir, struct release_state *st,
 		len += (size_t)n;
 	close(fd);
 	if (len == sizeof(text)) {
-		cerr_set(err, "%s%s: more than %d bytes", dir, RELEASE_STATE,
-		    RELEASE_STATEMAX);
+		cerr_set(err, "%s%s: more than %d bytes", dir, TRUST_STATE,
+		    TRUST_STATEMAX);
 		return -1;
 	}
 	text[len] = '\0';
 	if (memchr(text, '\0', len) != NULL || len == 0 ||
 	    text[len - 1] != '\n') {
 		cerr_set(err, "%s%s: not a release state file", dir,
-		    RELEASE_STATE);
+		    TRUST_STATE);
 		return -1;
 	}
 	for (line = text; *line != '\0'; line = next) {
@@ -89,14 +89,14 @@ release_state_read(int dfd, const char *dir, struct release_state *st,
 			goto bad;
 		*sp++ = '\0';
 		if (lineno == 1 && strcmp(line, "serial") == 0 &&
-		    release_num(sp, INT64_MAX, &v) == 0 && v > 0)
+		    trust_num(sp, INT64_MAX, &v) == 0 && v > 0)
 			st->serial = v;
 		else if (lineno == 2 && strcmp(line, "digest") == 0 &&
 		    strncmp(sp, "sha256 ", 7) == 0 &&
 		    strlen(sp + 7) == 44 && strchr(sp + 7, ' ') == NULL)
 			strlcpy(st->digest, sp + 7, sizeof(st->digest));
 		else if (lineno == 3 && strcmp(line, "expires") == 0 &&
-		    release_num(sp, INT64_MAX, &v) == 0)
+		    trust_num(sp, INT64_MAX, &v) == 0)
 			st->expires = (int64_t)v;
 		else
 			goto bad;
@@ -109,25 +109,25 @@ release_state_read(int dfd, const char *dir, struct release_state *st,
 	return 0;
 bad:
 	cerr_set(err, "%s%s: line %d: not a release state file (remove it "
-	    "to accept any release the keys verify)", dir, RELEASE_STATE,
+	    "to accept any release the keys verify)", dir, TRUST_STATE,
 	    lineno);
 	return -1;
 }
 
 int
-release_state_write(int dfd, const char *dir, const struct release_state *st,
+trust_state_write(int dfd, const char *dir, const struct trust_state *st,
     struct cerr *err)
 {
-	char	 text[RELEASE_STATEMAX], tmp[64];
+	char	 text[TRUST_STATEMAX], tmp[64];
 	int	 fd = -1, n;
 
 	n = snprintf(text, sizeof(text), "serial %" PRIu64 "\ndigest sha256 "
 	    "%s\nexpires %" PRId64 "\n", st->serial, st->digest, st->expires);
 	if (n < 0 || (size_t)n >= sizeof(text)) {
-		cerr_set(err, "%s%s: state too long", dir, RELEASE_STATE);
+		cerr_set(err, "%s%s: state too long", dir, TRUST_STATE);
 		return -1;
 	}
-	(void)snprintf(tmp, sizeof(tmp), ".%s.%ld", RELEASE_STATE,
+	(void)snprintf(tmp, sizeof(tmp), ".%s.%ld", TRUST_STATE,
 	    (long)getpid());
 	/* An interrupt leaves the old state, never half of the new one. */
 	(void)intr_hold();
@@ -144,8 +144,8 @@ release_state_write(int dfd, const char *dir, const struct release_state *st,
 		goto fail;
 	}
 	fd = -1;
-	if (renameat(dfd, tmp, dfd, RELEASE_STATE) == -1) {
-		cerr_errno(err, "%s%s: rename", dir, RELEASE_STATE);
+	if (renameat(dfd, tmp, dfd, TRUST_STATE) == -1) {
+		cerr_errno(err, "%s%s: rename", dir, TRUST_STATE);
 		goto fail;
 	}
 	intr_release();
@@ -164,7 +164,7 @@ fail:
 
 /* t as a date in UTC, for messages. */
 static const char *
-release_date(int64_t t, char *out, size_t len)
+trust_date(int64_t t, char *out, size_t len)
 {
 	struct tm	 tm;
 	time_t		 tt = (time_t)t;
@@ -177,28 +177,28 @@ release_date(int64_t t, char *out, size_t len)
 
 /* RETR <kind> into memory, at most max bytes. */
 static int
-release_get(struct net *net, const char *kind, const char *what,
+trust_get(struct net *net, const char *kind, const char *what,
     int64_t max, char **data, size_t *len, struct cerr *err)
 {
 	struct cerr	 e;
 	int		 rc;
 
 	if (net_send_retr(net, kind, NULL, NULL, err) == -1)
-		return RELEASE_ERROR;
+		return TRUST_ERROR;
 	if ((rc = dl_tomem(net, what, max, data, len, &e)) == DL_OK)
-		return RELEASE_OK;
+		return TRUST_OK;
 	/* The server's refusal names the server only: say what it was. */
 	if (strstr(e.msg, what) == NULL)
 		cerr_set(err, "%s: %s", what, e.msg);
 	else
 		*err = e;
-	return rc == DL_DEAD ? RELEASE_ERROR : RELEASE_REFUSED;
+	return rc == DL_DEAD ? TRUST_ERROR : TRUST_REFUSED;
 }
 
 int
-release_fetch(struct net *net, const struct sigkeys *keys,
-    const char *keypath, const struct release_state *prev, int64_t now,
-    struct manifest *m, struct release_state *cur, struct cerr *err)
+trust_fetch(struct net *net, const struct sigkeys *keys,
+    const char *keypath, const struct trust_state *prev, int64_t now,
+    struct manifest *m, struct trust_state *cur, struct cerr *err)
 {
 	struct cerr	 e;
 	char		*man = NULL, *sig = NULL, src[128];
@@ -211,21 +211,21 @@ release_fetch(struct net *net, const struct sigkeys *keys,
 	if (!net_has_cap(net, "MANIFEST")) {
 		cerr_set(err, "%s: offers no signed release (keys pinned in "
 		    "%s): refusing", net_peer(net), keypath);
-		return RELEASE_REFUSED;
+		return TRUST_REFUSED;
 	}
 	(void)snprintf(src, sizeof(src), "release manifest");
-	if ((rc = release_get(net, "MANIFEST", src, MANIFEST_MAX, &man,
-	    &manlen, &e)) != RELEASE_OK) {
+	if ((rc = trust_get(net, "MANIFEST", src, MANIFEST_MAX, &man,
+	    &manlen, &e)) != TRUST_OK) {
 		cerr_set(err, "%s: refusing", e.msg);
 		goto out;
 	}
 	(void)snprintf(src, sizeof(src), "release signature");
-	if ((rc = release_get(net, "SIGNATURE", src, SIG_MAX, &sig, &siglen,
-	    &e)) != RELEASE_OK) {
+	if ((rc = trust_get(net, "SIGNATURE", src, SIG_MAX, &sig, &siglen,
+	    &e)) != TRUST_OK) {
 		cerr_set(err, "%s: refusing", e.msg);
 		goto out;
 	}
-	rc = RELEASE_REFUSED;
+	rc = TRUST_REFUSED;
 	if (sig_verify(keys, sig, siglen, src, man, manlen, keyid, &e) ==
 	    -1) {
 		cerr_set(err, "%s: release not signed by a key pinned in %s: "
@@ -249,7 +249,7 @@ release_fetch(struct net *net, const struct sigkeys *keys,
 	if (now >= m->expires) {
 		cerr_set(err, "%s: release %" PRIu64 " expired at %s: "
 		    "refusing", net_peer(net), m->serial,
-		    release_date(m->expires, date, sizeof(date)));
+		    trust_date(m->expires, date, sizeof(date)));
 		goto out;
 	}
 	if (prev->have && m->serial < prev->serial) {
@@ -265,9 +265,9 @@ release_fetch(struct net *net, const struct sigkeys *keys,
 		    net_peer(net), m->serial, prev->serial);
 		goto out;
 	}
-	rc = RELEASE_OK;
+	rc = TRUST_OK;
 out:
-	if (rc != RELEASE_OK && parsed)
+	if (rc != TRUST_OK && parsed)
 		manifest_free(m);
 	free(man);
 	free(sig);
