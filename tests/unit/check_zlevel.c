@@ -117,7 +117,7 @@ END_TEST
 static void
 grant(int max, int autook, const char *arg, int level, int zauto)
 {
-	struct zlevel_limit	 lim = { max, autook };
+	struct zlevel_limit	 lim = { { max, 0 }, autook };
 	struct zlevel		 zl;
 
 	memset(&zl, 0xff, sizeof(zl));
@@ -130,11 +130,15 @@ grant(int max, int autook, const char *arg, int level, int zauto)
 
 START_TEST(test_grant)
 {
-	struct zlevel_limit	 off = { 0, 1 }, fixed = { 6, 0 }, all = { 6, 1 };
+	struct zlevel_limit	 off = { { 0, 0 }, 1 }, fixed = { { 6, 0 }, 0 };
+	struct zlevel_limit	 all = { { 6, 3 }, 1 };
 
-	ck_assert_int_eq(zlevel_offered(&off), 0);
+	ck_assert_int_eq(zlevel_offered(&off, ZLEVEL_ZLIB), 0);
+	ck_assert_int_eq(zlevel_offered_any(&off), 0);
 	ck_assert_int_eq(zlevel_offered_auto(&off), 0);
-	ck_assert_int_ne(zlevel_offered(&fixed), 0);
+	ck_assert_int_ne(zlevel_offered(&fixed, ZLEVEL_ZLIB), 0);
+	ck_assert_int_eq(zlevel_offered(&fixed, ZLEVEL_ZSTD), 0);
+	ck_assert_int_ne(zlevel_offered(&all, ZLEVEL_ZSTD), 0);
 	ck_assert_int_eq(zlevel_offered_auto(&fixed), 0);
 	ck_assert_int_ne(zlevel_offered_auto(&all), 0);
 
@@ -190,7 +194,7 @@ live(int sv[2])
 
 START_TEST(test_pin_fixed)
 {
-	struct zlevel_limit	 lim = { 6, 1 };
+	struct zlevel_limit	 lim = { { 6, 0 }, 1 };
 	struct zlevel		 zl;
 	struct conn		*c;
 	struct cerr		 err;
@@ -220,7 +224,7 @@ END_TEST
 
 START_TEST(test_pin_auto)
 {
-	struct zlevel_limit	 lim = { 3, 1 };
+	struct zlevel_limit	 lim = { { 3, 0 }, 1 };
 	struct zlevel		 zl;
 	struct conn		*c;
 	struct cerr		 err;
