@@ -33,7 +33,7 @@ struct zlevel_row {
  * stays) at 1, the level that compresses faster than a gigabit link
  * carries; "-Z zstd" is zstd's own default level, 3, which is also the
  * most cairnd offers by default: a session's zstd contexts then hold
- * at most 6 MiB (cairnd(8), "Compression").
+ * about 6 MiB, under 8 (cairnd(8), "Compression").
  */
 static const struct zlevel_row zlevel_rows[ZLEVEL_NCODECS] = {
 	[ZLEVEL_ZLIB] = { "ZLIB", "zlib", 0, ZS_MAXLEVEL, 1, 1, 6, 1, 0 },
