@@ -169,8 +169,24 @@ rap "$PORT" 'QUIT\r\n' >"$T/rap" || fail "rap"
 grep -q '^200 CAPA ZLIB REPO.$' "$T/rap" || fail "-A fixed: $(cat "$T/rap")"
 stop_cairnd
 
-# -Y alone: zstd only; a zlib level finds no ZLIB.
+# COMP of a codec not offered, of none offered.
+start_cairnd "$R" -Z 6 -Y 0
+rap "$PORT" 'COMP ZSTD 3\r\nQUIT\r\n' >"$T/rap" || fail "rap"
+grep -q '^501 ZSTD compression not enabled.$' "$T/rap" ||
+    fail "COMP ZSTD of -Y 0: $(cat "$T/rap")"
+stop_cairnd
+start_cairnd "$R"
+rap "$PORT" 'COMP ZSTD 3\r\nQUIT\r\n' >"$T/rap" || fail "rap"
+grep -q '^501 Compression not enabled.$' "$T/rap" ||
+    fail "COMP ZSTD without compression: $(cat "$T/rap")"
+stop_cairnd
+
+# -Y alone: zstd only; a zlib level finds no ZLIB, and COMP ZLIB is
+# refused.
 start_cairnd "$R" -Y 3
+rap "$PORT" 'COMP ZLIB 6\r\nQUIT\r\n' >"$T/rap" || fail "rap"
+grep -q '^501 ZLIB compression not enabled.$' "$T/rap" ||
+    fail "COMP ZLIB of -Y alone: $(cat "$T/rap")"
 pull -Z zstd:1
 has "$T/kt.err" '<<< 200 CAPA REPO ZSTD=3' "-Y alone"
 has "$T/kt.err" '<<< 220 ZSTD compression level 1 enabled' "-Y alone"
