@@ -200,7 +200,8 @@ zstdconn_encode(void *arg, const void *p, size_t len, int flush,
 		return -1;
 	zs->dirty = flush == CONN_FLUSH_NONE && (zs->dirty || len > 0);
 	zs->zout += buf_len(out) - before;
-	zs->lvl_raw[zs->level] += len;
+	if ((size_t)zs->level < ZSTDCONN_NELEM(zs->lvl_raw))
+		zs->lvl_raw[zs->level] += len;
 	return 0;
 }
 
@@ -372,11 +373,6 @@ zstdconn_start(struct conn *c, int level, int ratio, struct cerr *err)
 		cerr_set(err, "%s: compression already on", conn_peer(c));
 		return -1;
 	}
-	if (level < 0 || level > ZSTDCONN_MAXLEVEL) {
-		cerr_set(err, "%s: zstd level %d: out of range", conn_peer(c),
-		    level);
-		return -1;
-	}
 	zs = xcalloc(1, sizeof(*zs));
 	zs->c = c;
 	zs->tmp = buf_new(ZSTDCONN_SCRATCH);
@@ -424,11 +420,6 @@ zstdconn_set_level(struct conn *c, int level, struct cerr *err)
 		cerr_set(err, "%s: compression is off", conn_peer(c));
 		return -1;
 	}
-	if (level < 0 || level > ZSTDCONN_MAXLEVEL) {
-		cerr_set(err, "%s: zstd level %d: out of range", conn_peer(c),
-		    level);
-		return -1;
-	}
 	zs->base = level;
 	if (zs->pin >= 0)
 		return 0;
@@ -442,11 +433,6 @@ zstdconn_pin_level(struct conn *c, int level, struct cerr *err)
 
 	if (zs == NULL)
 		return 0;
-	if (level > ZSTDCONN_MAXLEVEL) {
-		cerr_set(err, "%s: zstd level %d: out of range", conn_peer(c),
-		    level);
-		return -1;
-	}
 	if (level < 0)
 		level = -1;
 	if (level == zs->pin)
