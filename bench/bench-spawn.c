@@ -342,6 +342,9 @@ spawn_cairnd(struct bench *b, uint16_t *portp)
 	argv[i++] = b->repo;
 	argv[i++] = "-Z";
 	argv[i++] = zcap;
+	/* zlib alone: the sweep measures zlib's levels, fixed and auto. */
+	argv[i++] = "-Y";
+	argv[i++] = "0";
 	if (b->cachedir != NULL) {
 		argv[i++] = "-c";
 		argv[i++] = b->cachedir;

@@ -58,7 +58,7 @@ struct connstats {
 	int		 level;			/* deflate level, 0 = none */
 	/* With compression on: */
 	uint64_t	 zout;		/* compressed bytes made (or spliced) */
-	uint64_t	 lvl_raw[10];	/* plain bytes sent at each level */
+	uint64_t	 lvl_raw[20];	/* plain bytes sent at each level */
 	uint64_t	 spliced_raw;	/* plain bytes sent as ready-made */
 	uint64_t	 spliced_wire;	/* ... deflate data (zconn_splice) */
 	uint64_t	 zswitches;	/* level changes of the automatic level */

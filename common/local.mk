@@ -25,6 +25,7 @@ common_libcairn_a_SOURCES = \
 	common/conn.c common/conn.h \
 	common/connra.c common/connra.h \
 	common/zconn.c common/zconn.h \
+	common/zstdconn.c common/zstdconn.h \
 	common/zlevel.c common/zlevel.h \
 	common/zauto.c common/zauto.h \
 	common/zstream.c common/zstream.h \

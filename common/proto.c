@@ -219,6 +219,26 @@ proto_nogreeting(struct conn *c, const struct proto_budget *b, int64_t t0,
 	/* Else a read error, as conn worded it. */
 }
 
+/*
+ * [cairn] "ZSTD=<max>" (the name in any case, <max> 1 to 99 in decimal
+ * digits): zstd up to level <max>.  Anything else near it is no offer.
+ */
+static void
+proto_cap_zstd(const char *cap, unsigned *caps)
+{
+	const char	*p;
+	unsigned	 v = 0;
+
+	if (strncasecmp(cap, "ZSTD=", 5) != 0)
+		return;
+	for (p = cap + 5; *p >= '0' && *p <= '9' && v < 100; p++)
+		v = v * 10 + (unsigned)(*p - '0');
+	if (p == cap + 5 || *p != '\0' || v < 1 || v > 99)
+		return;
+	*caps = (*caps & ~(PROTO_CAP_ZSTD | (0xffU << 8))) | PROTO_CAP_ZSTD |
+	    (v << 8);
+}
+
 int
 proto_banner(struct conn *c, unsigned *caps, struct cerr *err)
 {
@@ -272,6 +292,7 @@ proto_banner(struct conn *c, unsigned *caps, struct cerr *err)
 				*caps |= PROTO_CAP_DELTA;
 			if (strcasecmp(av[i], "MANIFEST") == 0)
 				*caps |= PROTO_CAP_MANIFEST;
+			proto_cap_zstd(av[i], caps);
 		}
 	} while (more);
 	return 0;

@@ -55,6 +55,9 @@ struct conn;
 #define PROTO_CAP_ZAUTO		0x04	/* [cairn] COMP ZLIB AUTO */
 #define PROTO_CAP_DELTA		0x08	/* [cairn] DELTA requests */
 #define PROTO_CAP_MANIFEST	0x10	/* [cairn] a signed release */
+#define PROTO_CAP_ZSTD		0x20	/* [cairn] COMP ZSTD, "ZSTD=<max>" */
+/* The <max> of "ZSTD=<max>" (1 to 99), kept in the bits above. */
+#define PROTO_CAP_ZSTDMAX(caps)	(((caps) >> 8) & 0xff)
 
 /*
  * Split a request or reply line in place into at most max tokens,

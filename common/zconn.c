@@ -41,9 +41,7 @@ struct zconn {
 	zconn_capture_fn capfn;		/* sees compressed output, NULL */
 	void		*caparg;
 
-	/* Inflate guard: line bytes in the window, wire used at its start. */
-	int		 ratio;
-	uint64_t	 wline, wmark;
+	struct zconn_guard guard;	/* inflate guard on lines */
 
 	/* What the automatic level is fed: since the last sample. */
 	uint64_t	 mark;		/* ns clock at the last sample */
@@ -212,27 +210,35 @@ zconn_sent(void *arg, struct buf *out, struct cerr *err)
  * ZCONN_WINDOW line bytes, the lines may be at most ratio times the
  * compressed bytes inflated meanwhile.
  */
+int
+zconn_guard_lines(struct zconn_guard *g, size_t n, uint64_t used,
+    struct cerr *err)
+{
+	uint64_t	 wire;
+
+	if (g->ratio <= 0)
+		return 0;
+	g->wline += n;
+	if (g->wline < ZCONN_WINDOW)
+		return 0;
+	wire = used - g->wmark;
+	if (g->wline > (uint64_t)g->ratio * wire) {
+		cerr_set(err, "compressed lines inflate more than %d:1 "
+		    "(%llu bytes from %llu)", g->ratio,
+		    (unsigned long long)g->wline, (unsigned long long)wire);
+		return -1;
+	}
+	g->wline = 0;
+	g->wmark = used;
+	return 0;
+}
+
 static int
 zconn_lines(void *arg, size_t n, uint64_t used, struct cerr *err)
 {
 	struct zconn	*zc = arg;
-	uint64_t	 wire;
 
-	if (zc->ratio <= 0)
-		return 0;
-	zc->wline += n;
-	if (zc->wline < ZCONN_WINDOW)
-		return 0;
-	wire = used - zc->wmark;
-	if (zc->wline > (uint64_t)zc->ratio * wire) {
-		cerr_set(err, "compressed lines inflate more than %d:1 "
-		    "(%llu bytes from %llu)", zc->ratio,
-		    (unsigned long long)zc->wline, (unsigned long long)wire);
-		return -1;
-	}
-	zc->wline = 0;
-	zc->wmark = used;
-	return 0;
+	return zconn_guard_lines(&zc->guard, n, used, err);
 }
 
 static void
@@ -294,7 +300,7 @@ zconn_start(struct conn *c, int level, int ratio, struct cerr *err)
 	zc->tmp = buf_new(ZCONN_SCRATCH);
 	zc->base = level;
 	zc->pin = -1;
-	zc->ratio = ratio;
+	zc->guard.ratio = ratio;
 	if (conn_set_filter(c, &zconn_ops, zc, err) == -1) {
 		zconn_free(zc);
 		return -1;

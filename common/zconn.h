@@ -44,6 +44,21 @@ struct conn;
 #define ZCONN_WINDOW	(64 * 1024)	/* line bytes per inflate-ratio check */
 int		 zconn_start(struct conn *, int level, int ratio,
 		    struct cerr *err);
+
+/*
+ * The inflate bound on lines, for any codec's filter (zstdconn.h too):
+ * count n bytes of lines read, used being the wire bytes the filter had
+ * decoded when their last byte was made; -1 with a message in err when
+ * a window of ZCONN_WINDOW line bytes came from fewer than 1/ratio as
+ * many wire bytes.  Zeroed with ratio set: ready; ratio 0: no bound.
+ */
+struct zconn_guard {
+	int		 ratio;
+	uint64_t	 wline, wmark;	/* line bytes in the window, wire at
+					   its start */
+};
+int		 zconn_guard_lines(struct zconn_guard *, size_t n,
+		    uint64_t used, struct cerr *err);
 /* Nonzero when compression is on. */
 int		 zconn_on(const struct conn *);
 

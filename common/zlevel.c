@@ -13,18 +13,31 @@
 #include "cerr.h"
 #include "compat.h"
 #include "zlevel.h"
+#include "zstdconn.h"
 #include "zstream.h"
 
 /* One row per codec: a second codec is a second row. */
 struct zlevel_row {
 	const char	*name;		/* on the wire: COMP <name> */
+	const char	*label;		/* in messages and -Z */
 	int		 lo, hi;	/* levels; lo: stored blocks */
 	int		 autostart;	/* the automatic level starts here */
 	int		 fallback;	/* -Z auto, server without it */
+	int		 deflt;		/* -Z <label> without a level */
+	int		 hasauto;	/* COMP <name> AUTO exists */
+	int		 defmax;	/* what cairnd offers by default */
 };
 
+/*
+ * zstd: -Z auto starts (and, until the automatic level knows zstd,
+ * stays) at 1, the level that compresses faster than a gigabit link
+ * carries; "-Z zstd" is zstd's own default level, 3, which is also the
+ * most cairnd offers by default: a session's zstd contexts then hold
+ * about 6 MiB, under 8 (cairnd(8), "Compression").
+ */
 static const struct zlevel_row zlevel_rows[ZLEVEL_NCODECS] = {
-	[ZLEVEL_ZLIB] = { "ZLIB", 0, ZS_MAXLEVEL, 1, 1 },
+	[ZLEVEL_ZLIB] = { "ZLIB", "zlib", 0, ZS_MAXLEVEL, 1, 1, 6, 1, 0 },
+	[ZLEVEL_ZSTD] = { "ZSTD", "zstd", 0, ZSTDCONN_MAXLEVEL, 1, 1, 3, 0, 3 },
 };
 
 static const struct zlevel_row *
@@ -48,6 +61,24 @@ const char *
 zlevel_name(enum zlevel_codec codec)
 {
 	return zlevel_row(codec)->name;
+}
+
+const char *
+zlevel_label(enum zlevel_codec codec)
+{
+	return zlevel_row(codec)->label;
+}
+
+int
+zlevel_default(enum zlevel_codec codec)
+{
+	return zlevel_row(codec)->deflt;
+}
+
+int
+zlevel_default_max(enum zlevel_codec codec)
+{
+	return zlevel_row(codec)->defmax;
 }
 
 void
@@ -88,6 +119,35 @@ zlevel_parse(enum zlevel_codec codec, const char *s, int flags, int *level,
 }
 
 int
+zlevel_parse_client(const char *s, enum zlevel_codec *codec, int *level,
+    struct cerr *err)
+{
+	const struct zlevel_row	*r = zlevel_row(ZLEVEL_ZSTD);
+	const char		*errstr;
+	size_t			 n = strlen(r->label);
+	long long		 v;
+
+	if (strncmp(s, r->label, n) != 0 || (s[n] != '\0' && s[n] != ':')) {
+		*codec = ZLEVEL_ZLIB;
+		return zlevel_parse(ZLEVEL_ZLIB, s, ZLEVEL_ARG_AUTO, level,
+		    err);
+	}
+	*codec = ZLEVEL_ZSTD;
+	if (s[n] == '\0') {
+		*level = r->deflt;
+		return 0;
+	}
+	v = strtonum(s + n + 1, r->lo + 1, r->hi, &errstr);
+	if (errstr != NULL) {
+		cerr_set(err, "%s: invalid zstd level (%d to %d)", s,
+		    r->lo + 1, r->hi);
+		return -1;
+	}
+	*level = (int)v;
+	return 0;
+}
+
+int
 zlevel_check(enum zlevel_codec codec, int level, struct cerr *err)
 {
 	const struct zlevel_row	*r = zlevel_row(codec);
@@ -107,15 +167,26 @@ zlevel_deflates(enum zlevel_codec codec, int level)
 }
 
 int
-zlevel_offered(const struct zlevel_limit *lim)
+zlevel_offered(const struct zlevel_limit *lim, enum zlevel_codec codec)
 {
-	return lim->max > 0;
+	return lim->max[codec] > 0;
+}
+
+int
+zlevel_offered_any(const struct zlevel_limit *lim)
+{
+	int	 i;
+
+	for (i = 0; i < ZLEVEL_NCODECS; i++)
+		if (lim->max[i] > 0)
+			return 1;
+	return 0;
 }
 
 int
 zlevel_offered_auto(const struct zlevel_limit *lim)
 {
-	return lim->max > 0 && lim->autook;
+	return lim->max[ZLEVEL_ZLIB] > 0 && lim->autook;
 }
 
 void
@@ -127,11 +198,12 @@ zlevel_grant(const struct zlevel_limit *lim, enum zlevel_codec codec,
 	zl->codec = codec;
 	zl->zauto = 0;
 	if (arg == NULL) {
-		zl->level = lim->max;
+		zl->level = lim->max[codec];
 		return;
 	}
-	if (lim->autook && strcasecmp(arg, "AUTO") == 0) {
-		zl->level = lim->max;
+	if (lim->autook && zlevel_row(codec)->hasauto &&
+	    strcasecmp(arg, "AUTO") == 0) {
+		zl->level = lim->max[codec];
 		zl->zauto = 1;
 		return;
 	}
@@ -139,8 +211,8 @@ zlevel_grant(const struct zlevel_limit *lim, enum zlevel_codec codec,
 	lv = strtol(arg, NULL, 10);
 	if (lv < zlevel_row(codec)->lo + 1)
 		lv = zlevel_row(codec)->lo + 1;
-	if (lv > lim->max)
-		lv = lim->max;
+	if (lv > lim->max[codec])
+		lv = lim->max[codec];
 	zl->level = (int)lv;
 }
 
@@ -149,7 +221,7 @@ zlevel_ask(enum zlevel_codec codec, int level, int zauto, int srvauto,
     struct zlevel *zl)
 {
 	zl->codec = codec;
-	zl->zauto = zauto && srvauto;
+	zl->zauto = zauto && srvauto && zlevel_row(codec)->hasauto;
 	if (zl->zauto)
 		zl->level = 0;
 	else if (zauto)

@@ -20,16 +20,18 @@
  * zlevel.c (parsed, asked for, granted and started), zconn.c (the
  * compressed stream of the connection, at the level granted, pinned or
  * left to the automatic level, zauto.h) and zstream.c (deflate at that
- * level).  copts.c, net.c and session.c only hand over the argument and
- * the words of COMP.
+ * level).  A zstd session's stream is zstdconn.c's instead (between
+ * cairn peers only, section 9.2).  copts.c, net.c and session.c only
+ * hand over the argument and the words of COMP.
  *
- * Dependencies run one way: zlevel uses zconn and zstream; neither uses
- * zlevel.
+ * Dependencies run one way: zlevel uses zconn, zstdconn and zstream;
+ * none of them uses zlevel.
  */
 #ifndef CAIRN_ZLEVEL_H
 #define CAIRN_ZLEVEL_H
 
 #include "zconn.h"
+#include "zstdconn.h"
 #include "zstream.h"
 
 struct cerr;
@@ -37,15 +39,19 @@ struct conn;
 
 enum zlevel_codec {
 	ZLEVEL_ZLIB,		/* "ZLIB": one zlib stream, levels 0 to 9 */
+	ZLEVEL_ZSTD,		/* "ZSTD": zstd frames, levels 0 to 19;
+				   cairn peers only */
 	ZLEVEL_NCODECS
 };
 
-/* The most levels a codec has: arrays by level are this long. */
+/* The most levels zlib has: arrays of zlib levels are this long. */
 #define ZLEVEL_NLEVELS		(ZS_MAXLEVEL + 1)
 
 /* The codec named (any case) on the wire, or -1. */
 int		 zlevel_codec(const char *name);
 const char	*zlevel_name(enum zlevel_codec);
+/* Its name in messages: "zlib", "zstd". */
+const char	*zlevel_label(enum zlevel_codec);
 /* Its levels: lo sends stored blocks, lo + 1 to hi deflate. */
 void		 zlevel_range(enum zlevel_codec, int *lo, int *hi);
 
@@ -66,18 +72,36 @@ void		 zlevel_range(enum zlevel_codec, int *lo, int *hi);
 #define ZLEVEL_ARG_DEFLATE	0x04
 int		 zlevel_parse(enum zlevel_codec, const char *s, int flags,
 		    int *level, struct cerr *err);
+/*
+ * A client tool's -Z argument: "0".."9" or "auto" (zlib, as
+ * zlevel_parse with ZLEVEL_ARG_AUTO), "zstd" (zstd at its default
+ * level) or "zstd:<level>" (1 to 19).  -1 with a message in err.
+ */
+int		 zlevel_parse_client(const char *s, enum zlevel_codec *codec,
+		    int *level, struct cerr *err);
+/* The level "-Z <codec>" without a number asks for. */
+int		 zlevel_default(enum zlevel_codec);
+/* The most cairnd offers of the codec by default (0: not offered). */
+int		 zlevel_default_max(enum zlevel_codec);
 /* 0 if level is one of the codec's; else -1, "<level>: invalid ...". */
 int		 zlevel_check(enum zlevel_codec, int level, struct cerr *err);
 /* Nonzero if level is one of the codec's that deflates. */
 int		 zlevel_deflates(enum zlevel_codec, int level);
 
-/* What a server allows: cairnd -Z max-level and -A auto|fixed. */
+/*
+ * What a server allows: cairnd -Z max-level (zlib), -Y max-level (zstd)
+ * and -A auto|fixed.
+ */
 struct zlevel_limit {
-	int		 max;		/* 0: no compression */
+	int		 max[ZLEVEL_NCODECS];	/* per codec, 0: not offered */
 	int		 autook;	/* the automatic level may be asked */
 };
-/* Nonzero if the server offers compression; ... and the automatic level. */
-int		 zlevel_offered(const struct zlevel_limit *);
+/*
+ * Nonzero if the server offers the codec; ... any codec; ... zlib's
+ * automatic level (the only codec with one).
+ */
+int		 zlevel_offered(const struct zlevel_limit *, enum zlevel_codec);
+int		 zlevel_offered_any(const struct zlevel_limit *);
 int		 zlevel_offered_auto(const struct zlevel_limit *);
 
 /* What a session uses, agreed by both ends (zeroed: no compression). */
@@ -89,10 +113,10 @@ struct zlevel {
 
 /*
  * The server's answer to COMP <codec> [arg]: no arg, the limit's max;
- * "AUTO" (any case) where the limit allows it, the automatic level up
- * to the max; any other arg read as a number (atoi, as Radmind reads
- * it, without its overflow) and clamped to lo + 1 .. max.  The limit
- * must offer compression.
+ * "AUTO" (any case) where the limit allows it for the codec, the
+ * automatic level up to the max; any other arg read as a number (atoi,
+ * as Radmind reads it, without its overflow) and clamped to lo + 1 ..
+ * max.  The limit must offer the codec.
  */
 void		 zlevel_grant(const struct zlevel_limit *, enum zlevel_codec,
 		    const char *arg, struct zlevel *);
@@ -110,18 +134,21 @@ int		 zlevel_cap(struct zlevel *, long cap);
 int		 zlevel_autostart(enum zlevel_codec);
 
 /*
- * The stream of a connection at the agreed level (zconn.h), inline here
- * so that a tool that only parses a level (copts.c) links no connection.
+ * The stream of a connection at the agreed level (zconn.h, zstdconn.h),
+ * inline here so that a tool that only parses a level (copts.c) links
+ * no connection.
  *
  * zlevel_start: start the compressed stream of c as agreed
- * (zconn_start): at the fixed level, or at the codec's first automatic
- * level with the automatic level on up to the cap.  ratio: as
- * zconn_start's.
+ * (zconn_start, zstdconn_start): at the fixed level, or at the codec's
+ * first automatic level with the automatic level on up to the cap.
+ * ratio: as zconn_start's.
  */
 static inline int
 zlevel_start(struct conn *c, const struct zlevel *zl, int ratio,
     struct cerr *err)
 {
+	if (zl->codec == ZLEVEL_ZSTD)
+		return zstdconn_start(c, zl->level, ratio, err);
 	if (!zl->zauto)
 		return zconn_start(c, zl->level, ratio, err);
 	if (zconn_start(c, zlevel_autostart(zl->codec), ratio, err) == -1)
@@ -140,20 +167,31 @@ zlevel_pin_stored(struct conn *c, const struct zlevel *zl, struct cerr *err)
 	int	lo, hi;
 
 	zlevel_range(zl->codec, &lo, &hi);
+	if (zstdconn_on(c))
+		return zstdconn_pin_level(c, lo, err);
 	return zconn_pin_level(c, lo, err);
 }
 
 static inline int
 zlevel_unpin(struct conn *c, struct cerr *err)
 {
+	if (zstdconn_on(c))
+		return zstdconn_pin_level(c, -1, err);
 	return zconn_pin_level(c, -1, err);
+}
+
+/* Nonzero when the connection's output is compressed, by any codec. */
+static inline int
+zlevel_on(const struct conn *c)
+{
+	return zconn_on(c) || zstdconn_on(c);
 }
 
 /* The level the output uses now, as the stream reports it; 0: none. */
 static inline int
 zlevel_now(const struct conn *c)
 {
-	return zconn_level(c);
+	return zstdconn_on(c) ? zstdconn_level(c) : zconn_level(c);
 }
 
 /*
@@ -170,7 +208,7 @@ zlevel_span(const struct zlevel *zl, const struct conn *c, int *lo, int *hi)
 		*lo += 1;
 		*hi = zl->level;
 	} else
-		*lo = *hi = zconn_level(c);
+		*lo = *hi = zlevel_now(c);
 }
 
 #endif

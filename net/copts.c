@@ -39,7 +39,7 @@ static const struct copt {
 	{ 'P', 1, NETONLY },		/* CA directory */
 	{ 'y', 1, NETONLY },		/* client certificate */
 	{ 'z', 1, NETONLY },		/* client private key */
-	{ 'Z', 1, NETONLY },		/* zlib level 0..9, or auto */
+	{ 'Z', 1, NETONLY },		/* 0..9, auto, zstd[:level] */
 	{ 'r', 0, NETONLY },		/* OpenSSL random seed file: accepted */
 	{ 'v', 0, COPTS_VERBOSE },	/* more detail (the protocol trace) */
 	{ 'c', 1, COPTS_DIGEST },	/* digest name */
@@ -176,6 +176,7 @@ copts_set(struct copts *co, int ch, const char *arg)
 	struct cerr	 err;
 	const char	*errstr;
 	long long	 v;
+	enum zlevel_codec codec;
 	int		 lv;
 
 	switch (ch) {
@@ -210,11 +211,11 @@ copts_set(struct copts *co, int ch, const char *arg)
 		no->key = arg;
 		break;
 	case 'Z':
-		if (zlevel_parse(ZLEVEL_ZLIB, arg, ZLEVEL_ARG_AUTO, &lv,
-		    &err) == -1) {
+		if (zlevel_parse_client(arg, &codec, &lv, &err) == -1) {
 			log_warnx("%s", err.msg);
 			return -1;
 		}
+		no->zcodec = (int)codec;
 		no->zauto = lv == ZLEVEL_AUTO;
 		no->zlevel = no->zauto ? 0 : lv;
 		break;

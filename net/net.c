@@ -54,6 +54,7 @@ struct net {
 	int		 inup;		/* inside a STOR body */
 	int		 upfirst;	/* no byte of it sent yet */
 	int		 uppinned;	/* it goes as stored blocks */
+	int		 upjudge;	/* -Z auto: judge each upload */
 	int64_t		 upleft;	/* bytes of it still to send */
 	size_t		 uppending;	/* uploads awaiting their replies */
 	/* Sorting received bodies (-v): the first bytes of each. */
@@ -112,26 +113,66 @@ fail:
 }
 
 /*
- * COMP (docs/protocol.md section 9).  -Z auto asks "COMP ZLIB AUTO"
- * of a server that lists ZAUTO, and then lets the automatic level pick
- * its own output level too, within the cap the server names; any other
- * server gets the codec's fixed fallback level (zlevel.h).
+ * The codec to ask for: zstd when -Z asks for it or for the automatic
+ * level and the banner offers it (docs/protocol.md section 9.2), else
+ * zlib, exactly as with a Radmind server.  *zauto: whether zlib's
+ * automatic level is wanted (-Z auto, or -Z zstd of a server without
+ * zstd).  -1 when nothing is offered to ask for.
+ */
+static int
+net_codec(const struct net *n, const struct netopts *o, int *zauto)
+{
+	const char	*host = conn_peer(n->c);
+
+	*zauto = o->zauto;
+	if (o->zcodec == ZLEVEL_ZSTD || o->zauto) {
+		if (n->caps & PROTO_CAP_ZSTD)
+			return ZLEVEL_ZSTD;
+		if (o->zcodec == ZLEVEL_ZSTD) {
+			*zauto = 1;
+			if (o->verbose > 0 && (n->caps & PROTO_CAP_ZLIB))
+				log_info("%s offers no zstd: zlib", host);
+		}
+	}
+	if (n->caps & PROTO_CAP_ZLIB)
+		return ZLEVEL_ZLIB;
+	if (!*zauto || o->zcodec == ZLEVEL_ZSTD)
+		log_warnx("compression capability mismatch, compression "
+		    "disabled");
+	else if (o->verbose > 0)
+		log_info("%s offers no compression: compression level 0", host);
+	return -1;
+}
+
+/*
+ * COMP (docs/protocol.md section 9).  -Z auto asks "COMP ZSTD <start>"
+ * of a server that offers zstd, else "COMP ZLIB AUTO" of a server that
+ * lists ZAUTO, and then lets the automatic level pick its own output
+ * level too, within the cap the server names; any other server gets
+ * the codec's fixed fallback level (zlevel.h).
  */
 static int
 net_comp(struct net *n, const struct netopts *o, struct cerr *err)
 {
 	const char	*host = conn_peer(n->c);
-	const char	*codec = zlevel_name(ZLEVEL_ZLIB);
+	const char	*codec;
 	struct zlevel	 zl;
 	char		*text, *p;
 	long		 cap = 0;
-	int		 code;
+	int		 code, c, zauto;
 
-	zlevel_ask(ZLEVEL_ZLIB, o->zlevel, o->zauto,
-	    (n->caps & PROTO_CAP_ZAUTO) != 0, &zl);
-	if (o->zauto && !zl.zauto && o->verbose > 0)
-		log_info("%s offers no automatic level: compression level %d",
-		    host, zl.level);
+	if ((c = net_codec(n, o, &zauto)) == -1)
+		return 0;
+	codec = zlevel_name(c);
+	if (c == ZLEVEL_ZSTD)
+		zlevel_ask(c, zauto ? 0 : o->zlevel, zauto, 0, &zl);
+	else {
+		zlevel_ask(c, o->zcodec == ZLEVEL_ZLIB ? o->zlevel : 0, zauto,
+		    (n->caps & PROTO_CAP_ZAUTO) != 0, &zl);
+		if (zauto && !zl.zauto && o->verbose > 0)
+			log_info("%s offers no automatic level: compression "
+			    "level %d", host, zl.level);
+	}
 	if ((zl.zauto ? conn_printf(n->c, err, "COMP %s AUTO\r\n", codec) :
 	    conn_printf(n->c, err, "COMP %s %d\r\n", codec, zl.level)) == -1 ||
 	    proto_reply(n->c, &code, &text, err) == -1)
@@ -163,8 +204,12 @@ net_comp(struct net *n, const struct netopts *o, struct cerr *err)
 	if (o->readahead && conn_readahead(n->c, err) == -1)
 		return -1;
 	n->zl = zl;
+	/* The automatic level, or zstd chosen by -Z auto. */
+	n->upjudge = zl.zauto || (c == ZLEVEL_ZSTD && o->zauto);
 	if (zl.zauto && o->verbose > 0)
 		log_info("%s: compression level auto, 0 to %d", host, zl.level);
+	else if (c == ZLEVEL_ZSTD && o->verbose > 0)
+		log_info("%s: zstd compression level %d", host, zl.level);
 	return 0;
 }
 
@@ -291,17 +336,8 @@ net_attempt(struct net_try *t, const char *name, const struct addrinfo *ai,
 		if (conn_starttls(n->c, n->tls, name, err) == -1)
 			goto fail;
 	}
-	if (o->zlevel > 0 || o->zauto) {
-		if (!(n->caps & PROTO_CAP_ZLIB)) {
-			if (!o->zauto)
-				log_warnx("compression capability mismatch, "
-				    "compression disabled");
-			else if (o->verbose > 0)
-				log_info("%s offers no compression: "
-				    "compression level 0", name);
-		} else if (net_comp(n, o, err) == -1)
-			goto fail;
-	}
+	if ((o->zlevel > 0 || o->zauto) && net_comp(n, o, err) == -1)
+		goto fail;
 	if (getnameinfo(ai->ai_addr, ai->ai_addrlen, n->addr,
 	    sizeof(n->addr), NULL, 0, NI_NUMERICHOST) != 0)
 		n->addr[0] = '\0';
@@ -424,7 +460,7 @@ net_open(const struct netopts *o, struct cerr *err)
 		cerr_set(err, "%d: invalid authorization level", o->tls);
 		return NULL;
 	}
-	if (zlevel_check(ZLEVEL_ZLIB, o->zlevel, err) == -1)
+	if (zlevel_check(o->zcodec, o->zlevel, err) == -1)
 		return NULL;
 	memset(&t, 0, sizeof(t));
 	t.o = o;
@@ -534,8 +570,8 @@ net_print_stats(struct net *n, FILE *fp)
 	(void)net_quit(n);
 	net_stats(n, &ns);
 	if (ns.level > 0)
-		fprintf(fp, "zlib stats +++ In: %llu:%llu (%.3f:1) "
-		    "+++ Out: %llu:%llu (%.3f:1)\n",
+		fprintf(fp, "%s stats +++ In: %llu:%llu (%.3f:1) "
+		    "+++ Out: %llu:%llu (%.3f:1)\n", zlevel_label(n->zl.codec),
 		    (unsigned long long)ns.raw_in,
 		    (unsigned long long)ns.wire_in,
 		    ns.wire_in ? (double)ns.raw_in / (double)ns.wire_in : 0.0,
@@ -546,10 +582,10 @@ net_print_stats(struct net *n, FILE *fp)
 	raw = ns.raw_in + ns.raw_out;
 	wire = ns.wire_in + ns.wire_out;
 	fprintf(fp, "bytes: received %llu (%llu on the wire), sent %llu "
-	    "(%llu on the wire), zlib level %s%d, saved %.1f%%\n",
+	    "(%llu on the wire), %s level %s%d, saved %.1f%%\n",
 	    (unsigned long long)ns.raw_in, (unsigned long long)ns.wire_in,
 	    (unsigned long long)ns.raw_out, (unsigned long long)ns.wire_out,
-	    ns.zauto ? "auto up to " : "", ns.level, raw > 0 && wire < raw ?
+	    zlevel_label(n->zl.codec), ns.zauto ? "auto up to " : "", ns.level, raw > 0 && wire < raw ?
 	    100.0 * (double)(raw - wire) / (double)raw : 0.0);
 	if (ns.level > 0 && ns.raw_out > 0) {
 		/* What we sent, by the level it was deflated at. */
@@ -917,7 +953,7 @@ net_stor_data(struct net *n, const void *p, size_t len, struct cerr *err)
 		return -1;
 	}
 	/* -Z auto: a body that will not shrink goes as stored blocks. */
-	if (n->upfirst && n->zl.zauto && zauto_incompressible(p, len)) {
+	if (n->upfirst && n->upjudge && zauto_incompressible(p, len)) {
 		if (zlevel_pin_stored(n->c, &n->zl, err) == -1)
 			return net_wfail(n);
 		n->uppinned = 1;

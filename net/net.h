@@ -31,8 +31,10 @@ struct netopts {
 	const char	*host;
 	const char	*addr;		/* set by net_pin, else NULL */
 	const char	*port;		/* NULL: service "radmind" else 6222 */
-	int		 zlevel;	/* -Z 0..9 requested */
+	int		 zlevel;	/* -Z 0..9 requested (zstd: 1..19) */
 	int		 zauto;		/* -Z auto */
+	int		 zcodec;	/* -Z's codec (zlevel.h): zstd when
+					   "-Z zstd[:level]" */
 	int		 tls;		/* -w 0..2 */
 	const char	*cafile, *cadir, *cert, *key;
 	int		 verbose;	/* -v: protocol trace on stderr */
@@ -45,7 +47,7 @@ struct netstats {
 	uint64_t	 raw_in, wire_in;	/* received: after / before inflate */
 	int		 level;			/* negotiated level, 0 = none */
 	int		 zauto;			/* automatic, up to level */
-	uint64_t	 lvl_raw[10];		/* sent, by deflate level */
+	uint64_t	 lvl_raw[20];		/* sent, by level (zstd: to 19) */
 	uint64_t	 stored_files, stored_bytes;	/* uploads sent stored */
 	/*
 	 * With -v (netopts verbose): file bodies received, as the sender's

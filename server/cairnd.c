@@ -139,8 +139,8 @@ usage(void)
 	    "[-S cache-size] [-t line-seconds] [-T max-bytes] [-W levels] "
 	    "[-u umask] [-w auth-level] "
 	    "[-X proxy-address[/prefix][,...]] "
-	    "[-x ca-pem-file] [-y cert-pem-file] [-z key-pem-file] "
-	    "[-Z max-compression-level]\n");
+	    "[-x ca-pem-file] [-Y zstd-max-level] [-y cert-pem-file] "
+	    "[-z key-pem-file] [-Z max-compression-level]\n");
 	exit(2);
 }
 
@@ -531,11 +531,11 @@ parse_options(int argc, char *argv[], struct settings *st)
 {
 	struct sopts	*o = &st->o;
 	struct cerr	 cerr;
-	int		 ch;
+	int		 ch, zstdset = 0;
 
 	settings_init(st);
 	while ((ch = getopt(argc, argv,
-	    "A:a:b:Bc:C:dD:E:fF:g:G:H:i:I:jL:m:M:n:N:O:p:P:rRs:S:t:T:u:UVw:W:x:X:y:z:Z:"))
+	    "A:a:b:Bc:C:dD:E:fF:g:G:H:i:I:jL:m:M:n:N:O:p:P:rRs:S:t:T:u:UVw:W:x:X:Y:y:z:Z:"))
 	    != -1) {
 		switch (ch) {
 		case 'A':
@@ -681,9 +681,17 @@ parse_options(int argc, char *argv[], struct settings *st)
 			o->tls = parse_int(optarg, 0, 4,
 			    "authorization level");
 			break;
+		case 'Y':
+			if (zlevel_parse(ZLEVEL_ZSTD, optarg,
+			    ZLEVEL_ARG_OPTION, &o->zlimit.max[ZLEVEL_ZSTD],
+			    &cerr) == -1)
+				fatalx("-Y: %s", cerr.msg);
+			zstdset = 1;
+			break;
 		case 'Z':
 			if (zlevel_parse(ZLEVEL_ZLIB, optarg,
-			    ZLEVEL_ARG_OPTION, &o->zlimit.max, &cerr) == -1)
+			    ZLEVEL_ARG_OPTION, &o->zlimit.max[ZLEVEL_ZLIB],
+			    &cerr) == -1)
 				fatalx("%s", cerr.msg);
 			break;
 		default:
@@ -692,6 +700,14 @@ parse_options(int argc, char *argv[], struct settings *st)
 	}
 	if (optind != argc)
 		usage();
+	/*
+	 * zstd, between cairn peers, comes with compression under the
+	 * default -A auto unless -Y says otherwise; -A fixed keeps
+	 * Radmind's banner.
+	 */
+	if (!zstdset)
+		o->zlimit.max[ZLEVEL_ZSTD] = zlevel_offered_auto(&o->zlimit) ?
+		    zlevel_default_max(ZLEVEL_ZSTD) : 0;
 	if (st->proxies.n > 0)
 		o->proxies = &st->proxies;
 }
@@ -1011,10 +1027,10 @@ start(struct settings *st, struct listeners *l)
 	/* Sessions never remove the listener's pid file. */
 	log_delcleanup(pidfile_unlink, st);
 	notify_ready(notifyfd);
-	log_info("cairnd %s listening on port %s (zlib max %d%s, max "
-	    "connections %d, TLS level %d)", CAIRN_VERSION, st->port,
-	    st->o.zlimit.max, zlevel_offered_auto(&st->o.zlimit) ?
-	    " or auto" : "",
+	log_info("cairnd %s listening on port %s (zlib max %d%s, zstd max "
+	    "%d, max connections %d, TLS level %d)", CAIRN_VERSION, st->port,
+	    st->o.zlimit.max[ZLEVEL_ZLIB], zlevel_offered_auto(&st->o.zlimit) ?
+	    " or auto" : "", st->o.zlimit.max[ZLEVEL_ZSTD],
 	    st->maxconn, st->o.tls);
 	if (st->o.zcache != NULL)
 		log_info("compressed cache in %s, up to %lld bytes",

@@ -494,7 +494,7 @@ send_body(struct sess *s, int fd, const struct stat *st, int apart,
 	uint64_t	 raw0, made0, raw1, made1, sw0;
 	int64_t		 left, sent = 0;
 	ssize_t		 n;
-	int		 z = zconn_on(s->conn), cls = BODY_DEFLATED;
+	int		 z = zlevel_on(s->conn), cls = BODY_DEFLATED;
 	int		 judge = z && s->opts->zlimit.autook; /* -A fixed: no */
 	int		 lo, hi, r = SESS_CLOSE;
 
@@ -505,6 +505,9 @@ send_body(struct sess *s, int fd, const struct stat *st, int apart,
 		judge = 0;
 		cls = BODY_STORED;
 	}
+	/* The cache holds deflate data: a zstd session does without. */
+	if (s->zl.codec != ZLEVEL_ZLIB)
+		zc = NULL;
 	if (z && zc != NULL && st->st_size > 0) {
 		zlevel_span(&s->zl, s->conn, &lo, &hi);
 		(void)zcache_find(zc, st, lo, hi, &h);
@@ -755,7 +758,7 @@ fetch_send(struct sess *s, int ac, char **av, const char *alg,
 	 * tells nothing more: the history runs on across files, as in
 	 * Radmind's stream, and a pull costs no more bytes than there.
 	 */
-	apart = zconn_on(s->conn) && conn_tls(s->conn) != NULL;
+	apart = zlevel_on(s->conn) && conn_tls(s->conn) != NULL;
 	if (apart && conn_flush_full(s->conn, &err) == -1) {
 		log_warnx("%s", err.msg);
 		close(fd);
@@ -765,7 +768,7 @@ fetch_send(struct sess *s, int ac, char **av, const char *alg,
 	close(fd);
 	if (r == SESS_CLOSE)
 		return SESS_CLOSE;
-	if (zconn_on(s->conn) && ((apart &&
+	if (zlevel_on(s->conn) && ((apart &&
 	    conn_flush_full(s->conn, &err) == -1) ||
 	    zlevel_unpin(s->conn, &err) == -1)) {
 		log_warnx("%s", err.msg);

@@ -35,7 +35,6 @@
 #include "tls.h"
 #include "version.h"
 #include "xmalloc.h"
-#include "zconn.h"
 #include "zlevel.h"
 
 #define SESS_MAXERRORS	10			/* then the server hangs up */
@@ -115,7 +114,10 @@ cmd_help(struct sess *s, int ac, char **av)
 	return peer_reply(s, RAP_HELP, "What is this, SMTP?");
 }
 
-/* COMP ZLIB [level] (docs/protocol.md section 9). */
+/*
+ * COMP ZLIB [level] (docs/protocol.md section 9), and [cairn] COMP ZSTD
+ * [level] (section 9.2).
+ */
 static int
 cmd_comp(struct sess *s, int ac, char **av)
 {
@@ -124,13 +126,13 @@ cmd_comp(struct sess *s, int ac, char **av)
 	char		 type[64];
 	int		 codec;
 
-	if (!zlevel_offered(&s->opts->zlimit))
+	if (!zlevel_offered_any(&s->opts->zlimit))
 		return peer_reply(s, RAP_SYNTAX, "Compression not enabled");
 	if (ac != 2 && ac != 3) {
 		s->errors++;
 		return peer_reply(s, RAP_SYNTAX, "Syntax error");
 	}
-	if (zconn_on(s->conn))
+	if (zlevel_on(s->conn))
 		return peer_reply(s, RAP_SYNTAX,
 		    "Compression already enabled");
 	if ((codec = zlevel_codec(av[1])) == -1) {
@@ -138,6 +140,9 @@ cmd_comp(struct sess *s, int ac, char **av)
 		return peer_reply(s, RAP_ZLIB_TYPE,
 		    "%s: unknown compression type", type);
 	}
+	if (!zlevel_offered(&s->opts->zlimit, codec))
+		return peer_reply(s, RAP_SYNTAX, "%s compression not enabled",
+		    zlevel_name(codec));
 	/*
 	 * [cairn] "AUTO" leaves the level to us: start low and let what we
 	 * measure decide, within 0 to the cap (zlevel.h).
@@ -157,7 +162,8 @@ cmd_comp(struct sess *s, int ac, char **av)
 	if (zl.zauto)
 		peer_log(s, LOG_DEBUG, "zlib level auto, 0 to %d", zl.level);
 	else
-		peer_log(s, LOG_DEBUG, "zlib level %d", zl.level);
+		peer_log(s, LOG_DEBUG, "%s level %d", zlevel_label(codec),
+		    zl.level);
 	return peer_reply(s, RAP_ZLIB_ON, "%s compression level %d%s enabled",
 	    zlevel_name(codec), zl.level, zl.zauto ? " auto" : "");
 }
@@ -502,14 +508,15 @@ sess_logstats(struct sess *s)
 		    (unsigned long long)d->sent, (unsigned long long)d->bytes,
 		    (unsigned long long)d->whole,
 		    (unsigned long long)(d->asked - d->sent));
-	peer_log(s, LOG_INFO, "session end: zlib level %s%d, sent %llu bytes "
+	peer_log(s, LOG_INFO, "session end: %s level %s%d, sent %llu bytes "
 	    "(%llu on the wire, ratio %.2f), received %llu bytes (%llu on "
-	    "the wire, ratio %.2f)%s", s->zl.zauto ? "auto, now " : "",
+	    "the wire, ratio %.2f)%s", zlevel_label(s->zl.codec),
+	    s->zl.zauto ? "auto, now " : "",
 	    st.level, (unsigned long long)st.raw_out,
 	    (unsigned long long)st.wire_out, rout,
 	    (unsigned long long)st.raw_in, (unsigned long long)st.wire_in, rin,
 	    delta);
-	if (!zconn_on(s->conn))
+	if (!zlevel_on(s->conn))
 		return;
 	hist[0] = '\0';
 	for (l = 0; (size_t)l < sizeof(st.lvl_raw) / sizeof(st.lvl_raw[0]) &&
@@ -603,6 +610,7 @@ static int
 sess_greet(struct sess *s)
 {
 	struct cerr	 err;
+	char		 zstd[32];
 	int		 r;
 
 	if (sess_repo_ok(s, &err) == -1) {
@@ -636,9 +644,15 @@ sess_greet(struct sess *s)
 	conn_printf(s->conn, NULL,
 	    "200-RAP 1 %s %s radmind access protocol\r\n", s->opts->hostname,
 	    CAIRN_VERSION);
-	conn_printf(s->conn, NULL, "200 CAPA %sREPO%s%s%s\r\n",
-	    zlevel_offered(&s->opts->zlimit) ? "ZLIB " : "",
-	    zlevel_offered_auto(&s->opts->zlimit) ? " ZAUTO" : "",
+	/* [cairn] ZSTD=<max>: neither ZLIB nor REPO to a Radmind client. */
+	zstd[0] = '\0';
+	if (zlevel_offered(&s->opts->zlimit, ZLEVEL_ZSTD))
+		(void)snprintf(zstd, sizeof(zstd), " %s=%d",
+		    zlevel_name(ZLEVEL_ZSTD),
+		    s->opts->zlimit.max[ZLEVEL_ZSTD]);
+	conn_printf(s->conn, NULL, "200 CAPA %sREPO%s%s%s%s\r\n",
+	    zlevel_offered(&s->opts->zlimit, ZLEVEL_ZLIB) ? "ZLIB " : "",
+	    zlevel_offered_auto(&s->opts->zlimit) ? " ZAUTO" : "", zstd,
 	    sess_delta_store(s) ? " DELTA" : "",
 	    fetch_has_release(s->opts->rootfd) ? " MANIFEST" : "");
 	return SESS_OK;

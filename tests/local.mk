@@ -99,6 +99,8 @@ TRANSCRIPT_TESTS = \
 KTCHECK_TESTS = \
 	tests/integ/t-ktcheck-basic.sh \
 	tests/integ/t-ktcheck-zlib.sh \
+	tests/integ/t-zstd-pull.sh \
+	tests/integ/t-zstd-hostile.sh \
 	tests/integ/t-ktcheck-wire.sh \
 	tests/integ/t-ktcheck-hostile.sh \
 	tests/integ/t-client-failover.sh \

@@ -18,7 +18,7 @@ set -u
 
 : "${top_srcdir:?}" "${top_builddir:?}"
 : "${FUZZ_CC:=clang}" "${FUZZ_SECONDS:=30}"
-: "${FUZZ_TARGETS:=request reply transcript command hostcfg encode inflate proxy delta manifest signature}"
+: "${FUZZ_TARGETS:=request reply transcript command hostcfg encode inflate zstd proxy delta manifest signature}"
 : "${FUZZ_CPPFLAGS:=}" "${FUZZ_WARN:=}" "${FUZZ_LIBS:=-lssl -lcrypto -lz -lzstd}"
 
 src=$top_srcdir

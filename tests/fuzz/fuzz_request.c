@@ -33,7 +33,8 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
-	opts.zlimit.max = 6;
+	opts.zlimit.max[ZLEVEL_ZLIB] = 6;
+	opts.zlimit.max[ZLEVEL_ZSTD] = 3;
 	opts.tls = 0;
 	opts.umask = 022;
 	opts.minfree = STOR_MINFREE;

@@ -2,7 +2,7 @@
 # run by `make fuzz` (tests/fuzz/fuzz.sh), FUZZ_SECONDS each.
 FUZZ_CC = clang
 FUZZ_SECONDS = 30
-FUZZ_TARGETS = request reply transcript command hostcfg encode inflate proxy delta manifest signature
+FUZZ_TARGETS = request reply transcript command hostcfg encode inflate zstd proxy delta manifest signature
 
 fuzz: config.h
 	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
@@ -24,6 +24,6 @@ EXTRA_DIST += tests/fuzz/fuzz.sh tests/fuzz/fuzz.h \
 	tests/fuzz/fuzz_request.c tests/fuzz/fuzz_reply.c \
 	tests/fuzz/fuzz_transcript.c tests/fuzz/fuzz_command.c \
 	tests/fuzz/fuzz_hostcfg.c tests/fuzz/fuzz_encode.c \
-	tests/fuzz/fuzz_inflate.c tests/fuzz/corpus \
+	tests/fuzz/fuzz_inflate.c tests/fuzz/fuzz_zstd.c tests/fuzz/corpus \
 	tests/fuzz/fuzz_proxy.c tests/fuzz/fuzz_delta.c \
 	tests/fuzz/fuzz_manifest.c tests/fuzz/fuzz_signature.c

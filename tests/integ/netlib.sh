@@ -212,12 +212,12 @@ rap()
 }
 
 # banner [ZLIB | ZAUTO]: cairnd's banner without -Z, with -Z and -A fixed
-# (Radmind's), or with -Z and the default -A auto.
+# (Radmind's), or with -Z and the default -A auto (and zstd up to 3).
 banner()
 {
 	printf '200-RAP 1 %s %s radmind access protocol\r\n' "$HOST" "$VERSION"
 	case ${1:-} in
-	ZAUTO)	printf '200 CAPA ZLIB REPO ZAUTO\r\n' ;;
+	ZAUTO)	printf '200 CAPA ZLIB REPO ZAUTO ZSTD=3\r\n' ;;
 	?*)	printf '200 CAPA ZLIB REPO\r\n' ;;
 	*)	printf '200 CAPA REPO\r\n' ;;
 	esac

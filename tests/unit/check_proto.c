@@ -532,6 +532,22 @@ START_TEST(test_banner_caps)
 	ck_assert_int_eq(BANNER("200 CAPA DELT DELTAS\r\n", &caps, &err), 0);
 	ck_assert_uint_eq(caps, 0);
 
+	/* ZSTD=<max> is cairn's: the name, "=", 1 to 99; else no offer. */
+	ck_assert_int_eq(BANNER("200-RAP 1 h cairn radmind access protocol\r\n"
+	    "200 CAPA ZLIB REPO ZAUTO ZSTD=3 DELTA\r\n", &caps, &err), 0);
+	ck_assert_uint_eq(caps & 0xff, PROTO_CAP_ZLIB | PROTO_CAP_REPO |
+	    PROTO_CAP_ZAUTO | PROTO_CAP_ZSTD | PROTO_CAP_DELTA);
+	ck_assert_uint_eq(PROTO_CAP_ZSTDMAX(caps), 3);
+	ck_assert_int_eq(BANNER("200 CAPA zstd=19\r\n", &caps, &err), 0);
+	ck_assert_uint_eq(caps, PROTO_CAP_ZSTD | (19U << 8));
+	ck_assert_int_eq(BANNER("200 CAPA ZSTD ZSTD= ZSTD=0 ZSTD=100 ZSTD=-1 "
+	    "ZSTD=+3 ZSTD=3x ZSTD=999999999999 ZSTDX=3 ZST=3\r\n", &caps,
+	    &err), 0);
+	ck_assert_uint_eq(caps, 0);
+	/* Not ZLIB to the prefix rule either. */
+	ck_assert_int_eq(BANNER("200 CAPA REPO ZSTD=3\r\n", &caps, &err), 0);
+	ck_assert_uint_eq(caps, PROTO_CAP_REPO | PROTO_CAP_ZSTD | (3U << 8));
+
 	/* Capability names on a line that is no CAPA line count for nothing. */
 	ck_assert_int_eq(BANNER("200-RAP 1 ZLIB REPO\r\n200 hello ZAUTO\r\n",
 	    &caps, &err), 0);

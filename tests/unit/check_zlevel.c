@@ -117,7 +117,7 @@ END_TEST
 static void
 grant(int max, int autook, const char *arg, int level, int zauto)
 {
-	struct zlevel_limit	 lim = { max, autook };
+	struct zlevel_limit	 lim = { { max, 0 }, autook };
 	struct zlevel		 zl;
 
 	memset(&zl, 0xff, sizeof(zl));
@@ -130,11 +130,15 @@ grant(int max, int autook, const char *arg, int level, int zauto)
 
 START_TEST(test_grant)
 {
-	struct zlevel_limit	 off = { 0, 1 }, fixed = { 6, 0 }, all = { 6, 1 };
+	struct zlevel_limit	 off = { { 0, 0 }, 1 }, fixed = { { 6, 0 }, 0 };
+	struct zlevel_limit	 all = { { 6, 3 }, 1 };
 
-	ck_assert_int_eq(zlevel_offered(&off), 0);
+	ck_assert_int_eq(zlevel_offered(&off, ZLEVEL_ZLIB), 0);
+	ck_assert_int_eq(zlevel_offered_any(&off), 0);
 	ck_assert_int_eq(zlevel_offered_auto(&off), 0);
-	ck_assert_int_ne(zlevel_offered(&fixed), 0);
+	ck_assert_int_ne(zlevel_offered(&fixed, ZLEVEL_ZLIB), 0);
+	ck_assert_int_eq(zlevel_offered(&fixed, ZLEVEL_ZSTD), 0);
+	ck_assert_int_ne(zlevel_offered(&all, ZLEVEL_ZSTD), 0);
 	ck_assert_int_eq(zlevel_offered_auto(&fixed), 0);
 	ck_assert_int_ne(zlevel_offered_auto(&all), 0);
 
@@ -153,6 +157,66 @@ START_TEST(test_grant)
 	/* -A fixed: AUTO is just a word that reads as 0. */
 	grant(6, 0, "AUTO", 1, 0);
 	grant(3, 0, NULL, 3, 0);
+}
+END_TEST
+
+/* zstd: its row, COMP ZSTD granted, and a client's -Z zstd[:level]. */
+START_TEST(test_zstd)
+{
+	struct zlevel_limit	 lim = { { 6, 3 }, 1 };
+	struct zlevel		 zl;
+	struct cerr		 err;
+	enum zlevel_codec	 codec;
+	int			 lo, hi, level;
+
+	ck_assert_int_eq(zlevel_codec("zstd"), ZLEVEL_ZSTD);
+	ck_assert_str_eq(zlevel_name(ZLEVEL_ZSTD), "ZSTD");
+	ck_assert_str_eq(zlevel_label(ZLEVEL_ZSTD), "zstd");
+	zlevel_range(ZLEVEL_ZSTD, &lo, &hi);
+	ck_assert_int_eq(lo, 0);
+	ck_assert_int_eq(hi, 19);
+	ck_assert_int_eq(zlevel_default_max(ZLEVEL_ZSTD), 3);
+	ck_assert_int_eq(zlevel_default_max(ZLEVEL_ZLIB), 0);
+
+	/* Clamped to 1 .. the -Y maximum; no automatic level. */
+	zlevel_grant(&lim, ZLEVEL_ZSTD, "9", &zl);
+	ck_assert(zl.codec == ZLEVEL_ZSTD && zl.level == 3 && !zl.zauto);
+	zlevel_grant(&lim, ZLEVEL_ZSTD, "0", &zl);
+	ck_assert(zl.level == 1 && !zl.zauto);
+	zlevel_grant(&lim, ZLEVEL_ZSTD, "AUTO", &zl);
+	ck_assert(zl.level == 1 && !zl.zauto);
+	zlevel_grant(&lim, ZLEVEL_ZSTD, NULL, &zl);
+	ck_assert(zl.level == 3 && !zl.zauto);
+	/* A client's -Z auto of zstd: level 1, never AUTO on the wire. */
+	zlevel_ask(ZLEVEL_ZSTD, 0, 1, 1, &zl);
+	ck_assert(zl.level == 1 && !zl.zauto);
+
+	ck_assert_int_eq(zlevel_parse_client("zstd", &codec, &level, &err), 0);
+	ck_assert(codec == ZLEVEL_ZSTD && level == 3);
+	ck_assert_int_eq(zlevel_parse_client("zstd:19", &codec, &level, &err),
+	    0);
+	ck_assert(codec == ZLEVEL_ZSTD && level == 19);
+	ck_assert_int_eq(zlevel_parse_client("6", &codec, &level, &err), 0);
+	ck_assert(codec == ZLEVEL_ZLIB && level == 6);
+	ck_assert_int_eq(zlevel_parse_client("auto", &codec, &level, &err), 0);
+	ck_assert(codec == ZLEVEL_ZLIB && level == ZLEVEL_AUTO);
+	ck_assert_int_eq(zlevel_parse_client("zstd:0", &codec, &level, &err),
+	    -1);
+	ck_assert_str_eq(err.msg, "zstd:0: invalid zstd level (1 to 19)");
+	ck_assert_int_eq(zlevel_parse_client("zstd:20", &codec, &level, &err),
+	    -1);
+	ck_assert_int_eq(zlevel_parse_client("zstd:", &codec, &level, &err),
+	    -1);
+	ck_assert_int_eq(zlevel_parse_client("zstdx", &codec, &level, &err),
+	    -1);
+	ck_assert_str_eq(err.msg,
+	    "zstdx: invalid compression level (0 to 9, or auto)");
+	ck_assert_int_eq(zlevel_parse_client("ZSTD", &codec, &level, &err),
+	    -1);
+	/* cairnd -Y. */
+	ck_assert_int_eq(zlevel_parse(ZLEVEL_ZSTD, "20", ZLEVEL_ARG_OPTION,
+	    &level, &err), -1);
+	ck_assert_str_eq(err.msg, "compression level 20: too large (0..19)");
 }
 END_TEST
 
@@ -190,7 +254,7 @@ live(int sv[2])
 
 START_TEST(test_pin_fixed)
 {
-	struct zlevel_limit	 lim = { 6, 1 };
+	struct zlevel_limit	 lim = { { 6, 0 }, 1 };
 	struct zlevel		 zl;
 	struct conn		*c;
 	struct cerr		 err;
@@ -220,7 +284,7 @@ END_TEST
 
 START_TEST(test_pin_auto)
 {
-	struct zlevel_limit	 lim = { 3, 1 };
+	struct zlevel_limit	 lim = { { 3, 0 }, 1 };
 	struct zlevel		 zl;
 	struct conn		*c;
 	struct cerr		 err;
@@ -258,6 +322,7 @@ zlevel_suite(void)
 
 	tc = tcase_create("negotiate");
 	tcase_add_test(tc, test_grant);
+	tcase_add_test(tc, test_zstd);
 	tcase_add_test(tc, test_ask);
 	suite_add_tcase(s, tc);
 

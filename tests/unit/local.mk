@@ -29,6 +29,7 @@ UNIT_LAYER_TESTS = \
 	tests/unit/check_zauto \
 	tests/unit/check_zlevel \
 	tests/unit/check_conn \
+	tests/unit/check_zstdconn \
 	tests/unit/check_download \
 	tests/unit/check_reqwin \
 	tests/unit/check_proxy \
@@ -105,6 +106,9 @@ tests_unit_check_zlevel_LDADD = $(UNIT_LDADD)
 tests_unit_check_conn_SOURCES = tests/unit/check_conn.c
 tests_unit_check_conn_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_check_conn_LDADD = $(UNIT_LDADD)
+tests_unit_check_zstdconn_SOURCES = tests/unit/check_zstdconn.c
+tests_unit_check_zstdconn_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_check_zstdconn_LDADD = $(UNIT_LDADD)
 endif
 
 # The receive side of the clients (net/libnet.a: download.c;

@@ -1,0 +1,460 @@
+/*
+ * zstdconn.c: zstd compression of a connection (zstdconn.h).
+ *
+ * A struct zstdconn is the filter's arg (conn.h, struct conn_filter):
+ * the compression and decompression contexts, the inflate guard, the
+ * level state and the counters.  The decode side (zstdconn_decode)
+ * touches only the decompression context and dinframe, which the
+ * read-ahead thread may run beside everything else.
+ */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ZSTD_STATIC_LINKING_ONLY	/* ZSTD_getCParams: a level's window */
+#include <zstd.h>
+#include <zstd_errors.h>
+
+#include "buf.h"
+#include "cerr.h"
+#include "conn.h"
+#include "xmalloc.h"
+#include "zconn.h"
+#include "zstdconn.h"
+
+#define ZSTDCONN_OUTCHUNK	(64 * 1024)	/* output made per step */
+#define ZSTDCONN_SCRATCH	(8 * CONN_IOSIZE + 65536) /* level changes */
+#define ZSTDCONN_RAWBLOCK	(128 * 1024)	/* the largest block */
+#define ZSTDCONN_NELEM(a)	(sizeof(a) / sizeof((a)[0]))
+
+/* A frame's first bytes: its magic number, little-endian. */
+static const unsigned char zstdconn_magic[4] = { 0x28, 0xb5, 0x2f, 0xfd };
+
+/*
+ * The header of a frame of raw blocks: the magic number; a frame header
+ * descriptor with no content size, no checksum and no dictionary; and a
+ * window descriptor of 128 KiB (exponent 17 - 10, no mantissa), the
+ * most a block may hold.
+ */
+static const unsigned char zstdconn_rawhdr[6] = {
+	0x28, 0xb5, 0x2f, 0xfd, 0x00, (17 - 10) << 3
+};
+
+struct zstdconn {
+	struct conn	*c;
+	ZSTD_CCtx	*cc;
+	ZSTD_DCtx	*dc;
+	struct buf	*tmp;		/* output made outside encode */
+	int		 level;		/* output level now, 0: raw blocks */
+	int		 base;		/* the level when not pinned */
+	int		 pin;		/* pinned level, -1: none */
+	int		 inframe;	/* a frame of output is open */
+	int		 dirty;		/* input given since the last flush */
+	int		 dinframe;	/* decode: inside a frame */
+	struct zconn_guard guard;	/* inflate guard on lines */
+
+	/* Counters (struct connstats). */
+	uint64_t	 zout;
+	uint64_t	 lvl_raw[ZSTDCONN_MAXLEVEL + 1];
+};
+
+static const struct conn_filter zstdconn_ops;
+
+static struct zstdconn *
+zstdconn_get(const struct conn *c)
+{
+	return conn_filter(c, &zstdconn_ops);
+}
+
+/*
+ * Set the compressor to level (1 and up), with the window level uses
+ * by default but never more than ZSTDCONN_WINDOW.  Only between frames.
+ */
+static int
+zstdconn_params(struct zstdconn *zs, int level, struct cerr *err)
+{
+	ZSTD_compressionParameters	 cp;
+	size_t				 r;
+	int				 wlog;
+
+	cp = ZSTD_getCParams(level, ZSTD_CONTENTSIZE_UNKNOWN, 0);
+	wlog = (int)cp.windowLog;
+	if (wlog > ZSTDCONN_WINDOWLOG)
+		wlog = ZSTDCONN_WINDOWLOG;
+	r = ZSTD_CCtx_setParameter(zs->cc, ZSTD_c_compressionLevel, level);
+	if (!ZSTD_isError(r))
+		r = ZSTD_CCtx_setParameter(zs->cc, ZSTD_c_windowLog, wlog);
+	if (ZSTD_isError(r)) {
+		cerr_set(err, "zstd level %d: %s", level, ZSTD_getErrorName(r));
+		return -1;
+	}
+	return 0;
+}
+
+/* Raw blocks for len bytes at p onto out, opening a frame if none is. */
+static int
+zstdconn_raw(struct zstdconn *zs, const unsigned char *p, size_t len,
+    struct buf *out, struct cerr *err)
+{
+	unsigned char	 bh[3];
+	size_t		 n;
+
+	if (len > 0 && !zs->inframe) {
+		if (buf_add(out, zstdconn_rawhdr, sizeof(zstdconn_rawhdr)) ==
+		    -1)
+			goto full;
+		zs->inframe = 1;
+	}
+	while (len > 0) {
+		n = len > ZSTDCONN_RAWBLOCK ? ZSTDCONN_RAWBLOCK : len;
+		/* Block header: not last, type 0 (raw), size; 24 bits LE. */
+		bh[0] = (unsigned char)((n << 3) & 0xff);
+		bh[1] = (unsigned char)((n >> 5) & 0xff);
+		bh[2] = (unsigned char)((n >> 13) & 0xff);
+		if (buf_add(out, bh, sizeof(bh)) == -1 ||
+		    buf_add(out, p, n) == -1)
+			goto full;
+		p += n;
+		len -= n;
+	}
+	return 0;
+full:
+	cerr_set(err, "compressed output buffer full");
+	return -1;
+}
+
+/* End the open frame of raw blocks: an empty last raw block. */
+static int
+zstdconn_rawend(struct zstdconn *zs, struct buf *out, struct cerr *err)
+{
+	static const unsigned char	 last[3] = { 0x01, 0x00, 0x00 };
+
+	if (!zs->inframe)
+		return 0;
+	if (buf_add(out, last, sizeof(last)) == -1) {
+		cerr_set(err, "compressed output buffer full");
+		return -1;
+	}
+	zs->inframe = 0;
+	return 0;
+}
+
+/* Compress len bytes at p onto out, then end as mode says. */
+static int
+zstdconn_run(struct zstdconn *zs, const void *p, size_t len,
+    ZSTD_EndDirective mode, struct buf *out, struct cerr *err)
+{
+	ZSTD_inBuffer	 ib = { p, len, 0 };
+	ZSTD_outBuffer	 ob;
+	size_t		 r;
+
+	for (;;) {
+		if ((ob.dst = buf_reserve(out, ZSTDCONN_OUTCHUNK)) == NULL) {
+			cerr_set(err, "compressed output buffer full");
+			return -1;
+		}
+		ob.size = ZSTDCONN_OUTCHUNK;
+		ob.pos = 0;
+		r = ZSTD_compressStream2(zs->cc, &ob, &ib, mode);
+		buf_commit(out, ob.pos);
+		if (ZSTD_isError(r)) {
+			cerr_set(err, "zstd: %s", ZSTD_getErrorName(r));
+			return -1;
+		}
+		/* Done: input taken, and with a flush nothing left in it. */
+		if (ib.pos == ib.size && (mode == ZSTD_e_continue ? ob.pos <
+		    ob.size : r == 0))
+			break;
+	}
+	if (mode == ZSTD_e_end)
+		zs->inframe = 0;
+	else if (len > 0)
+		zs->inframe = 1;
+	return 0;
+}
+
+static int
+zstdconn_encode(void *arg, const void *p, size_t len, int flush,
+    struct buf *out, struct cerr *err)
+{
+	struct zstdconn	*zs = arg;
+	size_t		 before = buf_len(out);
+	int		 r;
+
+	if (len == 0 && (flush == CONN_FLUSH_NONE ||
+	    (flush == CONN_FLUSH_SYNC && !zs->dirty) ||
+	    (flush == CONN_FLUSH_FULL && !zs->inframe)))
+		return 0;
+	if (zs->level == 0) {
+		/* A raw block is on a byte boundary: a flush adds nothing. */
+		r = zstdconn_raw(zs, p, len, out, err);
+		if (r == 0 && flush == CONN_FLUSH_FULL)
+			r = zstdconn_rawend(zs, out, err);
+	} else
+		r = zstdconn_run(zs, p, len, flush == CONN_FLUSH_FULL ?
+		    ZSTD_e_end : flush == CONN_FLUSH_SYNC ? ZSTD_e_flush :
+		    ZSTD_e_continue, out, err);
+	if (r == -1)
+		return -1;
+	zs->dirty = flush == CONN_FLUSH_NONE && (zs->dirty || len > 0);
+	zs->zout += buf_len(out) - before;
+	if ((size_t)zs->level < ZSTDCONN_NELEM(zs->lvl_raw))
+		zs->lvl_raw[zs->level] += len;
+	return 0;
+}
+
+static ssize_t
+zstdconn_decode(void *arg, const unsigned char **in, size_t *inlen,
+    void *out, size_t outlen, struct cerr *err)
+{
+	struct zstdconn	*zs = arg;
+	ZSTD_inBuffer	 ib;
+	ZSTD_outBuffer	 ob = { out, outlen, 0 };
+	size_t		 r, n;
+
+	for (;;) {
+		if (!zs->dinframe) {
+			/*
+			 * A frame starts: it must be a zstd frame, not one
+			 * of the legacy formats (which the window bound
+			 * does not cover) nor a skippable frame.
+			 */
+			if (ob.pos > 0 || *inlen == 0)
+				return (ssize_t)ob.pos;
+			n = *inlen < sizeof(zstdconn_magic) ? *inlen :
+			    sizeof(zstdconn_magic);
+			if (memcmp(*in, zstdconn_magic, n) != 0) {
+				cerr_set(err, "zstd: not a zstd frame "
+				    "(starts %02x%02x%02x%02x)", (*in)[0],
+				    n > 1 ? (*in)[1] : 0, n > 2 ? (*in)[2] : 0,
+				    n > 3 ? (*in)[3] : 0);
+				return -1;
+			}
+			if (n < sizeof(zstdconn_magic))
+				return 0;
+			zs->dinframe = 1;
+		}
+		ib.src = *in;
+		ib.size = *inlen;
+		ib.pos = 0;
+		n = ob.pos;
+		r = ZSTD_decompressStream(zs->dc, &ob, &ib);
+		*in += ib.pos;
+		*inlen -= ib.pos;
+		if (ZSTD_isError(r)) {
+			if (ZSTD_getErrorCode(r) ==
+			    ZSTD_error_frameParameter_windowTooLarge)
+				cerr_set(err, "zstd frame asks for a window "
+				    "larger than %d KiB, the most allowed: "
+				    "refused", ZSTDCONN_WINDOW / 1024);
+			else
+				cerr_set(err, "zstd: %s",
+				    ZSTD_getErrorName(r));
+			return -1;
+		}
+		if (r == 0) {
+			zs->dinframe = 0;	/* decoded and all given */
+			continue;
+		}
+		if (ob.pos == ob.size || *inlen == 0 ||
+		    (ib.pos == 0 && ob.pos == n))
+			return (ssize_t)ob.pos;
+	}
+}
+
+/* Change the output level; any output (the frame's end) goes to out. */
+static int
+zstdconn_zlevel(struct zstdconn *zs, int level, struct buf *out,
+    struct cerr *err)
+{
+	size_t	 before = buf_len(out);
+
+	if (level == zs->level)
+		return 0;
+	if (zs->level == 0) {
+		if (zstdconn_rawend(zs, out, err) == -1)
+			return -1;
+	} else if (zs->inframe && zstdconn_run(zs, NULL, 0, ZSTD_e_end, out,
+	    err) == -1)
+		return -1;
+	zs->zout += buf_len(out) - before;
+	zs->dirty = 0;
+	if (level > 0 && zstdconn_params(zs, level, err) == -1)
+		return -1;
+	zs->level = level;
+	return 0;
+}
+
+/* As zstdconn_zlevel, outside encode: the output joins the connection's. */
+static int
+zstdconn_relevel(struct zstdconn *zs, int level, struct cerr *err)
+{
+	struct cerr	 zerr;
+	int		 r;
+
+	if (level == zs->level)
+		return 0;
+	/* What was queued belongs to the level it was queued under. */
+	if (conn_drain(zs->c, err) == -1)
+		return -1;
+	buf_reset(zs->tmp);
+	if (zstdconn_zlevel(zs, level, zs->tmp, &zerr) == -1) {
+		cerr_set(err, "%s: %s", conn_peer(zs->c), zerr.msg);
+		return -1;
+	}
+	r = conn_wire_queue(zs->c, buf_data(zs->tmp), buf_len(zs->tmp), err);
+	buf_reset(zs->tmp);
+	return r;
+}
+
+/* No automatic level for zstd yet: nothing to measure after a write. */
+static int
+zstdconn_sent(void *arg, struct buf *out, struct cerr *err)
+{
+	(void)arg;
+	(void)out;
+	(void)err;
+	return 0;
+}
+
+static int
+zstdconn_lines(void *arg, size_t n, uint64_t used, struct cerr *err)
+{
+	struct zstdconn	*zs = arg;
+
+	return zconn_guard_lines(&zs->guard, n, used, err);
+}
+
+static void
+zstdconn_stats(void *arg, struct connstats *st)
+{
+	struct zstdconn	*zs = arg;
+	size_t		 i;
+
+	st->level = zs->level;
+	st->zout = zs->zout;
+	for (i = 0; i < ZSTDCONN_NELEM(zs->lvl_raw) &&
+	    i < ZSTDCONN_NELEM(st->lvl_raw); i++)
+		st->lvl_raw[i] = zs->lvl_raw[i];
+}
+
+static void
+zstdconn_free(void *arg)
+{
+	struct zstdconn	*zs = arg;
+
+	if (zs == NULL)
+		return;
+	ZSTD_freeCCtx(zs->cc);
+	ZSTD_freeDCtx(zs->dc);
+	buf_free(zs->tmp);
+	free(zs);
+}
+
+static const struct conn_filter zstdconn_ops = {
+	zstdconn_encode,
+	zstdconn_decode,
+	zstdconn_sent,
+	zstdconn_lines,
+	zstdconn_stats,
+	zstdconn_free
+};
+
+int
+zstdconn_start(struct conn *c, int level, int ratio, struct cerr *err)
+{
+	struct zstdconn	*zs;
+	struct cerr	 zerr;
+	size_t		 r;
+
+	if (conn_filtered(c)) {
+		cerr_set(err, "%s: compression already on", conn_peer(c));
+		return -1;
+	}
+	zs = xcalloc(1, sizeof(*zs));
+	zs->c = c;
+	zs->tmp = buf_new(ZSTDCONN_SCRATCH);
+	zs->pin = -1;
+	zs->guard.ratio = ratio;
+	if ((zs->cc = ZSTD_createCCtx()) == NULL ||
+	    (zs->dc = ZSTD_createDCtx()) == NULL) {
+		cerr_set(err, "%s: zstd: out of memory", conn_peer(c));
+		zstdconn_free(zs);
+		return -1;
+	}
+	r = ZSTD_DCtx_setParameter(zs->dc, ZSTD_d_windowLogMax,
+	    ZSTDCONN_WINDOWLOG);
+	if (ZSTD_isError(r)) {
+		cerr_set(err, "%s: zstd: %s", conn_peer(c),
+		    ZSTD_getErrorName(r));
+		zstdconn_free(zs);
+		return -1;
+	}
+	if (level > 0 && zstdconn_params(zs, level, &zerr) == -1) {
+		cerr_set(err, "%s: %s", conn_peer(c), zerr.msg);
+		zstdconn_free(zs);
+		return -1;
+	}
+	zs->level = zs->base = level;
+	if (conn_set_filter(c, &zstdconn_ops, zs, err) == -1) {
+		zstdconn_free(zs);
+		return -1;
+	}
+	return 0;
+}
+
+int
+zstdconn_on(const struct conn *c)
+{
+	return zstdconn_get(c) != NULL;
+}
+
+int
+zstdconn_set_level(struct conn *c, int level, struct cerr *err)
+{
+	struct zstdconn	*zs = zstdconn_get(c);
+
+	if (zs == NULL) {
+		cerr_set(err, "%s: compression is off", conn_peer(c));
+		return -1;
+	}
+	zs->base = level;
+	if (zs->pin >= 0)
+		return 0;
+	return zstdconn_relevel(zs, level, err);
+}
+
+int
+zstdconn_pin_level(struct conn *c, int level, struct cerr *err)
+{
+	struct zstdconn	*zs = zstdconn_get(c);
+
+	if (zs == NULL)
+		return 0;
+	if (level < 0)
+		level = -1;
+	if (level == zs->pin)
+		return 0;
+	zs->pin = level;
+	return zstdconn_relevel(zs, level >= 0 ? level : zs->base, err);
+}
+
+int
+zstdconn_level(const struct conn *c)
+{
+	struct zstdconn	*zs = zstdconn_get(c);
+
+	return zs != NULL ? zs->level : 0;
+}
+
+size_t
+zstdconn_memory(const struct conn *c)
+{
+	struct zstdconn	*zs = zstdconn_get(c);
+
+	if (zs == NULL)
+		return 0;
+	return ZSTD_sizeof_CCtx(zs->cc) + ZSTD_sizeof_DCtx(zs->dc);
+}

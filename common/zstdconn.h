@@ -1,0 +1,59 @@
+/*
+ * zstdconn.h: zstd compression of a connection between cairn peers
+ * (docs/protocol.md section 9.2).
+ *
+ * A stream filter of the connection (conn.h, struct conn_filter), as
+ * zconn.h is for zlib: one zstd stream each way, made of frames.  Output
+ * is flushed (ZSTD_e_flush) whenever the sender is about to wait, and a
+ * full flush ends the frame (ZSTD_e_end), which forgets the history as
+ * zlib's full flush does.  A change of level ends the frame too: the
+ * next one starts at the new level.  Level 0 sends the data as they
+ * are, in frames of raw blocks this module writes itself (no matching,
+ * no entropy coding): the stored path for incompressible bodies.
+ *
+ * Memory is bounded whatever the peer sends: the decoder refuses a
+ * frame whose window is larger than ZSTDCONN_WINDOW (ZSTD_d_windowLogMax),
+ * and only accepts zstd frames (no legacy formats, no skippable frames);
+ * the encoder never uses a larger window either, at any level.
+ *
+ * Levels come checked (zlevel.h decides them, and calls these).  There
+ * is no automatic level, no capture and no splicing for zstd yet.
+ * Dependencies: zstdconn uses conn and zconn's inflate guard; neither
+ * uses it.  Functions return 0 on success and -1 with a message naming
+ * the peer in err.
+ */
+#ifndef CAIRN_ZSTDCONN_H
+#define CAIRN_ZSTDCONN_H
+
+#include <stddef.h>
+
+struct cerr;
+struct conn;
+
+#define ZSTDCONN_WINDOWLOG	21	/* window: 2 MiB at most, each way */
+#define ZSTDCONN_WINDOW		(1 << ZSTDCONN_WINDOWLOG)
+#define ZSTDCONN_MAXLEVEL	19	/* highest level (no "ultra" ones) */
+
+/*
+ * Start zstd in both directions: push what is queued uncompressed, then
+ * compress all later output at level (0: raw blocks); every input byte
+ * not yet consumed is treated as compressed.  ratio: as zconn_start's
+ * bound on how much lines may inflate (0: none).
+ */
+int		 zstdconn_start(struct conn *, int level, int ratio,
+		    struct cerr *err);
+/* Nonzero when zstd is on. */
+int		 zstdconn_on(const struct conn *);
+/* Fix the output level (0: raw blocks) from the next frame on. */
+int		 zstdconn_set_level(struct conn *, int level, struct cerr *err);
+/*
+ * Pin the output level to level until called with -1 (then the fixed
+ * level applies again).  Output queued before the call is compressed
+ * at the level it was queued under.  Does nothing without zstd.
+ */
+int		 zstdconn_pin_level(struct conn *, int level, struct cerr *err);
+int		 zstdconn_level(const struct conn *);	/* current, 0: none */
+/* Bytes the connection's zstd contexts hold now (both ways). */
+size_t		 zstdconn_memory(const struct conn *);
+
+#endif

@@ -1,0 +1,94 @@
+#!/bin/sh
+# t-zstd-hostile: a zstd frame asking for a window larger than the 2 MiB
+# both ends allow (docs/security.md D7) is refused before anything is
+# allocated for it, with a message naming the peer: by cairnd, from a
+# client (tests/integ/peer.py) that asked COMP ZSTD, and by ktcheck, from
+# a server that offered ZSTD=3.  So is a frame in one of zstd's legacy
+# formats, which the window bound would not cover, and a stream that is
+# not zstd at all.  The frames are written by hand: header bytes, then a
+# raw block.
+. "$top_srcdir/tests/integ/lib.sh"
+need_tool cairnd ktcheck
+need_cmd python3
+mk_tmpdir
+. "$top_srcdir/tests/integ/netlib.sh"
+make_repo "$T/repo"
+
+# Frame headers: magic 28 b5 2f fd, descriptor 00 (no size, no checksum),
+# window descriptor (log - 10) << 3.  Then a raw block holding "NOOP\r\n"
+# (header: size 6 << 3, not last, type raw), or "220 ok\r\n".
+HUGE='\x28\xb5\x2f\xfd\x00\xa0'			# window 1 GiB (log 30)
+OVER='\x28\xb5\x2f\xfd\x00\x60'			# 4 MiB (log 22): libzstd
+						# alone would take it
+LEGACY='\x27\xb5\x2f\xfd\x00\x00\x00\x00'	# v0.7's magic
+BLOCK='\x30\x00\x00NOOP\r\n'
+SBLOCK='\x40\x00\x00220 ok\r\n'			# 8 bytes
+
+# client_frame BYTES MESSAGE: a client asks COMP ZSTD, then sends BYTES;
+# cairnd ends the session and logs MESSAGE with the client's name.
+client_frame()
+{
+	printf '%s\n' 'skip 200 CAPA' 'send COMP ZSTD 3\r\n' 'expect 320' \
+	    "raw $1" 'drain' >"$T/script"
+	: >"$SLOG"
+	timeout 60 python3 "$top_srcdir/tests/integ/peer.py" client "$PORT" \
+	    "$T/script" "$T/peer.log" || fail "peer.py: $?"
+	retry 100 grep -q "$2" "$SLOG" ||
+	    fail "cairnd: no \"$2\": $(cat "$SLOG")"
+	grep "$2" "$SLOG" | grep -q '127\.0\.0\.1' ||
+	    fail "cairnd: the client not named: $(grep "$2" "$SLOG")"
+	grep -q 'session end: zstd level 3' "$SLOG" ||
+	    fail "cairnd: no session end: $(cat "$SLOG")"
+	grep -q '^<<< 202 ' "$T/peer.log" &&
+	    fail "cairnd: the NOOP was served: $(cat "$T/peer.log")"
+}
+
+# -d: the requests served are in the log.
+start_cairnd "$T/repo" -Z 6 -d
+client_frame "$HUGE$BLOCK" \
+    'zstd frame asks for a window larger than 2048 KiB, the most allowed: refused'
+client_frame "$OVER$BLOCK" \
+    'zstd frame asks for a window larger than 2048 KiB, the most allowed: refused'
+client_frame "$LEGACY$BLOCK" 'zstd: not a zstd frame (starts 27b52ffd)'
+client_frame 'NOOP\r\n' 'zstd: not a zstd frame (starts 4e4f4f50)'
+# The same frame with a 2 MiB window (log 21, descriptor 0x58) is served.
+: >"$SLOG"
+printf '%s\n' 'skip 200 CAPA' 'send COMP ZSTD 3\r\n' 'expect 320' \
+    'raw \x28\xb5\x2f\xfd\x00\x58\x30\x00\x00NOOP\r\n' 'drain' >"$T/script"
+timeout 60 python3 "$top_srcdir/tests/integ/peer.py" client "$PORT" \
+    "$T/script" "$T/peer.log" &
+PY=$!
+retry 100 grep -q '<<< NOOP' "$SLOG" ||
+    fail "a 2 MiB window refused: $(cat "$SLOG")"
+kill "$PY" 2>/dev/null
+wait "$PY" 2>/dev/null
+stop_cairnd
+
+# server_frame BYTES MESSAGE: ktcheck -Z zstd:3 against a server sending
+# BYTES after its 320 reply: exit 2, MESSAGE on stderr after the server's
+# name, nothing written.
+server_frame()
+{
+	rm -rf "$T/c"
+	mkdir "$T/c"
+	printf '%s\n' 'send 200-RAP 1 evil peer.py radmind access protocol\r\n200 CAPA ZLIB REPO ZSTD=3\r\n' \
+	    'skip COMP' 'send 320 Ready to start ZSTD compression level 3\r\n' \
+	    "raw $1" 'drain' >"$T/script"
+	start_peer "$T/script" "$T/peer.log"
+	run_capture "$T/out" "$T/err" timeout 60 "$KTCHECK" -Z zstd:3 \
+	    -K "$T/c/command.K" -h 127.0.0.1 -p "$PEERPORT"
+	kill "$PEERPID" 2>/dev/null
+	wait "$PEERPID" 2>/dev/null
+	assert_eq 2 "$RC" "ktcheck: $(cat "$T/err")"
+	grep -q "^127\.0\.0\.1.*: $2" "$T/err" ||
+	    fail "ktcheck: no \"$2\" naming the server: $(cat "$T/err")"
+	[ -z "$(ls -A "$T/c")" ] || fail "written: $(ls -A "$T/c")"
+}
+
+server_frame "$HUGE$SBLOCK" \
+    'zstd frame asks for a window larger than 2048 KiB, the most allowed: refused'
+server_frame "$OVER$SBLOCK" \
+    'zstd frame asks for a window larger than 2048 KiB, the most allowed: refused'
+server_frame "$LEGACY$SBLOCK" \
+    'zstd: not a zstd frame (starts 27b52ffd)'
+exit 0

@@ -1,0 +1,413 @@
+/*
+ * check_zstdconn.c: zstd compression of a connection (common/zstdconn.c)
+ * over a socketpair: a round trip with flushes, level changes and raw
+ * blocks mid-stream (also through the read-ahead thread); a stream cut
+ * short; garbage, legacy frames and frames asking for too large a
+ * window; the inflate guard on lines; and the memory a session's zstd
+ * contexts hold at each level, which the default maximum keeps at most
+ * 8 MiB.
+ */
+#include "config.h"
+
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include "cerr.h"
+#include "conn.h"
+#include "xmalloc.h"
+#include "zconn.h"
+#include "zlevel.h"
+#include "zstdconn.h"
+#include "unit.h"
+
+#define BIG		(1 << 20)
+#define RAWLEN		(300 * 1024)	/* more than two raw blocks */
+
+static int	 sv[2];
+
+static void
+pair(void)
+{
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+}
+
+static void
+put(const void *p, size_t n)
+{
+	ck_assert_int_eq(write(sv[1], p, n), (ssize_t)n);
+}
+
+static const char *
+getl(struct conn *c)
+{
+	struct cerr	 err;
+	char		*line;
+
+	if (conn_getline(c, &line, &err) == -1)
+		ck_abort_msg("conn_getline: %s", err.msg);
+	return line;
+}
+
+/* Text that compresses, byte i of it. */
+static char
+textbyte(size_t i)
+{
+	return (char)(i % 251 < 200 ? 'a' + i % 7 : i);
+}
+
+/* Bytes that do not (a fixed generator: the reader checks them). */
+static unsigned char
+noisebyte(size_t i)
+{
+	uint32_t	 x = (uint32_t)i * 2654435761U;
+
+	x ^= x >> 15;
+	x *= 2246822519U;
+	return (unsigned char)(x >> 13);
+}
+
+/*
+ * Child: lines and blocks in zstd at level, the level changed to 9, a
+ * block pinned to raw blocks, full and sync flushes between them; with
+ * memonly, 2 MiB at level and then what its contexts hold.
+ */
+static void
+zwriter(int fd, int level, int memonly)
+{
+	struct conn	*c;
+	struct cerr	 err;
+	char		*big;
+	unsigned char	*noise;
+	size_t		 i;
+	int		 ok = 1;
+
+	c = conn_new(fd, "writer");
+	big = xmalloc(BIG);
+	for (i = 0; i < BIG; i++)
+		big[i] = textbyte(i);
+	noise = xmalloc(RAWLEN);
+	for (i = 0; i < RAWLEN; i++)
+		noise[i] = noisebyte(i);
+	ok &= conn_printf(c, &err, "320 go\r\n") == 0;
+	ok &= zstdconn_start(c, level, 0, &err) == 0;
+	ok &= conn_printf(c, &err, "220 on\r\n") == 0;
+	ok &= conn_flush(c, &err) == 0;
+	ok &= conn_write(c, big, BIG, &err) == 0;
+	if (memonly) {
+		/* One level: what a session at that level holds. */
+		ok &= conn_write(c, big, BIG, &err) == 0;
+		ok &= conn_printf(c, &err, "mem %zu\r\n",
+		    zstdconn_memory(c)) == 0;
+		ok &= conn_flush(c, &err) == 0;
+		_exit(ok ? 0 : 1);
+	}
+	ok &= zstdconn_set_level(c, 9, &err) == 0;
+	ok &= zstdconn_level(c) == 9;
+	ok &= conn_printf(c, &err, "after level change\r\n") == 0;
+	ok &= conn_flush_full(c, &err) == 0;
+	ok &= zstdconn_pin_level(c, 0, &err) == 0;
+	ok &= zstdconn_level(c) == 0;
+	ok &= conn_write(c, noise, RAWLEN, &err) == 0;
+	ok &= conn_flush(c, &err) == 0;
+	ok &= zstdconn_pin_level(c, -1, &err) == 0;
+	ok &= zstdconn_level(c) == 9;
+	ok &= conn_printf(c, &err, "after raw\r\n") == 0;
+	ok &= conn_flush_full(c, &err) == 0;
+	ok &= conn_flush_full(c, &err) == 0;	/* nothing more to end */
+	ok &= conn_printf(c, &err, "last\r\n") == 0;
+	ok &= conn_write(c, big, BIG, &err) == 0;
+	ok &= conn_printf(c, &err, "mem %zu\r\n", zstdconn_memory(c)) == 0;
+	ok &= conn_flush(c, &err) == 0;
+	_exit(ok ? 0 : 1);
+}
+
+/*
+ * Read what zwriter writes at level; with ahead, on a read-ahead
+ * thread.  *wmem: what the writer's contexts held, *rmem the reader's.
+ */
+static void
+zreader(int level, int ahead, int memonly, struct connstats *st,
+    size_t *wmem, size_t *rmem)
+{
+	struct conn	*c;
+	struct cerr	 err;
+	char		*buf;
+	const char	*l;
+	size_t		 got, i;
+	ssize_t		 n;
+	pid_t		 pid;
+	int		 status;
+
+	pair();
+	if ((pid = fork()) == 0) {
+		close(sv[0]);
+		zwriter(sv[1], level, memonly);
+	}
+	close(sv[1]);
+	c = conn_new(sv[0], "reader");
+	ck_assert_str_eq(getl(c), "320 go");
+	ck_assert_int_eq(zstdconn_start(c, 3, 0, &err), 0);
+	ck_assert(zstdconn_on(c));
+	ck_assert(!zconn_on(c));
+	ck_assert_str_eq(getl(c), "220 on");
+	if (ahead)
+		ck_assert_int_eq(conn_readahead(c, &err), 0);
+	buf = xmalloc(BIG);
+	for (got = 0; got < BIG; got += (size_t)n)
+		ck_assert_int_gt(n = conn_read(c, buf + got, BIG - got, &err),
+		    0);
+	for (i = 0; i < BIG; i++)
+		if (buf[i] != textbyte(i))
+			ck_abort_msg("text byte %zu differs", i);
+	if (memonly)
+		goto last;
+	ck_assert_str_eq(getl(c), "after level change");
+	for (got = 0; got < RAWLEN; got += (size_t)n)
+		ck_assert_int_gt(n = conn_read(c, buf + got, RAWLEN - got,
+		    &err), 0);
+	for (i = 0; i < RAWLEN; i++)
+		if ((unsigned char)buf[i] != noisebyte(i))
+			ck_abort_msg("raw byte %zu differs", i);
+	ck_assert_str_eq(getl(c), "after raw");
+	ck_assert_str_eq(getl(c), "last");
+last:
+	for (got = 0; got < BIG; got += (size_t)n)
+		ck_assert_int_gt(n = conn_read(c, buf + got, BIG - got, &err),
+		    0);
+	l = getl(c);
+	ck_assert_int_eq(strncmp(l, "mem ", 4), 0);
+	*wmem = strtoul(l + 4, NULL, 10);
+	*rmem = zstdconn_memory(c);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	/* Everything is in: the end of the stream is seen. */
+	ck_assert_int_eq(conn_read(c, buf, 1, &err), -1);
+	ck_assert(conn_eof(c));
+	conn_stats(c, st);
+	free(buf);
+	conn_free(c);
+}
+
+START_TEST(test_roundtrip)
+{
+	struct connstats	 st, st0;
+	size_t			 wmem, rmem;
+
+	zreader(1, 0, 0, &st0, &wmem, &rmem);
+	/* Text shrinks; the noise (raw blocks) costs its size and headers. */
+	ck_assert_uint_gt(st0.wire_in, RAWLEN);
+	ck_assert_uint_lt(st0.wire_in, RAWLEN + BIG / 4);
+	/* Through the read-ahead thread: same bytes, same counts. */
+	zreader(1, 1, 0, &st, &wmem, &rmem);
+	ck_assert_uint_eq(st.raw_in, st0.raw_in);
+	ck_assert_uint_eq(st.wire_in, st0.wire_in);
+}
+END_TEST
+
+/*
+ * The memory of a session's contexts after a transfer, per level: the
+ * sender's at that level, the receiver's (its window is bounded, at any
+ * level of the peer).  At the default maximum level a session's sender
+ * and the largest receiver together hold at most 8 MiB.
+ */
+START_TEST(test_memory)
+{
+	struct connstats	 st;
+	size_t			 wmem, rmem;
+	int			 l;
+
+	for (l = 1; l <= ZSTDCONN_MAXLEVEL; l++) {
+		zreader(l, 0, 1, &st, &wmem, &rmem);
+		fprintf(stderr, "zstd level %2d: compressing %6zu KiB, "
+		    "decompressing %5zu KiB, session %6zu KiB\n", l,
+		    wmem / 1024, rmem / 1024, (wmem + rmem) / 1024);
+		/* Whatever the peer's level, its frames' window is bounded. */
+		ck_assert_uint_le(rmem, ZSTDCONN_WINDOW + 512 * 1024);
+		if (l <= zlevel_default_max(ZLEVEL_ZSTD))
+			ck_assert_uint_le(wmem + ZSTDCONN_WINDOW + 512 * 1024,
+			    8 * 1024 * 1024);
+	}
+}
+END_TEST
+
+/* A zstd frame of the n bytes at p, made by libzstd at level. */
+static size_t
+frame(const void *p, size_t n, int level, void *out, size_t outlen)
+{
+	size_t	 r = ZSTD_compress(out, outlen, p, n, level);
+
+	ck_assert(!ZSTD_isError(r));
+	return r;
+}
+
+/* Start a reader whose peer is sv[1], zstd on; err's message on -1. */
+static struct conn *
+zconn_reader(void)
+{
+	struct conn	*c;
+	struct cerr	 err;
+
+	pair();
+	c = conn_new(sv[0], "peer");
+	conn_set_maxline(c, 1000);
+	put("COMP\r\n", 6);
+	ck_assert_str_eq(getl(c), "COMP");
+	ck_assert_int_eq(zstdconn_start(c, 1, 0, &err), 0);
+	return c;
+}
+
+START_TEST(test_cut_short)
+{
+	struct conn	*c;
+	struct cerr	 err;
+	char		 text[4000], z[8192], *line;
+	size_t		 n, i;
+
+	for (i = 0; i < sizeof(text); i++)
+		text[i] = (i + 1) % 80 == 0 ? '\n' : 'a' + (char)(i % 13);
+	n = frame(text, sizeof(text), 3, z, sizeof(z));
+	/* Every cut: the lines before it, never a byte more, then EOF. */
+	for (i = 1; i < n; i += 7) {
+		c = zconn_reader();
+		put(z, i);
+		close(sv[1]);
+		while (conn_getline(c, &line, &err) != -1)
+			ck_assert_uint_eq(strlen(line), 79);
+		ck_assert_msg(conn_eof(c), "cut at %zu: %s", i, err.msg);
+		conn_free(c);
+	}
+}
+END_TEST
+
+/*
+ * Feed bytes after the switch: the read fails (after the line first, if
+ * not NULL), err holds want.
+ */
+static void
+refused(const void *p, size_t n, const char *first, const char *want)
+{
+	struct conn	*c;
+	struct cerr	 err;
+	char		*line;
+
+	c = zconn_reader();
+	put(p, n);
+	close(sv[1]);
+	if (first != NULL)
+		ck_assert_str_eq(getl(c), first);
+	ck_assert_msg(conn_getline(c, &line, &err) == -1, "read a line where "
+	    "\"%s\" was due", want);
+	ck_assert_msg(strstr(err.msg, want) != NULL && strncmp(err.msg,
+	    "peer: ", 6) == 0, "\"%s\", not \"%s\"", err.msg, want);
+	ck_assert(!conn_eof(c));
+	conn_free(c);
+}
+
+START_TEST(test_garbage)
+{
+	unsigned char	 z[256], g[512];
+	size_t		 n, i;
+	/* Headers asking for 4 MiB (log 22) and 1 GiB, then a raw block. */
+	static const unsigned char	 w22[] = { 0x28, 0xb5, 0x2f, 0xfd,
+	    0x00, 0x60, 0x30, 0x00, 0x00, 'N', 'O', 'O', 'P', '\r', '\n' };
+	static const unsigned char	 w30[] = { 0x28, 0xb5, 0x2f, 0xfd,
+	    0x00, 0xa0, 0x30, 0x00, 0x00, 'N', 'O', 'O', 'P', '\r', '\n' };
+	static const unsigned char	 w21[] = { 0x28, 0xb5, 0x2f, 0xfd,
+	    0x00, 0x58, 0x30, 0x00, 0x00, 'N', 'O', 'O', 'P', '\r', '\n' };
+	/* A skippable frame, and v0.7's magic. */
+	static const unsigned char	 skip[] = { 0x50, 0x2a, 0x4d, 0x18,
+	    0x00, 0x00, 0x00, 0x00 };
+	static const unsigned char	 legacy[] = { 0x27, 0xb5, 0x2f, 0xfd,
+	    0x00, 0x00, 0x00, 0x00 };
+	struct conn	*c;
+
+	refused("NOOP\r\n", 6, NULL, "not a zstd frame (starts 4e4f4f50)");
+	refused(w22, sizeof(w22), NULL, "window larger than 2048 KiB");
+	refused(w30, sizeof(w30), NULL, "window larger than 2048 KiB");
+	refused(skip, sizeof(skip), NULL, "not a zstd frame");
+	refused(legacy, sizeof(legacy), NULL, "not a zstd frame (starts 27b52ffd)");
+	/* A good frame, then one that is not. */
+	n = frame("NOOP\r\n", 6, 1, z, sizeof(z));
+	memcpy(z + n, "junk", 4);
+	refused(z, n + 4, "NOOP", "not a zstd frame (starts 6a756e6b)");
+	/* A good header, then noise. */
+	for (i = 0; i < sizeof(g); i++)
+		g[i] = noisebyte(i);
+	memcpy(g, w21, 6);
+	refused(g, sizeof(g), NULL, "zstd: ");
+
+	/* The 2 MiB window is taken. */
+	c = zconn_reader();
+	put(w21, sizeof(w21));
+	ck_assert_str_eq(getl(c), "NOOP");
+	conn_free(c);
+	close(sv[1]);
+}
+END_TEST
+
+/* 200000 NOOP lines in one frame: stopped by a bound of 100:1. */
+START_TEST(test_ratio)
+{
+	struct conn	*c;
+	struct cerr	 err;
+	char		*text, *z, *line;
+	size_t		 n, len = 200000 * 6, zlen;
+	pid_t		 pid;
+	int		 status;
+
+	text = xmalloc(len);
+	for (n = 0; n < len; n += 6)
+		memcpy(text + n, "NOOP\r\n", 6);
+	z = xmalloc(ZSTD_compressBound(len));
+	zlen = frame(text, len, 3, z, ZSTD_compressBound(len));
+	pair();
+	if ((pid = fork()) == 0) {
+		close(sv[0]);
+		_exit(write(sv[1], z, zlen) == (ssize_t)zlen ? 0 : 1);
+	}
+	close(sv[1]);
+	c = conn_new(sv[0], "peer");
+	ck_assert_int_eq(zstdconn_start(c, 1, 100, &err), 0);
+	for (n = 0; conn_getline(c, &line, &err) != -1; n++)
+		ck_assert_str_eq(line, "NOOP");
+	ck_assert_uint_lt(n, 3 * ZCONN_WINDOW / 6);
+	ck_assert_ptr_nonnull(strstr(err.msg, "inflate more than 100:1"));
+	conn_free(c);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	free(text);
+	free(z);
+}
+END_TEST
+
+static Suite *
+zstdconn_suite(void)
+{
+	Suite	*s = suite_create("zstdconn");
+	TCase	*tc;
+
+	signal(SIGPIPE, SIG_IGN);
+	tc = tcase_create("zstd");
+	/* bounded work, but a loaded machine or a sanitizer build is slow */
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, test_roundtrip);
+	tcase_add_test(tc, test_cut_short);
+	tcase_add_test(tc, test_garbage);
+	tcase_add_test(tc, test_ratio);
+	tcase_add_test(tc, test_memory);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	return unit_run(zstdconn_suite());
+}
