@@ -29,11 +29,11 @@ struct zlevel_row {
 };
 
 /*
- * zstd: -Z auto starts (and, until the automatic level knows zstd,
- * stays) at 1, the level that compresses faster than a gigabit link
- * carries; "-Z zstd" is zstd's own default level, 3, which is also the
- * most cairnd offers by default: a session's zstd contexts then hold
- * about 6 MiB, under 8 (cairnd(8), "Compression").
+ * zstd: an automatic level would start at 1, the level that compresses
+ * faster than a gigabit link carries (-Z auto is zlib's until it can
+ * choose between codecs); "-Z zstd" is zstd's own default level, 3,
+ * which is also the most cairnd offers by default: a session's zstd
+ * contexts then hold about 6 MiB, under 8 (cairnd(8), "Compression").
  */
 static const struct zlevel_row zlevel_rows[ZLEVEL_NCODECS] = {
 	[ZLEVEL_ZLIB] = { "ZLIB", "zlib", 0, ZS_MAXLEVEL, 1, 1, 6, 1, 0 },

@@ -113,11 +113,12 @@ fail:
 }
 
 /*
- * The codec to ask for: zstd when -Z asks for it or for the automatic
- * level and the banner offers it (docs/protocol.md section 9.2), else
- * zlib, exactly as with a Radmind server.  *zauto: whether zlib's
- * automatic level is wanted (-Z auto, or -Z zstd of a server without
- * zstd).  -1 when nothing is offered to ask for.
+ * The codec to ask for: zstd when -Z asks for it and the banner offers
+ * it (docs/protocol.md section 9.2), else zlib, exactly as with a
+ * Radmind server.  -Z auto stays zlib's automatic level, measured on
+ * every link, until that level can choose between codecs.  *zauto:
+ * whether zlib's automatic level is wanted (-Z auto, or -Z zstd of a
+ * server without zstd).  -1 when nothing is offered to ask for.
  */
 static int
 net_codec(const struct net *n, const struct netopts *o, int *zauto)
@@ -125,14 +126,12 @@ net_codec(const struct net *n, const struct netopts *o, int *zauto)
 	const char	*host = conn_peer(n->c);
 
 	*zauto = o->zauto;
-	if (o->zcodec == ZLEVEL_ZSTD || o->zauto) {
+	if (o->zcodec == ZLEVEL_ZSTD) {
 		if (n->caps & PROTO_CAP_ZSTD)
 			return ZLEVEL_ZSTD;
-		if (o->zcodec == ZLEVEL_ZSTD) {
-			*zauto = 1;
-			if (o->verbose > 0 && (n->caps & PROTO_CAP_ZLIB))
-				log_info("%s offers no zstd: zlib", host);
-		}
+		*zauto = 1;
+		if (o->verbose > 0 && (n->caps & PROTO_CAP_ZLIB))
+			log_info("%s offers no zstd: zlib", host);
 	}
 	if (n->caps & PROTO_CAP_ZLIB)
 		return ZLEVEL_ZLIB;
@@ -145,9 +144,9 @@ net_codec(const struct net *n, const struct netopts *o, int *zauto)
 }
 
 /*
- * COMP (docs/protocol.md section 9).  -Z auto asks "COMP ZSTD <start>"
- * of a server that offers zstd, else "COMP ZLIB AUTO" of a server that
- * lists ZAUTO, and then lets the automatic level pick its own output
+ * COMP (docs/protocol.md section 9).  -Z zstd[:level] asks "COMP ZSTD
+ * <level>" of a server that offers zstd; -Z auto asks "COMP ZLIB AUTO"
+ * of a server that lists ZAUTO, and then lets the automatic level pick its own output
  * level too, within the cap the server names; any other server gets
  * the codec's fixed fallback level (zlevel.h).
  */
@@ -204,8 +203,7 @@ net_comp(struct net *n, const struct netopts *o, struct cerr *err)
 	if (o->readahead && conn_readahead(n->c, err) == -1)
 		return -1;
 	n->zl = zl;
-	/* The automatic level, or zstd chosen by -Z auto. */
-	n->upjudge = zl.zauto || (c == ZLEVEL_ZSTD && o->zauto);
+	n->upjudge = zl.zauto;
 	if (zl.zauto && o->verbose > 0)
 		log_info("%s: compression level auto, 0 to %d", host, zl.level);
 	else if (c == ZLEVEL_ZSTD && o->verbose > 0)

@@ -4,9 +4,8 @@
 # cairnd -Z 6, which offers zstd up to 3 by default ("ZSTD=3" in the
 # banner), -Z zstd:3 asks "COMP ZSTD 3" and the tree lands byte for
 # byte, text and incompressible data alike (sent as raw blocks), also
-# with -j 2 and inside TLS (-w 2); -Z auto takes zstd at level 1, for
-# uploads too (lcreate, random bytes as raw blocks); a level above -Y is
-# clamped.  A cairnd that does not offer zstd (-Y
+# with -j 2 and inside TLS (-w 2), and for uploads (lcreate -Z zstd:1);
+# -Z auto stays zlib's automatic level; a level above -Y is clamped.  A cairnd that does not offer zstd (-Y
 # 0, or -A fixed, whose banner stays Radmind's) gets zlib, and -v says
 # so; cairnd -Y alone offers zstd only.  A Radmind client (rap.py:
 # COMP ZLIB 6) still gets exactly zlib level 6 from a cairnd offering
@@ -102,23 +101,23 @@ wait_kids 0
 assert_eq 3 "$(grep -c 'session end: zstd level 3, ' "$SLOG")" \
     "zstd sessions (ktcheck, lapply -j 2)"
 
-# -Z auto: zstd at its automatic starting level, 1; -Z zstd: level 3.
+# -Z auto stays zlib's automatic level, zstd offered or not; -Z zstd:
+# zstd's level 3.
 pull -Z auto
-has "$T/kt.err" '>>> COMP ZSTD 1' "-Z auto"
-has "$T/err" '127.0.0.1: zstd compression level 1' "-Z auto -v"
+has "$T/kt.err" '>>> COMP ZLIB AUTO' "-Z auto"
+grep -q 'COMP ZSTD' "$T/kt.err" && fail "-Z auto: $(cat "$T/kt.err")"
 pull -Z zstd
 has "$T/kt.err" '>>> COMP ZSTD 3' "-Z zstd"
-# Uploads: lcreate -Z auto sends the loadset in zstd, the random bytes
-# as raw blocks, and cairnd stores it byte for byte.
+has "$T/err" '127.0.0.1: zstd compression level 3' "-Z zstd -v"
+# Uploads: lcreate -Z zstd:1 sends the loadset in zstd, and cairnd
+# stores it byte for byte.
 in_dir "$SRC" "$FSDIFF" -C -c sha1 -K /dev/null -o "$T/up.T" . ||
     fail "fsdiff -C"
 run_capture "$T/out" "$T/err" in_dir "$SRC" "$(tool_path lcreate)" -v \
-    -Z auto -t up.T \
+    -Z zstd:1 -t up.T \
     -h 127.0.0.1 -p "$PORT" "$T/up.T"
-assert_eq 0 "$RC" "lcreate -Z auto: $(cat "$T/err")"
-has "$T/err" '>>> COMP ZSTD 1' "lcreate -Z auto"
-grep -q '^files sent stored (incompressible): 1, 1048576 bytes' "$T/out" ||
-    fail "lcreate: random.bin not sent raw: $(cat "$T/out")"
+assert_eq 0 "$RC" "lcreate -Z zstd:1: $(cat "$T/err")"
+has "$T/err" '>>> COMP ZSTD 1' "lcreate -Z zstd:1"
 cmp -s "$T/up.T" "$R/tmp/transcript/up.T" || fail "uploaded transcript"
 for f in usr/share/doc/notes0.txt usr/share/doc/notes3.txt \
     var/lib/random.bin etc/motd etc/empty; do
