@@ -5,9 +5,11 @@
 
 #include <sys/types.h>
 #include <sys/stat.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -16,6 +18,7 @@
 #include <linux/openat2.h>
 #endif
 
+#include "cerr.h"
 #include "confine.h"
 
 static int	forced;		/* confine_portable(1) */
@@ -307,4 +310,75 @@ confine_open(int dfd, const char *rel, int flags, mode_t mode)
 	close(pfd);
 	errno = e;
 	return fd;
+}
+
+/* confine_walk below the directory dfd: path, sub (NULL at the top). */
+static int
+confine_walkdir(int dfd, const char *path, const char *sub, int depth,
+    confine_visit_fn visit, void *arg, struct cerr *err)
+{
+	DIR		*d;
+	struct dirent	*de;
+	struct stat	 st;
+	char		 cpath[PATH_MAX], csub[PATH_MAX];
+	int		 cfd, rc = -1;
+
+	if (depth > CONFINE_MAXDEPTH) {
+		cerr_set(err, "%s: too deep", path);
+		close(dfd);
+		return -1;
+	}
+	if ((d = fdopendir(dfd)) == NULL) {
+		cerr_errno(err, "%s", path);
+		close(dfd);
+		return -1;
+	}
+	while ((errno = 0, de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
+			continue;
+		if (snprintf(cpath, sizeof(cpath), "%s/%s", path,
+		    de->d_name) >= (int)sizeof(cpath) ||
+		    snprintf(csub, sizeof(csub), "%s%s%s", sub != NULL ?
+		    sub : "", sub != NULL ? "/" : "",
+		    de->d_name) >= (int)sizeof(csub)) {
+			errno = ENAMETOOLONG;
+			cerr_errno(err, "%s/%s", path, de->d_name);
+			goto out;
+		}
+		if (fstatat(dirfd(d), de->d_name, &st,
+		    AT_SYMLINK_NOFOLLOW) == -1) {
+			cerr_errno(err, "%s", cpath);
+			goto out;
+		}
+		if (!S_ISDIR(st.st_mode)) {
+			if (visit(arg, dirfd(d), de->d_name, cpath, csub, &st,
+			    err) == -1)
+				goto out;
+			continue;
+		}
+		if ((cfd = openat(dirfd(d), de->d_name, O_RDONLY |
+		    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1) {
+			cerr_errno(err, "%s", cpath);
+			goto out;
+		}
+		if (confine_walkdir(cfd, cpath, csub, depth + 1, visit, arg,
+		    err) == -1)
+			goto out;
+	}
+	if (errno != 0) {
+		cerr_errno(err, "%s", path);
+		goto out;
+	}
+	rc = 0;
+out:
+	closedir(d);
+	return rc;
+}
+
+int
+confine_walk(int dfd, const char *path, confine_visit_fn visit, void *arg,
+    struct cerr *err)
+{
+	return confine_walkdir(dfd, path, NULL, 1, visit, arg, err);
 }

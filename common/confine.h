@@ -21,6 +21,7 @@
 #define CAIRN_CONFINE_H
 
 #include <sys/types.h>
+#include <sys/stat.h>
 #include <stddef.h>
 
 #define CONFINE_MAXDEPTH	256
@@ -59,6 +60,23 @@ int	confine_parent(int dfd, const char *rel, confine_mkdir_fn mk,
  * component, too deep, a component too long); errno is then set.
  */
 int	confine_badpath(const char *rel);
+
+/*
+ * Walk the tree below the directory dfd (closed when the walk ends),
+ * named path in messages, depth first, never through a symbolic link and
+ * at most CONFINE_MAXDEPTH directories deep.  visit is called for every
+ * entry that is not a directory ("." and ".." passed over), with the
+ * descriptor of its directory, its name there, its path (path/...) and
+ * its path below dfd (sub), and its lstat; it returns 0 to go on, -1 to
+ * stop (err set).  Returns 0, or -1 with err (a directory that cannot be
+ * read, a path too long or too deep, or visit's error).
+ */
+struct cerr;
+typedef int	(*confine_visit_fn)(void *arg, int dirfd, const char *leaf,
+		    const char *path, const char *sub, const struct stat *st,
+		    struct cerr *err);
+int	confine_walk(int dfd, const char *path, confine_visit_fn visit,
+	    void *arg, struct cerr *err);
 
 /*
  * Force the portable component walk even where openat2 exists (tests

@@ -8,7 +8,6 @@
 #include <sys/types.h>
 #include <sys/stat.h>
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -599,6 +598,7 @@ manifest_write(const struct manifest *m, struct buf *out, struct cerr *err)
 /* The scan of a repository (manifest_build). */
 struct mscan {
 	struct manifest		*m;
+	enum manifest_kind	 kind;		/* the directory walked */
 	int			 rootfd;
 	struct cksum		*ck;
 	char			 root[PATH_MAX];	/* rootfd's path, or "" */
@@ -693,106 +693,54 @@ manifest_addfile(struct mscan *s, enum manifest_kind kind, const char *name,
 }
 
 /*
- * Add every file below the directory dfd, which is rel below the root
- * and prefix (NULL at the top) below the kind's directory.
+ * confine_walk's visitor: a regular file below the kind's directory, or
+ * a symbolic link to one inside the repository, becomes an entry under
+ * its name there (sub); FIFOs and sockets have nothing to serve.
  */
 static int
-manifest_scan(struct mscan *s, enum manifest_kind kind, int dfd,
-    const char *rel, const char *prefix, int depth)
+manifest_visit(void *arg, int dirfd, const char *leaf, const char *crel,
+    const char *name, const struct stat *st, struct cerr *err)
 {
-	DIR		*d;
-	struct dirent	*de;
-	struct stat	 st;
-	char		 crel[PATH_MAX], name[PATH_MAX], target[PATH_MAX];
-	char		 lrel[PATH_MAX];
+	struct mscan	*s = arg;
+	struct stat	 lst;
+	char		 target[PATH_MAX], lrel[PATH_MAX];
 	ssize_t		 tl;
-	int		 fd, cfd, rc = -1;
+	int		 fd, rc;
 
-	if (depth > CONFINE_MAXDEPTH) {
-		cerr_set(s->err, "%s: too deep", rel);
-		close(dfd);
-		return -1;
-	}
-	if ((d = fdopendir(dfd)) == NULL) {
-		cerr_errno(s->err, "%s", rel);
-		close(dfd);
-		return -1;
-	}
-	while ((errno = 0, de = readdir(d)) != NULL) {
-		if (strcmp(de->d_name, ".") == 0 ||
-		    strcmp(de->d_name, "..") == 0)
-			continue;
-		if (snprintf(crel, sizeof(crel), "%s/%s", rel,
-		    de->d_name) >= (int)sizeof(crel) ||
-		    snprintf(name, sizeof(name), "%s%s%s", prefix != NULL ?
-		    prefix : "", prefix != NULL ? "/" : "",
-		    de->d_name) >= (int)sizeof(name)) {
-			errno = ENAMETOOLONG;
-			cerr_errno(s->err, "%s/%s", rel, de->d_name);
-			goto out;
-		}
-		if (fstatat(dirfd(d), de->d_name, &st,
-		    AT_SYMLINK_NOFOLLOW) == -1) {
+	(void)err;
+	if (S_ISLNK(st->st_mode)) {
+		tl = readlinkat(dirfd, leaf, target, sizeof(target) - 1);
+		if (tl == -1) {
 			cerr_errno(s->err, "%s", crel);
-			goto out;
+			return -1;
 		}
-		if (S_ISDIR(st.st_mode)) {
-			if ((cfd = openat(dirfd(d), de->d_name, O_RDONLY |
-			    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1) {
-				cerr_errno(s->err, "%s", crel);
-				goto out;
-			}
-			if (manifest_scan(s, kind, cfd, crel, name,
-			    depth + 1) == -1)
-				goto out;
-			continue;
+		target[tl] = '\0';
+		if (manifest_linkpath(s, crel, target, lrel,
+		    sizeof(lrel)) == -1)
+			return -1;
+		fd = confine_open(s->rootfd, lrel, O_RDONLY | O_NONBLOCK |
+		    O_NOCTTY, 0);
+		if (fd == -1) {
+			cerr_errno(s->err, "%s: symbolic link to %s", crel,
+			    target);
+			return -1;
 		}
-		if (S_ISLNK(st.st_mode)) {
-			tl = readlinkat(dirfd(d), de->d_name, target,
-			    sizeof(target) - 1);
-			if (tl == -1) {
-				cerr_errno(s->err, "%s", crel);
-				goto out;
-			}
-			target[tl] = '\0';
-			if (manifest_linkpath(s, crel, target, lrel,
-			    sizeof(lrel)) == -1)
-				goto out;
-			fd = confine_open(s->rootfd, lrel, O_RDONLY |
-			    O_NONBLOCK | O_NOCTTY, 0);
-			if (fd == -1) {
-				cerr_errno(s->err, "%s: symbolic link to %s",
-				    crel, target);
-				goto out;
-			}
-			if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode)) {
-				close(fd);
-				cerr_set(s->err, "%s: symbolic link to %s: "
-				    "not a regular file", crel, target);
-				goto out;
-			}
-		} else if (S_ISREG(st.st_mode)) {
-			if ((fd = openat(dirfd(d), de->d_name, O_RDONLY |
-			    O_NOFOLLOW | O_NONBLOCK | O_NOCTTY |
-			    O_CLOEXEC)) == -1) {
-				cerr_errno(s->err, "%s", crel);
-				goto out;
-			}
-		} else
-			continue;	/* FIFOs, sockets: nothing to serve */
-		rc = manifest_addfile(s, kind, name, crel, fd);
-		close(fd);
-		if (rc == -1)
-			goto out;
-		rc = -1;
-	}
-	if (errno != 0) {
-		cerr_errno(s->err, "%s", rel);
-		goto out;
-	}
-	rc = 0;
-out:
-	closedir(d);
+		if (fstat(fd, &lst) == -1 || !S_ISREG(lst.st_mode)) {
+			close(fd);
+			cerr_set(s->err, "%s: symbolic link to %s: not a "
+			    "regular file", crel, target);
+			return -1;
+		}
+	} else if (S_ISREG(st->st_mode)) {
+		if ((fd = openat(dirfd, leaf, O_RDONLY | O_NOFOLLOW |
+		    O_NONBLOCK | O_NOCTTY | O_CLOEXEC)) == -1) {
+			cerr_errno(s->err, "%s", crel);
+			return -1;
+		}
+	} else
+		return 0;
+	rc = manifest_addfile(s, s->kind, name, crel, fd);
+	close(fd);
 	return rc;
 }
 
@@ -828,8 +776,9 @@ manifest_build(int rootfd, struct manifest *m, struct cerr *err)
 			cerr_errno(err, "%s", manifest_dirs[k]);
 			goto fail;
 		}
-		if (manifest_scan(&s, (enum manifest_kind)k, dfd,
-		    manifest_dirs[k], NULL, 1) == -1)
+		s.kind = (enum manifest_kind)k;
+		if (confine_walk(dfd, manifest_dirs[k], manifest_visit, &s,
+		    err) == -1)
 			goto fail;
 	}
 	cksum_free(s.ck);

@@ -37,6 +37,7 @@ struct specset {
 	struct manifest		*m;
 	struct cksum		*ck;
 	struct strlist		 dirs;		/* <dir> of config's names */
+	const char		*specialdir;	/* the host's, being walked */
 	struct cerr		*err;
 };
 
@@ -115,79 +116,27 @@ specset_file(struct specset *ss, const char *specialdir, const char *p,
 }
 
 /*
- * Every regular file below the directory dfd (rel below the repository,
- * prefix below the host's directory specialdir; NULL at its top).
+ * confine_walk's visitor below the host's directory ss->specialdir: the
+ * regular files, as cairnd reaches them (it follows no symbolic link:
+ * nor does the release).
  */
 static int
-specset_scan(struct specset *ss, const char *specialdir, int dfd,
-    const char *rel, const char *prefix, int depth)
+specset_visit(void *arg, int dirfd, const char *leaf, const char *crel,
+    const char *name, const struct stat *st, struct cerr *err)
 {
-	DIR		*d;
-	struct dirent	*de;
-	struct stat	 st;
-	char		 crel[PATH_MAX], name[PATH_MAX];
-	int		 fd, rc = -1;
+	struct specset	*ss = arg;
+	int		 fd, rc;
 
-	if (depth > CONFINE_MAXDEPTH) {
-		cerr_set(ss->err, "%s: too deep", rel);
-		close(dfd);
+	(void)err;
+	if (!S_ISREG(st->st_mode))
+		return 0;
+	if ((fd = openat(dirfd, leaf, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+	    O_NOCTTY | O_CLOEXEC)) == -1) {
+		cerr_errno(ss->err, "%s", crel);
 		return -1;
 	}
-	if ((d = fdopendir(dfd)) == NULL) {
-		cerr_errno(ss->err, "%s", rel);
-		close(dfd);
-		return -1;
-	}
-	while ((errno = 0, de = readdir(d)) != NULL) {
-		if (strcmp(de->d_name, ".") == 0 ||
-		    strcmp(de->d_name, "..") == 0)
-			continue;
-		if (snprintf(crel, sizeof(crel), "%s/%s", rel,
-		    de->d_name) >= (int)sizeof(crel) ||
-		    snprintf(name, sizeof(name), "%s%s%s", prefix != NULL ?
-		    prefix : "", prefix != NULL ? "/" : "",
-		    de->d_name) >= (int)sizeof(name)) {
-			errno = ENAMETOOLONG;
-			cerr_errno(ss->err, "%s/%s", rel, de->d_name);
-			goto out;
-		}
-		if (fstatat(dirfd(d), de->d_name, &st,
-		    AT_SYMLINK_NOFOLLOW) == -1) {
-			cerr_errno(ss->err, "%s", crel);
-			goto out;
-		}
-		/* cairnd follows no symbolic link: nor does the release. */
-		if (S_ISDIR(st.st_mode)) {
-			if ((fd = openat(dirfd(d), de->d_name, O_RDONLY |
-			    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1) {
-				cerr_errno(ss->err, "%s", crel);
-				goto out;
-			}
-			if (specset_scan(ss, specialdir, fd, crel, name,
-			    depth + 1) == -1)
-				goto out;
-			continue;
-		}
-		if (!S_ISREG(st.st_mode))
-			continue;
-		if ((fd = openat(dirfd(d), de->d_name, O_RDONLY | O_NOFOLLOW |
-		    O_NONBLOCK | O_NOCTTY | O_CLOEXEC)) == -1) {
-			cerr_errno(ss->err, "%s", crel);
-			goto out;
-		}
-		if (specset_file(ss, specialdir, name, crel, fd) == -1) {
-			close(fd);
-			goto out;
-		}
-		close(fd);
-	}
-	if (errno != 0) {
-		cerr_errno(ss->err, "%s", rel);
-		goto out;
-	}
-	rc = 0;
-out:
-	closedir(d);
+	rc = specset_file(ss, ss->specialdir, name, crel, fd);
+	close(fd);
 	return rc;
 }
 
@@ -237,8 +186,9 @@ specset_hosts(struct specset *ss, const char *hosts)
 			free(specialdir);
 			goto out;
 		}
-		if (specset_scan(ss, specialdir, fd, specialdir, NULL,
-		    1) == -1) {
+		ss->specialdir = specialdir;
+		if (confine_walk(fd, specialdir, specset_visit, ss,
+		    ss->err) == -1) {
 			free(specialdir);
 			goto out;
 		}

@@ -14,6 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cerr.h"
+#include "compat.h"
 #include "confine.h"
 #include "unit.h"
 
@@ -299,6 +301,81 @@ START_TEST(test_swap_midwalk)
 }
 END_TEST
 
+/* confine_walk's visitor: one line per entry, "sub type" with a 'stop'. */
+struct walked {
+	char	 text[1024];
+	int	 stopat;		/* entries before stopping; -1: never */
+};
+
+static int
+walk_visit(void *arg, int dirfd, const char *leaf, const char *path,
+    const char *sub, const struct stat *st, struct cerr *err)
+{
+	struct walked	*w = arg;
+	size_t		 n = strlen(w->text);
+
+	(void)dirfd;
+	(void)leaf;
+	(void)path;
+	if (w->stopat == 0) {
+		cerr_set(err, "stopped at %s", sub);
+		return -1;
+	}
+	w->stopat--;
+	snprintf(w->text + n, sizeof(w->text) - n, "%s %c\n", sub,
+	    S_ISLNK(st->st_mode) ? 'l' : S_ISREG(st->st_mode) ? 'f' : '?');
+	return 0;
+}
+
+/* Sort the lines of text in place (readdir's order is not fixed). */
+static void
+walk_sort(char *text)
+{
+	char	*line[32], buf[1024], *p;
+	size_t	 n = 0, i, j;
+
+	strlcpy(buf, text, sizeof(buf));
+	for (p = strtok(buf, "\n"); p != NULL && n < 32; p = strtok(NULL, "\n"))
+		line[n++] = p;
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && strcmp(line[j - 1], line[j]) > 0; j--) {
+			p = line[j];
+			line[j] = line[j - 1];
+			line[j - 1] = p;
+		}
+	text[0] = '\0';
+	for (i = 0; i < n; i++) {
+		strlcat(text, line[i], 1024);
+		strlcat(text, "\n", 1024);
+	}
+}
+
+START_TEST(test_walk)
+{
+	struct walked	 w;
+	struct cerr	 err;
+	int		 fd;
+
+	setup(_i);
+	/* Every non-directory once, no symbolic link followed. */
+	memset(&w, 0, sizeof(w));
+	w.stopat = -1;
+	fd = openat(rootfd, "a", O_RDONLY | O_DIRECTORY);
+	ck_assert_int_eq(confine_walk(fd, "root/a", walk_visit, &w, &err),
+	    0);
+	walk_sort(w.text);
+	ck_assert_str_eq(w.text, "b/f f\nplain f\nsl l\nup l\n");
+	/* A visitor's error stops the walk and is the walk's. */
+	memset(&w, 0, sizeof(w));
+	w.stopat = 1;
+	fd = openat(rootfd, "a", O_RDONLY | O_DIRECTORY);
+	ck_assert_int_eq(confine_walk(fd, "root/a", walk_visit, &w, &err),
+	    -1);
+	ck_assert(strncmp(err.msg, "stopped at ", 11) == 0);
+	teardown();
+}
+END_TEST
+
 static Suite *
 confine_suite(void)
 {
@@ -312,6 +389,7 @@ confine_suite(void)
 	tcase_add_loop_test(tc, test_lexical, 0, 2);
 	tcase_add_loop_test(tc, test_parent, 0, 2);
 	tcase_add_loop_test(tc, test_swap_midwalk, 0, 2);
+	tcase_add_loop_test(tc, test_walk, 0, 2);
 	suite_add_tcase(s, tc);
 	return s;
 }
