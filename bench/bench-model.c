@@ -79,8 +79,9 @@ void
 model_cell(struct cell *c)
 {
 	const struct run	*r;
+	const struct codecrun	*cr;
 	double			 v[MAXREPS], vb[4][MAXREPS], sum;
-	int			 i, n, l;
+	int			 i, n, l, k;
 
 	for (i = 0; i < c->nruns; i++)
 		v[i] = c->runs[i].wall;
@@ -109,15 +110,24 @@ model_cell(struct cell *c)
 	c->raw_med = (uint64_t)model_median(v, c->nruns);
 	model_deltas(c);
 
-	/* The body counters, over the runs that have them. */
-	for (i = n = 0; i < c->nruns; i++) {
+	/*
+	 * The body counters of the cell's codec, over the runs that have
+	 * them; runs that went by another codec are only counted.
+	 */
+	for (i = n = c->foreign = 0; i < c->nruns; i++) {
 		r = &c->runs[i];
-		if (!r->bodies)
+		for (k = 0; k < ZLEVEL_NCODECS; k++)
+			if (k != c->codec && r->codec[k].sessions > 0)
+				break;
+		if (k < ZLEVEL_NCODECS)
+			c->foreign++;
+		cr = &r->codec[c->codec];
+		if (!cr->bodies)
 			continue;
-		vb[0][n] = (double)r->stored;
-		vb[1][n] = (double)r->stored_files;
-		vb[2][n] = (double)r->cached;
-		vb[3][n++] = (double)r->cached_files;
+		vb[0][n] = (double)cr->stored;
+		vb[1][n] = (double)cr->stored_files;
+		vb[2][n] = (double)cr->cached;
+		vb[3][n++] = (double)cr->cached_files;
 	}
 	if ((c->bodies = n) == 0)
 		return;
@@ -125,13 +135,13 @@ model_cell(struct cell *c)
 	c->stored_files_med = (uint64_t)model_median(vb[1], n);
 	c->cached_med = (uint64_t)model_median(vb[2], n);
 	c->cached_files_med = (uint64_t)model_median(vb[3], n);
-	for (l = 0; l <= MAXLEVEL; l++) {
+	for (l = 0; l < HISTLEVELS; l++) {
 		for (i = 0, sum = 0; i < c->nruns; i++)
-			sum += (double)c->runs[i].lvl[l];
+			sum += (double)c->runs[i].codec[c->codec].lvl[l];
 		c->lvl_mean[l] = (uint64_t)(sum / n + 0.5);
 	}
 	for (i = 0, sum = 0; i < c->nruns; i++)
-		sum += (double)c->runs[i].changes;
+		sum += (double)c->runs[i].codec[c->codec].changes;
 	c->changes_mean = sum / n;
 }
 

@@ -34,6 +34,54 @@ fmt_rate(char *buf, size_t len, double bps)
 }
 
 /*
+ * Server CPU seconds per GB (1e9 bytes) of files pulled, from srv CPU
+ * seconds for the data; -1 when unknown.
+ */
+static double
+cpu_per_gb(const struct bench *b, double srv)
+{
+	if (srv < 0 || b->raw_bytes == 0)
+		return -1;
+	return srv / (b->raw_bytes / 1e9);
+}
+
+/*
+ * The best of the fixed levels on link l, fastest its fastest: for each
+ * codec the lowest of its levels within 3% of the fastest (the cheapest
+ * in server CPU of that codec), then of those the one with the least
+ * server CPU (the lowest index when that is unknown).
+ */
+static int
+best_level(const struct bench *b, const struct link *l, int fastest)
+{
+	const struct cell	*c;
+	int			 cand[ZLEVEL_NCODECS], k, li, best = -1;
+
+	for (k = 0; k < ZLEVEL_NCODECS; k++)
+		cand[k] = -1;
+	for (li = 0; li < b->nfixed; li++) {
+		k = level_codec(b->levels[li]);
+		if (cand[k] == -1 && l->cells[li].t_med <=
+		    l->cells[fastest].t_med * 1.03)
+			cand[k] = li;
+	}
+	for (k = 0; k < ZLEVEL_NCODECS; k++) {
+		if ((li = cand[k]) == -1)
+			continue;
+		c = &l->cells[li];
+		if (best == -1)
+			best = li;
+		else if (c->srv_med >= 0 && l->cells[best].srv_med >= 0 &&
+		    c->srv_med < l->cells[best].srv_med)
+			best = li;
+		else if ((c->srv_med < 0 || l->cells[best].srv_med < 0) &&
+		    li < best)
+			best = li;
+	}
+	return best;
+}
+
+/*
  * How well the model fits this link: its rtt term (the median of measured
  * minus modelled time over the levels) and the largest error left.
  */
@@ -131,6 +179,12 @@ report_counters(const struct bench *b, const struct link *l)
 	    "per run: ", 0);
 	report_counter(b, l, "  served from the cache, MB (files) per run: ",
 	    1);
+	for (lv = 0; lv < b->nlevels; lv++)
+		if ((c = &l->cells[lv])->foreign > 0)
+			printf("  warning: %d of the runs of -Z %s went by "
+			    "another codec than %s (cairnd did not grant it): "
+			    "its counters leave them out\n", c->foreign,
+			    level_name(b->levels[lv]), zlevel_label(c->codec));
 	if (b->nlevels == b->nfixed || !(c = &l->cells[b->nfixed])->bodies)
 		return;
 	for (lv = 0; lv <= MAXLEVEL; lv++)
@@ -144,13 +198,16 @@ report_counters(const struct bench *b, const struct link *l)
 	printf("; %.1f changes of level per run\n", c->changes_mean);
 }
 
-/* A cell's (or a run's) plain bytes by level for the CSV, "-": none. */
+/*
+ * A cell's (or a run's) plain bytes by level of its codec for the CSV,
+ * "-": none.
+ */
 static void
 csv_levels(FILE *fp, const uint64_t *lvl)
 {
 	int	lv, n = 0;
 
-	for (lv = 0; lv <= MAXLEVEL; lv++)
+	for (lv = 0; lv < HISTLEVELS; lv++)
 		if (lvl[lv] > 0)
 			fprintf(fp, "%s%d:%" PRIu64, n++ ? " " : "", lv,
 			    lvl[lv]);
@@ -179,13 +236,13 @@ report_link(const struct bench *b, struct link *l, const struct levelfit *fit)
 	printf(", rtt %.4g ms; level 0 delivered %.4g Mbit/s%s)\n",
 	    l->rtt_us / 1e3, l->delivered / 1e6,
 	    l->flagged ? ", off by more than 5%" : "");
-	printf("  %-5s %9s %19s %9s %9s %11s %9s %7s %10s\n", "level",
+	printf("  %-7s %9s %19s %9s %9s %11s %9s %7s %10s %9s\n", "level",
 	    "time s", "min-max s", "srv cpu", "cli cpu", "wire MB", "raw MB",
-	    "saved", "srv MB/s");
+	    "saved", "srv MB/s", "srv s/GB");
 	w0 = (double)wire_level0(b, l);
 	for (li = 0; li < b->nlevels; li++) {
 		c = &l->cells[li];
-		printf("  %-5s %9.3f %9.3f-%-9.3f ", level_name(b->levels[li]),
+		printf("  %-7s %9.3f %9.3f-%-9.3f ", level_name(b->levels[li]),
 		    c->t_med, c->t_min, c->t_max);
 		if (c->srv_med >= 0)
 			printf("%9.3f ", c->srv_med);
@@ -197,9 +254,13 @@ report_link(const struct bench *b, struct link *l, const struct levelfit *fit)
 		    w0 > 0 ? 100 * (w0 - (double)(c->down_med + c->up_med)) /
 		    w0 : 0.0);
 		if (c->srv_med > 0)
-			printf("%10.1f\n", b->raw_bytes / 1e6 / c->srv_med);
+			printf("%10.1f ", b->raw_bytes / 1e6 / c->srv_med);
 		else
-			printf("%10s\n", "-");
+			printf("%10s ", "-");
+		if (c->srv_med >= 0)
+			printf("%9.2f\n", cpu_per_gb(b, c->srv_med));
+		else
+			printf("%9s\n", "-");
 		if (li >= b->nfixed)
 			continue;	/* auto: not a level to pick */
 		if (c->t_med < l->cells[fastest].t_med)
@@ -209,13 +270,12 @@ report_link(const struct bench *b, struct link *l, const struct levelfit *fit)
 			bestc = li;
 	}
 	/*
-	 * The best level: the lowest (cheapest in server CPU) within 3% of
-	 * the fastest; and no compression unless it wins by more than 5%
-	 * and, with several runs, by more than the spread of the runs.
+	 * The best level: the cheapest in server CPU within 3% of the
+	 * fastest (best_level); and no compression unless it wins by more
+	 * than 5% and, with several runs, by more than the spread of the
+	 * runs.
 	 */
-	for (best = 0; best < fastest; best++)
-		if (l->cells[best].t_med <= l->cells[fastest].t_med * 1.03)
-			break;
+	best = best_level(b, l, fastest);
 	tie = 0;
 	if (b->levels[0] == 0 && best != 0 &&
 	    (l->cells[best].t_med > 0.95 * c0->t_med ||
@@ -248,28 +308,28 @@ report_link(const struct bench *b, struct link *l, const struct levelfit *fit)
 	} else
 		printf("  best: -Z %s. ", level_name(b->levels[best]));
 	if (b->levels[0] != 0 || bestc == -1)
-		printf("On %s, level %s is the fastest of those measured.\n",
-		    l->name, level_name(b->levels[best]));
+		printf("On %s, %s is the fastest of those measured.\n",
+		    l->name, level_desc(b->levels[best]));
 	else if (tie || (b->levels[best] == 0 &&
 	    l->cells[bestc].t_med < 1.05 * c0->t_med)) {
 		li = tie ? tie : bestc;
 		ratio = l->cells[li].t_med / c0->t_med;
-		printf("On %s, level %s takes %.2fx the time of off, within "
+		printf("On %s, %s takes %.2fx the time of off, within "
 		    "the noise: leave it off (it only costs server CPU).\n",
-		    l->name, level_name(b->levels[li]), ratio);
+		    l->name, level_desc(b->levels[li]), ratio);
 	} else if (b->levels[best] == 0) {
 		ratio = l->cells[bestc].t_med / c0->t_med;
-		printf("On %s, compression costs %.1fx (level %s, the "
+		printf("On %s, compression costs %.1fx (%s, the "
 		    "fastest compressed one, takes %.1fx as long as off): "
 		    "leave it off.\n", l->name, ratio,
-		    level_name(b->levels[bestc]), ratio);
+		    level_desc(b->levels[bestc]), ratio);
 	} else {
 		ratio = c0->t_med / l->cells[best].t_med;
-		printf("On %s, level %s is %.1fx faster than off", l->name,
-		    level_name(b->levels[best]), ratio);
+		printf("On %s, %s is %.1fx faster than off", l->name,
+		    level_desc(b->levels[best]), ratio);
 		if (best != fastest)
-			printf(" (level %s is %.1f%% faster still, for %.1fx "
-			    "the server CPU)", level_name(b->levels[fastest]),
+			printf(" (%s is %.1f%% faster still, for %.1fx "
+			    "the server CPU)", level_desc(b->levels[fastest]),
 			    100 * (l->cells[best].t_med /
 			    l->cells[fastest].t_med - 1),
 			    l->cells[best].srv_med > 0 ?
@@ -297,16 +357,20 @@ report_model(const struct bench *b, const struct levelfit *fit,
 	    "wire bytes / rate) + a per-link rtt term,\nfitted per fixed "
 	    "level to the medians of every run on this data (%.1f MB of "
 	    "files).\n", b->raw_bytes / 1e6);
-	printf("  %-5s %12s %12s %11s %10s  pays off (vs -Z %s) below\n",
-	    "level", "srv MB/s", "cli cpu s", "wire MB", "ratio",
+	printf("  %-7s %12s %9s %12s %11s %10s  pays off (vs -Z %s) below\n",
+	    "level", "srv MB/s", "srv s/GB", "cli cpu s", "wire MB", "ratio",
 	    level_name(b->levels[0]));
 	for (li = 0; li < b->nfixed; li++) {
 		cross[li] = li == 0 ? 0 : model_crossover(fit, li);
-		printf("  %-5s ", level_name(b->levels[li]));
+		printf("  %-7s ", level_name(b->levels[li]));
 		if (fit[li].srv > 0)
 			printf("%12.1f ", b->raw_bytes / 1e6 / fit[li].srv);
 		else
 			printf("%12s ", "-");
+		if (fit[li].srv >= 0)
+			printf("%9.2f ", cpu_per_gb(b, fit[li].srv));
+		else
+			printf("%9s ", "-");
 		printf("%12.3f %11.3f %10.3f  ", fit[li].cli,
 		    fit[li].wire / 1e6, fit[0].wire > 0 ?
 		    fit[li].wire / fit[0].wire : 0.0);
@@ -352,17 +416,24 @@ advised(const struct bench *b, const struct link *l)
 /*
  * The -Z for cairnd and for the clients on each class of link.  Where
  * -Z auto is advised, cairnd's -Z is the ceiling auto was measured
- * under (BENCH_SERVER_Z, with -A auto, cairnd's default).
+ * under (BENCH_SERVER_Z, with -A auto, cairnd's default).  Where a zstd
+ * level is advised, cairnd's -Y offers up to the highest of them.
  */
 static void
 report_recommend(const struct bench *b)
 {
-	int	k, j, z, zs, maxz = 0, anyauto = 0, done[MAXLINKS] = { 0 };
+	int	k, j, z, zs, maxz = 0, maxy = 0, anyauto = 0;
+	int	done[MAXLINKS] = { 0 };
 
 	for (k = 0; k < b->nlinks; k++) {
 		z = advised(b, &b->links[k]);
 		if (z == LEVEL_AUTO)
 			anyauto = 1;
+		if (level_codec(z) == ZLEVEL_ZSTD) {
+			if (level_number(z) > maxy)
+				maxy = level_number(z);
+			continue;
+		}
 		zs = z == LEVEL_AUTO ? BENCH_SERVER_Z : z;
 		if (zs > maxz)
 			maxz = zs;
@@ -375,7 +446,10 @@ report_recommend(const struct bench *b)
 	if (anyauto)
 		printf("  # (-Z auto was measured under cairnd -Z %d, with -A "
 		    "auto, the default)\n", BENCH_SERVER_Z);
-	printf("  cairnd -Z %s\n", level_name(maxz));
+	printf("  cairnd -Z %s", level_name(maxz));
+	if (maxy > 0)
+		printf(" -Y %d", maxy);
+	printf("\n");
 	for (k = 0; k < b->nlinks; k++) {
 		if (done[k])
 			continue;
@@ -388,7 +462,9 @@ report_recommend(const struct bench *b)
 				done[j] = 1;
 			}
 		printf("%s\n", z == 0 ? " (compression off)" :
-		    z == LEVEL_AUTO ? " (the level follows the link)" : "");
+		    z == LEVEL_AUTO ? " (the level follows the link)" :
+		    level_codec(z) == ZLEVEL_ZSTD ? " (zstd: cairn's clients "
+		    "and cairnd only)" : "");
 		printf("  ktcheck -Z %s -c sha1 ...; lapply -Z %s -c sha1 "
 		    "...\n", level_name(z), level_name(z));
 	}
@@ -476,7 +552,8 @@ report_csv(const struct bench *b, const double *cross)
 	    "client_cpu_s,raw_bytes,wire_down_bytes,wire_up_bytes,"
 	    "wire_ratio,server_MB_s,delivered_bit_s,link_flagged,best_level,"
 	    "crossover_bit_s,stored_bytes,stored_files,cached_bytes,"
-	    "cached_files,level_bytes,level_changes\n");
+	    "cached_files,level_bytes,level_changes,codec,"
+	    "server_cpu_s_per_GB\n");
 	for (k = 0; k < b->nlinks; k++) {
 		l = &b->links[k];
 		for (li = 0; li < b->nlevels; li++) {
@@ -514,9 +591,15 @@ report_csv(const struct bench *b, const double *cross)
 			    c->cached_med, c->cached_files_med);
 			csv_levels(fp, c->lvl_mean);
 			if (c->bodies)
-				fprintf(fp, ",%.1f\n", c->changes_mean);
+				fprintf(fp, ",%.1f,", c->changes_mean);
 			else
-				fprintf(fp, ",-\n");
+				fprintf(fp, ",-,");
+			fprintf(fp, "%s,", zlevel_label(c->codec));
+			if (c->srv_med >= 0)
+				fprintf(fp, "%.3f\n",
+				    cpu_per_gb(b, c->srv_med));
+			else
+				fprintf(fp, "\n");
 		}
 	}
 	if (fclose(fp) == EOF)
@@ -527,6 +610,8 @@ report_csv(const struct bench *b, const double *cross)
 void
 report_runs_csv(const struct bench *b)
 {
+	const struct cell	*c;
+	const struct codecrun	*cr;
 	const struct run	*r;
 	FILE			*fp;
 	int			 k, li, i;
@@ -536,13 +621,15 @@ report_runs_csv(const struct bench *b)
 	fprintf(fp, "link,rate_bit_s,rtt_ms,level,run,time_s,lapply_s,"
 	    "server_cpu_s,client_cpu_s,raw_bytes,wire_down_bytes,"
 	    "wire_up_bytes,stored_bytes,cached_bytes,level_bytes,"
-	    "level_changes\n");
+	    "level_changes,codec\n");
 	for (k = 0; k < b->nlinks; k++)
 		for (i = 0; i < b->reps; i++)
 			for (li = 0; li < b->nlevels; li++) {
 				if (i >= b->links[k].cells[li].nruns)
 					continue;
-				r = &b->links[k].cells[li].runs[i];
+				c = &b->links[k].cells[li];
+				r = &c->runs[i];
+				cr = &r->codec[c->codec];
 				fprintf(fp, "%s,%" PRIu64 ",%.3f,%s,%d,%.6f,"
 				    "%.6f,", b->links[k].name,
 				    b->links[k].rate,
@@ -558,14 +645,15 @@ report_runs_csv(const struct bench *b)
 				    r->cli_cpu, r->srv_raw_out ?
 				    r->srv_raw_out : r->tool_raw_in ?
 				    r->tool_raw_in : b->raw_bytes,
-				    r->wire_down, r->wire_up, r->stored,
-				    r->cached);
-				csv_levels(fp, r->lvl);
-				if (r->bodies)
-					fprintf(fp, ",%" PRIu64 "\n",
-					    r->changes);
+				    r->wire_down, r->wire_up, cr->stored,
+				    cr->cached);
+				csv_levels(fp, cr->lvl);
+				if (cr->bodies)
+					fprintf(fp, ",%" PRIu64 ",",
+					    cr->changes);
 				else
-					fprintf(fp, ",-\n");
+					fprintf(fp, ",-,");
+				fprintf(fp, "%s\n", zlevel_label(c->codec));
 			}
 	if (fclose(fp) == EOF)
 		fatal("%s", b->runs_csv);
@@ -609,7 +697,7 @@ report_update(const struct bench *b)
 		else
 			printf("unshaped");
 		printf(", rtt %.4g ms)\n", l->rtt_us / 1e3);
-		printf("  %-5s %-5s %8s %8s %9s %7s %6s %8s %8s %6s %6s %6s\n",
+		printf("  %-7s %-5s %8s %8s %9s %7s %6s %8s %8s %6s %6s %6s\n",
 		    "level", "mode", "time s", "srv cpu", "down MB", "up MB",
 		    "deltas", "delta MB", "whole MB", "failed", "hits",
 		    "misses");
@@ -617,7 +705,7 @@ report_update(const struct bench *b)
 		for (li = 0; li < b->nlevels; li++)
 			for (mode = 0; mode < 2; mode++) {
 				c = update_cell(l, li, mode);
-				printf("  %-5s %-5s %8.3f ",
+				printf("  %-7s %-5s %8.3f ",
 				    level_name(b->levels[li]),
 				    mode ? "delta" : "whole", c->t_med);
 				if (c->srv_med >= 0)

@@ -308,7 +308,7 @@ pid_t
 spawn_cairnd(struct bench *b, uint16_t *portp)
 {
 	char		*argv[20], pbuf[16], abuf[INET_ADDRSTRLEN], *log;
-	char		 zcap[8];
+	char		 zcap[8], ycap[8];
 	struct in_addr	 addr;
 	struct stat	 lst;
 	off_t		 from;
@@ -319,6 +319,7 @@ spawn_cairnd(struct bench *b, uint16_t *portp)
 	port = free_port();
 	snprintf(pbuf, sizeof(pbuf), "%u", port);
 	snprintf(zcap, sizeof(zcap), "%d", BENCH_SERVER_Z);
+	snprintf(ycap, sizeof(ycap), "%d", b->zstd_max);
 	addr.s_addr = htonl(INADDR_LOOPBACK);
 	if (b->tc)
 		addr = b->addr_srv;
@@ -342,9 +343,13 @@ spawn_cairnd(struct bench *b, uint16_t *portp)
 	argv[i++] = b->repo;
 	argv[i++] = "-Z";
 	argv[i++] = zcap;
-	/* zlib alone: the sweep measures zlib's levels, fixed and auto. */
+	/*
+	 * zstd up to the highest of its levels the sweep asks for (a
+	 * client's zstd:N is granted as asked up to it), none when only
+	 * zlib's levels are measured.
+	 */
 	argv[i++] = "-Y";
-	argv[i++] = "0";
+	argv[i++] = ycap;
 	if (b->cachedir != NULL) {
 		argv[i++] = "-c";
 		argv[i++] = b->cachedir;

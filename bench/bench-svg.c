@@ -50,16 +50,44 @@ struct svg {
 	double		 label_y[MAXLINKS];	/* auto's ratios */
 };
 
+/* The colour of zstd's line on the savings panel (zlib's is #333). */
+#define ZSTD_COLOR	"#b8860b"
+
+/*
+ * The fixed level indices of codec, [*lo, *hi) (empty when none): the
+ * levels are sorted, zlib's then zstd's.
+ */
+static void
+svg_span(const struct bench *b, int codec, int *lo, int *hi)
+{
+	int	li;
+
+	for (li = 0; li < b->nfixed && (int)level_codec(b->levels[li]) <
+	    codec; li++)
+		;
+	*lo = li;
+	for (; li < b->nfixed && (int)level_codec(b->levels[li]) == codec;
+	    li++)
+		;
+	*hi = li;
+}
+
 /*
  * Where level index li stands on the level axis, in level steps from the
- * lowest: auto one step past the last fixed level.
+ * lowest: zlib's levels by their number, zstd's one step apart past
+ * them, auto one step past the last fixed level.
  */
 static double
 svg_pos(const struct bench *b, int li)
 {
+	int	lo, hi;
+
 	if (li >= b->nfixed)
-		return b->levels[b->nfixed - 1] - b->levels[0] + 1;
-	return b->levels[li] - b->levels[0];
+		return svg_pos(b, b->nfixed - 1) + 1;
+	if (level_codec(b->levels[li]) == ZLEVEL_ZLIB)
+		return b->levels[li] - b->levels[0];
+	svg_span(b, ZLEVEL_ZLIB, &lo, &hi);
+	return (hi > lo ? svg_pos(b, hi - 1) + 1 : 0) + li - hi;
 }
 
 /* x of level index li. */
@@ -67,6 +95,17 @@ static double
 svg_x(const struct svg *g, int li)
 {
 	return X0 + 20 + svg_pos(g->b, li) * g->d;
+}
+
+/* The diamond that marks a zstd level's points. */
+static void
+svg_diamond(FILE *fp, double x, double y, double r, const char *fill,
+    const char *stroke)
+{
+	fprintf(fp, "<polygon points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f "
+	    "%.1f,%.1f\" fill=\"%s\" stroke=\"%s\" stroke-width=\"%d\"/>\n",
+	    x, y - r, x + r, y, x, y + r, x - r, y, fill, stroke,
+	    strcmp(fill, "white") == 0 ? 2 : 1);
 }
 
 /* The square that marks auto's points. */
@@ -136,7 +175,7 @@ svg_axes(const struct svg *g)
 	const struct bench	*b = g->b;
 	FILE			*fp = g->fp;
 	double			 v, x, y;
-	int			 e, m, li;
+	int			 e, m, li, lo, hi;
 
 	fprintf(fp, "<g stroke=\"black\" fill=\"none\"><rect x=\"%.0f\" "
 	    "y=\"%.0f\" width=\"%.0f\" height=\"%.0f\"/></g>\n", X0, Y0,
@@ -166,6 +205,16 @@ svg_axes(const struct svg *g)
 		    "text-anchor=\"middle\">%s</text>\n", x, Y1 + 16,
 		    level_name(b->levels[li]), x, Z1 + 16,
 		    level_name(b->levels[li]));
+	}
+	svg_span(b, ZLEVEL_ZSTD, &lo, &hi);
+	if (lo > 0 && hi > lo) {
+		/* zstd's levels are another scale: a rule sets them apart. */
+		x = (svg_x(g, lo - 1) + svg_x(g, lo)) / 2;
+		fprintf(fp, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.0f\" "
+		    "y2=\"%.0f\" stroke=\"#999\" stroke-dasharray=\"4 3\"/>\n"
+		    "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.0f\" y2=\"%.0f\" "
+		    "stroke=\"#999\" stroke-dasharray=\"4 3\"/>\n", x, x, Y0,
+		    Y1, x, x, Z0, Z1);
 	}
 	if (b->nlevels > b->nfixed) {
 		/* Auto is no level of the scale: a rule sets it apart. */
@@ -262,14 +311,21 @@ svg_link(const struct svg *g, int k)
 	const char		*color = colors[k % NCOLORS];
 	FILE			*fp = g->fp;
 	double			 x, y;
-	int			 li, ringed;
+	int			 li, ringed, codec, lo, hi;
 
-	fprintf(fp, "<polyline fill=\"none\" stroke-width=\"2\" "
-	    "stroke=\"%s\" points=\"", color);
-	for (li = 0; li < g->b->nfixed; li++)
-		fprintf(fp, "%s%.1f,%.1f", li ? " " : "", svg_x(g, li),
-		    svg_ty(g, l->cells[li].t_med));
-	fprintf(fp, "\"/>\n");
+	/* A line per codec: zlib's solid, zstd's dashed. */
+	for (codec = 0; codec < ZLEVEL_NCODECS; codec++) {
+		svg_span(g->b, codec, &lo, &hi);
+		if (hi == lo)
+			continue;
+		fprintf(fp, "<polyline fill=\"none\" stroke-width=\"2\" "
+		    "stroke=\"%s\"%s points=\"", color,
+		    codec == ZLEVEL_ZSTD ? " stroke-dasharray=\"6 3\"" : "");
+		for (li = lo; li < hi; li++)
+			fprintf(fp, "%s%.1f,%.1f", li > lo ? " " : "",
+			    svg_x(g, li), svg_ty(g, l->cells[li].t_med));
+		fprintf(fp, "\"/>\n");
+	}
 	for (li = 0; li < g->b->nlevels; li++) {
 		c = &l->cells[li];
 		x = svg_x(g, li);
@@ -281,6 +337,12 @@ svg_link(const struct svg *g, int k)
 			continue;
 		}
 		ringed = li == l->best && !l->autobest;
+		if (level_codec(g->b->levels[li]) == ZLEVEL_ZSTD) {
+			svg_diamond(fp, x, svg_ty(g, c->t_med), ringed ? 7 : 4,
+			    ringed ? "white" : color, ringed ? "black" :
+			    color);
+			continue;
+		}
 		fprintf(fp, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%d\" "
 		    "fill=\"%s\"/>\n", x, svg_ty(g, c->t_med),
 		    ringed ? 5 : 3, ringed ? "white\" "
@@ -339,8 +401,9 @@ svg_saved(const struct svg *g, const struct levelfit *fit)
 {
 	const struct bench	*b = g->b;
 	FILE			*fp = g->fp;
+	const char		*col;
 	double			 smax, v, x, y;
-	int			 li, m, pass, k;
+	int			 li, m, pass, k, codec, lo, hi;
 
 	for (li = 0, smax = 0; li < b->nfixed; li++)
 		if ((fit[0].wire - fit[li].wire) / 1e6 > smax)
@@ -350,8 +413,8 @@ svg_saved(const struct svg *g, const struct levelfit *fit)
 			smax = v;
 	smax = svg_nice(smax * 1.15);	/* room for the labels */
 	fprintf(fp, "<text x=\"%.0f\" y=\"%.0f\" font-size=\"14\" "
-	    "font-weight=\"bold\">bytes saved on the wire vs level %d "
-	    "(of %.1f MB)</text>\n", X0, Z0 - 14, b->levels[0],
+	    "font-weight=\"bold\">bytes saved on the wire vs level %s "
+	    "(of %.1f MB)</text>\n", X0, Z0 - 14, level_name(b->levels[0]),
 	    fit[0].wire / 1e6);
 	fprintf(fp, "<g stroke=\"black\" fill=\"none\"><rect x=\"%.0f\" "
 	    "y=\"%.0f\" width=\"%.0f\" height=\"%.0f\"/></g>\n", X0, Z0,
@@ -363,34 +426,56 @@ svg_saved(const struct svg *g, const struct levelfit *fit)
 		    "y=\"%.1f\" text-anchor=\"end\">%.3g MB</text>\n", X0, X1,
 		    y, y, X0 - 6, y + 4, smax * m / 4);
 	}
-	/* First the line through the points, then the points. */
-	fprintf(fp, "<polyline fill=\"none\" stroke=\"#333\" "
-	    "stroke-width=\"2\" points=\"");
-	for (pass = 0; pass < 2; pass++) {
-		for (li = 0; li < b->nfixed; li++) {
-			x = svg_x(g, li);
-			v = (fit[0].wire - fit[li].wire) / 1e6;
-			y = Z1 - (v < 0 ? 0 : v) / smax * (Z1 - Z0);
-			if (pass == 0) {
-				fprintf(fp, "%s%.1f,%.1f", li ? " " : "", x,
-				    y);
-				continue;
+	/*
+	 * Per codec (zlib's dark, solid, with dots; zstd's coloured,
+	 * dashed, with diamonds) first the line through the points, then
+	 * the points.
+	 */
+	for (codec = 0; codec < ZLEVEL_NCODECS; codec++) {
+		svg_span(b, codec, &lo, &hi);
+		if (hi == lo)
+			continue;
+		col = codec == ZLEVEL_ZSTD ? ZSTD_COLOR : "#333";
+		fprintf(fp, "<polyline fill=\"none\" stroke=\"%s\" "
+		    "stroke-width=\"2\"%s points=\"", col,
+		    codec == ZLEVEL_ZSTD ? " stroke-dasharray=\"6 3\"" : "");
+		for (pass = 0; pass < 2; pass++) {
+			for (li = lo; li < hi; li++) {
+				x = svg_x(g, li);
+				v = (fit[0].wire - fit[li].wire) / 1e6;
+				y = Z1 - (v < 0 ? 0 : v) / smax * (Z1 - Z0);
+				if (pass == 0) {
+					fprintf(fp, "%s%.1f,%.1f",
+					    li > lo ? " " : "", x, y);
+					continue;
+				}
+				if (codec == ZLEVEL_ZSTD)
+					svg_diamond(fp, x, y, 4, col, col);
+				else
+					fprintf(fp, "<circle cx=\"%.1f\" "
+					    "cy=\"%.1f\" r=\"3\" fill=\"%s\"/>"
+					    "\n", x, y, col);
+				/* The level the others are against: no %. */
+				if (li == 0)
+					continue;
+				fprintf(fp, "<text x=\"%.1f\" y=\"%.1f\" "
+				    "text-anchor=\"middle\" font-size=\"10\" "
+				    "fill=\"%s\">%.0f%%</text>\n", x, y - 8,
+				    col, fit[0].wire > 0 ? 100 *
+				    (fit[0].wire - fit[li].wire) /
+				    fit[0].wire : 0.0);
 			}
-			if (li == 0) {
-				/* The level the others are against. */
-				fprintf(fp, "<circle cx=\"%.1f\" cy=\"%.1f\" "
-				    "r=\"3\" fill=\"#333\"/>\n", x, y);
-				continue;
-			}
-			fprintf(fp, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" "
-			    "fill=\"#333\"/>\n<text x=\"%.1f\" y=\"%.1f\" "
-			    "text-anchor=\"middle\" font-size=\"10\">%.0f%%"
-			    "</text>\n", x, y, x, y - 8, fit[0].wire > 0 ?
-			    100 * (fit[0].wire - fit[li].wire) / fit[0].wire :
-			    0.0);
+			if (pass == 0)
+				fprintf(fp, "\"/>\n");
 		}
-		if (pass == 0)
-			fprintf(fp, "\"/>\n");
+		/* Its key, right of the panel. */
+		y = Z0 + 14 + codec * 18;
+		fprintf(fp, "<line x1=\"%.0f\" x2=\"%.0f\" y1=\"%.0f\" "
+		    "y2=\"%.0f\" stroke=\"%s\" stroke-width=\"2\"%s/>\n"
+		    "<text x=\"%.0f\" y=\"%.0f\">%s</text>\n", X1 + 14,
+		    X1 + 34, y, y, col, codec == ZLEVEL_ZSTD ?
+		    " stroke-dasharray=\"6 3\"" : "", X1 + 40, y + 4,
+		    zlevel_label(codec));
 	}
 	/* Auto's level follows the link: a square per link. */
 	for (k = 0; k < b->nlinks && b->nlevels > b->nfixed; k++) {
@@ -440,10 +525,15 @@ static void
 svg_notes(const struct svg *g)
 {
 	const struct bench	*b = g->b;
-	const char		*lines[8];
-	int			 n = 0, i, k;
+	const char		*lines[10];
+	int			 n = 0, i, k, lo, hi;
 
 	lines[n++] = "ringed: the best level of a link";
+	svg_span(b, ZLEVEL_ZSTD, &lo, &hi);
+	if (hi > lo) {
+		lines[n++] = "solid, dots: zlib's levels";
+		lines[n++] = "dashed, diamonds: zstd's levels";
+	}
 	lines[n++] = "bars: the range of the runs";
 	for (k = 0; k < b->nlinks && !b->links[k].flagged; k++)
 		;

@@ -140,15 +140,17 @@ log_raw_in(const char *log)
 /*
  * cairnd's "session bodies: deflated N files R -> W bytes, stored N files
  * B bytes, cached N files R -> W bytes; bytes by level L:B ...; level
- * changes N" line, added to out.  Returns 0, or -1 if p is not one.
+ * changes N" line, added to out, the counters of the codec of the
+ * session it ends (the "session end" line before it; zstd's levels run
+ * to 19).  Returns 0, or -1 if p is not one.
  */
 static int
-log_bodies(const char *p, struct run *out)
+log_bodies(const char *p, struct codecrun *out)
 {
 	unsigned long long	 df, dr, dw, sf, sb, cf, cr, cw, v;
 	const char		*q;
 	char			*end;
-	uint64_t		 lvl[MAXLEVEL + 1];
+	uint64_t		 lvl[HISTLEVELS];
 	int			 n, l;
 
 	if (sscanf(p, "session bodies: deflated %llu files %llu -> %llu "
@@ -157,17 +159,22 @@ log_bodies(const char *p, struct run *out)
 	    &cw, &n) != 8)
 		return -1;
 	memset(lvl, 0, sizeof(lvl));
-	for (q = p + n; *q == ' '; ) {
-		l = (int)strtol(q + 1, &end, 10);
-		if (end == q + 1 || *end != ':' || l < 0 || l > MAXLEVEL)
-			return -1;
-		errno = 0;
-		v = strtoull(end + 1, &end, 10);
-		if (errno != 0)
-			return -1;
-		lvl[l] += v;
-		q = end;
-	}
+	q = p + n;
+	if (strncmp(q, " none", 5) == 0)
+		q += 5;
+	else
+		while (*q == ' ') {
+			l = (int)strtol(q + 1, &end, 10);
+			if (end == q + 1 || *end != ':' || l < 0 ||
+			    l >= HISTLEVELS)
+				return -1;
+			errno = 0;
+			v = strtoull(end + 1, &end, 10);
+			if (errno != 0)
+				return -1;
+			lvl[l] += v;
+			q = end;
+		}
 	if (sscanf(q, "; level changes %llu", &v) != 1)
 		return -1;
 	out->bodies++;
@@ -175,10 +182,32 @@ log_bodies(const char *p, struct run *out)
 	out->stored += sb;
 	out->cached_files += cf;
 	out->cached += cr;
-	for (l = 0; l <= MAXLEVEL; l++)
+	for (l = 0; l < HISTLEVELS; l++)
 		out->lvl[l] += lvl[l];
 	out->changes += v;
 	return 0;
+}
+
+/*
+ * The head of a "session end" line of cairnd's, "session end: CODEC
+ * level N, sent R bytes (W on the wire" (at the automatic level "CODEC
+ * level auto, now N, ..."): the codec (-1: not such a line), R and W.
+ */
+static int
+log_session_end(const char *p, unsigned long long *r, unsigned long long *w)
+{
+	char	name[16];
+	int	lv, codec;
+
+	if (sscanf(p, "session end: %15s level ", name) != 1 ||
+	    (codec = zlevel_codec(name)) == -1)
+		return -1;
+	p += strlen("session end: ") + strlen(name);
+	if (sscanf(p, " level %d, sent %llu bytes (%llu on the wire", &lv, r,
+	    w) == 3 || sscanf(p, " level auto, now %d, sent %llu bytes (%llu "
+	    "on the wire", &lv, r, w) == 3)
+		return codec;
+	return -1;
 }
 
 /*
@@ -203,10 +232,10 @@ log_delta_requests(const char *p, struct run *out)
 }
 
 /*
- * Sum what cairnd says of its sessions (printed in the foreground): the
- * bytes it sent from its "session end: zlib level N, sent R bytes (W on
- * the wire, ..." lines (a session at the automatic level says "zlib
- * level auto, now N, ..."), and its "session bodies" lines (log_bodies).
+ * Sum what cairnd says of its sessions (printed in the foreground), by
+ * the codec each used: the bytes it sent, from its "session end" lines
+ * (log_session_end), and its "session bodies" lines (log_bodies), which
+ * follow the "session end" of their session.
  */
 static void
 log_server(const char *log, struct run *out)
@@ -214,22 +243,23 @@ log_server(const char *log, struct run *out)
 	char			 line[1024], *p;
 	FILE			*fp;
 	unsigned long long	 r, w;
-	int			 lv;
+	int			 codec, cur = ZLEVEL_ZLIB;
 
 	out->srv_raw_out = out->srv_wire_out = 0;
 	if ((fp = fopen(log, "r")) == NULL)
 		return;
 	while (fgets(line, sizeof(line), fp) != NULL)
-		if ((p = strstr(line, "session end: zlib level ")) != NULL &&
-		    (sscanf(p, "session end: zlib level %d, sent %llu bytes "
-		    "(%llu on the wire", &lv, &r, &w) == 3 ||
-		    sscanf(p, "session end: zlib level auto, now %d, sent "
-		    "%llu bytes (%llu on the wire", &lv, &r, &w) == 3)) {
+		if ((p = strstr(line, "session end: ")) != NULL &&
+		    (codec = log_session_end(p, &r, &w)) != -1) {
+			cur = codec;
+			out->codec[cur].sessions++;
+			out->codec[cur].raw += r;
+			out->codec[cur].wire += w;
 			out->srv_raw_out += r;
 			out->srv_wire_out += w;
 			log_delta_requests(p, out);
 		} else if ((p = strstr(line, "session bodies: ")) != NULL)
-			(void)log_bodies(p, out);
+			(void)log_bodies(p, &out->codec[cur]);
 	fclose(fp);
 }
 
@@ -528,6 +558,7 @@ sweep_link(struct bench *b, struct link *l)
 		l->cells[li].runs = xcalloc((size_t)b->reps,
 		    sizeof(struct run));
 		l->cells[li].nruns = 0;
+		l->cells[li].codec = level_codec(b->levels[li]);
 	}
 
 	/* Level-0 check of the link; also warms the caches. */

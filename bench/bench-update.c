@@ -353,6 +353,8 @@ update_link(struct bench *b, struct link *l, const char *ref)
 		    sizeof(struct run));
 		l->dcells[li].runs = xcalloc((size_t)b->reps,
 		    sizeof(struct run));
+		l->cells[li].codec = l->dcells[li].codec =
+		    level_codec(b->levels[li]);
 	}
 	/* Within a repetition: each level whole then by delta. */
 	for (rep = 0; rep < b->reps; rep++)

@@ -36,19 +36,71 @@ baduse(const char *fmt, ...)
 	log_exit(BENCH_EXIT_USAGE);
 }
 
+/* The codec of a level of the sweep: zstd for LEVEL_ZSTD(n), else zlib. */
+enum zlevel_codec
+level_codec(int level)
+{
+	if (level > MAXLEVEL && level < LEVEL_AUTO)
+		return ZLEVEL_ZSTD;
+	return ZLEVEL_ZLIB;
+}
+
+/* Its number among the codec's levels (-1 for auto). */
+int
+level_number(int level)
+{
+	if (level == LEVEL_AUTO)
+		return -1;
+	return level_codec(level) == ZLEVEL_ZSTD ? level - LEVEL_ZSTD(0) :
+	    level;
+}
+
 /*
  * The name of a level as -Z takes it and as every part of the report
- * prints it: the digit, or "auto" for LEVEL_AUTO.
+ * prints it: zlib's digit, "zstd:N", or "auto" for LEVEL_AUTO.
  */
 const char *
 level_name(int level)
 {
-	static const char *names[NLEVELS] = { "0", "1", "2", "3", "4", "5",
-	    "6", "7", "8", "9", "auto" };
+	static char	names[NLEVELS][12];
 
 	if (level < 0 || level >= NLEVELS)
 		return "?";
+	if (names[level][0] == '\0') {
+		if (level == LEVEL_AUTO)
+			snprintf(names[level], sizeof(names[level]), "auto");
+		else if (level_codec(level) == ZLEVEL_ZSTD)
+			snprintf(names[level], sizeof(names[level]),
+			    "%s:%d", zlevel_label(ZLEVEL_ZSTD),
+			    level_number(level));
+		else
+			snprintf(names[level], sizeof(names[level]), "%d",
+			    level);
+	}
 	return names[level];
+}
+
+/*
+ * A level in the advice's words, naming its codec: "zlib level 6",
+ * "zstd level 3", "zlib's automatic level".
+ */
+const char *
+level_desc(int level)
+{
+	static char	descs[NLEVELS][32];
+
+	if (level < 0 || level >= NLEVELS)
+		return "?";
+	if (descs[level][0] == '\0') {
+		if (level == LEVEL_AUTO)
+			snprintf(descs[level], sizeof(descs[level]),
+			    "%s's automatic level", zlevel_label(ZLEVEL_ZLIB));
+		else
+			snprintf(descs[level], sizeof(descs[level]),
+			    "%s level %d", zlevel_label(level_codec(level)),
+			    level_number(level));
+	}
+	return descs[level];
 }
 
 /* rm -rf, bounded by the tree; errors are reported and fatal. */

@@ -31,11 +31,21 @@
 
 #define MAXLEVEL	(ZLEVEL_NLEVELS - 1)	/* zlib's levels, zlevel.h */
 /*
+ * zstd's levels, 1 to ZSTD_MAXLEVEL (-Z zstd:N, between cairn peers):
+ * a level of the sweep is one number, zlib's 0 to 9, then zstd's as
+ * LEVEL_ZSTD(N), so that sorted they run zlib's then zstd's.
+ * level_codec() and level_number() take it apart.
+ */
+#define ZSTD_MAXLEVEL	ZSTDCONN_MAXLEVEL
+#define LEVEL_ZSTD(n)	(MAXLEVEL + (n))
+/* Slots of a histogram of plain bytes by level, of either codec. */
+#define HISTLEVELS	(ZSTD_MAXLEVEL + 1)
+/*
  * -Z auto, measured beside the fixed levels: a pseudo-level that sorts
  * after them, so when it is asked for it is always the last level index.
  * It is named by level_name() and left out of the model.
  */
-#define LEVEL_AUTO	(MAXLEVEL + 1)
+#define LEVEL_AUTO	(LEVEL_ZSTD(ZSTD_MAXLEVEL) + 1)
 #define NLEVELS		(LEVEL_AUTO + 1)
 #define MAXLINKS	32
 #define MAXREPS		99
@@ -53,6 +63,24 @@ enum {
 	BENCH_EXIT_USAGE = 2
 };
 
+/*
+ * What cairnd said of the sessions of one codec in a run: its "session
+ * end" lines (plain bytes sent and what they became on the wire) and
+ * its "session bodies" lines (none without compression): file bodies
+ * sent stored (the data would not shrink) and from the cache, plain
+ * bytes compressed (or stored) at each level of the codec, and changes
+ * of level.
+ */
+struct codecrun {
+	int		 sessions;	/* "session end" lines */
+	uint64_t	 raw, wire;
+	int		 bodies;	/* "session bodies" lines */
+	uint64_t	 stored_files, stored;
+	uint64_t	 cached_files, cached;
+	uint64_t	 lvl[HISTLEVELS];
+	uint64_t	 changes;
+};
+
 /* One measured run of the pull path. */
 struct run {
 	double		 wall;		/* ktcheck + fsdiff + lapply, s */
@@ -63,17 +91,8 @@ struct run {
 	uint64_t	 tool_raw_in;	/* from a tool's byte summary, 0 none */
 	uint64_t	 srv_raw_out;	/* from cairnd's log, 0 none */
 	uint64_t	 srv_wire_out;
-	/*
-	 * cairnd's "session bodies" lines, summed over the run's sessions
-	 * (none without compression): file bodies sent stored (the data
-	 * would not shrink) and from the cache, plain bytes deflated (or
-	 * stored) at each level, and changes of level.
-	 */
-	int		 bodies;	/* such lines found */
-	uint64_t	 stored_files, stored;
-	uint64_t	 cached_files, cached;
-	uint64_t	 lvl[MAXLEVEL + 1];
-	uint64_t	 changes;
+	/* cairnd's session lines, by the codec each session used. */
+	struct codecrun	 codec[ZLEVEL_NCODECS];
 	/*
 	 * Deltas (--update): lapply -v's "delta:" line (files by delta,
 	 * their bytes on the wire and whole, files fetched whole after a
@@ -90,14 +109,21 @@ struct run {
 struct cell {
 	struct run	*runs;
 	int		 nruns;
+	/*
+	 * The codec of the level (enum zlevel_codec): the body counters
+	 * below are its sessions'; runs whose sessions used another codec
+	 * (a cairnd that did not offer it) are counted in foreign.
+	 */
+	int		 codec;
+	int		 foreign;
 	double		 t_med, t_min, t_max, lapply_med;
 	double		 srv_med, cli_med;
 	uint64_t	 down_med, up_med, raw_med;
-	/* cairnd's body counters: medians, and means over the runs. */
+	/* cairnd's body counters of the codec: medians, and means. */
 	int		 bodies;	/* runs with them */
 	uint64_t	 stored_med, stored_files_med;
 	uint64_t	 cached_med, cached_files_med;
-	uint64_t	 lvl_mean[MAXLEVEL + 1];
+	uint64_t	 lvl_mean[HISTLEVELS];
 	double		 changes_mean;
 	/* The delta counters of struct run: medians. */
 	int		 dlines;	/* runs with lapply's line */
@@ -133,6 +159,7 @@ struct bench {
 	int		 levels[NLEVELS];
 	int		 nlevels;
 	int		 nfixed;	/* levels[0..nfixed-1]; then auto */
+	int		 zstd_max;	/* cairnd -Y: the highest zstd asked */
 	struct link	 links[MAXLINKS];
 	int		 nlinks;
 	int		 reps;
@@ -198,6 +225,9 @@ void	 util_mkdir(const char *);
 void	 util_mkdir_p(const char *);
 void	 util_write_file(const char *, const char *);
 const char *level_name(int);
+const char *level_desc(int);
+enum zlevel_codec level_codec(int);
+int	 level_number(int);
 
 /* bench-spawn.c */
 char	*spawn_find(const struct bench *, const char *);

@@ -53,6 +53,8 @@ static const struct profile profiles[] = {
 };
 #define NPROFILES	(sizeof(profiles) / sizeof(profiles[0]))
 #define DEFAULT_LINKS	"loopback gigabit fast-ethernet 802.11g dsl"
+/* zlib's levels, its automatic level, and zstd's fast and default. */
+#define DEFAULT_LEVELS	"0-9,zstd:1,zstd:3,auto"
 
 static const char usage_text[] =
     "usage: cairn-bench [-kq] [-B bindir] [-d dir | -s size] [-l levels]\n"
@@ -76,7 +78,7 @@ static const struct {
 	{ "-s, --corpus=size",
 	    "else a generated corpus of size (16M; 1M at least)" },
 	{ "-l, --levels=levels",
-	    "levels to measure: 0-9,auto (default), 0,1,6,auto ..." },
+	    "levels: " DEFAULT_LEVELS " (default), 0,6,zstd:1-19 ..." },
 	{ "-L, --link=link", "a profile below, or rate=R[,rtt=T][,name=N]" },
 	{ "-n, --reps=n", "runs of every level on every link, 1-99 (3)" },
 	{ "-w, --work=dir", "work in dir (kept), not in a temporary one" },
@@ -215,53 +217,82 @@ parse_unit(const char *s, const struct unit *u, double lo, double hi,
 }
 
 /*
- * "0-9", "0,1,6", "0-3,9", "0,1,6,auto": sorted, without duplicates, auto
- * (LEVEL_AUTO) last; auto is measured against the fixed levels, so at
- * least one of them is needed.
+ * One number of a level list at *pp, one of the codec's levels that
+ * -l takes (zlib's 0 to 9, zstd's 1 to 19: -Z zstd:0 is no client's),
+ * into *out; *pp moves past it.  Returns 0 or -1.
+ */
+static int
+parse_level_number(const char **pp, enum zlevel_codec codec, long *out)
+{
+	char	*end;
+	long	 v;
+
+	if (**pp < '0' || **pp > '9')
+		return -1;
+	errno = 0;
+	v = strtol(*pp, &end, 10);
+	if (end == *pp || errno != 0 || v < 0 || v > INT_MAX ||
+	    zlevel_check(codec, (int)v, NULL) == -1 ||
+	    (codec == ZLEVEL_ZSTD && !zlevel_deflates(codec, (int)v)))
+		return -1;
+	*pp = end;
+	*out = v;
+	return 0;
+}
+
+/*
+ * "0-9", "0,1,6", "0-3,9", "0,1,6,auto", "0-9,zstd:1,zstd:3",
+ * "zstd:1-19": sorted, without duplicates, zlib's levels then zstd's
+ * (LEVEL_ZSTD), auto (LEVEL_AUTO) last; auto is measured against the
+ * fixed levels, so at least one of them is needed.  Sets b->zstd_max,
+ * the -Y of the cairnd the sweep runs.
  */
 static int
 parse_levels(struct bench *b, const char *s)
 {
-	int		 want[NLEVELS] = { 0 };
-	const char	*p = s;
-	char		*end;
-	long		 lo, hi, i;
+	int			 want[NLEVELS] = { 0 };
+	const char		*p = s, *zs = zlevel_label(ZLEVEL_ZSTD);
+	enum zlevel_codec	 codec;
+	long			 lo, hi, i;
 
 	while (*p != '\0') {
 		if (strncmp(p, "auto", 4) == 0) {
-			lo = hi = LEVEL_AUTO;
+			want[LEVEL_AUTO] = 1;
 			p += 4;
 		} else {
-			errno = 0;
-			lo = strtol(p, &end, 10);
-			if (end == p || lo < 0 || lo > INT_MAX ||
-			    zlevel_check(ZLEVEL_ZLIB, (int)lo, NULL) == -1)
+			codec = ZLEVEL_ZLIB;
+			if (strncmp(p, zs, strlen(zs)) == 0 &&
+			    p[strlen(zs)] == ':') {
+				codec = ZLEVEL_ZSTD;
+				p += strlen(zs) + 1;
+			}
+			if (parse_level_number(&p, codec, &lo) == -1)
 				return -1;
 			hi = lo;
-			p = end;
 			if (*p == '-') {
 				p++;
-				hi = strtol(p, &end, 10);
-				if (end == p || hi < lo || hi > INT_MAX ||
-				    zlevel_check(ZLEVEL_ZLIB, (int)hi,
-				    NULL) == -1)
+				if (parse_level_number(&p, codec, &hi) == -1 ||
+				    hi < lo)
 					return -1;
-				p = end;
 			}
+			for (i = lo; i <= hi; i++)
+				want[codec == ZLEVEL_ZSTD ?
+				    LEVEL_ZSTD(i) : i] = 1;
 		}
-		for (i = lo; i <= hi; i++)
-			want[i] = 1;
 		if (*p == ',')
 			p++;
 		else if (*p != '\0')
 			return -1;
 	}
 	b->nlevels = b->nfixed = 0;
+	b->zstd_max = 0;
 	for (i = 0; i < NLEVELS; i++)
 		if (want[i]) {
 			b->levels[b->nlevels++] = (int)i;
 			if (i != LEVEL_AUTO)
 				b->nfixed++;
+			if (level_codec((int)i) == ZLEVEL_ZSTD)
+				b->zstd_max = level_number((int)i);
 		}
 	return b->nfixed > 0 ? 0 : -1;
 }
@@ -496,9 +527,10 @@ opts_parse(struct bench *b, int argc, char *argv[])
 			break;
 		case 'l':
 			if (parse_levels(b, optarg) == -1)
-				baduse("--levels %s: expected levels 0-9, and "
-				    "auto beside one of them, such as 0-9 or "
-				    "0,1,6,auto", optarg);
+				baduse("--levels %s: expected zlib's levels "
+				    "0-9, zstd's zstd:1-19, and auto beside "
+				    "one of them, such as 0-9,auto or "
+				    "0,1,6,zstd:1,zstd:3", optarg);
 			b->levels_set = 1;
 			break;
 		case 'L':
@@ -784,7 +816,7 @@ main(int argc, char *argv[])
 	b.reps = 3;
 	b.corpus.size = 16 * 1024 * 1024;
 	b.corpus.seed = 1;
-	parse_levels(&b, "0-9,auto");
+	parse_levels(&b, DEFAULT_LEVELS);
 	opts_parse(&b, argc, argv);
 	/*
 	 * A generated corpus too small to measure is refused: it would be

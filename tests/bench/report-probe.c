@@ -9,7 +9,7 @@
  * skipped):
  *
  *	data RAW-BYTES FILES		the data pulled
- *	levels LIST			as -l takes it: 0,1,6,auto
+ *	levels LIST			as -l takes it: 0,1,6,zstd:1,auto
  *	reps N				runs of every level on every link
  *	link NAME RATE-BIT/S RTT-MS [DELIVERED-BIT/S]
  *					a link (rate 0: unshaped) and what
@@ -63,8 +63,8 @@ level_index(const char *s)
 static void
 parse_levels(char *list, unsigned lineno)
 {
-	char	*w, *end;
-	long	 v;
+	char	*w;
+	int	 v;
 
 	for (w = strtok(list, ","); w != NULL; w = strtok(NULL, ",")) {
 		if (b.nlevels == NLEVELS)
@@ -75,13 +75,17 @@ parse_levels(char *list, unsigned lineno)
 		}
 		if (b.nlevels > b.nfixed)
 			bad(lineno, "auto must come last");
-		errno = 0;
-		v = strtol(w, &end, 10);
-		if (errno || *end != '\0' || v < 0 || v > MAXLEVEL ||
+		for (v = 0; v < LEVEL_AUTO; v++)
+			if (strcmp(level_name(v), w) == 0)
+				break;
+		if (v == LEVEL_AUTO ||
 		    (b.nfixed > 0 && v <= b.levels[b.nfixed - 1]))
-			bad(lineno, "levels: 0 to 9 in order, then auto");
-		b.levels[b.nlevels++] = (int)v;
+			bad(lineno, "levels: 0 to 9, then zstd:1 to zstd:19, "
+			    "in order, then auto");
+		b.levels[b.nlevels++] = v;
 		b.nfixed++;
+		if (level_codec(v) == ZLEVEL_ZSTD)
+			b.zstd_max = level_number(v);
 	}
 	if (b.nfixed == 0)
 		bad(lineno, "no fixed level");
@@ -181,6 +185,8 @@ main(int argc, char *argv[])
 		for (li = 0; li < b.nlevels; li++) {
 			if (b.links[k].cells[li].nruns != b.reps)
 				bad(lineno, "a level lacks runs");
+			b.links[k].cells[li].codec =
+			    level_codec(b.levels[li]);
 			model_cell(&b.links[k].cells[li]);
 		}
 	model_fit(&b, fit);
