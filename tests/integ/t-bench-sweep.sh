@@ -8,7 +8,8 @@
 # hold; cairnd's counters: the one file that will not shrink sent stored,
 # the plain bytes by level adding up to what was sent), the SVG (well-formed, one line per link); -l auto,1 (auto's row,
 # its line against the best fixed level, its bytes by level, its CSV
-# row); --make-repo from a
+# row); -l 0,zstd:1 (zstd's row, counters and CSV row, fewer bytes than
+# level 0) and zstd levels out of range; --make-repo from a
 # generated corpus; -B relative, missing or without the tools; usage
 # errors and --help.
 . "$top_srcdir/tests/integ/lib.sh"
@@ -68,18 +69,19 @@ grep -q '^  cairnd -Z [06]$' "$T/out" || fail "no cairnd -Z recommendation"
 [ "$(grep -c '^  ktcheck -Z [06] -c sha1 \.\.\.; lapply -Z [06] -c sha1' \
     "$T/out")" -ge 1 ] || fail "no client recommendation"
 
-# The CSV: its 26 columns, a row per link and level, every cell filled.
+# The CSV: its 28 columns, a row per link and level, every cell filled.
 assert_eq "link,rate_bit_s,rtt_ms,level,runs,time_median_s,time_min_s,\
 time_max_s,lapply_median_s,server_cpu_s,client_cpu_s,raw_bytes,\
 wire_down_bytes,wire_up_bytes,wire_ratio,server_MB_s,delivered_bit_s,\
 link_flagged,best_level,crossover_bit_s,stored_bytes,stored_files,\
-cached_bytes,cached_files,level_bytes,level_changes" \
-    "$(head -1 "$T/r.csv")" "CSV header"
+cached_bytes,cached_files,level_bytes,level_changes,codec,\
+server_cpu_s_per_GB" "$(head -1 "$T/r.csv")" "CSV header"
 assert_eq "loopback,0,0.000,0 loopback,0,0.000,6 50mbit/2ms,50000000,2.000,0 \
 50mbit/2ms,50000000,2.000,6" "$(sed 1d "$T/r.csv" | cut -d, -f1-4 |
     tr '\n' ' ' | sed 's/ $//')" "CSV rows"
-awk -F, 'NR > 1 { for (i = 1; i <= 26; i++) if ($i == "") bad = 1;
-    if (NF != 26 || $5 != 1) bad = 1 } END { exit bad }' "$T/r.csv" ||
+awk -F, 'NR > 1 { for (i = 1; i <= 28; i++) if ($i == "") bad = 1;
+    if (NF != 28 || $5 != 1 || $27 != "zlib") bad = 1 } END { exit bad }' \
+    "$T/r.csv" ||
     fail "CSV: a row with an empty or missing cell"
 # Level 0 carries the files' bytes and level 6 fewer: the data is text.
 awk -F, 'NR > 1 && $4 == 0 { w0[$1] = $13 + $14; if ($13 < $12) exit 1 }
@@ -102,13 +104,13 @@ awk -F, 'NR > 1 && $4 == 0 && $21 $22 $23 $24 $25 $26 != "0000--" { exit 1 }
 grep -q '^  sent stored (would not shrink), MB (files) per run: 6 0\.26 (1)$' \
     "$T/out" || fail "no line of the bodies sent stored"
 grep -q 'served from the cache' "$T/out" && fail "a cache line without a cache"
-# The runs CSV: its 16 columns, a row per run.
+# The runs CSV: its 17 columns, a row per run.
 assert_eq "link,rate_bit_s,rtt_ms,level,run,time_s,lapply_s,server_cpu_s,\
 client_cpu_s,raw_bytes,wire_down_bytes,wire_up_bytes,stored_bytes,\
-cached_bytes,level_bytes,level_changes" \
+cached_bytes,level_bytes,level_changes,codec" \
     "$(head -1 "$T/runs.csv")" "runs CSV header"
-[ "$(awk -F, 'NR > 1 && NF == 16 && $5 == 1' "$T/runs.csv" | wc -l)" -eq 4 ] ||
-    fail "runs CSV: expected 4 runs of 16 columns"
+[ "$(awk -F, 'NR > 1 && NF == 17 && $5 == 1' "$T/runs.csv" | wc -l)" -eq 4 ] ||
+    fail "runs CSV: expected 4 runs of 17 columns"
 awk -F, 'NR > 1 && $4 == 6 && ($13 != 262144 || $14 != 0) { exit 1 }' \
     "$T/runs.csv" || fail "runs CSV: the body counters"
 
@@ -164,7 +166,7 @@ sed -n '/^Model: /,/^  best level by link rate/p' "$T/outa" |
 assert_eq "loopback,0,0.000,1 loopback,0,0.000,auto" \
     "$(sed 1d "$T/a.csv" | cut -d, -f1-4 | tr '\n' ' ' | sed 's/ $//')" \
     "auto: CSV rows"
-awk -F, 'NR > 1 && $4 == "auto" { n++; if (NF != 26 || $20 != "-" ||
+awk -F, 'NR > 1 && $4 == "auto" { n++; if (NF != 28 || $20 != "-" ||
     $13 == "" || $6 == "" || $21 != 262144) bad = 1 } END { exit bad || n != 1 }' \
     "$T/a.csv" || fail "auto: CSV row"
 # auto's plain bytes by level: shares of its levels, at most 9.
@@ -183,6 +185,52 @@ fi
 run_capture "$T/out3" "$T/err3" "$CAIRN_BENCH" -l auto
 [ "$RC" -eq 2 ] || fail "--levels auto alone: exit $RC"
 grep -q -- '--levels auto' "$T/err3" || fail "--levels auto alone: no message"
+
+# zstd beside zlib: -l 0,zstd:1 runs cairnd with -Y 1; zstd:1 has its
+# row in the table, with server CPU per GB, and in the CSV, named by its
+# codec, with fewer bytes on the wire than level 0; cairnd's counters of
+# its zstd sessions are its own: the random file sent stored, the plain
+# bytes by zstd's level 1 (and 0, stored) adding up to what was sent.
+run_capture "$T/outz" "$T/errz" "$CAIRN_BENCH" -q -B "$top_builddir" \
+    -w "$T/workz" -d "$data" -l 0,zstd:1 -L loopback -n 1 \
+    --csv "$T/z.csv" --runs-csv "$T/zruns.csv" --svg "$T/z.svg"
+if [ "$RC" -ne 0 ]; then
+	cat "$T/outz" "$T/errz" >&2
+	fail "cairn-bench -l 0,zstd:1 exited $RC"
+fi
+cat "$T/outz"
+grep -q '^cairn-bench: data, .*; levels 0,zstd:1; 1 run' "$T/outz" ||
+    fail "zstd: no summary line with the levels"
+sed -n '\|^loopback (|,/^  best:/p' "$T/outz" >"$T/table"
+grep -q '^  level  *time s .* srv s/GB$' "$T/table" || fail "zstd: no s/GB column"
+grep -Eq '^  zstd:1  *[0-9.]+ .* [0-9.]+$' "$T/table" || fail "zstd: no zstd:1 row"
+grep -q 'went by another codec' "$T/outz" &&
+    fail "zstd: sessions went by zlib: $(grep -h 'session end' "$T/workz"/*.log)"
+grep -q '^  sent stored (would not shrink), MB (files) per run: zstd:1 0\.26 (1)$' \
+    "$T/outz" || fail "zstd: no line of the bodies sent stored"
+assert_eq "loopback,0,0.000,0,zlib loopback,0,0.000,zstd:1,zstd" \
+    "$(sed 1d "$T/z.csv" | cut -d, -f1-4,27 | tr '\n' ' ' | sed 's/ $//')" \
+    "zstd: CSV rows"
+awk -F, 'NR > 1 && $4 == 0 { w0 = $13 + $14 }
+    NR > 1 && $4 == "zstd:1" { n++; wz = $13 + $14
+    if ($21 != 262144 || $22 != 1 || $26 != "0.0" || $28 == "") exit 1
+    k = split($25, lv, " "); sum = 0
+    for (i = 1; i <= k; i++) { split(lv[i], p, ":")
+    if (p[1] != 0 && p[1] != 1) exit 1; sum += p[2] }
+    if (k != 2 || sum > $12 || sum < $12 - 1024) exit 1 }
+    END { exit n != 1 || !(wz < w0) }' "$T/z.csv" ||
+    fail "zstd: CSV row: $(cut -d, -f4,12-14,21- "$T/z.csv")"
+awk -F, 'NR > 1 && $4 == "zstd:1" { n++; if ($13 != 262144 || $17 != "zstd")
+    exit 1 } END { exit n != 1 }' "$T/zruns.csv" ||
+    fail "zstd: runs CSV: $(cat "$T/zruns.csv")"
+grep -q 'stroke-dasharray="6 3" points=' "$T/z.svg" ||
+    fail "zstd: no zstd series in the SVG"
+# A zstd level out of 1 to 19, or no number, is a usage error.
+for l in zstd:0 zstd:20 zstd:x zstd: zstd:3-1 zlib:3; do
+	run_capture "$T/out3" "$T/err3" "$CAIRN_BENCH" -l "0,$l"
+	[ "$RC" -eq 2 ] || fail "--levels 0,$l: exit $RC"
+	grep -q -- "--levels 0,$l: " "$T/err3" || fail "--levels 0,$l: no message"
+done
 
 # --make-repo from a generated corpus.
 run_capture "$T/out2" "$T/err2" "$CAIRN_BENCH" -B "$top_builddir" -w "$T/work2" \
