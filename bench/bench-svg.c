@@ -2,7 +2,9 @@
  * bench-svg.c: the figure of a sweep (--svg).  The upper panel draws the
  * pull time per level, one line per link on a logarithmic scale, with
  * the range of the runs and the best level ringed; the lower one the
- * wire bytes each level saves against the lowest.  -Z auto, when
+ * wire bytes each level saves against the lowest.  zlib's levels are a
+ * solid line with dots, zstd's, past a dashed rule right of them, a
+ * dashed line with diamonds.  -Z auto, when
  * measured, stands one step right of the last fixed level, past a dashed
  * rule: per link a square (time; bytes saved) joined to the link's
  * fastest fixed level by a dashed line, with the ratio of their times
