@@ -52,7 +52,7 @@ grep -q "^cairn-bench: update from $O (15 files, [0-9.]* MB) to $N (15 files, [0
 grep -q '^cairn-publish -d built the deltas in [0-9.]* s of CPU ([0-9.]* s wall)$' \
     "$T/out" || fail "no line on building the deltas"
 grep -q '^loopback (unshaped, rtt 0 ms)$' "$T/out" || fail "no table"
-grep -q '^  level mode  *time s  *srv cpu  *down MB  *up MB  *deltas  *delta MB  *whole MB  *failed  *hits  *misses$' \
+grep -q '^  level  *mode  *time s  *srv cpu  *down MB  *up MB  *deltas  *delta MB  *whole MB  *failed  *hits  *misses$' \
     "$T/out" || fail "no table header"
 for l in 6 auto; do
 	grep -q "^  $l  *whole  *[0-9.]*  *[0-9.]*  *[0-9.]*  *[0-9.]*  *-  *-  *-  *-  *-  *-\$" \
