@@ -31,6 +31,7 @@
 
 #include "bench.h"
 #include "compat.h"
+#include "delta.h"
 #include "log.h"
 #include "version.h"
 #include "xmalloc.h"
@@ -460,6 +461,9 @@ opts_update(struct bench *b, int argc, char *argv[])
 	struct stat	st;
 	int		i;
 
+	if (!delta_built())
+		baduse("--update: delta transfer is not built in (configured "
+		    "--without-zstd)");
 	if (argc != 2)
 		baduse("--update takes two trees, OLD and NEW (%d given)",
 		    argc);

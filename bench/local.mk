@@ -89,16 +89,25 @@ bench_zbench_LDADD = $(CAIRN_LIBS)
 # Deltas on a real update: bench/make-update-corpus fetches about 24
 # Debian packages in two versions into $(CAIRN_BENCH_DIR)/update-corpus
 # (OLD/ and NEW/), bench/delta-measure compares the trees.
+# Without zstd (configure --without-zstd) there are no deltas to measure.
+dist_noinst_SCRIPTS += bench/make-update-corpus
+if HAVE_ZSTD
 noinst_PROGRAMS += bench/delta-measure
 bench_delta_measure_SOURCES = bench/delta-measure.c
 bench_delta_measure_LDADD = $(CAIRN_LIBS)
-dist_noinst_SCRIPTS += bench/make-update-corpus
 
 bench-delta: bench/delta-measure
 	BENCH_DATA='$(CAIRN_BENCH_DIR)' \
 	    $(SHELL) '$(abs_top_srcdir)/bench/make-update-corpus'
 	bench/delta-measure '$(CAIRN_BENCH_DIR)/update-corpus/OLD' \
 	    '$(CAIRN_BENCH_DIR)/update-corpus/NEW'
+else
+EXTRA_DIST += bench/delta-measure.c
+
+bench-delta:
+	@echo "bench-delta: delta transfer is not built in (configured --without-zstd)" >&2
+	@exit 1
+endif
 
 # The same update pulled end to end: cairn-publish -f and -d, the real
 # lapply against cairnd with and without deltas on a gigabit and a

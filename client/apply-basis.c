@@ -217,7 +217,8 @@ basis_pairs(struct apply *ap)
 void
 basis_init(struct apply *ap)
 {
-	ap->delta = ap->digest != NULL && ap->net != NULL &&
+	/* Built without zstd, lapply never asks DELTA (delta.h). */
+	ap->delta = delta_built() && ap->digest != NULL && ap->net != NULL &&
 	    net_has_cap(ap->net, "DELTA");
 	if (ap->delta && ap->bck == NULL)
 		ap->bck = cksum_new(ap->digest);

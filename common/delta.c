@@ -6,6 +6,10 @@
  * The header and the zstd frame header are read here, by hand, before
  * zstd sees a byte: their sizes and flags decide what is allocated, so
  * they are checked against the limits of delta.h first.
+ *
+ * Built without zstd (configure --without-zstd), every function that
+ * would make or apply a delta fails saying so, and delta_built() tells
+ * the callers not to offer or ask for one.
  */
 #include "config.h"
 
@@ -16,8 +20,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <zstd.h>
-
 #include "buf.h"
 #include "cerr.h"
 #include "cksum.h"
@@ -25,6 +27,10 @@
 #include "fsutil.h"
 #include "log.h"
 #include "xmalloc.h"
+
+#ifdef HAVE_ZSTD
+
+#include <zstd.h>
 
 #define DELTA_MAGIC		"CDLT"
 #define DELTA_VERSION		1
@@ -94,6 +100,12 @@ delta_getle(const unsigned char *p, size_t n)
 	while (n-- > 0)
 		v = v << 8 | p[n];
 	return v;
+}
+
+int
+delta_built(void)
+{
+	return 1;
 }
 
 size_t
@@ -699,3 +711,110 @@ out:
 	delta_apply_free(d);
 	return rc;
 }
+
+#else /* !HAVE_ZSTD */
+
+#define DELTA_NOTBUILT	"delta transfer is not built in (configured " \
+			"--without-zstd)"
+
+struct delta_apply {
+	int			 spent;
+};
+
+int
+delta_built(void)
+{
+	return 0;
+}
+
+size_t
+delta_bound(uint64_t size)
+{
+	if (size > (uint64_t)DELTA_MAXFILE)
+		size = DELTA_MAXFILE;
+	return DELTA_HDRMAX + (size_t)size;
+}
+
+int
+delta_make(const void *basis, size_t bsize, const void *target,
+    size_t tsize, const char *digest, int level, struct buf *out,
+    struct cerr *err)
+{
+	(void)basis;
+	(void)bsize;
+	(void)target;
+	(void)tsize;
+	(void)digest;
+	(void)level;
+	(void)out;
+	cerr_set(err, "%s", DELTA_NOTBUILT);
+	return -1;
+}
+
+int
+delta_make_fd(int basisfd, int targetfd, int outfd, const char *digest,
+    int level, struct cerr *err)
+{
+	(void)basisfd;
+	(void)targetfd;
+	(void)outfd;
+	(void)digest;
+	(void)level;
+	cerr_set(err, "%s", DELTA_NOTBUILT);
+	return -1;
+}
+
+struct delta_apply *
+delta_apply_new(int basisfd, int outfd, struct cksum *digest)
+{
+	(void)basisfd;
+	(void)outfd;
+	(void)digest;
+	return xcalloc(1, sizeof(struct delta_apply));
+}
+
+int
+delta_apply_feed(struct delta_apply *d, const void *p, size_t len,
+    struct cerr *err)
+{
+	(void)p;
+	(void)len;
+	d->spent = 1;
+	cerr_set(err, "%s", DELTA_NOTBUILT);
+	return -1;
+}
+
+int
+delta_apply_end(struct delta_apply *d, struct cerr *err)
+{
+	d->spent = 1;
+	cerr_set(err, "%s", DELTA_NOTBUILT);
+	return -1;
+}
+
+void
+delta_apply_free(struct delta_apply *d)
+{
+	free(d);
+}
+
+int64_t
+delta_apply_size(const struct delta_apply *d)
+{
+	(void)d;
+	return -1;
+}
+
+int
+delta_apply_fd(int basisfd, int deltafd, int outfd, struct cksum *digest,
+    struct cerr *err)
+{
+	(void)basisfd;
+	(void)deltafd;
+	(void)outfd;
+	(void)digest;
+	cerr_set(err, "%s", DELTA_NOTBUILT);
+	return -1;
+}
+
+#endif /* HAVE_ZSTD */

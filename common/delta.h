@@ -42,6 +42,14 @@ struct cksum;
 struct delta_apply;	/* opaque: one delta being applied */
 
 /*
+ * Nonzero if deltas can be made and applied: cairn was built with zstd.
+ * Without it (configure --without-zstd) every function below that makes
+ * or applies a delta fails saying so; cairnd offers no DELTA, lapply
+ * asks none, cairn-publish keeps no bases.
+ */
+int	delta_built(void);
+
+/*
  * The longest delta a target of size bytes may have: the header and
  * zstd's bound for the target.  A delta longer than that is refused.
  */

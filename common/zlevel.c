@@ -26,6 +26,7 @@ struct zlevel_row {
 	int		 deflt;		/* -Z <label> without a level */
 	int		 hasauto;	/* COMP <name> AUTO exists */
 	int		 defmax;	/* what cairnd offers by default */
+	int		 built;		/* 0: its library is not built in */
 };
 
 /*
@@ -34,10 +35,17 @@ struct zlevel_row {
  * choose between codecs); "-Z zstd" is zstd's own default level, 3,
  * which is also the most cairnd offers by default: a session's zstd
  * contexts then hold about 6 MiB, under 8 (cairnd(8), "Compression").
+ * Built without zstd (configure --without-zstd), its row says so: no
+ * level but 0 (not offered), offered by no cairnd, asked by no client.
  */
 static const struct zlevel_row zlevel_rows[ZLEVEL_NCODECS] = {
-	[ZLEVEL_ZLIB] = { "ZLIB", "zlib", 0, ZS_MAXLEVEL, 1, 1, 6, 1, 0 },
-	[ZLEVEL_ZSTD] = { "ZSTD", "zstd", 0, ZSTDCONN_MAXLEVEL, 1, 1, 3, 0, 3 },
+	[ZLEVEL_ZLIB] = { "ZLIB", "zlib", 0, ZS_MAXLEVEL, 1, 1, 6, 1, 0, 1 },
+#ifdef HAVE_ZSTD
+	[ZLEVEL_ZSTD] = { "ZSTD", "zstd", 0, ZSTDCONN_MAXLEVEL, 1, 1, 3, 0, 3,
+			  1 },
+#else
+	[ZLEVEL_ZSTD] = { "ZSTD", "zstd", 0, 0, 0, 0, 0, 0, 0, 0 },
+#endif
 };
 
 static const struct zlevel_row *
@@ -67,6 +75,21 @@ const char *
 zlevel_label(enum zlevel_codec codec)
 {
 	return zlevel_row(codec)->label;
+}
+
+int
+zlevel_built(enum zlevel_codec codec)
+{
+	return zlevel_row(codec)->built;
+}
+
+/* The error of a level of a codec that is not built in. */
+static int
+zlevel_notbuilt(const struct zlevel_row *r, const char *s, struct cerr *err)
+{
+	cerr_set(err, "%s: %s is not built in (configured --without-%s)", s,
+	    r->label, r->label);
+	return -1;
 }
 
 int
@@ -107,6 +130,8 @@ zlevel_parse(enum zlevel_codec codec, const char *s, int flags, int *level,
 		*level = (int)v;
 		return 0;
 	}
+	if (!r->built)
+		return zlevel_notbuilt(r, s, err);
 	if (flags & ZLEVEL_ARG_OPTION)
 		cerr_set(err, "compression level %s: %s (%d..%d)", s, errstr,
 		    r->lo, r->hi);
@@ -133,6 +158,8 @@ zlevel_parse_client(const char *s, enum zlevel_codec *codec, int *level,
 		    err);
 	}
 	*codec = ZLEVEL_ZSTD;
+	if (!r->built)
+		return zlevel_notbuilt(r, s, err);
 	if (s[n] == '\0') {
 		*level = r->deflt;
 		return 0;

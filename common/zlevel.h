@@ -79,6 +79,13 @@ int		 zlevel_parse(enum zlevel_codec, const char *s, int flags,
  */
 int		 zlevel_parse_client(const char *s, enum zlevel_codec *codec,
 		    int *level, struct cerr *err);
+/*
+ * Nonzero if the codec is built in.  zstd is not with configure
+ * --without-zstd: then its only level is 0 (not offered), its default
+ * max is 0, and a level argument other than 0 is refused, "<s>: zstd is
+ * not built in (configured --without-zstd)".
+ */
+int		 zlevel_built(enum zlevel_codec);
 /* The level "-Z <codec>" without a number asks for. */
 int		 zlevel_default(enum zlevel_codec);
 /* The most cairnd offers of the codec by default (0: not offered). */

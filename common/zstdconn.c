@@ -6,6 +6,10 @@
  * level state and the counters.  The decode side (zstdconn_decode)
  * touches only the decompression context and dinframe, which the
  * read-ahead thread may run beside everything else.
+ *
+ * Built without zstd (configure --without-zstd), the functions are
+ * those of a connection zstd is never on: zstdconn_start fails saying
+ * so, and nothing ever offers or asks for zstd (zlevel.c).
  */
 #include "config.h"
 
@@ -13,16 +17,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ZSTD_STATIC_LINKING_ONLY	/* ZSTD_getCParams: a level's window */
-#include <zstd.h>
-#include <zstd_errors.h>
-
 #include "buf.h"
 #include "cerr.h"
 #include "conn.h"
 #include "xmalloc.h"
 #include "zconn.h"
 #include "zstdconn.h"
+
+#ifdef HAVE_ZSTD
+
+#define ZSTD_STATIC_LINKING_ONLY	/* ZSTD_getCParams: a level's window */
+#include <zstd.h>
+#include <zstd_errors.h>
 
 #define ZSTDCONN_OUTCHUNK	(64 * 1024)	/* output made per step */
 #define ZSTDCONN_SCRATCH	(8 * CONN_IOSIZE + 65536) /* level changes */
@@ -458,3 +464,55 @@ zstdconn_memory(const struct conn *c)
 		return 0;
 	return ZSTD_sizeof_CCtx(zs->cc) + ZSTD_sizeof_DCtx(zs->dc);
 }
+
+#else /* !HAVE_ZSTD */
+
+int
+zstdconn_start(struct conn *c, int level, int ratio, struct cerr *err)
+{
+	(void)level;
+	(void)ratio;
+	cerr_set(err, "%s: zstd is not built in (configured --without-zstd)",
+	    conn_peer(c));
+	return -1;
+}
+
+int
+zstdconn_on(const struct conn *c)
+{
+	(void)c;
+	return 0;
+}
+
+int
+zstdconn_set_level(struct conn *c, int level, struct cerr *err)
+{
+	(void)level;
+	cerr_set(err, "%s: compression is off", conn_peer(c));
+	return -1;
+}
+
+int
+zstdconn_pin_level(struct conn *c, int level, struct cerr *err)
+{
+	(void)c;
+	(void)level;
+	(void)err;
+	return 0;
+}
+
+int
+zstdconn_level(const struct conn *c)
+{
+	(void)c;
+	return 0;
+}
+
+size_t
+zstdconn_memory(const struct conn *c)
+{
+	(void)c;
+	return 0;
+}
+
+#endif /* HAVE_ZSTD */

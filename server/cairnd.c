@@ -675,7 +675,7 @@ parse_options(int argc, char *argv[], struct settings *st)
 			st->pam = 1;
 			break;
 		case 'V':
-			version_print(0);
+			version_print(VERSION_ZSTD);
 			exit(0);
 		case 'w':
 			o->tls = parse_int(optarg, 0, 4,

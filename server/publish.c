@@ -93,6 +93,7 @@ struct pub {
 	const char	*pred;		/* -r: the loadset this one succeeds */
 	int64_t		 bases;		/* -O */
 	int		 build;		/* -d */
+	size_t		 unkept;	/* bases not kept: no deltas built in */
 	int		 force;		/* -f */
 	int		 dryrun;	/* -n */
 	int		 verbose;	/* -v */
@@ -729,6 +730,10 @@ keep_bases(struct pub *p, const struct changes *c, const char *tree)
 
 	if (c->n == 0)
 		return 0;
+	if (p->bases > 0 && !delta_built()) {
+		p->unkept += c->n;
+		return 0;
+	}
 	say(p, "keep the %zu files of %s/%s that %s changes as bases",
 	    c->n, tree, c->from, p->name);
 	if (p->bases <= 0)
@@ -871,6 +876,10 @@ publish(struct pub *p)
 	if (tf && p->force)
 		remove_old(p);
 	printf("%s: %spublished\n", p->name, p->dryrun ? "would be " : "");
+	if (p->unkept > 0)
+		printf("%s: no bases kept of the %zu changed files: delta "
+		    "transfer is not built in (configured --without-zstd)\n",
+		    p->name, p->unkept);
 	/* With -v, and with -n, keep_bases said it. */
 	if (queued > 0 && !p->verbose && !p->dryrun)
 		printf("%s: %zu deltas to build (cairn-publish -d)\n",
@@ -1397,6 +1406,11 @@ main(int argc, char *argv[])
 	    p.force || p.dryrun || po.nk > 0 || p.pred != NULL)) ||
 	    ((p.build || p.sigfile != NULL) && (po.ex || p.nskeys > 0)))
 		usage();
+	if (p.build && !delta_built()) {
+		log_warnx("-d: delta transfer is not built in (configured "
+		    "--without-zstd)");
+		exit(PUB_ERROR);
+	}
 	p.dir = co.dir;
 	p.digest = co.digest;
 	p.verbose = co.verbose > 0;

@@ -25,6 +25,7 @@
 #include "cerr.h"
 #include "compat.h"
 #include "conn.h"
+#include "delta.h"
 #include "dstore.h"
 #include "encode.h"
 #include "hostname.h"
@@ -49,6 +50,7 @@ struct verb {
 };
 #define V_AUTH		0x01	/* only in an authorized session */
 #define V_TLS		0x02	/* only when the server has TLS (-w >= 1) */
+#define V_DELTA		0x04	/* only when deltas are built in (zstd) */
 
 static int	check_noargs(struct sess *, int, char **);
 static int	cmd_quit(struct sess *, int, char **);
@@ -61,7 +63,8 @@ static int	cmd_starttls(struct sess *, int, char **);
 /*
  * The verbs.  STARTTLS exists only when the server has TLS (-w >= 1;
  * at -w 0 it is "unrecognized", docs/protocol.md 5.7).  LOGIN is absent: this
- * build has no PAM, so it is always "unrecognized" (5.10).
+ * build has no PAM, so it is always "unrecognized" (5.10).  DELTA exists
+ * only when deltas are built in (delta_built(): not --without-zstd).
  */
 static const struct verb verbs[] = {
 	{ "QUIT",	4, 0, check_noargs, cmd_quit },
@@ -73,7 +76,7 @@ static const struct verb verbs[] = {
 	{ "STARTTLS",	4, V_TLS, check_noargs, cmd_starttls },
 	{ "REPORT",	4, V_AUTH, NULL, cmd_repo },
 	{ "COMPRESS",	4, V_AUTH, NULL, cmd_comp },
-	{ "DELTA",	4, V_AUTH, NULL, cmd_delta },
+	{ "DELTA",	4, V_AUTH | V_DELTA, NULL, cmd_delta },
 };
 
 static int
@@ -335,6 +338,7 @@ sess_dispatch(struct sess *s, char *line)
 		return peer_reply(s, RAP_SYNTAX, "Illegal null command");
 	}
 	if (v == NULL ||
+	    ((v->flags & V_DELTA) && !delta_built()) ||
 	    ((v->flags & V_TLS) && s->opts->tls == 0) ||
 	    ((v->flags & V_TLS) && s->state == SESS_UNKNOWN)) {
 		s->errors++;
@@ -591,14 +595,16 @@ sess_repo_ok(const struct sess *s, struct cerr *err)
 /*
  * [cairn] DELTA is offered when the repository holds a store of bases
  * and deltas (cairn-publish made delta/); without one the banner is
- * the same as before DELTA existed, byte for byte.
+ * the same as before DELTA existed, byte for byte.  So is it when
+ * deltas are not built in (configured --without-zstd), whatever delta/
+ * holds.
  */
 static int
 sess_delta_store(const struct sess *s)
 {
 	struct stat	 st;
 
-	return fstatat(s->opts->rootfd, DSTORE_DIR, &st,
+	return delta_built() && fstatat(s->opts->rootfd, DSTORE_DIR, &st,
 	    AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
 }
 

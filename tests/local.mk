@@ -101,6 +101,7 @@ KTCHECK_TESTS = \
 	tests/integ/t-ktcheck-zlib.sh \
 	tests/integ/t-zstd-pull.sh \
 	tests/integ/t-zstd-hostile.sh \
+	tests/integ/t-zstd-built.sh \
 	tests/integ/t-ktcheck-wire.sh \
 	tests/integ/t-ktcheck-hostile.sh \
 	tests/integ/t-client-failover.sh \
@@ -256,3 +257,39 @@ check-slow:
 	    TEST_SUITE_LOG=test-suite-slow.log
 
 .PHONY: check-slow
+
+# --- what zstd decides ---
+# The tests of the banner, deltas and zstd, which a build without zstd
+# (configure --without-zstd) runs beside the unit suites: `make
+# check-zstd`, the summary in test-suite-zstd.log.  Those that need zstd
+# skip there saying "zstd is not built in"; .ci/run runs it in such a
+# build.
+ZSTD_TESTS = \
+	tests/integ/t-zstd-built.sh \
+	tests/integ/t-zstd-pull.sh \
+	tests/integ/t-zstd-hostile.sh \
+	tests/integ/t-tools-version.sh \
+	tests/integ/t-cairnd-verbs.sh \
+	tests/integ/t-cairnd-zauto.sh \
+	tests/integ/t-cairnd-zbytes.sh \
+	tests/integ/t-cairnd-limits.sh \
+	tests/integ/t-cairnd-release.sh \
+	tests/integ/t-cairnd-delta.sh \
+	tests/integ/t-catalogue-wire.sh \
+	tests/integ/t-ktcheck-wire.sh \
+	tests/integ/t-lcreate-wire.sh \
+	tests/integ/t-lapply-delta.sh \
+	tests/integ/t-delta-e2e.sh \
+	tests/integ/t-delta-moved.sh \
+	tests/integ/t-publish.sh \
+	tests/integ/t-publish-bases.sh \
+	tests/integ/t-ra-update.sh \
+	tests/integ/t-bench-delta.sh \
+	tests/integ/t-bench-update.sh
+
+check-zstd:
+	$(MAKE) $(AM_MAKEFLAGS) check \
+	    TESTS='$(UNIT_TESTS) $(UNIT_LAYER_TESTS) $(ZSTD_TESTS)' \
+	    TEST_SUITE_LOG=test-suite-zstd.log
+
+.PHONY: check-zstd

@@ -32,6 +32,9 @@
 #   requirements
 #	need_root		skip unless running as uid 0
 #	need_cmd CMD...		skip unless every CMD is in PATH
+#	have_zstd		true if the build has zstd (config.h
+#				HAVE_ZSTD): delta transfer, zstd compression
+#	need_zstd		skip unless it has (not --without-zstd)
 #	need_tool TOOL...	fail unless every cairn TOOL was built; sets
 #				the variable named TOOL in capitals (- as _)
 #				to its path: need_tool cairn-bench sets
@@ -206,6 +209,16 @@ need_cmd()
 	for _c in "$@"; do
 		command -v "$_c" >/dev/null 2>&1 || skip "$_c not installed"
 	done
+}
+
+have_zstd()
+{
+	grep -qx '#define HAVE_ZSTD 1' "$top_builddir/config.h"
+}
+
+need_zstd()
+{
+	have_zstd || skip "zstd is not built in (configured --without-zstd)"
 }
 
 tool_path()

@@ -75,7 +75,7 @@ CAIRND_PORT=
 HOST=$(python3 -c 'import socket; print(socket.gethostname())')
 # Tests of the clients alone talk to peers, not to cairnd.
 if CAIRND=$(tool_path cairnd); then
-	VERSION=$("$CAIRND" -V)
+	VERSION=$("$CAIRND" -V | sed -n 1p)
 else
 	CAIRND=
 	VERSION=
@@ -212,12 +212,17 @@ rap()
 }
 
 # banner [ZLIB | ZAUTO]: cairnd's banner without -Z, with -Z and -A fixed
-# (Radmind's), or with -Z and the default -A auto (and zstd up to 3).
+# (Radmind's), or with -Z and the default -A auto (and zstd up to 3 when
+# it is built in).
 banner()
 {
 	printf '200-RAP 1 %s %s radmind access protocol\r\n' "$HOST" "$VERSION"
 	case ${1:-} in
-	ZAUTO)	printf '200 CAPA ZLIB REPO ZAUTO ZSTD=3\r\n' ;;
+	ZAUTO)	if have_zstd; then
+			printf '200 CAPA ZLIB REPO ZAUTO ZSTD=3\r\n'
+		else
+			printf '200 CAPA ZLIB REPO ZAUTO\r\n'
+		fi ;;
 	?*)	printf '200 CAPA ZLIB REPO\r\n' ;;
 	*)	printf '200 CAPA REPO\r\n' ;;
 	esac

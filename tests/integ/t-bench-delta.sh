@@ -10,6 +10,7 @@
 # is skipped and said so, a metapackage stands for the package it pins,
 # and an archive that cannot be reached is named as such (exit 1).
 . "$top_srcdir/tests/integ/lib.sh"
+need_zstd
 
 need_tool delta-measure
 need_cmd dpkg-deb dpkg

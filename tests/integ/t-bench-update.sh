@@ -11,6 +11,7 @@
 # a file for a tree, -d beside --update (exit 2, the message naming the
 # problem), and --help listing --update.
 . "$top_srcdir/tests/integ/lib.sh"
+need_zstd
 
 need_tool cairnd cairn-publish ktcheck lapply fsdiff cairn-bench
 mk_tmpdir

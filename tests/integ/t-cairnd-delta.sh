@@ -12,6 +12,7 @@
 # is otherwise byte for byte what it was.  Under compression the delta
 # goes as stored blocks; the session's log line counts the deltas.
 . "$top_srcdir/tests/integ/lib.sh"
+need_zstd
 need_tool fsdiff cairn-publish cairnd
 mk_tmpdir
 . "$top_srcdir/tests/integ/netlib.sh"

@@ -72,7 +72,10 @@ PY
 #    for the incompressible bodies, and the cache filled then spliced.
 start_cairnd "$R" -Z 9 -c "$T/cache"
 zrecv_ok AUTO text random text.gz pattern text
-grep -qx 'CAPA ZLIB REPO ZAUTO ZSTD=3' "$T/zout" || fail "banner: $(cat "$T/zout")"
+# ZSTD=3 comes with zstd, when it is built in.
+want='CAPA ZLIB REPO ZAUTO'
+have_zstd && want="$want ZSTD=3"
+grep -qx "$want" "$T/zout" || fail "banner: $(cat "$T/zout")"
 grep -qx '320 Ready to start ZLIB compression level 9 auto' "$T/zout" ||
     fail "320: $(cat "$T/zout")"
 wait_log 'session bodies:'

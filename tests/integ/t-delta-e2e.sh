@@ -15,6 +15,7 @@
 # (cairn-publish -r), the command file naming it, comes as deltas from
 # the second's files, one of them named with a space, at -Z auto.
 . "$top_srcdir/tests/integ/lib.sh"
+need_zstd
 need_tool cairnd cairn-publish ktcheck fsdiff lapply
 need_root
 mk_tmpdir

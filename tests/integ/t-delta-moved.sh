@@ -14,6 +14,7 @@
 # session-end line count the same deltas.  With descriptors for only
 # two held bases (ulimit -n), the third removed first comes whole.
 . "$top_srcdir/tests/integ/lib.sh"
+need_zstd
 need_tool cairnd cairn-publish ktcheck fsdiff lapply
 need_root
 mk_tmpdir

@@ -13,6 +13,7 @@
 # same; more files than bases may be open at once all go as DELTA;
 # without DELTA offered, or without -c, only RETR is sent.
 . "$top_srcdir/tests/integ/lib.sh"
+need_zstd
 need_tool lapply
 mk_tmpdir
 . "$top_srcdir/tests/integ/lapply-lib.sh"

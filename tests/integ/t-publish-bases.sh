@@ -10,6 +10,7 @@
 # lately (cairnd -O too, at start-up), and the usage errors of -d, -r
 # and -O.
 . "$top_srcdir/tests/integ/lib.sh"
+need_zstd
 need_tool fsdiff cairn-publish cairnd
 mk_tmpdir
 . "$top_srcdir/tests/integ/netlib.sh"

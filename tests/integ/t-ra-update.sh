@@ -109,6 +109,11 @@ assert_eq 0 "$(metric last_run_exit_code create)" "create exit code"
 assert_eq "" "$(metric delta_files create)" "delta counters for create"
 stop_cairnd
 
+if ! have_zstd; then
+	not_run "updates by delta: zstd is not built in (configured --without-zstd)"
+	end_test
+fi
+
 # --- a server with a store of deltas.  dstorelib.sh takes R for the
 # repository: the apply root and the radmind directory are new ones.
 DROOT=$T/droot

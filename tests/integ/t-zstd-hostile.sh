@@ -8,6 +8,7 @@
 # not zstd at all.  The frames are written by hand: header bytes, then a
 # raw block.
 . "$top_srcdir/tests/integ/lib.sh"
+need_zstd
 need_tool cairnd ktcheck
 need_cmd python3
 mk_tmpdir

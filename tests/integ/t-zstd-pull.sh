@@ -11,6 +11,7 @@
 # COMP ZLIB 6) still gets exactly zlib level 6 from a cairnd offering
 # zstd.
 . "$top_srcdir/tests/integ/lib.sh"
+need_zstd
 need_tool cairnd ktcheck fsdiff lapply lcreate
 need_root
 mk_tmpdir

@@ -681,5 +681,7 @@ delta_suite(void)
 int
 main(void)
 {
+	if (!delta_built())
+		return unit_skip(UNIT_NOZSTD);
 	return unit_run(delta_suite());
 }

@@ -960,7 +960,7 @@ download_suite(void)
 	Suite	*s = suite_create("download");
 	TCase	*tc = tcase_create("dl");
 	TCase	*ta = tcase_create("apply");
-	TCase	*td = tcase_create("delta");
+	TCase	*td;
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 60);
@@ -976,19 +976,23 @@ download_suite(void)
 	tcase_add_test(tc, test_tofd_cut);
 	suite_add_tcase(s, tc);
 
-	tcase_add_checked_fixture(td, setup_delta, teardown);
-	tcase_set_timeout(td, 60);
-	tcase_add_test(td, test_delta_good);
-	tcase_add_test(td, test_delta_trickle);
-	tcase_add_test(td, test_delta_corrupt);
-	tcase_add_test(td, test_delta_wrong_basis);
-	tcase_add_test(td, test_delta_wrong_basis_nodigest);
-	tcase_add_test(td, test_delta_other_target);
-	tcase_add_test(td, test_delta_truncated);
-	tcase_add_test(td, test_delta_oversized);
-	tcase_add_test(td, test_delta_whole);
-	tcase_add_test(td, test_delta_refused);
-	suite_add_tcase(s, td);
+	/* Deltas only where they are built in (not --without-zstd). */
+	if (delta_built()) {
+		td = tcase_create("delta");
+		tcase_add_checked_fixture(td, setup_delta, teardown);
+		tcase_set_timeout(td, 60);
+		tcase_add_test(td, test_delta_good);
+		tcase_add_test(td, test_delta_trickle);
+		tcase_add_test(td, test_delta_corrupt);
+		tcase_add_test(td, test_delta_wrong_basis);
+		tcase_add_test(td, test_delta_wrong_basis_nodigest);
+		tcase_add_test(td, test_delta_other_target);
+		tcase_add_test(td, test_delta_truncated);
+		tcase_add_test(td, test_delta_oversized);
+		tcase_add_test(td, test_delta_whole);
+		tcase_add_test(td, test_delta_refused);
+		suite_add_tcase(s, td);
+	}
 
 	tcase_add_checked_fixture(ta, setup_apply, teardown);
 	tcase_set_timeout(ta, 60);

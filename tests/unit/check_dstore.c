@@ -624,5 +624,7 @@ dstore_suite(void)
 int
 main(void)
 {
+	if (!delta_built())
+		return unit_skip(UNIT_NOZSTD);
 	return unit_run(dstore_suite());
 }

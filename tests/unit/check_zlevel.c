@@ -220,6 +220,47 @@ START_TEST(test_zstd)
 }
 END_TEST
 
+/*
+ * Built --without-zstd, zstd's row says so: no level but 0, offered by
+ * no cairnd, -Z zstd refused naming the reason, cairnd -Y only 0.
+ */
+START_TEST(test_zstd_notbuilt)
+{
+	struct zlevel_limit	 lim = { { 6, 0 }, 1 };
+	struct cerr		 err;
+	enum zlevel_codec	 codec;
+	int			 lo, hi, level;
+
+	ck_assert(!zlevel_built(ZLEVEL_ZSTD));
+	ck_assert(zlevel_built(ZLEVEL_ZLIB));
+	ck_assert_int_eq(zlevel_codec("zstd"), ZLEVEL_ZSTD);
+	zlevel_range(ZLEVEL_ZSTD, &lo, &hi);
+	ck_assert(lo == 0 && hi == 0);
+	ck_assert_int_eq(zlevel_default_max(ZLEVEL_ZSTD), 0);
+	ck_assert(!zlevel_offered(&lim, ZLEVEL_ZSTD));
+	ck_assert(zlevel_check(ZLEVEL_ZSTD, 3, NULL) == -1);
+
+	ck_assert_int_eq(zlevel_parse_client("zstd:3", &codec, &level, &err),
+	    -1);
+	ck_assert_str_eq(err.msg,
+	    "zstd:3: zstd is not built in (configured --without-zstd)");
+	ck_assert_int_eq(zlevel_parse_client("zstd", &codec, &level, &err),
+	    -1);
+	ck_assert_str_eq(err.msg,
+	    "zstd: zstd is not built in (configured --without-zstd)");
+	ck_assert_int_eq(zlevel_parse_client("6", &codec, &level, &err), 0);
+	ck_assert(codec == ZLEVEL_ZLIB && level == 6);
+	/* cairnd -Y: 0 (not offered) is what this build does anyway. */
+	ck_assert_int_eq(zlevel_parse(ZLEVEL_ZSTD, "0", ZLEVEL_ARG_OPTION,
+	    &level, &err), 0);
+	ck_assert_int_eq(level, 0);
+	ck_assert_int_eq(zlevel_parse(ZLEVEL_ZSTD, "3", ZLEVEL_ARG_OPTION,
+	    &level, &err), -1);
+	ck_assert_str_eq(err.msg,
+	    "3: zstd is not built in (configured --without-zstd)");
+}
+END_TEST
+
 START_TEST(test_ask)
 {
 	struct zlevel	 zl;
@@ -322,7 +363,11 @@ zlevel_suite(void)
 
 	tc = tcase_create("negotiate");
 	tcase_add_test(tc, test_grant);
-	tcase_add_test(tc, test_zstd);
+	/* One or the other, as the build has zstd or not. */
+	if (zlevel_built(ZLEVEL_ZSTD))
+		tcase_add_test(tc, test_zstd);
+	else
+		tcase_add_test(tc, test_zstd_notbuilt);
 	tcase_add_test(tc, test_ask);
 	suite_add_tcase(s, tc);
 

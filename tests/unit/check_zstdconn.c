@@ -18,7 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <zstd.h>
 
 #include "cerr.h"
 #include "conn.h"
@@ -27,6 +26,9 @@
 #include "zlevel.h"
 #include "zstdconn.h"
 #include "unit.h"
+
+#ifdef HAVE_ZSTD
+#include <zstd.h>
 
 #define BIG		(1 << 20)
 #define RAWLEN		(300 * 1024)	/* more than two raw blocks */
@@ -411,3 +413,13 @@ main(void)
 {
 	return unit_run(zstdconn_suite());
 }
+
+#else /* !HAVE_ZSTD */
+
+int
+main(void)
+{
+	return unit_skip(UNIT_NOZSTD);
+}
+
+#endif /* HAVE_ZSTD */

@@ -66,6 +66,21 @@ unit_write(const char *dir, const char *name, const char *text)
 	ck_assert(fclose(fp) == 0);
 }
 
+/*
+ * A suite (or the part of one) that needs zstd, delta transfer or the
+ * zstd channel, in a build configured --without-zstd: it is skipped
+ * (exit 77) with this reason, which .ci/run looks for.
+ */
+#define UNIT_NOZSTD	"zstd is not built in (configured --without-zstd)"
+
+/* Skip the whole suite: exit status 77 for the automake harness. */
+static inline int
+unit_skip(const char *why)
+{
+	printf("SKIP: %s\n", why);
+	return 77;
+}
+
 /* Run one suite; exit status for the automake harness. */
 static inline int
 unit_run(Suite *s)
