@@ -256,8 +256,8 @@ copts_set(struct copts *co, int ch, const char *arg)
 		co->keys_given = 1;
 		break;
 	case 'V':
-		version_print(((co->want & COPTS_DIGEST) ? VERSION_DIGESTS : 0) |
-		    ((co->want & COPTS_NET) == COPTS_NET ? VERSION_ZSTD : 0));
+		/* As Radmind's: the version, then the digests. */
+		version_print((co->want & COPTS_DIGEST) ? VERSION_DIGESTS : 0);
 		exit(0);
 	}
 	return 0;

@@ -33,8 +33,9 @@ if have_zstd; then
 else
 	assert_eq 0 "$built" "cairnd -V against config.h (no HAVE_ZSTD)"
 fi
+# lapply -V is Radmind's: the version and the digests, nothing of zstd.
 run_capture "$T/lv" "$T/lverr" "$LAPPLY" -V
-assert_eq "$(sed -n '$p' "$T/v")" "$(sed -n '$p' "$T/lv")" "lapply -V"
+grep -q zstd "$T/lv" && fail "lapply -V: $(cat "$T/lv")"
 
 # A loadset, and a store of deltas beside it, as cairn-publish leaves one.
 SRC=$T/src
