@@ -100,7 +100,7 @@ basis_pairof(const struct apply *ap, size_t i)
 {
 	struct basis_pair	 key;
 
-	if (ap->mv == NULL)
+	if (ap->mv == NULL || ap->mv->npair == 0)
 		return NULL;
 	key.plus = i;
 	return bsearch(&key, ap->mv->pair, ap->mv->npair,
@@ -113,7 +113,7 @@ basis_srcof(const struct apply *ap, size_t i)
 {
 	struct basis_src	 key;
 
-	if (ap->mv == NULL)
+	if (ap->mv == NULL || ap->mv->nsrc == 0)
 		return NULL;
 	key.minus = i;
 	return bsearch(&key, ap->mv->src, ap->mv->nsrc, sizeof(key),
