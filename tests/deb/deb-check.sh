@@ -235,10 +235,14 @@ for d in command file special transcript tmp tmp/file tmp/transcript; do
 	[ "$got" = "$want" ] || fail "/var/radmind/$d is $got, not $want"
 done
 [ -d /var/radmind/client ] || fail "no /var/radmind/client"
-for f in /usr/sbin/cairnd /usr/sbin/cairn-publish /usr/sbin/cairn-ra \
-    /usr/bin/ktcheck /usr/bin/lapply; do
+for f in /usr/sbin/cairnd /usr/sbin/cairn-publish /usr/sbin/cairn-sign \
+    /usr/sbin/cairn-ra /usr/bin/ktcheck /usr/bin/lapply; do
 	[ -x "$f" ] || fail "$f not installed"
 done
+# Signed releases: the client's key directory is there, and empty (no
+# key pinned until the administrator puts one).
+[ -d /etc/cairn/keys ] || fail "no /etc/cairn/keys"
+[ -z "$(ls -A /etc/cairn/keys)" ] || fail "/etc/cairn/keys is not empty"
 # The nightly update is the administrator's to enable (README.Debian).
 if [ -e /etc/systemd/system/timers.target.wants/cairn-ra.timer ]; then
 	fail "installing enabled cairn-ra.timer"

@@ -8,18 +8,19 @@
  * daemon's request-length cap, split, matched to a verb and acted on, as
  * in sess_serve.  The repository is /dev/null: not a directory, so STAT,
  * RETR and STOR parse and check their arguments but find and create
- * nothing.  COMP ZLIB turns on compression in both directions, like the
- * daemon does.  Checked:
+ * nothing.  COMP ZLIB (and COMP ZSTD) turns on compression in both
+ * directions, like the daemon does.  Checked:
  *   - each request line is within the cap and holds no line terminator;
  *   - proto_split yields non-empty tokens free of separators, in order;
  *   - every argument decode_path accepts re-encodes and decodes back;
- *   - everything the server sends back (inflated after "320") is a
- *     sequence of "NNN text" CRLF lines.
+ *   - everything the server sends back (inflated, or decoded as zstd,
+ *     after "320") is a sequence of "NNN text" CRLF lines.
  */
 #include "session.c"
 
 #include <syslog.h>
 #include <zlib.h>
+#include <zstd.h>
 
 #include "buf.h"
 #include "fuzz.h"
@@ -95,7 +96,9 @@ check_lines(const unsigned char *p, size_t n, int *zlib)
 		FUZZ_CHECK(memchr(p + off, '\r', len - 2) == NULL);
 		off += len;
 		if (memcmp(p + off - len, "320 ", 4) == 0) {
-			*zlib = 1;
+			/* "320 Ready to start ZSTD ...": 2; ZLIB: 1 */
+			*zlib = memmem(p + off - len, len, "ZSTD", 4) != NULL ?
+			    2 : 1;
 			break;
 		}
 	}
@@ -132,6 +135,37 @@ check_compressed(const unsigned char *p, size_t n)
 	buf_free(b);
 }
 
+/* Decode the zstd frames that follow "320" (flushed, never ended). */
+static void
+check_zstd(const unsigned char *p, size_t n)
+{
+	ZSTD_DCtx	*dc;
+	ZSTD_inBuffer	 ib = { p, n, 0 };
+	ZSTD_outBuffer	 ob;
+	struct buf	*b;
+	unsigned char	 chunk[16384];
+	size_t		 r;
+	int		 zlib = 0;
+
+	FUZZ_SETUP((dc = ZSTD_createDCtx()) != NULL);
+	FUZZ_SETUP(!ZSTD_isError(ZSTD_DCtx_setParameter(dc,
+	    ZSTD_d_windowLogMax, 21)));
+	b = buf_new(REPLY_MAX);
+	do {
+		ob.dst = chunk;
+		ob.size = sizeof(chunk);
+		ob.pos = 0;
+		r = ZSTD_decompressStream(dc, &ob, &ib);
+		FUZZ_CHECK(!ZSTD_isError(r));
+		FUZZ_CHECK(buf_add(b, chunk, ob.pos) == 0);
+	} while (ib.pos < ib.size || ob.pos == ob.size);
+	FUZZ_CHECK(check_lines((const unsigned char *)buf_data(b),
+	    buf_len(b), &zlib) == buf_len(b));
+	FUZZ_CHECK(!zlib);
+	ZSTD_freeDCtx(dc);
+	buf_free(b);
+}
+
 static void
 check_replies(int fd)
 {
@@ -154,7 +188,9 @@ check_replies(int fd)
 	}
 	p = (const unsigned char *)buf_data(b);
 	off = check_lines(p, buf_len(b), &zlib);
-	if (zlib)
+	if (zlib == 2)
+		check_zstd(p + off, buf_len(b) - off);
+	else if (zlib)
 		check_compressed(p + off, buf_len(b) - off);
 	else
 		FUZZ_CHECK(off == buf_len(b));
