@@ -392,6 +392,25 @@ run_retired_remove(struct bench *b)
 	free(old);
 }
 
+int
+sweep_fsdiff_argv(const struct bench *b, char **argv, const char *kfile,
+    const char *out)
+{
+	int	 i = 0;
+
+	argv[i++] = b->fsdiff;
+	argv[i++] = "-A";
+	argv[i++] = "-c";
+	argv[i++] = "sha1";
+	argv[i++] = "-K";
+	argv[i++] = (char *)(uintptr_t)kfile;
+	argv[i++] = "-o";
+	argv[i++] = (char *)(uintptr_t)out;
+	argv[i++] = ".";
+	argv[i] = NULL;
+	return i;
+}
+
 /*
  * One pull at level, through relay r, with the directories of ps:
  * ktcheck into ps->client, fsdiff -A of ps->root, lapply into ps->root
@@ -446,17 +465,7 @@ sweep_pull(struct bench *b, struct relay *r, int level,
 	pull_tool(b, argv, ps->client, log, &cpu, 1, "ktcheck", level);
 	relay_stats(r, &kst, 1);
 
-	i = 0;
-	argv[i++] = b->fsdiff;
-	argv[i++] = "-A";
-	argv[i++] = "-c";
-	argv[i++] = "sha1";
-	argv[i++] = "-K";
-	argv[i++] = kfile;
-	argv[i++] = "-o";
-	argv[i++] = apply;
-	argv[i++] = ".";
-	argv[i] = NULL;
+	(void)sweep_fsdiff_argv(b, argv, kfile, apply);
 	pull_tool(b, argv, ps->root, log, &cpu, 0, "fsdiff -A", -1);
 
 	t1 = now_s();

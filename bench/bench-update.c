@@ -232,17 +232,7 @@ update_verify(struct bench *b, const char *root, const char *ref,
 	xasprintf(&out, "%s/verify.T", ref);
 	xasprintf(&log, "%s/verify.log", ref);
 	unlink(log);
-	i = 0;
-	argv[i++] = b->fsdiff;
-	argv[i++] = "-A";
-	argv[i++] = "-c";
-	argv[i++] = "sha1";
-	argv[i++] = "-K";
-	argv[i++] = k;
-	argv[i++] = "-o";
-	argv[i++] = out;
-	argv[i++] = ".";
-	argv[i] = NULL;
+	(void)sweep_fsdiff_argv(b, argv, k, out);
 	if ((rc = spawn_run(argv, root, log, NULL)) != 0) {
 		sweep_progress_end(b);
 		spawn_show_log(log);

@@ -270,6 +270,12 @@ void	 sweep_progress_end(struct bench *);
 void	 sweep_run_line(struct bench *, const struct link *, int, int,
 	    const char *, const struct run *);
 void	 sweep_retire(struct bench *, const char *);
+/*
+ * argv (10 slots) for "fsdiff -A -c sha1 -K kfile -o out .", the pull
+ * path's fsdiff; returns the number of arguments.
+ */
+int	 sweep_fsdiff_argv(const struct bench *, char **argv,
+	    const char *kfile, const char *out);
 void	 run_retired_remove(struct bench *);
 
 /* bench-update.c */
