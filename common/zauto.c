@@ -16,21 +16,38 @@
 #include "zstream.h"
 
 /*
- * The levels the model knows: zlib's.  The cap comes checked (zlevel.h);
- * these bounds only keep every index inside the tables.
+ * The levels the model knows: zlib's and zstd's.  The cap comes checked
+ * (zlevel.h); these bounds only keep every index inside the tables.
  */
-#define ZA_LEVELS	(ZS_MAXLEVEL + 1)
+#define ZA_LEVELS	ZAUTO_MAXLEVELS
 
 /*
- * The usual shape of zlib's levels on file-system data: deflate speed
- * and compressed size relative to level 1.  Only ratios between levels
- * are used, and only until a level has been measured.
+ * The usual shape of each codec's levels on file-system data: speed and
+ * compressed size relative to zlib's level 1, measured on this project's
+ * machines over text and shared libraries (zstd with its window bounded
+ * to 2 MiB, as the stream bounds it).  Within a codec only ratios
+ * between levels are used, and only until a level has been measured;
+ * between codecs, the choice of a session's codec (zauto_choose).
+ * Level 0 sends stored blocks (zlib) or raw blocks (zstd), at memory
+ * speed.
  */
-static const double speed_shape[ZA_LEVELS] = {
-	40.0, 1.0, 0.92, 0.80, 0.62, 0.45, 0.33, 0.27, 0.14, 0.09
+struct za_shape {
+	int		 nlevels;
+	double		 speed[ZA_LEVELS];
+	double		 size[ZA_LEVELS];
 };
-static const double size_shape[ZA_LEVELS] = {
-	0.0, 1.0, 0.97, 0.95, 0.90, 0.87, 0.85, 0.845, 0.84, 0.838
+
+static const struct za_shape za_shapes[ZAUTO_NCODECS] = {
+	[ZAUTO_ZLIB] = { 10,
+	    { 40.0, 1.0, 0.92, 0.80, 0.62, 0.45, 0.33, 0.27, 0.14, 0.09 },
+	    { 0.0, 1.0, 0.97, 0.95, 0.90, 0.87, 0.85, 0.845, 0.84, 0.838 } },
+	[ZAUTO_ZSTD] = { 20,
+	    { 40.0, 3.5, 3.0, 2.24, 1.86, 1.05, 0.77, 0.66, 0.54, 0.46,
+	      0.33, 0.22, 0.21, 0.091, 0.077, 0.070, 0.042, 0.038, 0.032,
+	      0.030 },
+	    { 0.0, 0.91, 0.865, 0.83, 0.825, 0.80, 0.765, 0.76, 0.745, 0.745,
+	      0.74, 0.74, 0.74, 0.735, 0.735, 0.735, 0.69, 0.68, 0.66,
+	      0.66 } },
 };
 
 #define ZA_WEIGHT	0.5	/* weight of a new measurement */
@@ -61,6 +78,7 @@ static const double size_shape[ZA_LEVELS] = {
 #define ZA_PROBENS	20000000
 
 struct zauto {
+	const struct za_shape *shape;	/* the codec's levels */
 	int		 cap, cur;
 	/*
 	 * Per level, sums over its recent windows (each window's weight
@@ -102,19 +120,50 @@ struct zauto {
 	uint64_t	 raw, zout, def, wall, stall;
 	uint64_t	 praw, pzout, pdef, pwall, pstall;
 	int		 wlevel;
+	uint64_t	 trialwhen;	/* windows at the last trial, +1 */
 };
 
 struct zauto *
-zauto_new(int cap, int start)
+zauto_new(int codec, int cap, int start)
 {
 	struct zauto	*za;
 
 	za = xcalloc(1, sizeof(*za));
-	za->cap = cap < 1 ? 1 : cap >= ZA_LEVELS ? ZA_LEVELS - 1 : cap;
+	za->shape = &za_shapes[codec == ZAUTO_ZSTD ? ZAUTO_ZSTD : ZAUTO_ZLIB];
+	za->cap = cap < 1 ? 1 : cap >= za->shape->nlevels ?
+	    za->shape->nlevels - 1 : cap;
 	za->cur = start < 0 ? 0 : start > za->cap ? za->cap : start;
 	za->wlevel = za->cur;
 	za->proven = ZA_PROVEN;
+	/*
+	 * Starting at level 0 is a probe of a link not yet known: judged
+	 * as soon as the socket pushes back.
+	 */
+	za->probing = za->cur == 0;
 	return za;
+}
+
+int
+zauto_wants_trial(const struct zauto *za)
+{
+	return za->cur == 0 && (za->trialwhen == 0 ||
+	    za->windows + 1 - za->trialwhen >= ZA_FORGET);
+}
+
+void
+zauto_trial(struct zauto *za, int level, uint64_t raw, uint64_t zout,
+    uint64_t ns)
+{
+	if (level < 1 || level > za->cap || raw == 0 || zout == 0)
+		return;
+	za->trialwhen = za->windows + 1;
+	/* A level's own measurements beat a trial's. */
+	if (za->sraw[level] > 0 && za->windows - za->xwhen[level] < ZA_FORGET)
+		return;
+	za->speed[level] = (double)raw / ((double)(ns > 0 ? ns : 1) / 1e9);
+	za->ratio[level] = (double)zout / (double)raw;
+	if (za->ratio[level] > 1.0)
+		za->ratio[level] = 1.0;
 }
 
 void
@@ -194,8 +243,8 @@ za_estimate(const struct zauto *za, int level, double *speed, double *ratio)
 		if (za->speed[0] > 0)
 			*speed = za->speed[0];
 		else if ((m = za_nearest(za, 1)) != -1)
-			*speed = za->speed[m] * speed_shape[0] /
-			    speed_shape[m];
+			*speed = za->speed[m] * za->shape->speed[0] /
+			    za->shape->speed[m];
 		return;
 	}
 	if (za->speed[level] > 0) {
@@ -205,8 +254,8 @@ za_estimate(const struct zauto *za, int level, double *speed, double *ratio)
 	}
 	if ((m = za_nearest(za, level)) == -1)
 		return;
-	*speed = za->speed[m] * speed_shape[level] / speed_shape[m];
-	*ratio = za->ratio[m] * size_shape[level] / size_shape[m];
+	*speed = za->speed[m] * za->shape->speed[level] / za->shape->speed[m];
+	*ratio = za->ratio[m] * za->shape->size[level] / za->shape->size[m];
 	if (*ratio > 1.0)
 		*ratio = 1.0;
 }
@@ -261,7 +310,7 @@ za_throughput(const struct zauto *za, int level)
 		if (speed <= 0)
 			return 0;
 		ratio = level == 0 ? 1.0 : za->ratio[za->cur] *
-		    size_shape[level] / size_shape[za->cur];
+		    za->shape->size[level] / za->shape->size[za->cur];
 		if (ratio > 1.0)
 			ratio = 1.0;
 		t = za->link / ratio;
@@ -320,7 +369,7 @@ za_ample(const struct zauto *za, int level)
 	    za->ratio[za->cur] <= 0)
 		return 0;
 	za_estimate(za, level, &speed, &ratio);
-	ratio = za->ratio[za->cur] * size_shape[level] / size_shape[za->cur];
+	ratio = za->ratio[za->cur] * za->shape->size[level] / za->shape->size[za->cur];
 	if (ratio > 1.0)
 		ratio = 1.0;
 	return speed >= ZA_AMPLE * za->link / ratio;

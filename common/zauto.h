@@ -42,11 +42,18 @@
 
 struct zauto;
 
+/* The codecs whose levels the policy knows (zlevel.h's, same order). */
+#define ZAUTO_ZLIB		0
+#define ZAUTO_ZSTD		1
+#define ZAUTO_NCODECS		2
+#define ZAUTO_MAXLEVELS		20	/* levels of the codec with most */
+
 /*
- * A policy choosing from levels 0 to cap (a deflating level of zlib's,
- * as zlevel.h grants it), starting at start.
+ * A policy choosing from the codec's levels 0 to cap (a compressing
+ * level, as zlevel.h grants it), starting at start.  Started at 0, the
+ * first choice is a probe, judged as soon as the socket pushes back.
  */
-struct zauto	*zauto_new(int cap, int start);
+struct zauto	*zauto_new(int codec, int cap, int start);
 void		 zauto_free(struct zauto *);	/* NULL is fine */
 
 /*
@@ -59,6 +66,19 @@ void		 zauto_free(struct zauto *);	/* NULL is fine */
 int		 zauto_sample(struct zauto *, int level, uint64_t raw,
 		    uint64_t zout, uint64_t def_ns, uint64_t wall_ns,
 		    uint64_t stall_ns);
+
+/*
+ * At level 0 nothing says what compressing would give.  While
+ * zauto_wants_trial says so (at level 0, once every few windows), the
+ * sender compresses a sample of what it sends at level 1 apart from the
+ * stream (ZAUTO_TRIAL bytes at most) and reports the plain and
+ * compressed bytes and the ns it took: an estimate of level 1 until the
+ * level is measured for itself.
+ */
+#define ZAUTO_TRIAL		(64 * 1024)
+int		 zauto_wants_trial(const struct zauto *);
+void		 zauto_trial(struct zauto *, int level, uint64_t raw,
+		    uint64_t zout, uint64_t ns);
 
 /*
  * Nonzero if n bytes from the start of a body say it will not shrink:

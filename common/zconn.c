@@ -37,21 +37,15 @@ struct zconn {
 	int		 dirty;		/* deflated since the last flush */
 	int		 base;		/* the level when not pinned, fixed */
 	int		 pin;		/* pinned level, -1: none */
-	struct zauto	*za;		/* automatic level, NULL: fixed */
+	struct zconn_meter meter;	/* the automatic level, if on */
 	zconn_capture_fn capfn;		/* sees compressed output, NULL */
 	void		*caparg;
 
 	struct zconn_guard guard;	/* inflate guard on lines */
 
-	/* What the automatic level is fed: since the last sample. */
-	uint64_t	 mark;		/* ns clock at the last sample */
-	uint64_t	 raw, made;	/* bytes deflated, bytes they made */
-	uint64_t	 def;		/* ns deflating */
-	uint64_t	 stall0, idle0;	/* conn_waits at the last sample */
-
 	/* Counters (struct connstats). */
 	uint64_t	 zout, lvl_raw[ZS_MAXLEVEL + 1];
-	uint64_t	 spliced_raw, spliced_wire, switches;
+	uint64_t	 spliced_raw, spliced_wire;
 };
 
 static const struct conn_filter zconn_ops;
@@ -71,13 +65,129 @@ zconn_get(const struct conn *c)
 	return conn_filter(c, &zconn_ops);
 }
 
-/* Start a new sample of the automatic level: nothing measured yet. */
-static void
-zconn_zero(struct zconn *zc, uint64_t now)
+void
+zconn_meter_zero(struct zconn_meter *m, struct conn *c)
 {
-	zc->mark = now;
-	zc->raw = zc->made = zc->def = 0;
-	conn_waits(zc->c, &zc->stall0, &zc->idle0);
+	m->mark = now_ns();
+	m->raw = m->made = m->def = 0;
+	conn_waits(c, &m->stall0, &m->idle0);
+}
+
+void
+zconn_meter_start(struct zconn_meter *m, struct conn *c, int codec, int cap,
+    int level)
+{
+	zauto_free(m->za);
+	m->za = zauto_new(codec, cap, level);
+#ifdef TCP_NOTSENT_LOWAT
+	/*
+	 * Keep little unsent data in the socket, so that the link pushes
+	 * back within ZAUTO_LOWAT of what it has in flight, not after the
+	 * megabytes a send buffer grows to: that push-back is what the
+	 * policy measures the link by.  Not a socket (a test's pipe): no
+	 * matter.
+	 */
+	{
+		int	lowat = ZAUTO_LOWAT;
+
+		(void)setsockopt(conn_fd(c), IPPROTO_TCP, TCP_NOTSENT_LOWAT,
+		    &lowat, sizeof(lowat));
+	}
+#endif
+	conn_set_timing(c, 1);
+	zconn_meter_zero(m, c);
+}
+
+void
+zconn_meter_stop(struct zconn_meter *m, struct conn *c)
+{
+	if (m->za == NULL)
+		return;
+	zauto_free(m->za);
+	m->za = NULL;
+	conn_set_timing(c, 0);
+}
+
+uint64_t
+zconn_meter_now(const struct zconn_meter *m)
+{
+	return m->za != NULL ? now_ns() : 0;
+}
+
+void
+zconn_meter_add(struct zconn_meter *m, uint64_t raw, uint64_t made,
+    uint64_t t0)
+{
+	if (m->za == NULL)
+		return;
+	m->def += now_ns() - t0;
+	m->raw += raw;
+	m->made += made;
+}
+
+void
+zconn_meter_trial(struct zconn_meter *m, const void *p, size_t len,
+    ssize_t (*trial)(void *, const void *, size_t), void *arg)
+{
+	uint64_t	 t0;
+	ssize_t		 n;
+
+	/* A sample too short says little: wait for a larger write. */
+	if (m->za == NULL || len < ZAUTO_TRIAL / 4 ||
+	    !zauto_wants_trial(m->za))
+		return;
+	if (len > ZAUTO_TRIAL)
+		len = ZAUTO_TRIAL;
+	t0 = now_ns();
+	if ((n = trial(arg, p, len)) > 0)
+		zauto_trial(m->za, 1, len, (uint64_t)n, now_ns() - t0);
+}
+
+int
+zconn_meter_sample(struct zconn_meter *m, struct conn *c, int level,
+    const char *label)
+{
+	uint64_t	 now, wall, stall, idle;
+	char		 note[256];
+	int		 want, n;
+
+	now = now_ns();
+	conn_waits(c, &stall, &idle);
+	idle -= m->idle0;
+	stall -= m->stall0;
+	wall = now - m->mark;
+	wall = wall > idle ? wall - idle : 0;
+	want = zauto_sample(m->za, level, m->raw, m->made, m->def, wall,
+	    stall);
+	if (want != level) {
+		m->switches++;
+		n = snprintf(note, sizeof(note), "%s auto: level %d -> %d: ",
+		    label, level, want);
+		if (n > 0 && (size_t)n < sizeof(note))
+			zauto_explain(m->za, note + n, sizeof(note) - (size_t)n);
+		conn_note(c, note);
+	}
+	zconn_meter_zero(m, c);
+	return want;
+}
+
+/* A trial deflate at level 1 of a sample (zauto.h): in pieces zlib's
+   trial takes. */
+static ssize_t
+zconn_trial(void *arg, const void *p, size_t len)
+{
+	const unsigned char	*q = p;
+	ssize_t			 n, made = 0;
+	size_t			 k;
+
+	(void)arg;
+	for (; len > 0; q += k, len -= k) {
+		k = len > ZS_TRIALMAX ? ZS_TRIALMAX : len;
+		if ((n = zstream_trial(q, k)) == -1)
+			return -1;
+		made += n;
+	}
+	return made;
 }
 
 /* Output made (onto out from before on): capture and count it. */
@@ -101,17 +211,16 @@ zconn_encode(void *arg, const void *p, size_t len, int flush,
 	if (len == 0 && (flush == CONN_FLUSH_NONE || !zc->dirty) &&
 	    (flush != CONN_FLUSH_FULL || zstream_fresh(zc->z)))
 		return 0;
-	t0 = zc->za != NULL ? now_ns() : 0;
+	if (zstream_level(zc->z) == 0 && zc->pin < 0)
+		zconn_meter_trial(&zc->meter, p, len, zconn_trial, NULL);
+	t0 = zconn_meter_now(&zc->meter);
 	if (zstream_deflate(zc->z, p, len, flush == CONN_FLUSH_FULL ?
 	    ZS_FULL : flush == CONN_FLUSH_SYNC ? ZS_SYNC : ZS_NOFLUSH, out,
 	    err) == -1)
 		return -1;
-	if (zc->za != NULL)
-		zc->def += now_ns() - t0;
+	zconn_meter_add(&zc->meter, len, buf_len(out) - before, t0);
 	zc->dirty = flush == CONN_FLUSH_NONE;
 	zconn_made(zc, out, before);
-	zc->raw += len;
-	zc->made += buf_len(out) - before;
 	zc->lvl_raw[zstream_level(zc->z)] += len;
 	return 0;
 }
@@ -166,43 +275,23 @@ static int
 zconn_sent(void *arg, struct buf *out, struct cerr *err)
 {
 	struct zconn	*zc = arg;
-	uint64_t	 now, wall, stall, idle;
 	int		 level;
 
-	if (zc->za == NULL || zc->raw == 0)
+	if (zc->meter.za == NULL || zc->meter.raw == 0)
 		return 0;
-	now = now_ns();
 	/*
 	 * Not while pinned; and while output is captured (a cache keeps
 	 * one level's deflate data) the level stays: the sample waits.
 	 */
 	if (zc->capfn != NULL)
 		return 0;
-	conn_waits(zc->c, &stall, &idle);
-	if (zc->pin < 0) {
-		idle -= zc->idle0;
-		stall -= zc->stall0;
-		wall = now - zc->mark;
-		wall = wall > idle ? wall - idle : 0;
-		level = zauto_sample(zc->za, zstream_level(zc->z), zc->raw,
-		    zc->made, zc->def, wall, stall);
-		if (level != zstream_level(zc->z)) {
-			char	 note[256];
-			int	 n;
-
-			zc->switches++;
-			n = snprintf(note, sizeof(note), "zlib auto: "
-			    "level %d -> %d: ", zstream_level(zc->z), level);
-			if (n > 0 && (size_t)n < sizeof(note))
-				zauto_explain(zc->za, note + n,
-				    sizeof(note) - (size_t)n);
-			conn_note(zc->c, note);
-			if (zconn_zlevel(zc, level, out, err) == -1)
-				return -1;
-		}
+	if (zc->pin >= 0) {
+		zconn_meter_zero(&zc->meter, zc->c);
+		return 0;
 	}
-	zconn_zero(zc, now);
-	return 0;
+	level = zconn_meter_sample(&zc->meter, zc->c, zstream_level(zc->z),
+	    "zlib");
+	return zconn_zlevel(zc, level, out, err);
 }
 
 /*
@@ -253,7 +342,7 @@ zconn_stats(void *arg, struct connstats *st)
 		st->lvl_raw[i] = zc->lvl_raw[i];
 	st->spliced_raw = zc->spliced_raw;
 	st->spliced_wire = zc->spliced_wire;
-	st->zswitches = zc->switches;
+	st->zswitches = zc->meter.switches;
 	/* Spliced bodies are plain bytes sent that conn never saw. */
 	st->raw_out += zc->spliced_raw;
 }
@@ -266,7 +355,7 @@ zconn_free(void *arg)
 	if (zc == NULL)
 		return;
 	zstream_free(zc->z);
-	zauto_free(zc->za);
+	zauto_free(zc->meter.za);
 	buf_free(zc->tmp);
 	free(zc);
 }
@@ -323,9 +412,7 @@ zconn_set_level(struct conn *c, int level, struct cerr *err)
 		cerr_set(err, "%s: compression is off", conn_peer(c));
 		return -1;
 	}
-	zauto_free(zc->za);
-	zc->za = NULL;
-	conn_set_timing(c, 0);
+	zconn_meter_stop(&zc->meter, c);
 	zc->base = level;
 	if (zc->pin >= 0 || level == zstream_level(zc->z))
 		return 0;
@@ -344,25 +431,8 @@ zconn_set_auto(struct conn *c, int cap, struct cerr *err)
 		cerr_set(err, "%s: compression is off", conn_peer(c));
 		return -1;
 	}
-	zauto_free(zc->za);
-	zc->za = zauto_new(cap, zstream_level(zc->z));
-#ifdef TCP_NOTSENT_LOWAT
-	/*
-	 * Keep little unsent data in the socket, so that the link pushes
-	 * back within ZAUTO_LOWAT of what it has in flight, not after the
-	 * megabytes a send buffer grows to: that push-back is what the
-	 * policy measures the link by.  Not a socket (a test's pipe): no
-	 * matter.
-	 */
-	{
-		int	lowat = ZAUTO_LOWAT;
-
-		(void)setsockopt(conn_fd(c), IPPROTO_TCP, TCP_NOTSENT_LOWAT,
-		    &lowat, sizeof(lowat));
-	}
-#endif
-	conn_set_timing(c, 1);
-	zconn_zero(zc, now_ns());
+	zconn_meter_start(&zc->meter, c, ZAUTO_ZLIB, cap,
+	    zstream_level(zc->z));
 	return 0;
 }
 
@@ -392,7 +462,8 @@ zconn_pin_level(struct conn *c, int level, struct cerr *err)
 	if (level >= 0)
 		want = level;
 	else
-		want = zc->za != NULL ? zauto_level(zc->za) : zc->base;
+		want = zc->meter.za != NULL ? zauto_level(zc->meter.za) :
+		    zc->base;
 	return zconn_relevel(zc, want, err);
 }
 
@@ -457,6 +528,6 @@ zconn_splice_end(struct conn *c, uint64_t raw, int level, struct cerr *err)
 	if (level >= 0 && (size_t)level < ZCONN_NELEM(zc->lvl_raw))
 		zc->lvl_raw[level] += raw;
 	/* Copying is not deflating: keep it out of the policy's view. */
-	zconn_zero(zc, now_ns());
+	zconn_meter_zero(&zc->meter, c);
 	return 0;
 }

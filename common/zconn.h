@@ -26,6 +26,8 @@
 #ifndef CAIRN_ZCONN_H
 #define CAIRN_ZCONN_H
 
+#include <sys/types.h>
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -59,6 +61,46 @@ struct zconn_guard {
 };
 int		 zconn_guard_lines(struct zconn_guard *, size_t n,
 		    uint64_t used, struct cerr *err);
+/*
+ * The automatic level's meter, for any codec's filter (zstdconn.h
+ * too): the policy (zauto.h), and what it is fed, gathered since the
+ * last sample -- plain bytes compressed, the bytes they made, the ns
+ * spent compressing -- and the connection's waits then.
+ *
+ * zconn_meter_start: the policy over the codec's (ZAUTO_*) levels 0 to
+ * cap, starting at level; the connection times its waits, and a socket
+ * keeps little unsent data (the push-back the link is measured by).
+ * zconn_meter_now: the clock for zconn_meter_add's t0 (0 without the
+ * automatic level, which needs none).  zconn_meter_add: raw bytes
+ * became made bytes, compressing from t0 on.  zconn_meter_sample:
+ * after output was written, give the policy what was measured and
+ * return the level it wants from now on (a change is noted in the
+ * connection's trace, "<label> auto: level a -> b: why").
+ * zconn_meter_trial: at level 0, when the policy wants it, compress a
+ * sample of p at level 1 apart from the stream with trial (returning
+ * the bytes it made, -1: none) and tell the policy.
+ */
+struct zconn_meter {
+	struct zauto	*za;		/* NULL: a fixed level */
+	uint64_t	 mark;		/* ns clock at the last sample */
+	uint64_t	 raw, made;	/* bytes compressed, bytes they made */
+	uint64_t	 def;		/* ns compressing */
+	uint64_t	 stall0, idle0;	/* conn_waits at the last sample */
+	uint64_t	 switches;	/* changes of level the policy made */
+};
+void		 zconn_meter_start(struct zconn_meter *, struct conn *,
+		    int codec, int cap, int level);
+void		 zconn_meter_stop(struct zconn_meter *, struct conn *);
+void		 zconn_meter_zero(struct zconn_meter *, struct conn *);
+uint64_t	 zconn_meter_now(const struct zconn_meter *);
+void		 zconn_meter_add(struct zconn_meter *, uint64_t raw,
+		    uint64_t made, uint64_t t0);
+int		 zconn_meter_sample(struct zconn_meter *, struct conn *,
+		    int level, const char *label);
+void		 zconn_meter_trial(struct zconn_meter *, const void *p,
+		    size_t len, ssize_t (*trial)(void *, const void *, size_t),
+		    void *arg);
+
 /* Nonzero when compression is on. */
 int		 zconn_on(const struct conn *);
 

@@ -30,18 +30,21 @@ struct zlevel_row {
 };
 
 /*
- * zstd: an automatic level would start at 1, the level that compresses
- * faster than a gigabit link carries (-Z auto is zlib's until it can
- * choose between codecs); "-Z zstd" is zstd's own default level, 3,
- * which is also the most cairnd offers by default: a session's zstd
+ * The automatic level of either codec starts at 0 and measures what a
+ * trial of level 1 would give (zauto.h): a fast link then costs nothing
+ * from the first byte, and a slow one pushes back within the first
+ * quarter window.  zstd's levels are faster and smaller than zlib's at
+ * every point measured (zauto.c's shapes), so -Z auto asks for zstd
+ * where the server offers it.  "-Z zstd" is zstd's own default level,
+ * 3, which is also the most cairnd offers by default: a session's zstd
  * contexts then hold about 6 MiB, under 8 (cairnd(8), "Compression").
  * Built without zstd (configure --without-zstd), its row says so: no
  * level but 0 (not offered), offered by no cairnd, asked by no client.
  */
 static const struct zlevel_row zlevel_rows[ZLEVEL_NCODECS] = {
-	[ZLEVEL_ZLIB] = { "ZLIB", "zlib", 0, ZS_MAXLEVEL, 1, 1, 6, 1, 0, 1 },
+	[ZLEVEL_ZLIB] = { "ZLIB", "zlib", 0, ZS_MAXLEVEL, 0, 1, 6, 1, 0, 1 },
 #ifdef HAVE_ZSTD
-	[ZLEVEL_ZSTD] = { "ZSTD", "zstd", 0, ZSTDCONN_MAXLEVEL, 1, 1, 3, 0, 3,
+	[ZLEVEL_ZSTD] = { "ZSTD", "zstd", 0, ZSTDCONN_MAXLEVEL, 0, 1, 3, 1, 3,
 			  1 },
 #else
 	[ZLEVEL_ZSTD] = { "ZSTD", "zstd", 0, 0, 0, 0, 0, 0, 0, 0 },

@@ -154,8 +154,14 @@ static inline int
 zlevel_start(struct conn *c, const struct zlevel *zl, int ratio,
     struct cerr *err)
 {
-	if (zl->codec == ZLEVEL_ZSTD)
-		return zstdconn_start(c, zl->level, ratio, err);
+	if (zl->codec == ZLEVEL_ZSTD) {
+		if (!zl->zauto)
+			return zstdconn_start(c, zl->level, ratio, err);
+		if (zstdconn_start(c, zlevel_autostart(zl->codec), ratio,
+		    err) == -1)
+			return -1;
+		return zstdconn_set_auto(c, zl->level, err);
+	}
 	if (!zl->zauto)
 		return zconn_start(c, zl->level, ratio, err);
 	if (zconn_start(c, zlevel_autostart(zl->codec), ratio, err) == -1)

@@ -21,6 +21,7 @@
 #include "cerr.h"
 #include "conn.h"
 #include "xmalloc.h"
+#include "zauto.h"
 #include "zconn.h"
 #include "zstdconn.h"
 
@@ -52,6 +53,7 @@ struct zstdconn {
 	struct conn	*c;
 	ZSTD_CCtx	*cc;
 	ZSTD_DCtx	*dc;
+	ZSTD_CCtx	*trial;		/* level 1 trials (zauto.h), or NULL */
 	struct buf	*tmp;		/* output made outside encode */
 	int		 level;		/* output level now, 0: raw blocks */
 	int		 base;		/* the level when not pinned */
@@ -60,6 +62,7 @@ struct zstdconn {
 	int		 dirty;		/* input given since the last flush */
 	int		 dinframe;	/* decode: inside a frame */
 	struct zconn_guard guard;	/* inflate guard on lines */
+	struct zconn_meter meter;	/* the automatic level, if on */
 
 	/* Counters (struct connstats). */
 	uint64_t	 zout;
@@ -181,18 +184,42 @@ zstdconn_run(struct zstdconn *zs, const void *p, size_t len,
 	return 0;
 }
 
+/*
+ * A trial compression at level 1 of a sample (zauto.h), apart from the
+ * stream, in a context of its own made at the first trial.
+ */
+static ssize_t
+zstdconn_trial(void *arg, const void *p, size_t len)
+{
+	struct zstdconn	*zs = arg;
+	void		*dst;
+	size_t		 cap, r;
+
+	if (zs->trial == NULL && (zs->trial = ZSTD_createCCtx()) == NULL)
+		return -1;
+	cap = ZSTD_compressBound(len);
+	dst = xmalloc(cap);
+	r = ZSTD_compressCCtx(zs->trial, dst, cap, p, len, 1);
+	free(dst);
+	return ZSTD_isError(r) ? -1 : (ssize_t)r;
+}
+
 static int
 zstdconn_encode(void *arg, const void *p, size_t len, int flush,
     struct buf *out, struct cerr *err)
 {
 	struct zstdconn	*zs = arg;
 	size_t		 before = buf_len(out);
+	uint64_t	 t0;
 	int		 r;
 
 	if (len == 0 && (flush == CONN_FLUSH_NONE ||
 	    (flush == CONN_FLUSH_SYNC && !zs->dirty) ||
 	    (flush == CONN_FLUSH_FULL && !zs->inframe)))
 		return 0;
+	if (zs->level == 0 && zs->pin < 0)
+		zconn_meter_trial(&zs->meter, p, len, zstdconn_trial, zs);
+	t0 = zconn_meter_now(&zs->meter);
 	if (zs->level == 0) {
 		/* A raw block is on a byte boundary: a flush adds nothing. */
 		r = zstdconn_raw(zs, p, len, out, err);
@@ -204,6 +231,7 @@ zstdconn_encode(void *arg, const void *p, size_t len, int flush,
 		    ZSTD_e_continue, out, err);
 	if (r == -1)
 		return -1;
+	zconn_meter_add(&zs->meter, len, buf_len(out) - before, t0);
 	zs->dirty = flush == CONN_FLUSH_NONE && (zs->dirty || len > 0);
 	zs->zout += buf_len(out) - before;
 	if ((size_t)zs->level < ZSTDCONN_NELEM(zs->lvl_raw))
@@ -315,14 +343,28 @@ zstdconn_relevel(struct zstdconn *zs, int level, struct cerr *err)
 	return r;
 }
 
-/* No automatic level for zstd yet: nothing to measure after a write. */
+/*
+ * After output was compressed and written: give the automatic level
+ * what was measured, and take its choice; a change of level ends the
+ * frame (its end goes to out).  Not while pinned.
+ */
 static int
 zstdconn_sent(void *arg, struct buf *out, struct cerr *err)
 {
-	(void)arg;
-	(void)out;
-	(void)err;
-	return 0;
+	struct zstdconn	*zs = arg;
+	int		 level;
+
+	if (zs->meter.za == NULL || zs->meter.raw == 0)
+		return 0;
+	if (zs->pin >= 0) {
+		zconn_meter_zero(&zs->meter, zs->c);
+		return 0;
+	}
+	level = zconn_meter_sample(&zs->meter, zs->c, zs->level, "zstd");
+	if (level == zs->level)
+		return 0;
+	zs->base = level;
+	return zstdconn_zlevel(zs, level, out, err);
 }
 
 static int
@@ -354,7 +396,9 @@ zstdconn_free(void *arg)
 	if (zs == NULL)
 		return;
 	ZSTD_freeCCtx(zs->cc);
+	ZSTD_freeCCtx(zs->trial);
 	ZSTD_freeDCtx(zs->dc);
+	zauto_free(zs->meter.za);
 	buf_free(zs->tmp);
 	free(zs);
 }
@@ -426,6 +470,7 @@ zstdconn_set_level(struct conn *c, int level, struct cerr *err)
 		cerr_set(err, "%s: compression is off", conn_peer(c));
 		return -1;
 	}
+	zconn_meter_stop(&zs->meter, c);
 	zs->base = level;
 	if (zs->pin >= 0)
 		return 0;
@@ -433,9 +478,23 @@ zstdconn_set_level(struct conn *c, int level, struct cerr *err)
 }
 
 int
+zstdconn_set_auto(struct conn *c, int cap, struct cerr *err)
+{
+	struct zstdconn	*zs = zstdconn_get(c);
+
+	if (zs == NULL) {
+		cerr_set(err, "%s: compression is off", conn_peer(c));
+		return -1;
+	}
+	zconn_meter_start(&zs->meter, c, ZAUTO_ZSTD, cap, zs->level);
+	return 0;
+}
+
+int
 zstdconn_pin_level(struct conn *c, int level, struct cerr *err)
 {
 	struct zstdconn	*zs = zstdconn_get(c);
+	struct cerr	 zerr;
 
 	if (zs == NULL)
 		return 0;
@@ -443,8 +502,19 @@ zstdconn_pin_level(struct conn *c, int level, struct cerr *err)
 		level = -1;
 	if (level == zs->pin)
 		return 0;
+	/* The measurements so far belong to the level before. */
+	if (zs->meter.za != NULL && conn_drain(c, err) == -1)
+		return -1;
+	buf_reset(zs->tmp);
+	if (zstdconn_sent(zs, zs->tmp, &zerr) == -1) {
+		cerr_set(err, "%s: %s", conn_peer(c), zerr.msg);
+		return -1;
+	}
+	if (conn_wire_queue(c, buf_data(zs->tmp), buf_len(zs->tmp), err) == -1)
+		return -1;
 	zs->pin = level;
-	return zstdconn_relevel(zs, level >= 0 ? level : zs->base, err);
+	return zstdconn_relevel(zs, level >= 0 ? level : zs->meter.za != NULL ?
+	    zauto_level(zs->meter.za) : zs->base, err);
 }
 
 int
@@ -462,7 +532,8 @@ zstdconn_memory(const struct conn *c)
 
 	if (zs == NULL)
 		return 0;
-	return ZSTD_sizeof_CCtx(zs->cc) + ZSTD_sizeof_DCtx(zs->dc);
+	return ZSTD_sizeof_CCtx(zs->cc) + ZSTD_sizeof_DCtx(zs->dc) +
+	    ZSTD_sizeof_CCtx(zs->trial);
 }
 
 #else /* !HAVE_ZSTD */
@@ -488,6 +559,14 @@ int
 zstdconn_set_level(struct conn *c, int level, struct cerr *err)
 {
 	(void)level;
+	cerr_set(err, "%s: compression is off", conn_peer(c));
+	return -1;
+}
+
+int
+zstdconn_set_auto(struct conn *c, int cap, struct cerr *err)
+{
+	(void)cap;
 	cerr_set(err, "%s: compression is off", conn_peer(c));
 	return -1;
 }

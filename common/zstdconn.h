@@ -16,8 +16,7 @@
  * and only accepts zstd frames (no legacy formats, no skippable frames);
  * the encoder never uses a larger window either, at any level.
  *
- * Levels come checked (zlevel.h decides them, and calls these).  There
- * is no automatic level, no capture and no splicing for zstd yet.
+ * Levels come checked (zlevel.h decides them, and calls these).
  * Dependencies: zstdconn uses conn and zconn's inflate guard; neither
  * uses it.  Functions return 0 on success and -1 with a message naming
  * the peer in err.
@@ -44,8 +43,19 @@ int		 zstdconn_start(struct conn *, int level, int ratio,
 		    struct cerr *err);
 /* Nonzero when zstd is on. */
 int		 zstdconn_on(const struct conn *);
-/* Fix the output level (0: raw blocks) from the next frame on. */
+/*
+ * Fix the output level (0: raw blocks) from the next frame on, ending
+ * any automatic level.
+ */
 int		 zstdconn_set_level(struct conn *, int level, struct cerr *err);
+/*
+ * Automatic level (zauto.h), as zconn_set_auto: from now on the output
+ * level is chosen between 0 and cap from what the connection measures
+ * while it sends; a change ends the frame.  At level 0 a sample is
+ * compressed now and then at level 1 apart from the stream, in a
+ * context of its own (counted by zstdconn_memory).
+ */
+int		 zstdconn_set_auto(struct conn *, int cap, struct cerr *err);
 /*
  * Pin the output level to level until called with -1 (then the fixed
  * level applies again).  Output queued before the call is compressed

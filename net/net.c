@@ -113,11 +113,10 @@ fail:
 }
 
 /*
- * The codec to ask for: zstd when -Z asks for it and the banner offers
- * it (docs/protocol.md section 9.2), else zlib, exactly as with a
- * Radmind server.  -Z auto stays zlib's automatic level, measured on
- * every link, until that level can choose between codecs.  *zauto:
- * whether zlib's automatic level is wanted (-Z auto, or -Z zstd of a
+ * The codec to ask for: zstd when -Z asks for it, or -Z auto of a server
+ * with an automatic level, and the banner offers it (docs/protocol.md
+ * section 9.2); else zlib, exactly as with a Radmind server.  *zauto:
+ * whether the automatic level is wanted (-Z auto, or -Z zstd of a
  * server without zstd).  -1 when nothing is offered to ask for.
  */
 static int
@@ -132,7 +131,9 @@ net_codec(const struct net *n, const struct netopts *o, int *zauto)
 		*zauto = 1;
 		if (o->verbose > 0 && (n->caps & PROTO_CAP_ZLIB))
 			log_info("%s offers no zstd: zlib", host);
-	}
+	} else if (o->zauto && (n->caps & PROTO_CAP_ZSTD) &&
+	    (n->caps & PROTO_CAP_ZAUTO))
+		return ZLEVEL_ZSTD;
 	if (n->caps & PROTO_CAP_ZLIB)
 		return ZLEVEL_ZLIB;
 	if (!*zauto || o->zcodec == ZLEVEL_ZSTD)
@@ -144,11 +145,45 @@ net_codec(const struct net *n, const struct netopts *o, int *zauto)
 }
 
 /*
+ * The reply to COMP <codec> AUTO, "Ready to start <CODEC> compression
+ * level <cap> auto": the codec the server chose (one it offers) and the
+ * cap, into zl; -1 if the reply is not one.
+ */
+static int
+net_comp_auto(const struct net *n, const char *text, struct zlevel *zl)
+{
+	const char	*p;
+	char		 name[16];
+	size_t		 len;
+	long		 cap;
+	int		 c;
+
+	if ((p = strstr(text, "start ")) == NULL)
+		return -1;
+	p += 6;
+	len = strcspn(p, " ");
+	if (len == 0 || len >= sizeof(name))
+		return -1;
+	memcpy(name, p, len);
+	name[len] = '\0';
+	if ((c = zlevel_codec(name)) == -1 || !zlevel_built(c) ||
+	    !(n->caps & (c == ZLEVEL_ZSTD ? PROTO_CAP_ZSTD : PROTO_CAP_ZLIB)))
+		return -1;
+	if ((p = strstr(p, "level ")) == NULL)
+		return -1;
+	cap = strtol(p + 6, NULL, 10);
+	zl->codec = c;
+	return zlevel_cap(zl, cap);
+}
+
+/*
  * COMP (docs/protocol.md section 9).  -Z zstd[:level] asks "COMP ZSTD
- * <level>" of a server that offers zstd; -Z auto asks "COMP ZLIB AUTO"
- * of a server that lists ZAUTO, and then lets the automatic level pick its own output
- * level too, within the cap the server names; any other server gets
- * the codec's fixed fallback level (zlevel.h).
+ * <level>" of a server that offers zstd; -Z auto asks "COMP ZSTD AUTO"
+ * of a server that offers zstd and lists ZAUTO (the server chooses the
+ * codec and names it), "COMP ZLIB AUTO" of one that lists ZAUTO alone,
+ * and then lets the automatic level pick its own output level too,
+ * within the cap the server names; any other server gets the codec's
+ * fixed fallback level (zlevel.h).
  */
 static int
 net_comp(struct net *n, const struct netopts *o, struct cerr *err)
@@ -156,15 +191,15 @@ net_comp(struct net *n, const struct netopts *o, struct cerr *err)
 	const char	*host = conn_peer(n->c);
 	const char	*codec;
 	struct zlevel	 zl;
-	char		*text, *p;
-	long		 cap = 0;
+	char		*text;
 	int		 code, c, zauto;
 
 	if ((c = net_codec(n, o, &zauto)) == -1)
 		return 0;
 	codec = zlevel_name(c);
 	if (c == ZLEVEL_ZSTD)
-		zlevel_ask(c, zauto ? 0 : o->zlevel, zauto, 0, &zl);
+		zlevel_ask(c, zauto ? 0 : o->zlevel, zauto,
+		    (n->caps & PROTO_CAP_ZAUTO) != 0, &zl);
 	else {
 		zlevel_ask(c, o->zcodec == ZLEVEL_ZLIB ? o->zlevel : 0, zauto,
 		    (n->caps & PROTO_CAP_ZAUTO) != 0, &zl);
@@ -180,14 +215,9 @@ net_comp(struct net *n, const struct netopts *o, struct cerr *err)
 		cerr_set(err, "%s: COMP: %s", host, text);
 		return -1;
 	}
-	if (zl.zauto) {
-		/* "Ready to start ZLIB compression level <cap> auto" */
-		if ((p = strstr(text, "level ")) != NULL)
-			cap = strtol(p + 6, NULL, 10);
-		if (zlevel_cap(&zl, cap) == -1) {
-			cerr_set(err, "%s: COMP: %s", host, text);
-			return -1;
-		}
+	if (zl.zauto && net_comp_auto(n, text, &zl) == -1) {
+		cerr_set(err, "%s: COMP: %s", host, text);
+		return -1;
 	}
 	if (zlevel_start(n->c, &zl, 0, err) == -1 ||
 	    proto_reply(n->c, &code, &text, err) == -1)
@@ -205,7 +235,8 @@ net_comp(struct net *n, const struct netopts *o, struct cerr *err)
 	n->zl = zl;
 	n->upjudge = zl.zauto;
 	if (zl.zauto && o->verbose > 0)
-		log_info("%s: compression level auto, 0 to %d", host, zl.level);
+		log_info("%s: %s compression level auto, 0 to %d", host,
+		    zlevel_label(zl.codec), zl.level);
 	else if (c == ZLEVEL_ZSTD && o->verbose > 0)
 		log_info("%s: zstd compression level %d", host, zl.level);
 	return 0;

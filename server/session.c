@@ -147,10 +147,12 @@ cmd_comp(struct sess *s, int ac, char **av)
 		return peer_reply(s, RAP_SYNTAX, "%s compression not enabled",
 		    zlevel_name(codec));
 	/*
-	 * [cairn] "AUTO" leaves the level to us: start low and let what we
-	 * measure decide, within 0 to the cap (zlevel.h).
+	 * [cairn] "AUTO" leaves the level to us, and the codec too (the
+	 * reply names the one granted): start at 0 and let what we measure
+	 * decide, within 0 to the cap (zlevel.h).
 	 */
 	zlevel_grant(&s->opts->zlimit, codec, ac == 3 ? av[2] : NULL, &zl);
+	codec = zl.codec;
 	if (peer_reply(s, RAP_ZLIB_READY, "Ready to start %s compression "
 	    "level %d%s", zlevel_name(codec), zl.level, zl.zauto ? " auto" :
 	    "") == SESS_CLOSE)
@@ -163,7 +165,8 @@ cmd_comp(struct sess *s, int ac, char **av)
 	}
 	s->zl = zl;
 	if (zl.zauto)
-		peer_log(s, LOG_DEBUG, "zlib level auto, 0 to %d", zl.level);
+		peer_log(s, LOG_DEBUG, "%s level auto, 0 to %d",
+		    zlevel_label(codec), zl.level);
 	else
 		peer_log(s, LOG_DEBUG, "%s level %d", zlevel_label(codec),
 		    zl.level);

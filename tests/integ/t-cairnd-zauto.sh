@@ -68,8 +68,10 @@ for line in open(sys.argv[2]):
 PY
 }
 
-# 1. Default policy: ZAUTO offered; the automatic level, stored blocks
-#    for the incompressible bodies, and the cache filled then spliced.
+# 1. Default policy: ZAUTO offered; the automatic level and stored
+#    blocks for the incompressible bodies.  (The automatic level starts
+#    at 0, where a loopback link keeps it: the cache is filled at fixed
+#    levels below, and by -W for automatic sessions.)
 start_cairnd "$R" -Z 9 -c "$T/cache"
 zrecv_ok AUTO text random text.gz pattern text
 # ZSTD=3 comes with zstd, when it is built in.
@@ -81,9 +83,6 @@ grep -qx '320 Ready to start ZLIB compression level 9 auto' "$T/zout" ||
 wait_log 'session bodies:'
 grep -q 'stored 2 files' "$SLOG" ||
     fail "random and text.gz (only) not sent stored: $(grep bodies: "$SLOG")"
-grep -q 'cached 1 files' "$SLOG" ||
-    fail "second text not from the cache: $(grep bodies: "$SLOG")"
-ls "$T/cache/z" | grep -q '\.[1-9]$' || fail "no cache entry"
 levels_at_most 9
 
 # 2. A fixed level is that level: a miss at level 6 fills level 6, the

@@ -5,7 +5,10 @@
 # banner), -Z zstd:3 asks "COMP ZSTD 3" and the tree lands byte for
 # byte, text and incompressible data alike (sent as raw blocks), also
 # with -j 2 and inside TLS (-w 2), and for uploads (lcreate -Z zstd:1);
-# -Z auto stays zlib's automatic level; a level above -Y is clamped.  A cairnd that does not offer zstd (-Y
+# -Z auto asks "COMP ZSTD AUTO" of a cairnd offering zstd and the
+# automatic level, which answers with zstd's automatic level up to its
+# -Y, and the tree lands byte for byte; a level above -Y is clamped.  A
+# cairnd that does not offer zstd (-Y
 # 0, or -A fixed, whose banner stays Radmind's) gets zlib, and -v says
 # so; cairnd -Y alone offers zstd only.  A Radmind client (rap.py:
 # COMP ZLIB 6) still gets exactly zlib level 6 from a cairnd offering
@@ -102,11 +105,19 @@ wait_kids 0
 assert_eq 3 "$(grep -c 'session end: zstd level 3, ' "$SLOG")" \
     "zstd sessions (ktcheck, lapply -j 2)"
 
-# -Z auto stays zlib's automatic level, zstd offered or not; -Z zstd:
+# -Z auto of a server offering zstd and ZAUTO: zstd's automatic level,
+# which the server names, up to -Y; the session ends in zstd.  -Z zstd:
 # zstd's level 3.
+: >"$SLOG"
 pull -Z auto
-has "$T/kt.err" '>>> COMP ZLIB AUTO' "-Z auto"
-grep -q 'COMP ZSTD' "$T/kt.err" && fail "-Z auto: $(cat "$T/kt.err")"
+has "$T/kt.err" '>>> COMP ZSTD AUTO' "-Z auto"
+has "$T/kt.err" '<<< 320 Ready to start ZSTD compression level 3 auto' \
+    "-Z auto"
+has "$T/kt.err" '<<< 220 ZSTD compression level 3 auto enabled' "-Z auto"
+has "$T/err" '127.0.0.1: zstd compression level auto, 0 to 3' "-Z auto -v"
+grep -q 'COMP ZLIB' "$T/kt.err" && fail "-Z auto: $(cat "$T/kt.err")"
+retry 100 grep -q 'session end: zstd level auto, now ' "$SLOG" ||
+    fail "-Z auto: server log: $(cat "$SLOG")"
 pull -Z zstd
 has "$T/kt.err" '>>> COMP ZSTD 3' "-Z zstd"
 has "$T/err" '127.0.0.1: zstd compression level 3' "-Z zstd -v"
@@ -162,6 +173,7 @@ for opts in "-Y 0" "-A fixed"; do
 	    fail "$opts: lapply -v: $(cat "$T/out")"
 	pull -Z auto
 	grep -q '>>> COMP ZLIB' "$T/kt.err" || fail "$opts -Z auto: no zlib"
+	grep -q 'ZSTD' "$T/kt.err" && fail "$opts -Z auto: $(cat "$T/kt.err")"
 	stop_cairnd
 done
 start_cairnd "$R" -Z 6 -A fixed

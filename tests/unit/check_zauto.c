@@ -70,7 +70,7 @@ static const double ratio[10] = {
 
 START_TEST(test_fast_link_goes_cheap)
 {
-	struct zauto	*za = zauto_new(9, 1);
+	struct zauto	*za = zauto_new(ZAUTO_ZLIB, 9, 1);
 	int		 max;
 
 	/* Nothing ever pushes back: the cheapest level, stored blocks. */
@@ -82,7 +82,7 @@ END_TEST
 
 START_TEST(test_slow_link_compresses_more)
 {
-	struct zauto	*za = zauto_new(9, 1);
+	struct zauto	*za = zauto_new(ZAUTO_ZLIB, 9, 1);
 	int		 max, l;
 
 	/*
@@ -97,7 +97,7 @@ END_TEST
 
 START_TEST(test_middle_link)
 {
-	struct zauto	*za = zauto_new(9, 1);
+	struct zauto	*za = zauto_new(ZAUTO_ZLIB, 9, 1);
 	int		 max, l;
 
 	/*
@@ -129,7 +129,7 @@ feed(struct zauto *za, int level, double xput, double r, int pushed)
 
 START_TEST(test_equal_goes_cheaper)
 {
-	struct zauto	*za = zauto_new(3, 3);
+	struct zauto	*za = zauto_new(ZAUTO_ZLIB, 3, 3);
 	int		 l;
 
 	/*
@@ -149,7 +149,7 @@ START_TEST(test_equal_goes_cheaper)
 	 * not taken (stored blocks may be: the link was never seen to
 	 * end, and level 0 is a probe of it).
 	 */
-	za = zauto_new(3, 3);
+	za = zauto_new(ZAUTO_ZLIB, 3, 3);
 	(void)feed(za, 1, 50e6, 0.30, 0);
 	(void)feed(za, 3, 60e6, 0.285, 0);
 	l = feed(za, 3, 60e6, 0.285, 0);
@@ -160,7 +160,7 @@ END_TEST
 
 START_TEST(test_pushed_back_judged_on_this_data)
 {
-	struct zauto	*za = zauto_new(3, 3);
+	struct zauto	*za = zauto_new(ZAUTO_ZLIB, 3, 3);
 	int		 l;
 
 	/*
@@ -179,7 +179,7 @@ END_TEST
 
 START_TEST(test_small_gain_taken)
 {
-	struct zauto	*za = zauto_new(9, 1);
+	struct zauto	*za = zauto_new(ZAUTO_ZLIB, 9, 1);
 	/* The standard corpus: level 6 saves 6% more than level 1. */
 	static const double cratio[10] = {
 		1.0, 0.49, 0.48, 0.475, 0.465, 0.462, 0.46, 0.459, 0.458,
@@ -214,7 +214,7 @@ START_TEST(test_ample_cpu_best_ratio)
 	 * ratio is taken however small its gain: the cap, and it stays.
 	 */
 	for (cap = 6; cap <= 9; cap += 3) {
-		za = zauto_new(cap, 1);
+		za = zauto_new(ZAUTO_ZLIB, cap, 1);
 		l = simulate(za, speed, cratio, 1e6, 40, &max);
 		ck_assert_int_eq(l, cap);
 		ck_assert_int_le(max, cap);
@@ -231,7 +231,7 @@ START_TEST(test_ample_cpu_best_ratio)
 	 * set the pace on data that deflates slower than the average;
 	 * level 7 (27 MB/s) has the margin, and is taken for its 0.6%.
 	 */
-	za = zauto_new(9, 1);
+	za = zauto_new(ZAUTO_ZLIB, 9, 1);
 	l = simulate(za, speed, cratio, 2.5e6, 80, &max);
 	ck_assert_int_eq(l, 7);
 	zauto_free(za);
@@ -240,7 +240,7 @@ START_TEST(test_ample_cpu_best_ratio)
 	 * 12.5 MB/s (100 Mbit): no level is ample, the usual gain is
 	 * needed, and level 6 (33 MB/s) never gains it over level 1.
 	 */
-	za = zauto_new(9, 1);
+	za = zauto_new(ZAUTO_ZLIB, 9, 1);
 	l = simulate(za, speed, ratio, 12.5e6, 60, &max);
 	ck_assert_int_le(max, 5);
 	zauto_free(za);
@@ -292,7 +292,7 @@ simulate_queue(struct zauto *za, const double *sp, const double *r,
 
 START_TEST(test_deep_queue_probe)
 {
-	struct zauto	*za = zauto_new(9, 1);
+	struct zauto	*za = zauto_new(ZAUTO_ZLIB, 9, 1);
 	/* Logs and text that shrink tenfold: level 1 makes 5 MB/s. */
 	static const double cratio[10] = {
 		1.0, 0.10, 0.098, 0.096, 0.092, 0.09, 0.088, 0.087, 0.086,
@@ -317,7 +317,7 @@ START_TEST(test_deep_queue_probe)
 	zauto_free(za);
 
 	/* No queue to fill, gigabit: level 0 is found, and kept. */
-	za = zauto_new(9, 1);
+	za = zauto_new(ZAUTO_ZLIB, 9, 1);
 	at0 = simulate_queue(za, speed, cratio, 125e6, 256 * 1024,
 	    100.0 * 1024 * 1024, &probes);
 	ck_assert_int_eq(zauto_level(za), 0);
@@ -332,13 +332,13 @@ START_TEST(test_never_above_cap)
 	int		 cap, max;
 
 	for (cap = 1; cap <= 9; cap++) {
-		za = zauto_new(cap, 1);
+		za = zauto_new(ZAUTO_ZLIB, cap, 1);
 		(void)simulate(za, speed, ratio, 1e5, 60, &max);
 		ck_assert_int_le(max, cap);
 		zauto_free(za);
 	}
 	/* Out of range: clamped. */
-	za = zauto_new(12, 20);
+	za = zauto_new(ZAUTO_ZLIB, 12, 20);
 	ck_assert_int_le(zauto_level(za), 9);
 	(void)simulate(za, speed, ratio, 1e5, 30, &max);
 	ck_assert_int_le(max, 9);

@@ -178,17 +178,19 @@ START_TEST(test_zstd)
 	ck_assert_int_eq(zlevel_default_max(ZLEVEL_ZSTD), 3);
 	ck_assert_int_eq(zlevel_default_max(ZLEVEL_ZLIB), 0);
 
-	/* Clamped to 1 .. the -Y maximum; no automatic level. */
+	/* Clamped to 1 .. the -Y maximum; AUTO: up to the maximum. */
 	zlevel_grant(&lim, ZLEVEL_ZSTD, "9", &zl);
 	ck_assert(zl.codec == ZLEVEL_ZSTD && zl.level == 3 && !zl.zauto);
 	zlevel_grant(&lim, ZLEVEL_ZSTD, "0", &zl);
 	ck_assert(zl.level == 1 && !zl.zauto);
-	zlevel_grant(&lim, ZLEVEL_ZSTD, "AUTO", &zl);
-	ck_assert(zl.level == 1 && !zl.zauto);
+	zlevel_grant(&lim, ZLEVEL_ZSTD, "auto", &zl);
+	ck_assert(zl.codec == ZLEVEL_ZSTD && zl.level == 3 && zl.zauto);
 	zlevel_grant(&lim, ZLEVEL_ZSTD, NULL, &zl);
 	ck_assert(zl.level == 3 && !zl.zauto);
-	/* A client's -Z auto of zstd: level 1, never AUTO on the wire. */
+	/* A client's -Z auto of zstd: AUTO where the server has it. */
 	zlevel_ask(ZLEVEL_ZSTD, 0, 1, 1, &zl);
+	ck_assert(zl.codec == ZLEVEL_ZSTD && zl.zauto);
+	zlevel_ask(ZLEVEL_ZSTD, 0, 1, 0, &zl);
 	ck_assert(zl.level == 1 && !zl.zauto);
 
 	ck_assert_int_eq(zlevel_parse_client("zstd", &codec, &level, &err), 0);
@@ -334,15 +336,15 @@ START_TEST(test_pin_auto)
 	c = live(sv);
 	zlevel_grant(&lim, ZLEVEL_ZLIB, "AUTO", &zl);
 	ck_assert_int_eq(zlevel_start(c, &zl, 0, &err), 0);
-	/* The automatic level starts at 1, below its cap. */
-	ck_assert_int_eq(zlevel_now(c), 1);
+	/* The automatic level starts at 0, below its cap. */
+	ck_assert_int_eq(zlevel_now(c), 0);
 	zlevel_span(&zl, c, &lo, &hi);
 	ck_assert_int_eq(lo, 1);
 	ck_assert_int_eq(hi, 3);
 	ck_assert_int_eq(zlevel_pin_stored(c, &zl, &err), 0);
 	ck_assert_int_eq(zlevel_now(c), 0);
 	ck_assert_int_eq(zlevel_unpin(c, &err), 0);
-	ck_assert_int_eq(zlevel_now(c), 1);
+	ck_assert_int_eq(zlevel_now(c), 0);
 	conn_free(c);
 	close(sv[1]);
 }
