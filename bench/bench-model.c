@@ -110,6 +110,19 @@ model_cell(struct cell *c)
 	c->raw_med = (uint64_t)model_median(v, c->nruns);
 	model_deltas(c);
 
+	/* Auto's codec: the one most of its sessions used. */
+	if (c->anycodec) {
+		unsigned long	 most = 0, sum2;
+
+		for (k = 0; k < ZLEVEL_NCODECS; k++) {
+			for (i = 0, sum2 = 0; i < c->nruns; i++)
+				sum2 += c->runs[i].codec[k].sessions;
+			if (sum2 > most) {
+				most = sum2;
+				c->codec = k;
+			}
+		}
+	}
 	/*
 	 * The body counters of the cell's codec, over the runs that have
 	 * them; runs that went by another codec are only counted.

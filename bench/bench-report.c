@@ -187,12 +187,13 @@ report_counters(const struct bench *b, const struct link *l)
 			    level_name(b->levels[lv]), zlevel_label(c->codec));
 	if (b->nlevels == b->nfixed || !(c = &l->cells[b->nfixed])->bodies)
 		return;
-	for (lv = 0; lv <= MAXLEVEL; lv++)
+	for (lv = 0; lv < HISTLEVELS; lv++)
 		tot += (double)c->lvl_mean[lv];
 	if (!(tot > 0))
 		return;
-	printf("  %s, plain bytes by level:", level_name(LEVEL_AUTO));
-	for (lv = 0; lv <= MAXLEVEL; lv++)
+	printf("  %s (%s), plain bytes by level:", level_name(LEVEL_AUTO),
+	    zlevel_label(c->codec));
+	for (lv = 0; lv < HISTLEVELS; lv++)
 		if (c->lvl_mean[lv] > 0)
 			printf(" %d %.1f%%", lv, 100 * c->lvl_mean[lv] / tot);
 	printf("; %.1f changes of level per run\n", c->changes_mean);

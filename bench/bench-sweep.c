@@ -568,6 +568,7 @@ sweep_link(struct bench *b, struct link *l)
 		    sizeof(struct run));
 		l->cells[li].nruns = 0;
 		l->cells[li].codec = level_codec(b->levels[li]);
+		l->cells[li].anycodec = b->levels[li] == LEVEL_AUTO;
 	}
 
 	/* Level-0 check of the link; also warms the caches. */

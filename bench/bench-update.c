@@ -345,6 +345,8 @@ update_link(struct bench *b, struct link *l, const char *ref)
 		    sizeof(struct run));
 		l->cells[li].codec = l->dcells[li].codec =
 		    level_codec(b->levels[li]);
+		l->cells[li].anycodec = l->dcells[li].anycodec =
+		    b->levels[li] == LEVEL_AUTO;
 	}
 	/* Within a repetition: each level whole then by delta. */
 	for (rep = 0; rep < b->reps; rep++)

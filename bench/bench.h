@@ -112,9 +112,12 @@ struct cell {
 	/*
 	 * The codec of the level (enum zlevel_codec): the body counters
 	 * below are its sessions'; runs whose sessions used another codec
-	 * (a cairnd that did not offer it) are counted in foreign.
+	 * (a cairnd that did not offer it) are counted in foreign.  -Z
+	 * auto's cell (anycodec) takes the codec most of its sessions used:
+	 * cairnd chooses it.
 	 */
 	int		 codec;
+	int		 anycodec;
 	int		 foreign;
 	double		 t_med, t_min, t_max, lapply_med;
 	double		 srv_med, cli_med;

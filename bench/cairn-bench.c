@@ -246,7 +246,9 @@ parse_level_number(const char **pp, enum zlevel_codec codec, long *out)
  * "zstd:1-19": sorted, without duplicates, zlib's levels then zstd's
  * (LEVEL_ZSTD), auto (LEVEL_AUTO) last; auto is measured against the
  * fixed levels, so at least one of them is needed.  Sets b->zstd_max,
- * the -Y of the cairnd the sweep runs.
+ * the -Y of the cairnd the sweep runs: the highest zstd level asked,
+ * and with auto at least what cairnd offers by default, as auto would
+ * get from a cairnd left at its defaults.
  */
 static int
 parse_levels(struct bench *b, const char *s)
@@ -295,6 +297,9 @@ parse_levels(struct bench *b, const char *s)
 			if (level_codec((int)i) == ZLEVEL_ZSTD)
 				b->zstd_max = level_number((int)i);
 		}
+	if (want[LEVEL_AUTO] &&
+	    b->zstd_max < zlevel_default_max(ZLEVEL_ZSTD))
+		b->zstd_max = zlevel_default_max(ZLEVEL_ZSTD);
 	return b->nfixed > 0 ? 0 : -1;
 }
 

@@ -76,6 +76,8 @@ static const struct za_shape za_shapes[ZAUTO_NCODECS] = {
 #define ZA_AMPLEGAIN	1.001
 /* A probe pushed back is judged on no less than this (ns) of link time. */
 #define ZA_PROBENS	20000000
+/* A stretch that waited for the socket: compressed bytes it must have. */
+#define ZA_DRAINMIN	(64 * 1024)
 
 struct zauto {
 	const struct za_shape *shape;	/* the codec's levels */
@@ -107,6 +109,14 @@ struct zauto {
 	 */
 	double		 pushed[ZA_PUSHED];
 	unsigned	 npushed;
+	/*
+	 * The rate of the window's stretches that waited for the socket
+	 * half their time or more (ZA_DRAINMIN compressed bytes at least):
+	 * the socket was full, and what it took is what the link drained.
+	 * Buffers along the path that take a burst at memory speed make a
+	 * whole window's rate read high; these stretches do not.
+	 */
+	double		 dzout, dwall;
 	int		 linkknown;	/* link measured while it pushed back */
 	int		 probing;	/* went cheaper on a link not known */
 	int		 bound;		/* the link held the last window back */
@@ -295,22 +305,29 @@ za_throughput(const struct zauto *za, int level)
 	double	 t, mt, speed, ratio;
 	int	 d, m;
 
-	if (za->bound && za->linkknown && za->cur >= 1 &&
-	    za->ratio[za->cur] > 0) {
+	if (za->bound && za->linkknown && (za->cur == 0 ||
+	    za->ratio[za->cur] > 0)) {
 		/*
 		 * The link sets the pace: a level gives the link rate over
-		 * its ratio, unless it deflates slower than that.  Every
+		 * its ratio, unless it compresses slower than that.  Every
 		 * level is judged on the data now sent (the ratio the
-		 * current level gets, scaled by zlib's usual shape): what
-		 * a level measured in other windows was measured on other
-		 * data, and text after binaries would pass for a better
-		 * level.
+		 * current level gets, scaled by the codec's usual shape):
+		 * what a level measured in other windows was measured on
+		 * other data, and text after binaries would pass for a
+		 * better level.  At level 0 the estimates (a trial's) are
+		 * all there is; what level 0 itself measured before the
+		 * link pushed back went into buffers along the path.
 		 */
 		za_estimate(za, level, &speed, &ratio);
 		if (speed <= 0)
 			return 0;
-		ratio = level == 0 ? 1.0 : za->ratio[za->cur] *
-		    za->shape->size[level] / za->shape->size[za->cur];
+		if (level == 0)
+			ratio = 1.0;
+		else if (za->cur >= 1)
+			ratio = za->ratio[za->cur] * za->shape->size[level] /
+			    za->shape->size[za->cur];
+		if (ratio <= 0)
+			return 0;
 		if (ratio > 1.0)
 			ratio = 1.0;
 		t = za->link / ratio;
@@ -442,6 +459,7 @@ za_median(const double *v, unsigned n)
 static void
 za_restart(struct zauto *za)
 {
+	za->dzout = za->dwall = 0;
 	za->raw = za->zout = za->def = za->wall = za->stall = 0;
 	za->praw = za->pzout = za->pdef = za->pwall = za->pstall = 0;
 }
@@ -464,6 +482,10 @@ zauto_sample(struct zauto *za, int level, uint64_t raw, uint64_t zout,
 	za->def += def_ns;
 	za->wall += wall_ns;
 	za->stall += stall_ns;
+	if (stall_ns * 2 >= wall_ns && zout >= ZA_DRAINMIN && wall_ns > 0) {
+		za->dzout += (double)zout;
+		za->dwall += (double)wall_ns / 1e9;
+	}
 	if (stall_ns > 0 || za->pwall > 0) {
 		za->praw += raw;
 		za->pzout += zout;
@@ -532,7 +554,8 @@ zauto_sample(struct zauto *za, int level, uint64_t raw, uint64_t zout,
 		 * The socket pushed back: the link takes about what it
 		 * took in the recent windows that pushed back.
 		 */
-		za->pushed[za->npushed++ % ZA_PUSHED] = (double)za->zout /
+		za->pushed[za->npushed++ % ZA_PUSHED] = za->dwall > 0 ?
+		    za->dzout / za->dwall : (double)za->zout /
 		    ((double)za->wall / 1e9);
 		za->link = za_median(za->pushed, za->npushed < ZA_PUSHED ?
 		    za->npushed : ZA_PUSHED);
