@@ -36,6 +36,7 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	(void)argv;
 	opts.zlimit.max[ZLEVEL_ZLIB] = 6;
 	opts.zlimit.max[ZLEVEL_ZSTD] = 3;
+	opts.zlimit.autook = 1;
 	opts.tls = 0;
 	opts.umask = 022;
 	opts.minfree = STOR_MINFREE;
