@@ -95,9 +95,15 @@ cmd_quit(struct sess *s, int ac, char **av)
 {
 	(void)ac;
 	(void)av;
+	/*
+	 * An upload ends with QUIT: it is made durable and its marker
+	 * cleared before the reply, so that a client that has the reply
+	 * finds it complete (cairn-publish right after lcreate).
+	 */
+	s->status = 0;
+	stor_finish(s);
 	peer_reply(s, RAP_QUIT_OK, "QUIT OK, closing connection");
 	s->close = 1;
-	s->status = 0;
 	return SESS_OK;
 }
 

@@ -69,6 +69,10 @@ check_tree()
 run_capture "$T/out" "$T/err" "$LCREATE" -h 127.0.0.1 -p "$PORT" -c sha1 \
     "$T/up.T"
 [ "$RC" -eq 0 ] || fail "lcreate exit $RC: $(cat "$T/err")"
+# Complete once lcreate has exited: no upload marker left for
+# cairn-publish to take as one still in progress.
+ls -A "$R/tmp" | grep -q '^\.stor\.' &&
+    fail "upload marker left after lcreate: $(ls -lA "$R/tmp")"
 {
 	echo "$T/up.T: stored"
 	sed 's/$/: stored/' "$T/files"
