@@ -350,6 +350,123 @@ za_throughput(const struct zauto *za, int level)
 	return t;
 }
 
+int
+zauto_memo(const struct zauto *za, struct zauto_memo *m)
+{
+	double	 speed, ratio;
+
+	memset(m, 0, sizeof(*m));
+	if (za->windows == 0 && !za->linkknown)
+		return -1;
+	m->link = za->link;
+	m->linkknown = za->linkknown;
+	m->codec = za->shape == &za_shapes[ZAUTO_ZSTD] ? ZAUTO_ZSTD :
+	    ZAUTO_ZLIB;
+	m->level = za->cur;
+	za_estimate(za, 1, &speed, &ratio);
+	if (speed > 0 && ratio > 0 && ratio <= 1.0) {
+		m->speed1 = speed;
+		m->ratio1 = ratio;
+	}
+	return 0;
+}
+
+/* Is the memo's content within what a policy could have made? */
+static int
+za_memo_sane(const struct zauto_memo *m)
+{
+	return (m->codec == ZAUTO_ZLIB || m->codec == ZAUTO_ZSTD) &&
+	    m->level >= 0 && m->level < za_shapes[m->codec].nlevels &&
+	    m->link >= 0 && m->link <= ZA_LINKMAX &&
+	    m->speed1 >= 0 && m->speed1 <= ZA_LINKMAX &&
+	    m->ratio1 >= 0 && m->ratio1 <= 1.0;
+}
+
+void
+zauto_recall(struct zauto *za, const struct zauto_memo *m)
+{
+	const struct za_shape	*from;
+	int			 level;
+
+	if (m == NULL || !za_memo_sane(m))
+		return;
+	from = &za_shapes[m->codec];
+	if (m->link > 0) {
+		za->link = m->link;
+		za->linkknown = m->linkknown != 0;
+	}
+	/*
+	 * Level 1's estimates, carried over from the memo's codec by the
+	 * two codecs' shapes (relative to zlib's level 1).
+	 */
+	if (m->speed1 > 0 && m->ratio1 > 0) {
+		za->speed[1] = m->speed1 * za->shape->speed[1] / from->speed[1];
+		za->ratio[1] = m->ratio1 * za->shape->size[1] / from->size[1];
+		if (za->ratio[1] > 1.0)
+			za->ratio[1] = 1.0;
+		za->trialwhen = 1;
+	}
+	/*
+	 * The level the last session ended at; from the other codec, the
+	 * level of this one closest in speed.
+	 */
+	level = m->level;
+	if (from != za->shape && level > 0) {
+		for (level = za->cap; level > 1; level--)
+			if (za->shape->speed[level] >= from->speed[m->level])
+				break;
+	}
+	if (level > za->cap)
+		level = za->cap;
+	za->cur = za->wlevel = level;
+	za->probing = 0;
+}
+
+/* The model's best throughput of a codec up to cap over link, in plain
+   bytes/s per zlib-level-1 speed unit, on data whose zlib level 1 ratio
+   is ratio1. */
+static double
+za_best(int codec, int cap, double link, double ratio1)
+{
+	const struct za_shape	*sh = &za_shapes[codec];
+	double			 best = 0, t, r;
+	int			 l;
+
+	for (l = 1; l <= cap && l < sh->nlevels; l++) {
+		r = ratio1 * sh->size[l];
+		t = link / (r < 1.0 ? r : 1.0);
+		if (t > sh->speed[l])
+			t = sh->speed[l];
+		if (t > best)
+			best = t;
+	}
+	return best;
+}
+
+int
+zauto_choose(const int cap[ZAUTO_NCODECS], const struct zauto_memo *m)
+{
+	const struct za_shape	*from;
+	double			 unit, link, ratio1;
+
+	if (cap[ZAUTO_ZSTD] <= 0)
+		return ZAUTO_ZLIB;
+	if (cap[ZAUTO_ZLIB] <= 0 || m == NULL || !za_memo_sane(m) ||
+	    !m->linkknown || m->link <= 0 || m->speed1 <= 0 || m->ratio1 <= 0)
+		return ZAUTO_ZSTD;
+	/*
+	 * In units of zlib level 1's speed on this server, and of its
+	 * ratio on this data, as the memo measured them.
+	 */
+	from = &za_shapes[m->codec];
+	unit = m->speed1 / from->speed[1];
+	ratio1 = m->ratio1 / from->size[1];
+	link = m->link / unit;
+	return za_best(ZAUTO_ZLIB, cap[ZAUTO_ZLIB], link, ratio1) >
+	    za_best(ZAUTO_ZSTD, cap[ZAUTO_ZSTD], link, ratio1) *
+	    ZAUTO_HYSTERESIS ? ZAUTO_ZLIB : ZAUTO_ZSTD;
+}
+
 void
 zauto_explain(const struct zauto *za, char *buf, size_t len)
 {

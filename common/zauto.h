@@ -101,6 +101,41 @@ int		 zauto_incompressible(const void *p, size_t n);
  */
 void		 zauto_explain(const struct zauto *, char *buf, size_t len);
 
+/*
+ * What a session learned of its link and data, to start the next one
+ * with the same peer from (a server keeps it per peer): the link rate
+ * (compressed bytes/s, and whether it was measured while the socket
+ * pushed back or only bounds it from below), the level the session
+ * ended at and its codec, and the speed and ratio of level 1 of that
+ * codec (0: not known).  zauto_memo fills m and returns 0 when the
+ * session measured enough to be worth remembering (a window decided,
+ * or the link known), -1 otherwise.  zauto_recall starts a policy from
+ * m (made by either codec): its level, link and level 1's estimates;
+ * what it measures from then on overrides them.
+ */
+struct zauto_memo {
+	double		 link;
+	int		 linkknown;
+	int		 codec;		/* ZAUTO_ZLIB, ZAUTO_ZSTD */
+	int		 level;
+	double		 speed1, ratio1;
+};
+int		 zauto_memo(const struct zauto *, struct zauto_memo *m);
+void		 zauto_recall(struct zauto *, const struct zauto_memo *m);
+/*
+ * The codec a session with the automatic level should use, of those
+ * offered with the caps cap[ZAUTO_NCODECS] (0: not offered), from the
+ * last session's memo m (NULL: none).  With a link known, the one whose
+ * best level up to its cap carries more plain bytes over that link by
+ * the model (each codec's levels' speed and size relative to zlib's
+ * level 1, scaled by the speed and ratio m measured), zlib only for a
+ * gain above ZAUTO_HYSTERESIS: a slow link, and zstd capped low.
+ * Otherwise zstd where it is offered: its levels are faster and
+ * smaller than zlib's at every point measured.
+ */
+int		 zauto_choose(const int cap[ZAUTO_NCODECS],
+		    const struct zauto_memo *m);
+
 /* The current choice, and the estimated link rate (bytes/s, 0: none). */
 int		 zauto_level(const struct zauto *);
 double		 zauto_linkrate(const struct zauto *);

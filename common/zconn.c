@@ -437,6 +437,29 @@ zconn_set_auto(struct conn *c, int cap, struct cerr *err)
 }
 
 int
+zconn_recall(struct conn *c, const struct zauto_memo *m, struct cerr *err)
+{
+	struct zconn	*zc = zconn_get(c);
+
+	if (zc == NULL || zc->meter.za == NULL)
+		return 0;
+	zauto_recall(zc->meter.za, m);
+	if (zc->pin >= 0)
+		return 0;
+	return zconn_relevel(zc, zauto_level(zc->meter.za), err);
+}
+
+int
+zconn_memo(const struct conn *c, struct zauto_memo *m)
+{
+	struct zconn	*zc = zconn_get(c);
+
+	if (zc == NULL || zc->meter.za == NULL)
+		return -1;
+	return zauto_memo(zc->meter.za, m);
+}
+
+int
 zconn_pin_level(struct conn *c, int level, struct cerr *err)
 {
 	struct zconn	*zc = zconn_get(c);

@@ -101,6 +101,17 @@ void		 zconn_meter_trial(struct zconn_meter *, const void *p,
 		    size_t len, ssize_t (*trial)(void *, const void *, size_t),
 		    void *arg);
 
+/*
+ * The automatic level's memo (zauto.h): zconn_recall starts the policy
+ * from m, the output at the level it says (before anything is sent);
+ * zconn_memo fills m, -1 when there is nothing to remember (or no
+ * automatic level).
+ */
+struct zauto_memo;
+int		 zconn_recall(struct conn *, const struct zauto_memo *m,
+		    struct cerr *err);
+int		 zconn_memo(const struct conn *, struct zauto_memo *m);
+
 /* Nonzero when compression is on. */
 int		 zconn_on(const struct conn *);
 

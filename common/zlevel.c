@@ -12,6 +12,7 @@
 
 #include "cerr.h"
 #include "compat.h"
+#include "zauto.h"
 #include "zlevel.h"
 #include "zstdconn.h"
 #include "zstream.h"
@@ -50,6 +51,10 @@ static const struct zlevel_row zlevel_rows[ZLEVEL_NCODECS] = {
 	[ZLEVEL_ZSTD] = { "ZSTD", "zstd", 0, 0, 0, 0, 0, 0, 0, 0 },
 #endif
 };
+
+/* zauto.h names the codecs as zlevel.h does. */
+typedef char zlevel_zauto_zlib[ZAUTO_ZLIB == ZLEVEL_ZLIB ? 1 : -1];
+typedef char zlevel_zauto_zstd[ZAUTO_ZSTD == ZLEVEL_ZSTD ? 1 : -1];
 
 static const struct zlevel_row *
 zlevel_row(enum zlevel_codec codec)
@@ -267,6 +272,23 @@ zlevel_cap(struct zlevel *zl, long cap)
 		return -1;
 	zl->level = (int)cap;
 	return 0;
+}
+
+void
+zlevel_choose(const struct zlevel_limit *lim, const struct zauto_memo *m,
+    struct zlevel *zl)
+{
+	int	 cap[ZAUTO_NCODECS];
+
+	if (!zl->zauto || zl->codec != ZLEVEL_ZSTD ||
+	    !zlevel_offered_auto(lim))
+		return;
+	cap[ZAUTO_ZLIB] = lim->max[ZLEVEL_ZLIB];
+	cap[ZAUTO_ZSTD] = zl->level;
+	if (zauto_choose(cap, m) == ZAUTO_ZLIB) {
+		zl->codec = ZLEVEL_ZLIB;
+		zl->level = lim->max[ZLEVEL_ZLIB];
+	}
 }
 
 int

@@ -127,6 +127,16 @@ struct zlevel {
  */
 void		 zlevel_grant(const struct zlevel_limit *, enum zlevel_codec,
 		    const char *arg, struct zlevel *);
+/*
+ * The codec of an automatic level granted for zstd (COMP ZSTD AUTO,
+ * which leaves the codec to the server): zlib instead, at its max, when
+ * the limit offers its automatic level too and the last session's memo
+ * m (NULL: none) says it carries more over the peer's link
+ * (zauto_choose).
+ */
+struct zauto_memo;
+void		 zlevel_choose(const struct zlevel_limit *,
+		    const struct zauto_memo *m, struct zlevel *);
 
 /*
  * What a client asks for: -Z level, or with zauto the automatic level
@@ -191,6 +201,26 @@ zlevel_unpin(struct conn *c, struct cerr *err)
 	if (zstdconn_on(c))
 		return zstdconn_pin_level(c, -1, err);
 	return zconn_pin_level(c, -1, err);
+}
+
+/*
+ * The automatic level's memo (zauto.h) of the connection's stream:
+ * start from one (before anything is sent), and take one at the end.
+ */
+static inline int
+zlevel_recall(struct conn *c, const struct zauto_memo *m, struct cerr *err)
+{
+	if (zstdconn_on(c))
+		return zstdconn_recall(c, m, err);
+	return zconn_recall(c, m, err);
+}
+
+static inline int
+zlevel_memo(const struct conn *c, struct zauto_memo *m)
+{
+	if (zstdconn_on(c))
+		return zstdconn_memo(c, m);
+	return zconn_memo(c, m);
 }
 
 /* Nonzero when the connection's output is compressed, by any codec. */

@@ -491,6 +491,30 @@ zstdconn_set_auto(struct conn *c, int cap, struct cerr *err)
 }
 
 int
+zstdconn_recall(struct conn *c, const struct zauto_memo *m, struct cerr *err)
+{
+	struct zstdconn	*zs = zstdconn_get(c);
+
+	if (zs == NULL || zs->meter.za == NULL)
+		return 0;
+	zauto_recall(zs->meter.za, m);
+	zs->base = zauto_level(zs->meter.za);
+	if (zs->pin >= 0)
+		return 0;
+	return zstdconn_relevel(zs, zs->base, err);
+}
+
+int
+zstdconn_memo(const struct conn *c, struct zauto_memo *m)
+{
+	struct zstdconn	*zs = zstdconn_get(c);
+
+	if (zs == NULL || zs->meter.za == NULL)
+		return -1;
+	return zauto_memo(zs->meter.za, m);
+}
+
+int
 zstdconn_pin_level(struct conn *c, int level, struct cerr *err)
 {
 	struct zstdconn	*zs = zstdconn_get(c);
@@ -568,6 +592,23 @@ zstdconn_set_auto(struct conn *c, int cap, struct cerr *err)
 {
 	(void)cap;
 	cerr_set(err, "%s: compression is off", conn_peer(c));
+	return -1;
+}
+
+int
+zstdconn_recall(struct conn *c, const struct zauto_memo *m, struct cerr *err)
+{
+	(void)c;
+	(void)m;
+	(void)err;
+	return 0;
+}
+
+int
+zstdconn_memo(const struct conn *c, struct zauto_memo *m)
+{
+	(void)c;
+	(void)m;
 	return -1;
 }
 

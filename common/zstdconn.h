@@ -56,6 +56,11 @@ int		 zstdconn_set_level(struct conn *, int level, struct cerr *err);
  * context of its own (counted by zstdconn_memory).
  */
 int		 zstdconn_set_auto(struct conn *, int cap, struct cerr *err);
+/* The automatic level's memo, as zconn_recall and zconn_memo. */
+struct zauto_memo;
+int		 zstdconn_recall(struct conn *, const struct zauto_memo *m,
+		    struct cerr *err);
+int		 zstdconn_memo(const struct conn *, struct zauto_memo *m);
 /*
  * Pin the output level to level until called with -1 (then the fixed
  * level applies again).  Output queued before the call is compressed

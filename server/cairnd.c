@@ -44,6 +44,7 @@
 #include "tls.h"
 #include "version.h"
 #include "xmalloc.h"
+#include "linkmemo.h"
 #include "zcache.h"
 
 #define MAXLISTEN	8
@@ -993,6 +994,14 @@ start(struct settings *st, struct listeners *l)
 			fatalx("-c %s", cerr.msg);
 		reap_zcache = st->o.zcache;
 	}
+	/*
+	 * What sessions with the automatic level remember of each peer's
+	 * link; without it each session starts afresh.
+	 */
+	if (st->o.zlimit.autook && zlevel_offered_any(&st->o.zlimit) &&
+	    (st->o.links = linkmemo_open(st->o.rootfd, &cerr)) == NULL)
+		log_warnx("%s: the automatic level starts afresh each session",
+		    cerr.msg);
 	/* The bases and deltas (dstore.h): -O, and -S as for the cache. */
 	reap_bases = st->basesize;
 	reap_deltas = st->cachesize;

@@ -23,7 +23,7 @@ server_cairnd_SOURCES = \
 	server/cairnd.c server/session.c server/peer.c server/peer.h \
 	server/hostcfg.c server/fetch.c server/stor.c server/zcache.c \
 	server/zcache.h server/warm.c server/server.h server/proxy.c \
-	server/tindex.c server/tindex.h
+	server/tindex.c server/tindex.h server/linkmemo.c server/linkmemo.h
 # stor.c syncs a full batch of uploads on a thread while the next arrives.
 server_cairnd_CFLAGS = $(AM_CFLAGS) $(PTHREAD_CFLAGS)
 server_cairnd_LDADD = server/libspecial.a server/libdstore.a $(CAIRN_LIBS) \

@@ -59,6 +59,7 @@ struct proxylist {
 struct sopts {
 	struct zlevel_limit zlimit;	/* -Z max-level, -A auto|fixed */
 	struct zcache	*zcache;	/* -c: compressed bodies, NULL: none */
+	struct linkmemo	*links;		/* peers' links (linkmemo.h), or NULL */
 	int		 debug;		/* -d: trace commands on stderr */
 	int		 tls;		/* -w */
 	struct tlsctx	*tlsctx;	/* -w > 0: the server context */

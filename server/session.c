@@ -36,6 +36,8 @@
 #include "tls.h"
 #include "version.h"
 #include "xmalloc.h"
+#include "linkmemo.h"
+#include "zauto.h"
 #include "zlevel.h"
 
 #define SESS_MAXERRORS	10			/* then the server hangs up */
@@ -132,6 +134,7 @@ cmd_comp(struct sess *s, int ac, char **av)
 {
 	struct cerr	 err;
 	struct zlevel	 zl;
+	struct zauto_memo m, *memo;
 	char		 type[64];
 	int		 codec;
 
@@ -158,21 +161,36 @@ cmd_comp(struct sess *s, int ac, char **av)
 	 * decide, within 0 to the cap (zlevel.h).
 	 */
 	zlevel_grant(&s->opts->zlimit, codec, ac == 3 ? av[2] : NULL, &zl);
+	/*
+	 * Where the last session with this peer left off (linkmemo.h):
+	 * the codec to grant, and the automatic level's start.
+	 */
+	memo = zl.zauto && linkmemo_get(s->opts->links, s->ip, &m) == 0 ?
+	    &m : NULL;
+	if (zl.zauto)
+		zlevel_choose(&s->opts->zlimit, memo, &zl);
 	codec = zl.codec;
 	if (peer_reply(s, RAP_ZLIB_READY, "Ready to start %s compression "
 	    "level %d%s", zlevel_name(codec), zl.level, zl.zauto ? " auto" :
 	    "") == SESS_CLOSE)
 		return SESS_CLOSE;
-	if (zlevel_start(s->conn, &zl, SESS_ZRATIO, &err) == -1) {
+	if (zlevel_start(s->conn, &zl, SESS_ZRATIO, &err) == -1 ||
+	    (memo != NULL && zlevel_recall(s->conn, memo, &err) == -1)) {
 		log_warnx("%s", err.msg);
 		s->close = 1;
 		s->status = 1;
 		return SESS_CLOSE;
 	}
 	s->zl = zl;
-	if (zl.zauto)
-		peer_log(s, LOG_DEBUG, "%s level auto, 0 to %d",
-		    zlevel_label(codec), zl.level);
+	if (zl.zauto && memo != NULL)
+		peer_log(s, LOG_DEBUG, "%s level auto, 0 to %d, from level %d "
+		    "(remembered: link %s %.1f MB/s)", zlevel_label(codec),
+		    zl.level, zlevel_now(s->conn), memo->linkknown ? "=" : ">",
+		    memo->link / 1e6);
+	else if (zl.zauto)
+		peer_log(s, LOG_DEBUG, "%s level auto, 0 to %d, from level %d "
+		    "(no link remembered)", zlevel_label(codec), zl.level,
+		    zlevel_now(s->conn));
 	else
 		peer_log(s, LOG_DEBUG, "%s level %d", zlevel_label(codec),
 		    zl.level);
@@ -504,12 +522,16 @@ sess_logstats(struct sess *s)
 	struct connstats	 st;
 	const struct bodystats	*b = &s->bodies;
 	const struct deltastats	*d = &s->deltas;
+	struct zauto_memo	 m;
 	char			 hist[256], delta[160];
 	size_t			 off = 0;
 	double			 rin, rout;
 	int			 l;
 
 	conn_stats(s->conn, &st);
+	/* What the automatic level learned, for the next session. */
+	if (s->zl.zauto && zlevel_memo(s->conn, &m) == 0)
+		linkmemo_put(s->opts->links, s->ip, &m);
 	rout = st.wire_out > 0 ? (double)st.raw_out / (double)st.wire_out : 1;
 	rin = st.wire_in > 0 ? (double)st.raw_in / (double)st.wire_in : 1;
 	/* Only a session that asked for deltas says how they went. */

@@ -48,7 +48,7 @@ server_objs()
 {
 	case $1 in
 	request)	echo "peer hostcfg cfgfile fetch specmeta stor zcache" \
-		    "proxy tindex dstore" ;;
+		    "linkmemo proxy tindex dstore" ;;
 	hostcfg)	echo "hostcfg cfgfile" ;;
 	proxy)		echo "proxy" ;;
 	esac
@@ -105,7 +105,7 @@ pending=0
 failed_build=
 for f in "$src"/common/*.c "$src"/server/peer.c "$src"/server/hostcfg.c \
     "$src"/server/cfgfile.c "$src"/server/specmeta.c "$src"/server/fetch.c \
-    "$src"/server/stor.c "$src"/server/zcache.c \
+    "$src"/server/stor.c "$src"/server/zcache.c "$src"/server/linkmemo.c \
     "$src"/server/proxy.c "$src"/server/tindex.c "$src"/server/dstore.c; do
 	d=$(basename "$(dirname "$f")")
 	o="$fz/obj/${d}_$(basename "$f" .c).o"

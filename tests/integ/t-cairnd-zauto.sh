@@ -116,7 +116,10 @@ stop_cairnd
 # Base64 text: compressible, but not much, so that enough compressed
 # bytes go by for the policy to believe a fast link and change level.
 head -c 6000000 /dev/urandom | base64 >"$F/b64" || fail "b64"
-# -Y 0: no zstd, which ktcheck -Z auto below would take instead.
+# -Y 0: no zstd, which ktcheck -Z auto below would take instead.  What
+# the sessions above remembered of this peer's link is forgotten.
+[ -f "$R/tmp/.links" ] || fail "no tmp/.links after automatic sessions"
+rm -f "$R/tmp/.links"
 start_cairnd "$R" -Z 3 -Y 0 -d
 zrecv_ok AUTO text random b64 text
 grep -qx '320 Ready to start ZLIB compression level 3 auto' "$T/zout" ||
@@ -142,6 +145,16 @@ for line in open(sys.argv[1]):
 print("policy trace: %d changes counted, %d traced" % (counted, traced), file=sys.stderr)
 sys.exit(0 if counted == traced else 1)
 PY
+# What the session learned of the link is kept for the next session
+# with this peer (tmp/.links), which starts from it and says so with -d.
+grep -q 'zlib level auto, 0 to 3, from level 0 (no link remembered)' \
+    "$SLOG" || fail "first session: $(grep 'level auto' "$SLOG")"
+[ -f "$R/tmp/.links" ] || fail "no tmp/.links"
+: >"$SLOG"
+zrecv_ok AUTO text
+wait_log 'session bodies:'
+grep -Eq 'zlib level auto, 0 to 3, from level [0-3] \(remembered: link [=>] [0-9.]+ MB/s\)' \
+    "$SLOG" || fail "second session: $(grep 'level auto' "$SLOG")"
 # ktcheck -Z auto against ZAUTO: the automatic level, said with -v.
 mkdir "$T/c1"
 run_client ktcheck -v -Z auto -K "$T/c1/command.K"

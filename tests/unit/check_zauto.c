@@ -44,6 +44,11 @@ simulate_recv(struct zauto *za, const double *speed, const double *ratio,
 		stall = tlink > tdef ? (uint64_t)((tlink - tdef) * 1e9) : 0;
 		if (level == 0)
 			(*at0)++;
+		/* At level 0 the sender tries level 1 on a sample. */
+		if (level == 0 && zauto_wants_trial(za))
+			zauto_trial(za, 1, ZAUTO_TRIAL,
+			    (uint64_t)(ZAUTO_TRIAL * ratio[1]),
+			    (uint64_t)(ZAUTO_TRIAL / speed[1] * 1e9));
 		level = zauto_sample(za, level, raw, zout, def, wall, stall);
 		if (level > *max)
 			*max = level;
@@ -326,6 +331,98 @@ START_TEST(test_deep_queue_probe)
 }
 END_TEST
 
+/*
+ * Started at 0 (the default): a fast link keeps it there; on a slow one
+ * the trial of level 1 is what lets the policy go up, and it does.
+ */
+START_TEST(test_start_at_0)
+{
+	struct zauto	*za;
+	int		 max, level;
+
+	za = zauto_new(ZAUTO_ZLIB, 9, 0);
+	ck_assert_int_eq(zauto_level(za), 0);
+	ck_assert(zauto_wants_trial(za));
+	level = simulate(za, speed, ratio, 0, 12, &max);
+	ck_assert_int_eq(level, 0);
+	ck_assert_int_eq(max, 0);
+	zauto_free(za);
+
+	za = zauto_new(ZAUTO_ZLIB, 9, 0);
+	level = simulate(za, speed, ratio, 2e6, 12, &max);
+	ck_assert_int_ge(level, 6);
+	zauto_free(za);
+
+	/* zstd's levels go to 19; the cap still holds. */
+	za = zauto_new(ZAUTO_ZSTD, 3, 0);
+	level = simulate(za, speed, ratio, 2e6, 12, &max);
+	ck_assert_int_eq(level, 3);
+	ck_assert_int_le(max, 3);
+	zauto_free(za);
+}
+END_TEST
+
+/*
+ * A memo: the next session starts where the last one ended, with its
+ * link; one from the other codec lands on a level of like speed.  The
+ * codec: zstd unless a known slow link and zstd's low cap make zlib's
+ * best level carry more.
+ */
+START_TEST(test_memo)
+{
+	struct zauto		*za;
+	struct zauto_memo	 m, bad;
+	int			 max, level, cap[ZAUTO_NCODECS];
+
+	za = zauto_new(ZAUTO_ZLIB, 9, 1);
+	ck_assert_int_eq(zauto_memo(za, &m), -1);	/* nothing learned */
+	level = simulate(za, speed, ratio, 2e6, 16, &max);
+	ck_assert_int_eq(zauto_memo(za, &m), 0);
+	ck_assert_int_eq(m.codec, ZAUTO_ZLIB);
+	ck_assert_int_eq(m.level, level);
+	ck_assert(m.linkknown && m.link > 1.5e6 && m.link < 2.5e6);
+	ck_assert(m.speed1 > 0 && m.ratio1 > 0.2 && m.ratio1 < 0.4);
+	zauto_free(za);
+
+	za = zauto_new(ZAUTO_ZLIB, 9, 0);
+	zauto_recall(za, &m);
+	ck_assert_int_eq(zauto_level(za), level);
+	ck_assert(zauto_linkrate(za) == m.link);
+	ck_assert(!zauto_wants_trial(za) || level > 0);
+	zauto_free(za);
+	/* Into zstd capped at 3: its top level. */
+	za = zauto_new(ZAUTO_ZSTD, 3, 0);
+	zauto_recall(za, &m);
+	ck_assert_int_eq(zauto_level(za), 3);
+	zauto_free(za);
+	/* A memo out of range is ignored. */
+	bad = m;
+	bad.level = 42;
+	za = zauto_new(ZAUTO_ZLIB, 9, 0);
+	zauto_recall(za, &bad);
+	ck_assert_int_eq(zauto_level(za), 0);
+	bad = m;
+	bad.ratio1 = 7;
+	zauto_recall(za, &bad);
+	ck_assert_int_eq(zauto_level(za), 0);
+	zauto_free(za);
+
+	cap[ZAUTO_ZLIB] = 9;
+	cap[ZAUTO_ZSTD] = 3;
+	ck_assert_int_eq(zauto_choose(cap, NULL), ZAUTO_ZSTD);
+	ck_assert_int_eq(zauto_choose(cap, &m), ZAUTO_ZSTD);
+	cap[ZAUTO_ZSTD] = 1;
+	ck_assert_int_eq(zauto_choose(cap, NULL), ZAUTO_ZSTD);
+	ck_assert_int_eq(zauto_choose(cap, &m), ZAUTO_ZLIB);
+	/* On a link faster than level 1 of either: zstd's speed wins. */
+	bad = m;
+	bad.link = 1e9;
+	ck_assert_int_eq(zauto_choose(cap, &bad), ZAUTO_ZSTD);
+	cap[ZAUTO_ZSTD] = 0;
+	ck_assert_int_eq(zauto_choose(cap, NULL), ZAUTO_ZLIB);
+}
+END_TEST
+
 START_TEST(test_never_above_cap)
 {
 	struct zauto	*za;
@@ -552,6 +649,8 @@ zauto_suite(void)
 	tcase_add_test(tc, test_small_gain_taken);
 	tcase_add_test(tc, test_ample_cpu_best_ratio);
 	tcase_add_test(tc, test_never_above_cap);
+	tcase_add_test(tc, test_start_at_0);
+	tcase_add_test(tc, test_memo);
 	tcase_add_test(tc, test_deep_queue_probe);
 	suite_add_tcase(s, tc);
 

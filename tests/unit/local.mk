@@ -33,6 +33,7 @@ UNIT_LAYER_TESTS = \
 	tests/unit/check_download \
 	tests/unit/check_reqwin \
 	tests/unit/check_proxy \
+	tests/unit/check_linkmemo \
 	tests/unit/check_proto \
 	tests/unit/check_fsutil \
 	tests/unit/check_tls \
@@ -119,6 +120,15 @@ tests_unit_check_download_CPPFLAGS = $(NET_CPPFLAGS) -I$(srcdir)/client
 tests_unit_check_download_CFLAGS = $(UNIT_CFLAGS) $(PTHREAD_CFLAGS)
 tests_unit_check_download_LDADD = client/libclient.a net/libnet.a \
 	$(UNIT_LDADD) $(PTHREAD_LIBS)
+endif
+
+# What cairnd remembers of each peer's link.
+if HAVE_CHECK
+tests_unit_check_linkmemo_SOURCES = tests/unit/check_linkmemo.c \
+	server/linkmemo.c
+tests_unit_check_linkmemo_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/server
+tests_unit_check_linkmemo_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_check_linkmemo_LDADD = $(UNIT_LDADD)
 endif
 
 # The PROXY protocol header and cairnd -X's list of balancers.
