@@ -197,11 +197,25 @@ zstdconn_compress(ZSTD_CCtx *cc, const void *p, size_t len,
 	return 0;
 }
 
-/* The stream's compressor: zstdconn_compress, keeping inframe. */
+/*
+ * The stream's compressor: zstdconn_compress, keeping inframe.  A frame
+ * is never told its size, as ZSTD_e_end with all of it at once would:
+ * zstd would fit the frame's tables to it, and between frames of other
+ * sizes (the few lines around a spliced body, then a body) it drops and
+ * remakes the context's tables, some 85 MB at level 19 each time.  The
+ * frame is begun first, then ended: every frame has the same tables.
+ */
 static int
 zstdconn_run(struct zstdconn *zs, const void *p, size_t len,
     ZSTD_EndDirective mode, struct buf *out, struct cerr *err)
 {
+	if (mode == ZSTD_e_end && !zs->inframe && len > 0) {
+		if (zstdconn_compress(zs->cc, p, len, ZSTD_e_continue, out,
+		    err) == -1)
+			return -1;
+		p = NULL;
+		len = 0;
+	}
 	if (zstdconn_compress(zs->cc, p, len, mode, out, err) == -1)
 		return -1;
 	if (mode == ZSTD_e_end)
@@ -578,6 +592,14 @@ int
 zstdconn_frame_add(struct zstdconn_frame *f, const void *p, size_t len,
     int end, struct buf *out, struct cerr *err)
 {
+	/* Begun before it is ended, as the stream's (zstdconn_run). */
+	if (end && len > 0) {
+		if (zstdconn_compress(f->cc, p, len, ZSTD_e_continue, out,
+		    err) == -1)
+			return -1;
+		p = NULL;
+		len = 0;
+	}
 	return zstdconn_compress(f->cc, p, len, end ? ZSTD_e_end :
 	    ZSTD_e_continue, out, err);
 }

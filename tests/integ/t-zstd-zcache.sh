@@ -5,7 +5,9 @@
 # -Z zstd:3) lands the tree byte for byte with every compressible body
 # from the cache; a receiver apart from cairn (tests/integ/zstdrecv.py)
 # cuts the raw stream into frames and decodes it with the zstd command,
-# and the cache's entries are whole frames of it.  An entry is served
+# and the cache's entries are whole frames of it; no frame carries a
+# content size (docs/protocol.md 9.2), not even one of the few lines
+# between two spliced bodies, given to zstd whole.  An entry is served
 # only to a session of its own codec and level, even when a file of one
 # codec is put under the other's name; a zstd session fills the entries
 # it lacks; a source changed after its entry was made is not served

@@ -10,7 +10,9 @@ needed), and keeps every byte the server sends after its 320 line until
 it closes.  That stream is cut into frames by their headers and block
 headers alone (RFC 8878 section 3.1), not decoded here: every frame but
 the last must be complete, and the last one, which the server leaves
-open (the stream is never finished), must end on a block boundary.  The
+open (the stream is never finished), must end on a block boundary, and
+no frame may carry a content size, a checksum or a dictionary ID
+(docs/protocol.md section 9.2: a sender writes none of them).  The
 frames, the open one ended by an empty last raw block, are decoded by
 "zstd -d -c", which must succeed; the decoded replies are checked (220,
 then 240, size, body and "." per PATH, then 201), and body i is written
@@ -54,6 +56,10 @@ def frames(wire):
         fcs_flag, single = fhd >> 6, fhd >> 5 & 1
         if fhd & 0x08:
             raise SystemExit('zstdrecv: reserved bit set at %d' % i)
+        if fhd & 0xe7:
+            raise SystemExit('zstdrecv: the frame at %d carries a content '
+                             'size, a checksum or a dictionary ID '
+                             '(descriptor %02x)' % (i, fhd))
         checksum, did = fhd >> 2 & 1, fhd & 3
         hlen = 5 + (0 if single else 1) + (0, 1, 2, 4)[did] + \
             ((1 if single else 0), 2, 4, 8)[fcs_flag]
