@@ -12,9 +12,10 @@
  * (COMP <codec> <level> or AUTO), what a server grants (the level asked
  * for clamped to its maximum, or the automatic level up to that maximum
  * when it allows it), the start of the stream fixed or automatic,
- * pinning the output to stored blocks around a body, and the current
- * level as the stream reports it.  No other file checks a level's
- * number.
+ * pinning the output to stored blocks around a body, the current level
+ * as the stream reports it, and cairnd's cache entries of either codec
+ * (made, captured and spliced: zlevel_entry_new, zlevel_splice).  No
+ * other file checks a level's number.
  *
  * A client's -Z reaches deflate on the server through three files:
  * zlevel.c (parsed, asked for, granted and started), zconn.c (the
@@ -30,10 +31,12 @@
 #ifndef CAIRN_ZLEVEL_H
 #define CAIRN_ZLEVEL_H
 
+#include "conn.h"
 #include "zconn.h"
 #include "zstdconn.h"
 #include "zstream.h"
 
+struct buf;
 struct cerr;
 struct conn;
 
@@ -252,6 +255,98 @@ zlevel_span(const struct zlevel *zl, const struct conn *c, int *lo, int *hi)
 		*hi = zl->level;
 	} else
 		*lo = *hi = zlevel_now(c);
+}
+
+/*
+ * cairnd's cache of compressed bodies (zcache.h) in a session's stream,
+ * whatever its codec.  An entry of the codec is spliced, or captured
+ * while it is made, between two points where the output ends as
+ * zlevel_flush_entry ends it: for zlib a sync flush (a byte boundary:
+ * an entry never refers back, and the compressor is reset after one
+ * spliced); for zstd the end of the frame, since an entry is a complete
+ * frame of its own.  (An entry being made must also start from an empty
+ * history: a full flush before it, whatever the codec.)
+ */
+static inline int
+zlevel_flush_entry(struct conn *c, struct cerr *err)
+{
+	if (zstdconn_on(c))
+		return conn_flush_full(c, err);
+	return conn_flush(c, err);
+}
+
+/* As zconn_set_capture, zstdconn_set_capture. */
+static inline void
+zlevel_capture(struct conn *c, zconn_capture_fn fn, void *arg)
+{
+	if (zstdconn_on(c))
+		zstdconn_set_capture(c, fn, arg);
+	else
+		zconn_set_capture(c, fn, arg);
+}
+
+/* As zconn_splice, zstdconn_splice ... */
+static inline int
+zlevel_splice(struct conn *c, const void *p, size_t len, struct cerr *err)
+{
+	if (zstdconn_on(c))
+		return zstdconn_splice(c, p, len, err);
+	return zconn_splice(c, p, len, err);
+}
+
+/* ... and zconn_splice_end, zstdconn_splice_end. */
+static inline int
+zlevel_splice_end(struct conn *c, uint64_t raw, int level, struct cerr *err)
+{
+	if (zstdconn_on(c))
+		return zstdconn_splice_end(c, raw, level, err);
+	return zconn_splice_end(c, raw, level, err);
+}
+
+/*
+ * The maker of a cache entry of codec at level (one that compresses),
+ * apart from any connection (cairnd -W): data compressed alone, from an
+ * empty history; zlevel_entry_add appends the output of len bytes at p
+ * to out, and with end nonzero ends the entry (zlib: a full flush of a
+ * headless stream, zstream_headless; zstd: the end of the frame,
+ * zstdconn_frame_new).
+ */
+struct zlevel_entry {
+	struct zstream		*z;	/* zlib's, or NULL */
+	struct zstdconn_frame	*f;	/* zstd's, or NULL */
+};
+
+static inline int
+zlevel_entry_new(struct zlevel_entry *e, enum zlevel_codec codec, int level,
+    struct cerr *err)
+{
+	e->z = NULL;
+	e->f = NULL;
+	if (codec == ZLEVEL_ZSTD)
+		return (e->f = zstdconn_frame_new(level, err)) == NULL ? -1 : 0;
+	if ((e->z = zstream_new(level, err)) == NULL)
+		return -1;
+	zstream_headless(e->z);
+	return 0;
+}
+
+static inline int
+zlevel_entry_add(struct zlevel_entry *e, const void *p, size_t len, int end,
+    struct buf *out, struct cerr *err)
+{
+	if (e->f != NULL)
+		return zstdconn_frame_add(e->f, p, len, end, out, err);
+	return zstream_deflate(e->z, p, len, end ? ZS_FULL : ZS_NOFLUSH, out,
+	    err);
+}
+
+static inline void
+zlevel_entry_free(struct zlevel_entry *e)
+{
+	zstream_free(e->z);
+	zstdconn_frame_free(e->f);
+	e->z = NULL;
+	e->f = NULL;
 }
 
 #endif

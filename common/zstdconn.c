@@ -63,10 +63,18 @@ struct zstdconn {
 	int		 dinframe;	/* decode: inside a frame */
 	struct zconn_guard guard;	/* inflate guard on lines */
 	struct zconn_meter meter;	/* the automatic level, if on */
+	zconn_capture_fn capfn;		/* sees compressed output, NULL */
+	void		*caparg;
 
 	/* Counters (struct connstats). */
 	uint64_t	 zout;
 	uint64_t	 lvl_raw[ZSTDCONN_MAXLEVEL + 1];
+	uint64_t	 spliced_raw, spliced_wire;
+};
+
+/* A maker of one frame, for a cache entry (zstdconn_frame_new). */
+struct zstdconn_frame {
+	ZSTD_CCtx	*cc;
 };
 
 static const struct conn_filter zstdconn_ops;
@@ -78,11 +86,12 @@ zstdconn_get(const struct conn *c)
 }
 
 /*
- * Set the compressor to level (1 and up), with the window level uses
+ * Set the compressor cc to level (1 and up), with the window level uses
  * by default but never more than ZSTDCONN_WINDOW.  Only between frames.
+ * The stream and the maker of cache entries both set theirs so.
  */
 static int
-zstdconn_params(struct zstdconn *zs, int level, struct cerr *err)
+zstdconn_cparams(ZSTD_CCtx *cc, int level, struct cerr *err)
 {
 	ZSTD_compressionParameters	 cp;
 	size_t				 r;
@@ -92,14 +101,21 @@ zstdconn_params(struct zstdconn *zs, int level, struct cerr *err)
 	wlog = (int)cp.windowLog;
 	if (wlog > ZSTDCONN_WINDOWLOG)
 		wlog = ZSTDCONN_WINDOWLOG;
-	r = ZSTD_CCtx_setParameter(zs->cc, ZSTD_c_compressionLevel, level);
+	r = ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel, level);
 	if (!ZSTD_isError(r))
-		r = ZSTD_CCtx_setParameter(zs->cc, ZSTD_c_windowLog, wlog);
+		r = ZSTD_CCtx_setParameter(cc, ZSTD_c_windowLog, wlog);
 	if (ZSTD_isError(r)) {
 		cerr_set(err, "zstd level %d: %s", level, ZSTD_getErrorName(r));
 		return -1;
 	}
 	return 0;
+}
+
+/* The stream's compressor at level: zstdconn_cparams. */
+static int
+zstdconn_params(struct zstdconn *zs, int level, struct cerr *err)
+{
+	return zstdconn_cparams(zs->cc, level, err);
 }
 
 /* Raw blocks for len bytes at p onto out, opening a frame if none is. */
@@ -150,9 +166,13 @@ zstdconn_rawend(struct zstdconn *zs, struct buf *out, struct cerr *err)
 	return 0;
 }
 
-/* Compress len bytes at p onto out, then end as mode says. */
+/*
+ * Compress len bytes at p onto out with cc, then end as mode says: the
+ * one loop of ZSTD_compressStream2, for the stream and for the maker of
+ * cache entries.
+ */
 static int
-zstdconn_run(struct zstdconn *zs, const void *p, size_t len,
+zstdconn_compress(ZSTD_CCtx *cc, const void *p, size_t len,
     ZSTD_EndDirective mode, struct buf *out, struct cerr *err)
 {
 	ZSTD_inBuffer	 ib = { p, len, 0 };
@@ -166,7 +186,7 @@ zstdconn_run(struct zstdconn *zs, const void *p, size_t len,
 		}
 		ob.size = ZSTDCONN_OUTCHUNK;
 		ob.pos = 0;
-		r = ZSTD_compressStream2(zs->cc, &ob, &ib, mode);
+		r = ZSTD_compressStream2(cc, &ob, &ib, mode);
 		buf_commit(out, ob.pos);
 		if (ZSTD_isError(r)) {
 			cerr_set(err, "zstd: %s", ZSTD_getErrorName(r));
@@ -177,6 +197,30 @@ zstdconn_run(struct zstdconn *zs, const void *p, size_t len,
 		    ob.size : r == 0))
 			break;
 	}
+	return 0;
+}
+
+/*
+ * The stream's compressor: zstdconn_compress, keeping inframe.  A frame
+ * is never told its size, as ZSTD_e_end with all of it at once would:
+ * zstd would fit the frame's tables to it, and between frames of other
+ * sizes (the few lines around a spliced body, then a body) it drops and
+ * remakes the context's tables, some 85 MB at level 19 each time.  The
+ * frame is begun first, then ended: every frame has the same tables.
+ */
+static int
+zstdconn_run(struct zstdconn *zs, const void *p, size_t len,
+    ZSTD_EndDirective mode, struct buf *out, struct cerr *err)
+{
+	if (mode == ZSTD_e_end && !zs->inframe && len > 0) {
+		if (zstdconn_compress(zs->cc, p, len, ZSTD_e_continue, out,
+		    err) == -1)
+			return -1;
+		p = NULL;
+		len = 0;
+	}
+	if (zstdconn_compress(zs->cc, p, len, mode, out, err) == -1)
+		return -1;
 	if (mode == ZSTD_e_end)
 		zs->inframe = 0;
 	else if (len > 0)
@@ -202,6 +246,16 @@ zstdconn_trial(void *arg, const void *p, size_t len)
 	r = ZSTD_compressCCtx(zs->trial, dst, cap, p, len, 1);
 	free(dst);
 	return ZSTD_isError(r) ? -1 : (ssize_t)r;
+}
+
+/* Output made (onto out from before on): capture and count it. */
+static void
+zstdconn_made(struct zstdconn *zs, struct buf *out, size_t before)
+{
+	if (zs->capfn != NULL && buf_len(out) > before)
+		zs->capfn(zs->caparg, (const unsigned char *)buf_data(out) +
+		    before, buf_len(out) - before);
+	zs->zout += buf_len(out) - before;
 }
 
 static int
@@ -233,7 +287,7 @@ zstdconn_encode(void *arg, const void *p, size_t len, int flush,
 		return -1;
 	zconn_meter_add(&zs->meter, len, buf_len(out) - before, t0);
 	zs->dirty = flush == CONN_FLUSH_NONE && (zs->dirty || len > 0);
-	zs->zout += buf_len(out) - before;
+	zstdconn_made(zs, out, before);
 	if ((size_t)zs->level < ZSTDCONN_NELEM(zs->lvl_raw))
 		zs->lvl_raw[zs->level] += len;
 	return 0;
@@ -313,7 +367,7 @@ zstdconn_zlevel(struct zstdconn *zs, int level, struct buf *out,
 	} else if (zs->inframe && zstdconn_run(zs, NULL, 0, ZSTD_e_end, out,
 	    err) == -1)
 		return -1;
-	zs->zout += buf_len(out) - before;
+	zstdconn_made(zs, out, before);
 	zs->dirty = 0;
 	if (level > 0 && zstdconn_params(zs, level, err) == -1)
 		return -1;
@@ -346,7 +400,9 @@ zstdconn_relevel(struct zstdconn *zs, int level, struct cerr *err)
 /*
  * After output was compressed and written: give the automatic level
  * what was measured, and take its choice; a change of level ends the
- * frame (its end goes to out).  Not while pinned.
+ * frame (its end goes to out).  Not while pinned; and while output is
+ * captured (a cache keeps one level's frame) the level stays: the
+ * sample waits.
  */
 static int
 zstdconn_sent(void *arg, struct buf *out, struct cerr *err)
@@ -354,7 +410,7 @@ zstdconn_sent(void *arg, struct buf *out, struct cerr *err)
 	struct zstdconn	*zs = arg;
 	int		 level;
 
-	if (zs->meter.za == NULL || zs->meter.raw == 0)
+	if (zs->meter.za == NULL || zs->meter.raw == 0 || zs->capfn != NULL)
 		return 0;
 	if (zs->pin >= 0) {
 		zconn_meter_zero(&zs->meter, zs->c);
@@ -386,6 +442,11 @@ zstdconn_stats(void *arg, struct connstats *st)
 	for (i = 0; i < ZSTDCONN_NELEM(zs->lvl_raw) &&
 	    i < ZSTDCONN_NELEM(st->lvl_raw); i++)
 		st->lvl_raw[i] = zs->lvl_raw[i];
+	st->spliced_raw = zs->spliced_raw;
+	st->spliced_wire = zs->spliced_wire;
+	st->zswitches = zs->meter.switches;
+	/* Spliced bodies are plain bytes sent that conn never saw. */
+	st->raw_out += zs->spliced_raw;
 }
 
 static void
@@ -560,6 +621,99 @@ zstdconn_memory(const struct conn *c)
 	    ZSTD_sizeof_CCtx(zs->trial);
 }
 
+void
+zstdconn_set_capture(struct conn *c, zconn_capture_fn fn, void *arg)
+{
+	struct zstdconn	*zs = zstdconn_get(c);
+
+	if (zs == NULL)
+		return;
+	zs->capfn = fn;
+	zs->caparg = arg;
+}
+
+int
+zstdconn_splice(struct conn *c, const void *p, size_t len, struct cerr *err)
+{
+	struct zstdconn	*zs = zstdconn_get(c);
+
+	/* Between frames only: the stream's last one ended, nothing since. */
+	if (zs == NULL || zs->inframe || conn_queued(c) > 0) {
+		cerr_set(err, "%s: splice outside a flushed stream",
+		    conn_peer(c));
+		return -1;
+	}
+	zs->zout += len;
+	zs->spliced_wire += len;
+	return conn_wire_queue(c, p, len, err);
+}
+
+int
+zstdconn_splice_end(struct conn *c, uint64_t raw, int level,
+    struct cerr *err)
+{
+	struct zstdconn	*zs = zstdconn_get(c);
+
+	if (zs == NULL) {
+		cerr_set(err, "%s: compression is off", conn_peer(c));
+		return -1;
+	}
+	/*
+	 * The frame spliced was complete: the next output starts a frame
+	 * of its own, with nothing to reset (the last frame ended it).
+	 */
+	zs->spliced_raw += raw;
+	if (level >= 0 && (size_t)level < ZSTDCONN_NELEM(zs->lvl_raw))
+		zs->lvl_raw[level] += raw;
+	/* Copying is not compressing: keep it out of the policy's view. */
+	if (zs->meter.za != NULL)
+		zconn_meter_zero(&zs->meter, c);
+	return 0;
+}
+
+struct zstdconn_frame *
+zstdconn_frame_new(int level, struct cerr *err)
+{
+	struct zstdconn_frame	*f;
+
+	f = xcalloc(1, sizeof(*f));
+	if ((f->cc = ZSTD_createCCtx()) == NULL) {
+		cerr_set(err, "zstd: out of memory");
+		free(f);
+		return NULL;
+	}
+	if (zstdconn_cparams(f->cc, level, err) == -1) {
+		zstdconn_frame_free(f);
+		return NULL;
+	}
+	return f;
+}
+
+int
+zstdconn_frame_add(struct zstdconn_frame *f, const void *p, size_t len,
+    int end, struct buf *out, struct cerr *err)
+{
+	/* Begun before it is ended, as the stream's (zstdconn_run). */
+	if (end && len > 0) {
+		if (zstdconn_compress(f->cc, p, len, ZSTD_e_continue, out,
+		    err) == -1)
+			return -1;
+		p = NULL;
+		len = 0;
+	}
+	return zstdconn_compress(f->cc, p, len, end ? ZSTD_e_end :
+	    ZSTD_e_continue, out, err);
+}
+
+void
+zstdconn_frame_free(struct zstdconn_frame *f)
+{
+	if (f == NULL)
+		return;
+	ZSTD_freeCCtx(f->cc);
+	free(f);
+}
+
 #else /* !HAVE_ZSTD */
 
 int
@@ -633,6 +787,60 @@ zstdconn_memory(const struct conn *c)
 {
 	(void)c;
 	return 0;
+}
+
+void
+zstdconn_set_capture(struct conn *c, zconn_capture_fn fn, void *arg)
+{
+	(void)c;
+	(void)fn;
+	(void)arg;
+}
+
+int
+zstdconn_splice(struct conn *c, const void *p, size_t len, struct cerr *err)
+{
+	(void)p;
+	(void)len;
+	cerr_set(err, "%s: compression is off", conn_peer(c));
+	return -1;
+}
+
+int
+zstdconn_splice_end(struct conn *c, uint64_t raw, int level,
+    struct cerr *err)
+{
+	(void)raw;
+	(void)level;
+	cerr_set(err, "%s: compression is off", conn_peer(c));
+	return -1;
+}
+
+struct zstdconn_frame *
+zstdconn_frame_new(int level, struct cerr *err)
+{
+	(void)level;
+	cerr_set(err, "zstd is not built in (configured --without-zstd)");
+	return NULL;
+}
+
+int
+zstdconn_frame_add(struct zstdconn_frame *f, const void *p, size_t len,
+    int end, struct buf *out, struct cerr *err)
+{
+	(void)f;
+	(void)p;
+	(void)len;
+	(void)end;
+	(void)out;
+	cerr_set(err, "zstd is not built in (configured --without-zstd)");
+	return -1;
+}
+
+void
+zstdconn_frame_free(struct zstdconn_frame *f)
+{
+	(void)f;
 }
 
 #endif /* HAVE_ZSTD */

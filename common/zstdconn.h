@@ -16,18 +16,28 @@
  * and only accepts zstd frames (no legacy formats, no skippable frames);
  * the encoder never uses a larger window either, at any level.
  *
+ * For cairnd's cache of compressed bodies (zcache.h) it has what
+ * zconn.h has for deflate: a capture of the compressed output, splicing
+ * a ready-made frame between two frames of the stream, and a maker of
+ * such frames, each one complete, from an empty history.
+ *
  * Levels come checked (zlevel.h decides them, and calls these).
- * Dependencies: zstdconn uses conn and zconn's inflate guard; neither
- * uses it.  Functions return 0 on success and -1 with a message naming
- * the peer in err.
+ * Dependencies: zstdconn uses conn, zauto and zconn's inflate guard,
+ * meter and capture type; none of them uses it.  Functions return 0 on
+ * success and -1 with a message naming the peer in err.
  */
 #ifndef CAIRN_ZSTDCONN_H
 #define CAIRN_ZSTDCONN_H
 
 #include <stddef.h>
+#include <stdint.h>
 
+#include "zconn.h"
+
+struct buf;
 struct cerr;
 struct conn;
+struct zstdconn_frame;
 
 #define ZSTDCONN_WINDOWLOG	21	/* window: 2 MiB at most, each way */
 #define ZSTDCONN_WINDOW		(1 << ZSTDCONN_WINDOWLOG)
@@ -70,5 +80,39 @@ int		 zstdconn_pin_level(struct conn *, int level, struct cerr *err);
 int		 zstdconn_level(const struct conn *);	/* current, 0: none */
 /* Bytes the connection's zstd contexts hold now (both ways). */
 size_t		 zstdconn_memory(const struct conn *);
+
+/*
+ * Capture: fn(arg, p, n) sees every compressed byte made from now on,
+ * as it is made (fn NULL: none), as zconn_set_capture.  A cache keeps a
+ * body's frame so: started right after a frame's end (conn_flush_full)
+ * and stopped right after the next one, it saw one complete frame.
+ */
+void		 zstdconn_set_capture(struct conn *, zconn_capture_fn,
+		    void *arg);
+
+/*
+ * Send a ready-made complete zstd frame (a cache entry) in pieces:
+ * only between frames, right after conn_flush_full() with nothing
+ * queued since; then zstdconn_splice_end(), which counts the raw plain
+ * bytes the frame stood for, made at level.  Frames concatenate: the
+ * stream's next output starts a frame of its own.
+ */
+int		 zstdconn_splice(struct conn *, const void *, size_t,
+		    struct cerr *err);
+int		 zstdconn_splice_end(struct conn *, uint64_t raw, int level,
+		    struct cerr *err);
+
+/*
+ * A maker of one such frame: data compressed alone, from an empty
+ * history, at level (1 and up) with the stream's window bound
+ * (ZSTDCONN_WINDOW) and its other parameters.  zstdconn_frame_add
+ * appends the output of len bytes at p to out (whose cap must allow a
+ * compressed 256 KiB and more); with end nonzero the frame ends.  Make
+ * a new maker for the next frame.
+ */
+struct zstdconn_frame *zstdconn_frame_new(int level, struct cerr *err);
+int		 zstdconn_frame_add(struct zstdconn_frame *, const void *p,
+		    size_t len, int end, struct buf *out, struct cerr *err);
+void		 zstdconn_frame_free(struct zstdconn_frame *);	/* NULL ok */
 
 #endif

@@ -744,7 +744,8 @@ static void
 check_options(struct settings *st)
 {
 	struct cerr	 err;
-	int		 lv[ZLEVEL_NLEVELS], n;
+	struct zlevel	 lv[CACHE_WARM_MAX];
+	int		 n;
 
 	if (st->tc.crl != NULL && st->o.tls < 3)
 		fatalx("-C requires -w 3 or higher");

@@ -443,14 +443,15 @@ send_cached(struct sess *s, struct zhit *h, int64_t size)
 			free(chunk);
 			return SESS_CLOSE;
 		}
-		if (zconn_splice(s->conn, chunk, (size_t)n, &err) == -1) {
+		if (zlevel_splice(s->conn, chunk, (size_t)n, &err) == -1) {
 			log_warnx("%s", err.msg);
 			free(chunk);
 			return SESS_CLOSE;
 		}
 	}
 	free(chunk);
-	if (zconn_splice_end(s->conn, (uint64_t)size, h->level, &err) == -1) {
+	if (zlevel_splice_end(s->conn, (uint64_t)size, h->level, &err) ==
+	    -1) {
 		log_warnx("%s", err.msg);
 		return SESS_CLOSE;
 	}
@@ -475,11 +476,14 @@ send_cached(struct sess *s, struct zhit *h, int64_t size)
  * blocks, never through the cache, and is not counted among the bodies.
  *
  * Not apart, the stream flushes only where it must: a spliced entry
- * needs the output to end on a byte boundary before it (a sync flush;
- * the compressor is reset after it), and an entry being made needs a
- * body deflated from an empty window (a full flush before it) that ends
- * on a byte boundary (a sync flush after it).  Everything else runs on
- * with the history of what came before, as Radmind's stream does.
+ * needs the output to end where an entry may start before it (zlib: a
+ * sync flush, and the compressor is reset after it; zstd: the end of
+ * the frame), and an entry being made needs a body compressed from an
+ * empty history (a full flush before it) that ends where an entry may
+ * (zlevel_flush_entry after it).  Everything else runs on with the
+ * history of what came before, as Radmind's stream does.  The cache
+ * holds each codec's entries apart: a session finds and makes only its
+ * own codec's.
  */
 static int
 send_body(struct sess *s, int fd, const struct stat *st, int apart,
@@ -505,14 +509,12 @@ send_body(struct sess *s, int fd, const struct stat *st, int apart,
 		judge = 0;
 		cls = BODY_STORED;
 	}
-	/* The cache holds deflate data: a zstd session does without. */
-	if (s->zl.codec != ZLEVEL_ZLIB)
-		zc = NULL;
 	if (z && zc != NULL && st->st_size > 0) {
 		zlevel_span(&s->zl, s->conn, &lo, &hi);
-		(void)zcache_find(zc, st, lo, hi, &h);
+		(void)zcache_find(zc, st, s->zl.codec, lo, hi, &h);
 		if (h.fd != -1) {
-			if (!apart && conn_flush(s->conn, &err) == -1) {
+			if (!apart && zlevel_flush_entry(s->conn, &err) ==
+			    -1) {
 				log_warnx("%s", err.msg);
 				close(h.fd);
 				return SESS_CLOSE;
@@ -548,11 +550,11 @@ send_body(struct sess *s, int fd, const struct stat *st, int apart,
 			goto fail;
 		if (z && sent == 0 && cls == BODY_DEFLATED && zc != NULL &&
 		    zlevel_now(s->conn) > 0 &&
-		    (fill = zcache_fill_begin(zc, st, zlevel_now(s->conn))) !=
-		    NULL) {
+		    (fill = zcache_fill_begin(zc, st, s->zl.codec,
+		    zlevel_now(s->conn))) != NULL) {
 			if (!apart && conn_flush_full(s->conn, &err) == -1)
 				goto fail;
-			zconn_set_capture(s->conn, zcache_fill_data, fill);
+			zlevel_capture(s->conn, zcache_fill_data, fill);
 		}
 		if (fill != NULL)
 			zcache_fill_src(fill, chunk, (size_t)n);
@@ -580,7 +582,7 @@ send_body(struct sess *s, int fd, const struct stat *st, int apart,
 	}
 	if (z && apart && conn_flush_full(s->conn, &err) == -1)
 		goto fail;
-	if (fill != NULL && !apart && conn_flush(s->conn, &err) == -1)
+	if (fill != NULL && !apart && zlevel_flush_entry(s->conn, &err) == -1)
 		goto fail;
 	if (z && !delta) {
 		zcounts(s, &raw1, &made1);
@@ -598,7 +600,7 @@ fail:
 out:
 	free(chunk);
 	if (fill != NULL) {
-		zconn_set_capture(s->conn, NULL, NULL);
+		zlevel_capture(s->conn, NULL, NULL);
 		conn_stats(s->conn, &cs);
 		/* One level, one deflate run from flush to flush, or nothing. */
 		(void)zcache_fill_end(fill, r == SESS_OK && cls ==

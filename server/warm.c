@@ -5,9 +5,10 @@
  * Every file a transcript in transcript/ lists ("f" and "a" lines) is
  * opened as RETR would open it (file/<transcript>/<path>, confined to
  * the repository), judged as a body sent under -A auto would be, and
- * deflated afresh at each level asked for into an entry of the cache,
- * unless the cache has one already.  A file changed too recently to be
- * trusted is tried again once it has settled.
+ * compressed afresh at each codec and level asked for into an entry of
+ * the cache (zlevel_entry_new), unless the cache has one already.  A
+ * file changed too recently to be trusted is tried again once it has
+ * settled.
  */
 #include "config.h"
 
@@ -32,14 +33,14 @@
 #include "zauto.h"
 #include "zcache.h"
 #include "zlevel.h"
-#include "zstream.h"
 
 #define WARM_CHUNK	(256 * 1024)
 
 struct warm {
 	struct zcache	*zc;
 	int		 rootfd;
-	int		 levels[ZLEVEL_NLEVELS], nlevels;
+	struct zlevel	 levels[CACHE_WARM_MAX];
+	int		 nlevels;
 	unsigned char	*chunk;
 	struct buf	*out;
 	/* Counts for the summary. */
@@ -48,31 +49,31 @@ struct warm {
 	int		 late;		/* second pass: fresh files again */
 };
 
-/* Deflate the file on fd afresh at level into a cache entry. */
+/* Compress the file on fd afresh at zl into a cache entry. */
 static int
-warm_one(struct warm *w, int fd, const struct stat *st, int level)
+warm_one(struct warm *w, int fd, const struct stat *st,
+    const struct zlevel *zl)
 {
-	struct zstream	*z;
+	struct zlevel_entry e;
 	struct zfill	*f;
 	struct cerr	 err;
 	ssize_t		 n;
 	int		 ok = 0;
 
-	if ((f = zcache_fill_begin(w->zc, st, level)) == NULL)
+	if ((f = zcache_fill_begin(w->zc, st, zl->codec, zl->level)) == NULL)
 		return -1;
-	if ((z = zstream_new(level, &err)) == NULL) {
+	if (zlevel_entry_new(&e, zl->codec, zl->level, &err) == -1) {
 		(void)zcache_fill_end(f, 0, fd);
 		return -1;
 	}
-	zstream_headless(z);
 	if (lseek(fd, 0, SEEK_SET) == -1)
 		goto out;
 	for (;;) {
 		if ((n = read(fd, w->chunk, WARM_CHUNK)) == -1)
 			goto out;
 		buf_reset(w->out);
-		if (zstream_deflate(z, w->chunk, (size_t)n, n == 0 ? ZS_FULL :
-		    ZS_NOFLUSH, w->out, &err) == -1)
+		if (zlevel_entry_add(&e, w->chunk, (size_t)n, n == 0, w->out,
+		    &err) == -1)
 			goto out;
 		zcache_fill_data(f, buf_data(w->out), buf_len(w->out));
 		w->deflated += buf_len(w->out);
@@ -82,7 +83,7 @@ warm_one(struct warm *w, int fd, const struct stat *st, int level)
 	}
 	ok = 1;
 out:
-	zstream_free(z);
+	zlevel_entry_free(&e);
 	return zcache_fill_end(f, ok, fd);
 }
 
@@ -118,7 +119,8 @@ warm_file(struct warm *w, const char *tname, const struct tline *t)
 		close(fd);
 		return;
 	}
-	(void)zcache_find(w->zc, &st, 1, 0, &h);
+	/* No level asked: the verdict alone, which is every codec's. */
+	(void)zcache_find(w->zc, &st, ZLEVEL_ZLIB, 1, 0, &h);
 	if (h.verdict == ZC_STORED) {
 		w->stored++;
 		close(fd);
@@ -132,15 +134,19 @@ warm_file(struct warm *w, const char *tname, const struct tline *t)
 		return;
 	}
 	for (i = 0; i < w->nlevels; i++) {
-		(void)zcache_find(w->zc, &st, w->levels[i], w->levels[i], &h);
+		(void)zcache_find(w->zc, &st, w->levels[i].codec,
+		    w->levels[i].level, w->levels[i].level, &h);
 		if (h.fd != -1) {
 			close(h.fd);
 			w->had++;
 			continue;
 		}
-		if (warm_one(w, fd, &st, w->levels[i]) == -1) {
-			log_warnx("%s: cannot cache it at level %d", rel,
-			    w->levels[i]);
+		if (warm_one(w, fd, &st, &w->levels[i]) == -1) {
+			log_warnx("%s: cannot cache it at level %s%s%d", rel,
+			    w->levels[i].codec == ZLEVEL_ZLIB ? "" :
+			    zlevel_label(w->levels[i].codec),
+			    w->levels[i].codec == ZLEVEL_ZLIB ? "" : ":",
+			    w->levels[i].level);
 			w->failed++;
 		} else {
 			w->made++;
@@ -194,29 +200,63 @@ warm_pass(struct warm *w)
 	return rc;
 }
 
-int
-cache_warm_levels(const char *spec, int levels[ZLEVEL_NLEVELS], int *n,
-    struct cerr *err)
+/* The "-W <spec>: levels are ..." error: every codec built in. */
+static void
+warm_badlevels(const char *spec, struct cerr *err)
 {
+	char	 ranges[128];
+	size_t	 off = 0;
+	int	 c, lo, hi;
+
+	ranges[0] = '\0';
+	for (c = 0; c < ZLEVEL_NCODECS && off < sizeof(ranges); c++) {
+		if (!zlevel_built((enum zlevel_codec)c))
+			continue;
+		zlevel_range((enum zlevel_codec)c, &lo, &hi);
+		/* zlib's levels are bare numbers, as in a client's -Z. */
+		if (c == ZLEVEL_ZLIB)
+			off += (size_t)snprintf(ranges + off, sizeof(ranges) -
+			    off, "%d to %d", lo + 1, hi);
+		else
+			off += (size_t)snprintf(ranges + off, sizeof(ranges) -
+			    off, "%s%s:%d to %s:%d", off > 0 ? ", or " : "",
+			    zlevel_label((enum zlevel_codec)c), lo + 1,
+			    zlevel_label((enum zlevel_codec)c), hi);
+	}
+	cerr_set(err, "-W %s: levels are %s", spec, ranges);
+}
+
+int
+cache_warm_levels(const char *spec, struct zlevel levels[CACHE_WARM_MAX],
+    int *n, struct cerr *err)
+{
+	enum zlevel_codec codec;
+	struct cerr	 perr;
 	char		*s, *p, *tok;
-	int		 l, i, lo, hi, rc = 0;
+	int		 l, i, bad, rc = 0;
 
 	*n = 0;
 	s = xstrdup(spec);
 	for (p = s; (tok = strsep(&p, ",")) != NULL; ) {
-		if (zlevel_parse(ZLEVEL_ZLIB, tok, ZLEVEL_ARG_DEFLATE, &l,
-		    NULL) == -1) {
-			zlevel_range(ZLEVEL_ZLIB, &lo, &hi);
-			cerr_set(err, "-W %s: levels are %d to %d", spec,
-			    lo + 1, hi);
+		/* A client's -Z, less "auto" and the stored levels. */
+		bad = zlevel_parse_client(tok, &codec, &l, &perr) == -1;
+		if (bad || l == ZLEVEL_AUTO || !zlevel_deflates(codec, l)) {
+			if (bad && !zlevel_built(codec))
+				cerr_set(err, "-W %s: %s", spec, perr.msg);
+			else
+				warm_badlevels(spec, err);
 			rc = -1;
 			break;
 		}
 		for (i = 0; i < *n; i++)
-			if (levels[i] == l)
+			if (levels[i].codec == codec && levels[i].level == l)
 				break;
-		if (i == *n)
-			levels[(*n)++] = l;
+		if (i == *n && *n < CACHE_WARM_MAX) {
+			levels[*n].codec = codec;
+			levels[*n].level = l;
+			levels[*n].zauto = 0;
+			(*n)++;
+		}
 	}
 	free(s);
 	return rc;
@@ -248,7 +288,7 @@ cache_warm(struct zcache *zc, int rootfd, const char *levels)
 			rc = -1;
 	}
 	log_info("cache warmed: %lu files, %lu entries made (%llu bytes "
-	    "deflated to %llu), %lu present already, %lu incompressible, "
+	    "compressed to %llu), %lu present already, %lu incompressible, "
 	    "%lu failed", w.files, w.made, w.raw, w.deflated, w.had,
 	    w.stored, w.failed);
 	buf_free(w.out);

@@ -37,6 +37,7 @@ struct zcache {
 struct zfill {
 	struct zcache	*zc;
 	struct stat	 st;
+	enum zlevel_codec codec;
 	int		 level;
 	int		 fd;		/* the temporary entry */
 	char		 tmp[64];
@@ -145,6 +146,47 @@ rec_write(struct zcache *zc, const struct stat *st, int verdict,
 		(void)unlinkat(zc->dfd, tmp, 0);
 }
 
+/*
+ * The name of an entry of codec at level: zlib's as before codecs were
+ * named, "z/<digest>.<level>"; zstd's "z/<digest>.zstd<level>".
+ */
+static void
+ent_name(const char *digest, enum zlevel_codec codec, int level,
+    char *name, size_t len)
+{
+	snprintf(name, len, "z/%s.%s%d", digest, codec == ZLEVEL_ZLIB ? "" :
+	    zlevel_label(codec), level);
+}
+
+/*
+ * Read an entry's header (NUL-terminated, ZC_HEADER bytes at most):
+ * 1 and its codec, level, plain and compressed sizes if it is one.
+ * "cairn-zcache 1 <codec> <level> <raw> <len>", or a zlib entry's
+ * "cairn-zcache 1 <level> <raw> <len>" from before codecs were named.
+ */
+static int
+ent_header(const char *hdr, enum zlevel_codec *codec, int *level,
+    unsigned long long *raw, unsigned long long *len)
+{
+	char	 word[8];
+	int	 c;
+
+	if (sscanf(hdr, "cairn-zcache 1 %d %llu %llu", level, raw,
+	    len) == 3) {
+		*codec = ZLEVEL_ZLIB;
+		return 1;
+	}
+	if (sscanf(hdr, "cairn-zcache 1 %7s %d %llu %llu", word, level, raw,
+	    len) != 4)
+		return 0;
+	for (c = 0; c < ZLEVEL_NCODECS; c++)
+		if (strcmp(word, zlevel_label((enum zlevel_codec)c)) == 0) {
+			*codec = (enum zlevel_codec)c;
+			return 1;
+		}
+	return 0;
+}
+
 /* A source may be trusted once its change time has settled. */
 int
 zcache_settled(const struct stat *st)
@@ -153,12 +195,13 @@ zcache_settled(const struct stat *st)
 }
 
 int
-zcache_find(struct zcache *zc, const struct stat *st, int lo, int hi,
-    struct zhit *h)
+zcache_find(struct zcache *zc, const struct stat *st, enum zlevel_codec codec,
+    int lo, int hi, struct zhit *h)
 {
 	char		 digest[ZC_NAMEMAX], name[ZC_NAMEMAX + 16];
 	char		 hdr[ZC_HEADER + 1];
 	unsigned long long raw, len;
+	enum zlevel_codec hc;
 	struct stat	 est;
 	int		 l, fd, hl;
 
@@ -167,8 +210,10 @@ zcache_find(struct zcache *zc, const struct stat *st, int lo, int hi,
 	if (!rec_read(zc, st, &h->verdict, digest) ||
 	    h->verdict != ZC_DEFLATE)
 		return 0;
-	for (l = hi; l >= lo && l >= 1; l--) {
-		snprintf(name, sizeof(name), "z/%s.%d", digest, l);
+	for (l = hi; l >= lo; l--) {
+		if (!zlevel_deflates(codec, l))
+			continue;
+		ent_name(digest, codec, l, name, sizeof(name));
 		if ((fd = openat(zc->dfd, name, O_RDONLY | O_NOFOLLOW |
 		    O_CLOEXEC)) == -1)
 			continue;
@@ -178,8 +223,8 @@ zcache_find(struct zcache *zc, const struct stat *st, int lo, int hi,
 			continue;
 		}
 		hdr[ZC_HEADER] = '\0';
-		if (sscanf(hdr, "cairn-zcache 1 %d %llu %llu", &hl, &raw,
-		    &len) != 3 || hl != l || raw != (uint64_t)st->st_size ||
+		if (!ent_header(hdr, &hc, &hl, &raw, &len) || hc != codec ||
+		    hl != l || raw != (uint64_t)st->st_size ||
 		    (uint64_t)est.st_size != ZC_HEADER + len) {
 			close(fd);
 			continue;
@@ -202,16 +247,18 @@ zcache_stored(struct zcache *zc, const struct stat *st)
 }
 
 struct zfill *
-zcache_fill_begin(struct zcache *zc, const struct stat *st, int level)
+zcache_fill_begin(struct zcache *zc, const struct stat *st,
+    enum zlevel_codec codec, int level)
 {
 	struct zfill	*f;
 	char		 pad[ZC_HEADER];
 
-	if (!zcache_settled(st) || !zlevel_deflates(ZLEVEL_ZLIB, level))
+	if (!zcache_settled(st) || !zlevel_deflates(codec, level))
 		return NULL;
 	f = xcalloc(1, sizeof(*f));
 	f->zc = zc;
 	f->st = *st;
+	f->codec = codec;
 	f->level = level;
 	snprintf(f->tmp, sizeof(f->tmp), "z/.tmp.%ld.%u", (long)getpid(),
 	    zc->seq++);
@@ -272,12 +319,14 @@ zcache_fill_end(struct zfill *f, int ok, int srcfd)
 		if (*p == '/')
 			*p = '_';
 	memset(hdr, ' ', sizeof(hdr));
-	n = snprintf(hdr, sizeof(hdr), "cairn-zcache 1 %d %llu %llu",
-	    f->level, (unsigned long long)f->raw,
+	n = snprintf(hdr, sizeof(hdr), "cairn-zcache 1 %s %d %llu %llu",
+	    zlevel_label(f->codec), f->level, (unsigned long long)f->raw,
 	    (unsigned long long)f->len);
+	if (n < 0 || (size_t)n >= sizeof(hdr) - 1)
+		goto out;
 	hdr[n] = ' ';
 	hdr[sizeof(hdr) - 1] = '\n';
-	snprintf(name, sizeof(name), "z/%s.%d", digest, f->level);
+	ent_name(digest, f->codec, f->level, name, sizeof(name));
 	if (pwrite(f->fd, hdr, sizeof(hdr), 0) != (ssize_t)sizeof(hdr) ||
 	    fdatasync(f->fd) == -1 || close(f->fd) == -1) {
 		f->fd = -1;

@@ -1,13 +1,17 @@
 /*
  * zcache.h: cairnd's cache of compressed file bodies (cairnd(8) -c).
  *
- * For a file served compressed, the deflate data its body became is
- * kept, per level, under the file's SHA-1 (so equal files share it), and
- * spliced into later streams instead of deflating the file again.  An
- * entry is self-contained deflate data made from an empty window and
- * ended by a sync or full flush (zstream.h), so splicing it after a
- * full flush is exactly what deflating the file afresh would have sent,
- * and after a sync flush it is still a valid continuation of the stream.
+ * For a file served compressed, the compressed data its body became is
+ * kept, per codec and level, under the file's SHA-1 (so equal files
+ * share it), and spliced into later streams instead of compressing the
+ * file again.  A zlib entry is self-contained deflate data made from an
+ * empty window and ended by a sync or full flush (zstream.h), so
+ * splicing it after a full flush is exactly what deflating the file
+ * afresh would have sent, and after a sync flush it is still a valid
+ * continuation of the stream.  A zstd entry is one complete zstd frame
+ * made from an empty history with the stream's window bound
+ * (zstdconn.h), spliced between two frames of the stream.  An entry is
+ * only ever served to a session of its own codec and level.
  *
  * A source file is found again by device and inode; its record keeps
  * its size, modification and change times, and is believed only while
@@ -16,13 +20,20 @@
  * is the same after: a later write to the file changes its change time,
  * so no entry is served once its source has changed.  Records also keep
  * the detector's verdict, so an incompressible file is sent stored next
- * time without looking at it.
+ * time without looking at it; the verdict is the file's, whatever the
+ * codec.
  *
- * Layout under the cache directory: z/<digest>.<level> entries (a
- * 64-byte header line, then the deflate data), i/<dev>-<ino> records,
- * and temporary files named ".tmp.*" while they are written.  Entries
- * are written by the session processes, and the whole is kept under
- * its size bound by the daemon (zcache_trim), oldest use first.
+ * Layout under the cache directory: z/<digest>.<level> zlib entries and
+ * z/<digest>.zstd<level> zstd entries (a 64-byte header line,
+ * "cairn-zcache 1 <codec> <level> <plain bytes> <data bytes>", then the
+ * compressed data; a zlib entry written before codecs were recorded has
+ * no <codec> word, and is still read), i/<dev>-<ino> records, and
+ * temporary files named ".tmp.*" while they are written.  Entries are
+ * the server's own files, trusted as the repository is, but an entry
+ * whose header does not match its name and size is ignored.  They are
+ * written by the session processes, and the whole is kept under its
+ * size bound by the daemon (zcache_trim), oldest use first, whatever
+ * the codec.
  */
 #ifndef CAIRN_ZCACHE_H
 #define CAIRN_ZCACHE_H
@@ -30,6 +41,8 @@
 #include <sys/types.h>
 #include <sys/stat.h>
 #include <stdint.h>
+
+#include "zlevel.h"
 
 struct cerr;
 struct zcache;
@@ -40,7 +53,7 @@ struct zfill;
 #define ZC_DEFSIZE	(1LL << 30)	/* default bound (-S) */
 #define ZC_TRIMGAP	10		/* s between trims */
 
-/* What the cache knows of a source file. */
+/* What the cache knows of a source file, whatever the codec. */
 #define ZC_UNKNOWN	0
 #define ZC_DEFLATE	1	/* compressible; entries may exist */
 #define ZC_STORED	2	/* judged incompressible */
@@ -49,7 +62,7 @@ struct zhit {
 	int		 verdict;	/* ZC_* */
 	int		 fd;		/* entry, at its data; -1: none */
 	int		 level;		/* of the entry */
-	uint64_t	 len;		/* deflate bytes in the entry */
+	uint64_t	 len;		/* compressed bytes in the entry */
 };
 
 /*
@@ -60,26 +73,28 @@ struct zcache	*zcache_open(const char *dir, int64_t bound, struct cerr *err);
 void		 zcache_close(struct zcache *);		/* NULL is fine */
 
 /*
- * Look up source st: h->verdict, and an entry made at a level from hi
- * down to lo (the first found).  Returns 0; h->fd -1 when no entry.
+ * Look up source st: h->verdict, and an entry of codec made at a level
+ * from hi down to lo (the first found; levels outside the codec's that
+ * compress are never looked for).  Returns 0; h->fd -1 when no entry.
  */
-int		 zcache_find(struct zcache *, const struct stat *st, int lo,
-		    int hi, struct zhit *h);
+int		 zcache_find(struct zcache *, const struct stat *st,
+		    enum zlevel_codec codec, int lo, int hi, struct zhit *h);
 /* Nonzero if source st changed long enough ago to be trusted. */
 int		 zcache_settled(const struct stat *st);
 /* Remember that source st was judged incompressible. */
 void		 zcache_stored(struct zcache *, const struct stat *st);
 
 /*
- * Start keeping the deflate data of source st at level; NULL when the
- * source is too fresh to be trusted (ZC_SETTLE) or the temporary file
- * cannot be made.  Feed it the plain bytes (zcache_fill_src) and the
- * deflate data (zcache_fill_data) as they pass, then end it: with ok
- * and the source unchanged (fstat of srcfd equal to st) the entry and
- * its record are committed, else everything is discarded.
+ * Start keeping the compressed data of source st made by codec at level
+ * (one that compresses); NULL when the source is too fresh to be
+ * trusted (ZC_SETTLE) or the temporary file cannot be made.  Feed it the
+ * plain bytes (zcache_fill_src) and the compressed data
+ * (zcache_fill_data) as they pass, then end it: with ok and the source
+ * unchanged (fstat of srcfd equal to st) the entry and its record are
+ * committed, else everything is discarded.
  */
 struct zfill	*zcache_fill_begin(struct zcache *, const struct stat *st,
-		    int level);
+		    enum zlevel_codec codec, int level);
 void		 zcache_fill_src(struct zfill *, const void *, size_t);
 void		 zcache_fill_data(void *fill, const void *, size_t);
 int		 zcache_fill_end(struct zfill *, int ok, int srcfd);

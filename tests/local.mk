@@ -60,7 +60,7 @@ EXTRA_DIST += tests/integ/lib.sh tests/integ/netlib.sh \
 	tests/integ/limpeer.py tests/integ/tlspeer.py \
 	tests/integ/lapply-srv.py tests/integ/recproxy.py \
 	tests/integ/slowproxy.py tests/integ/dropproxy.py \
-	tests/integ/pxfwd.py tests/integ/zrecv.py \
+	tests/integ/pxfwd.py tests/integ/zrecv.py tests/integ/zstdrecv.py \
 	tests/integ/crashcheck.py tests/integ/tracecheck.py \
 	tests/integ/ptyrun.py tests/integ/sigcheck.py \
 	tests/integ/fetchpeer.py tests/integ/dstorelib.sh
@@ -171,6 +171,7 @@ CAIRND_TESTS = \
 	tests/integ/t-catalogue-zlib.sh \
 	tests/integ/t-cairnd-upload-crash.sh \
 	tests/integ/t-cairnd-zauto.sh \
+	tests/integ/t-zstd-zcache.sh \
 	tests/integ/t-cairnd-proxy.sh \
 	tests/integ/t-cairnd-haproxy.sh \
 	tests/integ/t-cairnd-ready.sh \
@@ -271,6 +272,7 @@ ZSTD_TESTS = \
 	tests/integ/t-tools-version.sh \
 	tests/integ/t-cairnd-verbs.sh \
 	tests/integ/t-cairnd-zauto.sh \
+	tests/integ/t-zstd-zcache.sh \
 	tests/integ/t-cairnd-zbytes.sh \
 	tests/integ/t-cairnd-limits.sh \
 	tests/integ/t-cairnd-release.sh \

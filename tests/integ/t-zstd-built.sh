@@ -8,8 +8,8 @@
 #   without: the banner is "CAPA ZLIB REPO ZAUTO", byte for byte that of
 #     a cairnd that never had either; DELTA is answered as an unknown
 #     verb, word for word as one; COMP ZSTD is a codec not offered, as
-#     from a cairnd -Y 0; cairnd -Y 3 and lapply -Z zstd:3 are usage
-#     errors (exit 2) naming the reason; cairn-publish -d exits 2 saying
+#     from a cairnd -Y 0; cairnd -Y 3, cairnd -W 9,zstd:3 and lapply
+#     -Z zstd:3 are usage errors (exit 2) naming the reason; cairn-publish -d exits 2 saying
 #     deltas are not built in; a pull with zlib works.
 # And lapply -c asks a server that lists DELTA for deltas only with zstd.
 . "$top_srcdir/tests/integ/lib.sh"
@@ -88,6 +88,11 @@ if [ "$built" -eq 0 ]; then
 	assert_eq 2 "$RC" "cairnd -Y 3 without zstd"
 	grep -q -- '-Y: 3: zstd is not built in (configured --without-zstd)' \
 	    "$T/err" || fail "cairnd -Y 3: $(cat "$T/err")"
+	run_capture "$T/out" "$T/err" "$CAIRND" -D "$R" -c "$T/cache" \
+	    -W 9,zstd:3
+	assert_eq 2 "$RC" "cairnd -W 9,zstd:3 without zstd"
+	grep -q -- '-W 9,zstd:3: zstd:3: zstd is not built in (configured --without-zstd)' \
+	    "$T/err" || fail "cairnd -W 9,zstd:3: $(cat "$T/err")"
 	run_capture "$T/out" "$T/err" "$CAIRN_PUBLISH" -D "$R" -d
 	assert_eq 2 "$RC" "cairn-publish -d without zstd"
 	grep -q 'delta transfer is not built in' "$T/err" ||

@@ -1,0 +1,186 @@
+#!/usr/bin/env python3
+"""A zstd receiver written apart from cairn: the zstd command decodes.
+
+zstdrecv.py PORT LEVEL OUTDIR TRANSCRIPT PATH...
+
+Reads the banner, asks "COMP ZSTD LEVEL", then sends "RETR FILE
+TRANSCRIPT PATH" for each PATH (already encoded) and QUIT, each request
+in a zstd frame of its own made by hand (one raw block: no encoder
+needed), and keeps every byte the server sends after its 320 line until
+it closes.  That stream is cut into frames by their headers and block
+headers alone (RFC 8878 section 3.1), not decoded here: every frame but
+the last must be complete, and the last one, which the server leaves
+open (the stream is never finished), must end on a block boundary, and
+no frame may carry a content size, a checksum or a dictionary ID
+(docs/protocol.md section 9.2: a sender writes none of them).  The
+frames, the open one ended by an empty last raw block, are decoded by
+"zstd -d -c", which must succeed; the decoded replies are checked (220,
+then 240, size, body and "." per PATH, then 201), and body i is written
+to OUTDIR/i.  OUTDIR/wire holds the raw stream, OUTDIR/frames the offset
+and length of each frame, one a line.  Prints the banner's CAPA line,
+the 320 reply and the number of frames.  Exits 1 on any error.
+"""
+import subprocess
+import sys
+import time
+
+from testnet import connect, read_banner, recv_until
+
+DEADLINE = 30
+MAGIC = b'\x28\xb5\x2f\xfd'
+
+
+def frame(data):
+    """data as one frame: no content size, no checksum, window 128 KiB,
+    one last raw block (data is short: a request line)."""
+    assert len(data) < 128 * 1024
+    n = len(data) << 3 | 1
+    return MAGIC + b'\x00' + bytes([(17 - 10) << 3]) + \
+        bytes([n & 0xff, n >> 8 & 0xff, n >> 16 & 0xff]) + data
+
+
+def frames(wire):
+    """[(offset, length, complete)] of the frames of wire; SystemExit if
+    it is not a sequence of zstd frames, the last one possibly open on a
+    block boundary."""
+    out = []
+    i = 0
+    while i < len(wire):
+        start = i
+        if wire[i:i + 4] != MAGIC:
+            raise SystemExit('zstdrecv: no frame at offset %d: %s' %
+                             (i, wire[i:i + 4].hex()))
+        if i + 5 > len(wire):
+            raise SystemExit('zstdrecv: frame header cut at %d' % i)
+        fhd = wire[i + 4]
+        fcs_flag, single = fhd >> 6, fhd >> 5 & 1
+        if fhd & 0x08:
+            raise SystemExit('zstdrecv: reserved bit set at %d' % i)
+        if fhd & 0xe7:
+            raise SystemExit('zstdrecv: the frame at %d carries a content '
+                             'size, a checksum or a dictionary ID '
+                             '(descriptor %02x)' % (i, fhd))
+        checksum, did = fhd >> 2 & 1, fhd & 3
+        hlen = 5 + (0 if single else 1) + (0, 1, 2, 4)[did] + \
+            ((1 if single else 0), 2, 4, 8)[fcs_flag]
+        i += hlen
+        last = False
+        while i < len(wire) and not last:
+            if i + 3 > len(wire):
+                raise SystemExit('zstdrecv: block header cut at %d' % i)
+            b = wire[i] | wire[i + 1] << 8 | wire[i + 2] << 16
+            last, btype, size = b & 1, b >> 1 & 3, b >> 3
+            if btype == 3:
+                raise SystemExit('zstdrecv: reserved block type at %d' % i)
+            i += 3 + (1 if btype == 1 else size)
+            if i > len(wire):
+                raise SystemExit('zstdrecv: block cut at %d' % i)
+        if last:
+            i += 4 if checksum else 0
+        if i > len(wire):
+            raise SystemExit('zstdrecv: checksum cut at %d' % i)
+        out.append((start, i - start, bool(last)))
+    for off, _, done in out[:-1]:
+        if not done:
+            raise SystemExit('zstdrecv: open frame at %d before the last'
+                             % off)
+    return out
+
+
+class Replies:
+    """The decoded replies, read line by line and body by body."""
+
+    def __init__(self, data):
+        self.data = data
+        self.pos = 0
+
+    def line(self):
+        j = self.data.find(b'\r\n', self.pos)
+        if j < 0:
+            raise SystemExit('zstdrecv: decoded stream ends in a line')
+        line = self.data[self.pos:j].decode('latin-1')
+        self.pos = j + 2
+        return line
+
+    def body(self, n):
+        if self.pos + n > len(self.data):
+            raise SystemExit('zstdrecv: decoded stream ends in a body')
+        b = self.data[self.pos:self.pos + n]
+        self.pos += n
+        return b
+
+
+def main():
+    port, level, outdir, tran = sys.argv[1:5]
+    paths = sys.argv[5:]
+    s = connect(int(port), DEADLINE)
+    buf = read_banner(s)
+    for line in buf.split(b'\r\n'):
+        if b'CAPA' in line:
+            print(line[4:].decode('latin-1'))
+    s.sendall(b'COMP ZSTD %s\r\n' % level.encode())
+    start = buf.find(b'CAPA')
+    start = buf.find(b'\n', start) + 1
+    buf = recv_until(s, buf, b'\n', start)
+    end = buf.find(b'\n', start)
+    line = buf[start:end].rstrip(b'\r').decode('latin-1')
+    if not line.startswith('320'):
+        raise SystemExit('zstdrecv: COMP: ' + line)
+    print(line)
+    # Everything after the 320 line is zstd, both ways.
+    wire = bytearray(buf[end + 1:])
+    for p in paths:
+        s.sendall(frame(('RETR FILE %s %s\r\n' % (tran, p)).encode(
+            'latin-1')))
+    s.sendall(frame(b'QUIT\r\n'))
+    limit = time.monotonic() + DEADLINE
+    while True:
+        if time.monotonic() > limit:
+            raise SystemExit('zstdrecv: the server did not close')
+        d = s.recv(65536)
+        if not d:
+            break
+        wire += d
+    s.close()
+    wire = bytes(wire)
+    with open('%s/wire' % outdir, 'wb') as f:
+        f.write(wire)
+    fr = frames(wire)
+    with open('%s/frames' % outdir, 'w') as f:
+        for off, n, _ in fr:
+            f.write('%d %d\n' % (off, n))
+    print('frames %d' % len(fr))
+    # The open frame ends on a block boundary: an empty last raw block
+    # ends it for a decoder that wants whole frames.
+    tail = b'' if not fr or fr[-1][2] else b'\x01\x00\x00'
+    z = subprocess.run(['zstd', '-q', '-d', '-c'], input=wire + tail,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       timeout=DEADLINE, check=False)
+    if z.returncode != 0:
+        raise SystemExit('zstdrecv: zstd -d: %s' %
+                         z.stderr.decode('latin-1').strip())
+    r = Replies(z.stdout)
+    line = r.line()
+    if not line.startswith('220'):
+        raise SystemExit('zstdrecv: COMP: ' + line)
+    for i, p in enumerate(paths):
+        line = r.line()
+        if not line.startswith('240'):
+            raise SystemExit('zstdrecv: RETR %s: %s' % (p, line))
+        size = r.line()
+        if not size.isdigit():
+            raise SystemExit('zstdrecv: RETR %s: size %r' % (p, size))
+        body = r.body(int(size))
+        if r.line() != '.':
+            raise SystemExit('zstdrecv: RETR %s: no terminating dot' % p)
+        with open('%s/%d' % (outdir, i), 'wb') as f:
+            f.write(body)
+    line = r.line()
+    if not line.startswith('201'):
+        raise SystemExit('zstdrecv: QUIT: ' + line)
+    if r.pos != len(r.data):
+        raise SystemExit('zstdrecv: bytes after 201')
+
+
+if __name__ == '__main__':
+    main()
