@@ -1,7 +1,8 @@
 /*
- * zauto.h: the automatic compression level (docs/protocol.md section 9.1).
+ * zauto.h: the automatic compression level (docs/protocol.md sections
+ * 9.1 and 9.2), of zlib and of zstd.
  *
- * A sender that may choose its own deflate level within a cap feeds
+ * A sender that may choose its own level within a cap feeds
  * this policy what it measures while it sends: for each stretch of
  * output, the level used, the bytes before and after deflate, the time
  * spent deflating, the wall time of the stretch and how much of it was
@@ -12,8 +13,11 @@
  * "deflate speed" and "link rate / ratio", is highest.
  *
  * A level never measured is estimated from a measured one by the shape
- * zlib's levels usually have (each level slower and a little better than
- * the one below); level 0 sends stored blocks at memory speed.  When the
+ * the codec's levels usually have (each level slower and a little better
+ * than the one below); level 0 sends the data as they are, at memory
+ * speed, and is where a session starts: at level 0 a trial of level 1
+ * on a sample (zauto_trial) stands for a measurement.  The link rate is
+ * read from the stretches that waited for the socket.  When the
  * socket never made the sender wait, the link is at least as fast as
  * the output so far; the estimate of its rate then grows each stretch,
  * so that the policy tries cheaper levels until the socket pushes back.
@@ -26,7 +30,10 @@
  * soon as the socket does (after ZAUTO_PROBEMIN plain bytes at least),
  * not after a whole window.
  *
- * Pure computation: no I/O, no clock.  conn.c measures and asks.
+ * Pure computation: no I/O, no clock.  The connection's filters
+ * (zconn.c's meter, for zlib and zstd alike) measure and ask; a server
+ * keeps what a session learned for the next one with the same peer
+ * (struct zauto_memo).
  */
 #ifndef CAIRN_ZAUTO_H
 #define CAIRN_ZAUTO_H
