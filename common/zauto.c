@@ -74,6 +74,12 @@ static const struct za_shape za_shapes[ZAUTO_NCODECS] = {
  */
 #define ZA_AMPLE	4.0
 #define ZA_AMPLEGAIN	1.001
+/*
+ * A level whose held-back windows drained less than this share of the
+ * compressed bytes a second a cheaper level's did is limited by plain
+ * bytes (the receiver), not by the link.
+ */
+#define ZA_RECEIVER	0.75
 /* A probe pushed back is judged on no less than this (ns) of link time. */
 #define ZA_PROBENS	20000000
 /* A stretch that waited for the socket: compressed bytes it must have. */
@@ -97,6 +103,16 @@ struct zauto {
 	double		 swall[ZA_LEVELS];
 	double		 speed[ZA_LEVELS], ratio[ZA_LEVELS], xput[ZA_LEVELS];
 	uint64_t	 xwhen[ZA_LEVELS], windows;
+	/*
+	 * Per level, the same sums over its recent windows that the
+	 * socket held back (a quarter of their time or more): plain and
+	 * compressed bytes and wall time.  A link takes about as many
+	 * compressed bytes a second at every level; a receiver that
+	 * writes plain bytes at its own pace takes about as many plain
+	 * bytes, so fewer compressed ones the more a level compresses.
+	 */
+	double		 braw[ZA_LEVELS], bzout[ZA_LEVELS], bwall[ZA_LEVELS];
+	uint64_t	 bwhen[ZA_LEVELS];
 	/* The same sums for the link, over every level. */
 	double		 lzout, lwall, lstall;
 	double		 link;		/* compressed B/s the link takes */
@@ -509,6 +525,31 @@ za_ample(const struct zauto *za, int level)
 	return speed >= ZA_AMPLE * za->link / ratio;
 }
 
+/* Were level's held-back windows recent enough to count? */
+static int
+za_bfresh(const struct zauto *za, int level)
+{
+	return za->bwall[level] > 0 && za->windows - za->bwhen[level] <
+	    ZA_FORGET;
+}
+
+/*
+ * Is the pace at level b (over cheaper level a) set by plain bytes, by
+ * what both measured while the socket held them back: b's compressed
+ * bytes a second markedly fewer than a's, and its plain bytes a second
+ * no more (up to gain)?  Then the "link" is a receiver writing plain
+ * bytes at its own pace, and b's CPU buys nothing.
+ */
+static int
+za_receiver(const struct zauto *za, int a, int b, double gain)
+{
+	if (!za_bfresh(za, a) || !za_bfresh(za, b))
+		return 0;
+	return za->bzout[b] / za->bwall[b] < ZA_RECEIVER * za->bzout[a] /
+	    za->bwall[a] && za->braw[b] / za->bwall[b] <= gain *
+	    za->braw[a] / za->bwall[a];
+}
+
 static void
 za_decide(struct zauto *za)
 {
@@ -530,8 +571,22 @@ za_decide(struct zauto *za)
 	 */
 	cur = za_throughput(za, za->cur);
 	pick = za->cur;
+	/*
+	 * Measured truth first: a cheaper level that carried as many plain
+	 * bytes while the receiver, not the link, set the pace is taken,
+	 * and a dearer one that carried no more is not tried again (until
+	 * its measurements are ZA_FORGET windows old).
+	 */
+	for (l = 0; l < za->cur; l++)
+		if (za_receiver(za, l, za->cur, 1.0 / ZAUTO_GIVE)) {
+			za->probing = 0;
+			za->cur = l;
+			return;
+		}
 	best = 0;
 	for (l = za->cur + 1; l <= za->cap; l++) {
+		if (za_receiver(za, za->cur, l, ZAUTO_HYSTERESIS))
+			continue;
 		t = za_throughput(za, l);
 		if (t > best && t > cur * (za_ample(za, l) ? ZA_AMPLEGAIN :
 		    ZAUTO_HYSTERESIS)) {
@@ -662,6 +717,18 @@ zauto_sample(struct zauto *za, int level, uint64_t raw, uint64_t zout,
 	rate = za->lzout / za->lwall;
 	/* Held back for a quarter of its time or more: the link's pace. */
 	za->bound = za->stall * 4 > za->wall;
+	if (za->bound) {
+		if (za->windows - za->bwhen[level] >= ZA_FORGET)
+			za->braw[level] = za->bzout[level] =
+			    za->bwall[level] = 0;
+		za->braw[level] = za->braw[level] * ZA_DECAY +
+		    (double)za->raw;
+		za->bzout[level] = za->bzout[level] * ZA_DECAY +
+		    (double)za->zout;
+		za->bwall[level] = za->bwall[level] * ZA_DECAY +
+		    (double)za->wall / 1e9;
+		za->bwhen[level] = za->windows;
+	}
 	if (za->stall * 10 > za->wall)
 		za->free = 0;
 	else
@@ -676,6 +743,14 @@ zauto_sample(struct zauto *za, int level, uint64_t raw, uint64_t zout,
 		    ((double)za->wall / 1e9);
 		za->link = za_median(za->pushed, za->npushed < ZA_PUSHED ?
 		    za->npushed : ZA_PUSHED);
+		/*
+		 * Until a few windows pushed back, one pause of the
+		 * receiver (making directories, syncing) would pass for a
+		 * slow link: the link takes at least what the windows
+		 * took.
+		 */
+		if (za->npushed < 3 && za->link < rate)
+			za->link = rate;
 		za->linkknown = 1;
 	} else {
 		/* It took all we gave: at least this, maybe much more. */

@@ -87,23 +87,33 @@ zstdconn_get(const struct conn *c)
 
 /*
  * Set the compressor cc to level (1 and up), with the window level uses
- * by default but never more than ZSTDCONN_WINDOW.  Only between frames.
- * The stream and the maker of cache entries both set theirs so.
+ * by default but never more than ZSTDCONN_WINDOW, and its match tables
+ * no larger than that window can use (zstd sizes them so for an input
+ * of known size; the stream's size is never known): at level 19 the
+ * tables for zstd's default 8 MiB window alone would hold 85 MB.  Only
+ * between frames.  The stream and the maker of cache entries both set
+ * theirs so.
  */
 static int
 zstdconn_cparams(ZSTD_CCtx *cc, int level, struct cerr *err)
 {
 	ZSTD_compressionParameters	 cp;
 	size_t				 r;
-	int				 wlog;
 
 	cp = ZSTD_getCParams(level, ZSTD_CONTENTSIZE_UNKNOWN, 0);
-	wlog = (int)cp.windowLog;
-	if (wlog > ZSTDCONN_WINDOWLOG)
-		wlog = ZSTDCONN_WINDOWLOG;
+	if (cp.windowLog > ZSTDCONN_WINDOWLOG)
+		cp.windowLog = ZSTDCONN_WINDOWLOG;
+	cp = ZSTD_adjustCParams(cp, ZSTD_CONTENTSIZE_UNKNOWN, 0);
 	r = ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel, level);
 	if (!ZSTD_isError(r))
-		r = ZSTD_CCtx_setParameter(cc, ZSTD_c_windowLog, wlog);
+		r = ZSTD_CCtx_setParameter(cc, ZSTD_c_windowLog,
+		    (int)cp.windowLog);
+	if (!ZSTD_isError(r))
+		r = ZSTD_CCtx_setParameter(cc, ZSTD_c_hashLog,
+		    (int)cp.hashLog);
+	if (!ZSTD_isError(r))
+		r = ZSTD_CCtx_setParameter(cc, ZSTD_c_chainLog,
+		    (int)cp.chainLog);
 	if (ZSTD_isError(r)) {
 		cerr_set(err, "zstd level %d: %s", level, ZSTD_getErrorName(r));
 		return -1;

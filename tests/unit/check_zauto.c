@@ -423,6 +423,36 @@ START_TEST(test_memo)
 }
 END_TEST
 
+/*
+ * A receiver that writes 40 MB/s of plain bytes whatever they came as
+ * (no link to speak of): every level makes the socket wait, and the
+ * compressed bytes it takes fall as the level compresses more.  That
+ * is no link to compress for: the policy settles at level 0, trying a
+ * dearer level now and then.  A real link of 12 MB/s, by contrast,
+ * takes as many compressed bytes at every level: compression stays.
+ */
+START_TEST(test_receiver_not_link)
+{
+	struct zauto	*za;
+	int		 max, at0, level;
+
+	za = zauto_new(ZAUTO_ZLIB, 3, 0);
+	level = simulate_recv(za, speed, ratio, 0, 40e6, 40, &max, &at0);
+	ck_assert_int_ge(at0, 24);
+	zauto_free(za);
+	za = zauto_new(ZAUTO_ZSTD, 3, 0);
+	level = simulate_recv(za, speed, ratio, 0, 40e6, 40, &max, &at0);
+	ck_assert_int_ge(at0, 24);
+	zauto_free(za);
+
+	za = zauto_new(ZAUTO_ZLIB, 3, 0);
+	level = simulate_recv(za, speed, ratio, 12e6, 0, 40, &max, &at0);
+	ck_assert_int_ge(level, 1);
+	ck_assert_int_le(at0, 4);
+	zauto_free(za);
+}
+END_TEST
+
 START_TEST(test_never_above_cap)
 {
 	struct zauto	*za;
@@ -650,6 +680,7 @@ zauto_suite(void)
 	tcase_add_test(tc, test_ample_cpu_best_ratio);
 	tcase_add_test(tc, test_never_above_cap);
 	tcase_add_test(tc, test_start_at_0);
+	tcase_add_test(tc, test_receiver_not_link);
 	tcase_add_test(tc, test_memo);
 	tcase_add_test(tc, test_deep_queue_probe);
 	suite_add_tcase(s, tc);
