@@ -525,12 +525,16 @@ za_ample(const struct zauto *za, int level)
 	return speed >= ZA_AMPLE * za->link / ratio;
 }
 
-/* Were level's held-back windows recent enough to count? */
+/*
+ * Were level's held-back windows recent enough to count?  A receiver's
+ * pace lasts (it is the client's machine): twice as long as a level's
+ * own throughput.
+ */
 static int
 za_bfresh(const struct zauto *za, int level)
 {
 	return za->bwall[level] > 0 && za->windows - za->bwhen[level] <
-	    ZA_FORGET;
+	    2 * ZA_FORGET;
 }
 
 /*
@@ -554,7 +558,7 @@ static void
 za_decide(struct zauto *za)
 {
 	double	 t, best, cur, give;
-	int	 l, pick;
+	int	 l, pick, blocked;
 
 	/*
 	 * Up only for a gain of more than ZAUTO_HYSTERESIS; down for a
@@ -584,9 +588,12 @@ za_decide(struct zauto *za)
 			return;
 		}
 	best = 0;
-	for (l = za->cur + 1; l <= za->cap; l++) {
-		if (za_receiver(za, za->cur, l, ZAUTO_HYSTERESIS))
+	/* A level that bought nothing: no dearer one will either. */
+	for (l = za->cur + 1, blocked = 0; l <= za->cap; l++) {
+		if (blocked || za_receiver(za, za->cur, l, ZAUTO_HYSTERESIS)) {
+			blocked = 1;
 			continue;
+		}
 		t = za_throughput(za, l);
 		if (t > best && t > cur * (za_ample(za, l) ? ZA_AMPLEGAIN :
 		    ZAUTO_HYSTERESIS)) {
