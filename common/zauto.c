@@ -104,9 +104,9 @@ struct zauto {
 	double		 speed[ZA_LEVELS], ratio[ZA_LEVELS], xput[ZA_LEVELS];
 	uint64_t	 xwhen[ZA_LEVELS], windows;
 	/*
-	 * Per level, the same sums over its recent windows that the
-	 * socket held back (a quarter of their time or more): plain and
-	 * compressed bytes and wall time.  A link takes about as many
+	 * Per level, the same sums over the stretches that waited for the
+	 * socket in its recent windows that it held back (a quarter of
+	 * their time or more): plain and compressed bytes and wall time.  A link takes about as many
 	 * compressed bytes a second at every level; a receiver that
 	 * writes plain bytes at its own pace takes about as many plain
 	 * bytes, so fewer compressed ones the more a level compresses.
@@ -132,7 +132,7 @@ struct zauto {
 	 * Buffers along the path that take a burst at memory speed make a
 	 * whole window's rate read high; these stretches do not.
 	 */
-	double		 dzout, dwall;
+	double		 draw, dzout, dwall;
 	int		 linkknown;	/* link measured while it pushed back */
 	int		 probing;	/* went cheaper on a link not known */
 	int		 bound;		/* the link held the last window back */
@@ -638,7 +638,7 @@ za_median(const double *v, unsigned n)
 static void
 za_restart(struct zauto *za)
 {
-	za->dzout = za->dwall = 0;
+	za->draw = za->dzout = za->dwall = 0;
 	za->raw = za->zout = za->def = za->wall = za->stall = 0;
 	za->praw = za->pzout = za->pdef = za->pwall = za->pstall = 0;
 }
@@ -662,6 +662,7 @@ zauto_sample(struct zauto *za, int level, uint64_t raw, uint64_t zout,
 	za->wall += wall_ns;
 	za->stall += stall_ns;
 	if (stall_ns * 2 >= wall_ns && zout >= ZA_DRAINMIN && wall_ns > 0) {
+		za->draw += (double)raw;
 		za->dzout += (double)zout;
 		za->dwall += (double)wall_ns / 1e9;
 	}
@@ -724,16 +725,17 @@ zauto_sample(struct zauto *za, int level, uint64_t raw, uint64_t zout,
 	rate = za->lzout / za->lwall;
 	/* Held back for a quarter of its time or more: the link's pace. */
 	za->bound = za->stall * 4 > za->wall;
-	if (za->bound) {
-		if (za->windows - za->bwhen[level] >= ZA_FORGET)
+	/*
+	 * Only the stretches that waited: a burst taken by buffers along
+	 * the path would make a level's pace read high.
+	 */
+	if (za->bound && za->dwall > 0) {
+		if (za->windows - za->bwhen[level] >= 2 * ZA_FORGET)
 			za->braw[level] = za->bzout[level] =
 			    za->bwall[level] = 0;
-		za->braw[level] = za->braw[level] * ZA_DECAY +
-		    (double)za->raw;
-		za->bzout[level] = za->bzout[level] * ZA_DECAY +
-		    (double)za->zout;
-		za->bwall[level] = za->bwall[level] * ZA_DECAY +
-		    (double)za->wall / 1e9;
+		za->braw[level] = za->braw[level] * ZA_DECAY + za->draw;
+		za->bzout[level] = za->bzout[level] * ZA_DECAY + za->dzout;
+		za->bwall[level] = za->bwall[level] * ZA_DECAY + za->dwall;
 		za->bwhen[level] = za->windows;
 	}
 	if (za->stall * 10 > za->wall)
