@@ -2,9 +2,10 @@
  * warm.c: cairnd -W, filling the compressed cache ahead of the clients
  * (cairnd(8)).
  *
- * Every file a transcript in transcript/ lists ("f" and "a" lines) is
- * opened as RETR would open it (file/<transcript>/<path>, confined to
- * the repository), judged as a body sent under -A auto would be, and
+ * Every transcript in transcript/ (ktcheck fetches them) and every file
+ * one lists ("f" and "a" lines) is opened as RETR would open it
+ * (transcript/<name>, file/<transcript>/<path>, confined to the
+ * repository), judged as a body sent under -A auto would be, and
  * compressed afresh at each codec and level asked for into an entry of
  * the cache (zlevel_entry_new), unless the cache has one already.  A
  * file changed too recently to be trusted is tried again once it has
@@ -87,19 +88,18 @@ out:
 	return zcache_fill_end(f, ok, fd);
 }
 
-/* One file of transcript tname: every level it still lacks. */
+/*
+ * The file at rel (under the repository), as RETR would serve it: every
+ * level it still lacks.
+ */
 static void
-warm_file(struct warm *w, const char *tname, const struct tline *t)
+warm_file(struct warm *w, const char *rel)
 {
 	struct stat	 st;
 	struct zhit	 h;
-	char		 rel[PATH_MAX];
 	ssize_t		 n;
 	int		 fd, i, fresh = 0;
 
-	if ((size_t)snprintf(rel, sizeof(rel), "file/%s/%s", tname, t->path)
-	    >= sizeof(rel))
-		return;
 	if ((fd = safe_open(w->rootfd, rel)) == -1 || fstat(fd, &st) == -1) {
 		if (fd != -1)
 			close(fd);
@@ -156,7 +156,10 @@ warm_file(struct warm *w, const char *tname, const struct tline *t)
 	close(fd);
 }
 
-/* Every f/a line of every transcript; 0, or -1 if one was unreadable. */
+/*
+ * Every transcript (ktcheck fetches them), and every f/a line of each;
+ * 0, or -1 if one was unreadable.
+ */
 static int
 warm_pass(struct warm *w)
 {
@@ -165,7 +168,7 @@ warm_pass(struct warm *w)
 	struct dirent		*de;
 	struct cerr		 err;
 	DIR			*d;
-	char			 path[PATH_MAX];
+	char			 path[PATH_MAX], rel[PATH_MAX];
 	int			 rc = 0, n;
 
 	if ((d = opendir("transcript")) == NULL) {
@@ -176,6 +179,7 @@ warm_pass(struct warm *w)
 		if (de->d_name[0] == '.')
 			continue;
 		snprintf(path, sizeof(path), "transcript/%s", de->d_name);
+		warm_file(w, path);
 		if ((r = treader_open(path, path, TR_NOSORT, &err)) == NULL) {
 			log_warnx("%s", err.msg);
 			rc = -1;
@@ -191,8 +195,10 @@ warm_pass(struct warm *w)
 				continue;
 			}
 			if (n == TL_OBJECT && !t->minus &&
-			    (t->type == 'f' || t->type == 'a'))
-				warm_file(w, de->d_name, t);
+			    (t->type == 'f' || t->type == 'a') &&
+			    (size_t)snprintf(rel, sizeof(rel), "file/%s/%s",
+			    de->d_name, t->path) < sizeof(rel))
+				warm_file(w, rel);
 		}
 		treader_close(r);
 	}

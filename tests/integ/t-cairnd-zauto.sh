@@ -188,7 +188,8 @@ run_capture "$T/wout" "$T/werr" "$CAIRND" -D "$R" -c "$T/cache" -S 12q -W 9
 assert_eq 2 "$RC" "-S 12q: $(cat "$T/werr")"
 run_capture "$T/wout" "$T/werr" "$CAIRND" -D "$R" -c "$T/cache" -W 9
 assert_eq 0 "$RC" "-W 9: $(cat "$T/werr")"
-grep -q 'cache warmed: 2 files, 1 entries made' "$T/werr" ||
+# The text, and the three transcripts ktcheck would fetch.
+grep -q 'cache warmed: 5 files, 4 entries made' "$T/werr" ||
     fail "-W summary: $(cat "$T/werr")"
 grep -q '1 incompressible' "$T/werr" || fail "-W verdict: $(cat "$T/werr")"
 # The bound: an entry larger than -S is removed once made.

@@ -99,13 +99,16 @@ for lv in zstd:0 zstd:20 auto 0 zlib:3 9,zstd:x; do
 done
 
 # 2. -W zstd:3,6 (and a duplicate): the text and the small file at both,
-#    zstd's entries named apart, their headers naming the codec; the
-#    random bytes recorded as incompressible.
+#    and the transcript itself (ktcheck fetches it), zstd's entries named
+#    apart, their headers naming the codec; the random bytes recorded as
+#    incompressible.
 run_capture "$T/wout" "$T/werr" "$CAIRND" -D "$R" -c "$T/cache" \
     -W zstd:3,6,zstd:3
 assert_eq 0 "$RC" "-W zstd:3,6: $(cat "$T/werr")"
-grep -q 'cache warmed: 6 files, 10 entries made' "$T/werr" ||
+grep -q 'cache warmed: 7 files, 12 entries made' "$T/werr" ||
     fail "-W summary: $(cat "$T/werr")"
+TZ3=$(F=$R/transcript entry app.T .zstd3)
+[ -f "$TZ3" ] || fail "no entry of the transcript: $(ls "$T/cache/z")"
 grep -q '1 incompressible, 0 failed' "$T/werr" ||
     fail "-W verdict: $(cat "$T/werr")"
 N0Z3=$(entry usr/share/doc/notes0.txt .zstd3)
