@@ -103,7 +103,8 @@ zstdconn_cparams(ZSTD_CCtx *cc, int level, struct cerr *err)
 	cp = ZSTD_getCParams(level, ZSTD_CONTENTSIZE_UNKNOWN, 0);
 	if (cp.windowLog > ZSTDCONN_WINDOWLOG)
 		cp.windowLog = ZSTDCONN_WINDOWLOG;
-	cp = ZSTD_adjustCParams(cp, ZSTD_CONTENTSIZE_UNKNOWN, 0);
+	/* Tables for an input of one window: what the window can use. */
+	cp = ZSTD_adjustCParams(cp, 1ULL << cp.windowLog, 0);
 	r = ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel, level);
 	if (!ZSTD_isError(r))
 		r = ZSTD_CCtx_setParameter(cc, ZSTD_c_windowLog,
@@ -215,7 +216,7 @@ zstdconn_compress(ZSTD_CCtx *cc, const void *p, size_t len,
  * is never told its size, as ZSTD_e_end with all of it at once would:
  * zstd would fit the frame's tables to it, and between frames of other
  * sizes (the few lines around a spliced body, then a body) it drops and
- * remakes the context's tables, some 85 MB at level 19 each time.  The
+ * remakes the context's tables, 36 MB at level 19 each time.  The
  * frame is begun first, then ended: every frame has the same tables.
  */
 static int
