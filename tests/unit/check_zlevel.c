@@ -14,6 +14,7 @@
 
 #include "cerr.h"
 #include "conn.h"
+#include "zauto.h"
 #include "zlevel.h"
 #include "unit.h"
 
@@ -157,6 +158,48 @@ START_TEST(test_grant)
 	/* -A fixed: AUTO is just a word that reads as 0. */
 	grant(6, 0, "AUTO", 1, 0);
 	grant(3, 0, NULL, 3, 0);
+}
+END_TEST
+
+/*
+ * COMP ZSTD AUTO leaves the codec to the server: zstd, unless the memo
+ * of the peer's link says zlib's top level carries more (a slow link,
+ * zstd capped low); never zlib where its automatic level is not
+ * offered; COMP ZLIB AUTO stays zlib.
+ */
+START_TEST(test_choose)
+{
+	struct zlevel_limit	 lim = { { 9, 1 }, 1 };
+	struct zauto_memo	 slow;
+	struct zlevel		 zl;
+
+	memset(&slow, 0, sizeof(slow));
+	slow.link = 1e6;
+	slow.linkknown = 1;
+	slow.codec = ZAUTO_ZSTD;
+	slow.level = 1;
+	slow.speed1 = 300e6;
+	slow.ratio1 = 0.3;
+	zlevel_grant(&lim, ZLEVEL_ZSTD, "AUTO", &zl);
+	zlevel_choose(&lim, NULL, &zl);
+	ck_assert(zl.codec == ZLEVEL_ZSTD && zl.level == 1 && zl.zauto);
+	zlevel_choose(&lim, &slow, &zl);
+	ck_assert(zl.codec == ZLEVEL_ZLIB && zl.level == 9 && zl.zauto);
+	/* zstd offered up to 3: as small as zlib's 9, and faster. */
+	lim.max[ZLEVEL_ZSTD] = 3;
+	zlevel_grant(&lim, ZLEVEL_ZSTD, "AUTO", &zl);
+	zlevel_choose(&lim, &slow, &zl);
+	ck_assert(zl.codec == ZLEVEL_ZSTD && zl.level == 3);
+	/* -A fixed: no automatic level of zlib's to grant. */
+	lim.max[ZLEVEL_ZSTD] = 1;
+	lim.autook = 0;
+	zlevel_grant(&lim, ZLEVEL_ZSTD, "AUTO", &zl);
+	zlevel_choose(&lim, &slow, &zl);
+	ck_assert(zl.codec == ZLEVEL_ZSTD && !zl.zauto);
+	lim.autook = 1;
+	zlevel_grant(&lim, ZLEVEL_ZLIB, "AUTO", &zl);
+	zlevel_choose(&lim, NULL, &zl);
+	ck_assert(zl.codec == ZLEVEL_ZLIB && zl.level == 9);
 }
 END_TEST
 
@@ -366,9 +409,10 @@ zlevel_suite(void)
 	tc = tcase_create("negotiate");
 	tcase_add_test(tc, test_grant);
 	/* One or the other, as the build has zstd or not. */
-	if (zlevel_built(ZLEVEL_ZSTD))
+	if (zlevel_built(ZLEVEL_ZSTD)) {
 		tcase_add_test(tc, test_zstd);
-	else
+		tcase_add_test(tc, test_choose);
+	} else
 		tcase_add_test(tc, test_zstd_notbuilt);
 	tcase_add_test(tc, test_ask);
 	suite_add_tcase(s, tc);
