@@ -92,4 +92,34 @@ server_frame "$OVER$SBLOCK" \
     'zstd frame asks for a window larger than 2048 KiB, the most allowed: refused'
 server_frame "$LEGACY$SBLOCK" \
     'zstd: not a zstd frame (starts 27b52ffd)'
+
+# COMP ZSTD AUTO leaves the codec to the server: one that grants zlib
+# (its banner lists it) is spoken to in zlib, -v saying so; one naming a
+# codec its banner does not list, or none, ends the session with an
+# error naming it, nothing written.
+server_auto()
+{
+	rm -rf "$T/c"
+	mkdir "$T/c"
+	printf '%s\n' 'send 200-RAP 1 evil peer.py radmind access protocol\r\n200 CAPA ZLIB REPO ZAUTO ZSTD=3\r\n' \
+	    'expect COMP ZSTD AUTO' "send 320 Ready to start $1 compression level 6 auto\\r\\n" \
+	    "$2" "send 220 $1 compression level 6 auto enabled\\r\\n" 'recv' \
+	    'close' >"$T/script"
+	start_peer "$T/script" "$T/peer.log"
+	run_capture "$T/out" "$T/err" timeout 60 "$KTCHECK" -v -Z auto \
+	    -K "$T/c/command.K" -h 127.0.0.1 -p "$PEERPORT"
+	kill "$PEERPID" 2>/dev/null
+	wait "$PEERPID" 2>/dev/null
+	[ -z "$(ls -A "$T/c")" ] || fail "written: $(ls -A "$T/c")"
+}
+server_auto ZLIB 'zlib'
+grep -q '127.0.0.1: zlib compression level auto, 0 to 6' "$T/err" ||
+    fail "ZLIB granted: $(cat "$T/err")"
+# The request after the switch came deflated, and read as such.
+grep -Eq '^<<< (STAT|RETR) ' "$T/peer.log" ||
+    fail "no deflated request: $(cat "$T/peer.log")"
+server_auto LZMA 'sleep 0'
+assert_eq 2 "$RC" "LZMA granted: $(cat "$T/err")"
+grep -q '^127\.0\.0\.1: COMP: 320 Ready to start LZMA compression level 6 auto' \
+    "$T/err" || fail "LZMA granted: $(cat "$T/err")"
 exit 0
