@@ -81,6 +81,24 @@ else
 	VERSION=
 fi
 
+# text_loadset DIR: a loadset that compresses in part: 2 MB of text in
+# usr/share/doc/notes[0-3].txt and 1 MB of random bytes in
+# var/lib/random.bin, with etc/ made for the caller's small files.
+text_loadset()
+{
+	mkdir -p "$1/etc" "$1/usr/share/doc" "$1/var/lib" || fail "mkdir"
+	python3 - "$1/usr/share/doc" <<'PY' || fail "text"
+import sys
+for n in range(4):
+    with open("%s/notes%d.txt" % (sys.argv[1], n), "w") as f:
+        for i in range(12000):
+            f.write("line %d of notes %d: the quick brown fox %d\n" %
+                    (i, n, i * 7919 % 1000))
+PY
+	head -c 1048576 /dev/urandom >"$1/var/lib/random.bin" ||
+	    fail "random"
+}
+
 # --- cairnd ----------------------------------------------------------------
 
 make_repo()

@@ -23,16 +23,7 @@ umask 022
 
 # The loadset: some 2 MB of text, 1 MB of random bytes, a small file.
 SRC=$T/src
-mkdir -p "$SRC/etc" "$SRC/usr/share/doc" "$SRC/var/lib" || fail "mkdir"
-python3 - "$SRC/usr/share/doc" <<'PY' || fail "text"
-import sys
-for n in range(4):
-    with open("%s/notes%d.txt" % (sys.argv[1], n), "w") as f:
-        for i in range(12000):
-            f.write("line %d of notes %d: the quick brown fox %d\n" %
-                    (i, n, i * 7919 % 1000))
-PY
-head -c 1048576 /dev/urandom >"$SRC/var/lib/random.bin" || fail "random"
+text_loadset "$SRC"
 printf 'hello world, hello world, hello world\n' >"$SRC/etc/motd"
 find "$SRC" -exec touch -h -d "@$T0" {} +
 R=$T/repo
