@@ -56,6 +56,7 @@ static const struct za_shape za_shapes[ZAUTO_NCODECS] = {
 #define ZA_LINKMAX	1e12	/* B/s: an unbounded link, for the sums */
 #define ZA_DECAY	0.8	/* weight of a window against the next */
 #define ZA_PUSHED	16	/* pushed-back windows the link rate is from */
+#define ZA_LINKKEPT	32	/* windows a link is known without pushing */
 /*
  * Compressed bytes the socket must have taken without pushing back
  * before the policy believes a link it never saw the end of, and moves
@@ -84,6 +85,7 @@ static const struct za_shape za_shapes[ZAUTO_NCODECS] = {
 #define ZA_PROBENS	20000000
 /* A stretch that waited for the socket: compressed bytes it must have. */
 #define ZA_DRAINMIN	(64 * 1024)
+#define ZA_DRAINS	32	/* such stretches a window keeps the rate of */
 
 struct zauto {
 	const struct za_shape *shape;	/* the codec's levels */
@@ -133,7 +135,16 @@ struct zauto {
 	 * whole window's rate read high; these stretches do not.
 	 */
 	double		 draw, dzout, dwall;
+	/*
+	 * And each such stretch's rate (the last ZA_DRAINS of them): the
+	 * link is their median.  A receiver that stops reading for a
+	 * while (creating files, syncing) makes one stretch wait long for
+	 * little; a slow link makes every stretch slow.
+	 */
+	double		 drains[ZA_DRAINS];
+	unsigned	 ndrains;
 	int		 linkknown;	/* link measured while it pushed back */
+	uint64_t	 linkwhen;	/* windows when it last did */
 	int		 probing;	/* went cheaper on a link not known */
 	int		 bound;		/* the link held the last window back */
 	double		 free;		/* compressed bytes since it did */
@@ -369,7 +380,8 @@ za_throughput(const struct zauto *za, int level)
 int
 zauto_memo(const struct zauto *za, struct zauto_memo *m)
 {
-	double	 speed, ratio;
+	double	 speed, ratio, best;
+	int	 l;
 
 	memset(m, 0, sizeof(*m));
 	if (za->windows == 0 && !za->linkknown)
@@ -378,7 +390,22 @@ zauto_memo(const struct zauto *za, struct zauto_memo *m)
 	m->linkknown = za->linkknown;
 	m->codec = za->shape == &za_shapes[ZAUTO_ZSTD] ? ZAUTO_ZSTD :
 	    ZAUTO_ZLIB;
+	/*
+	 * Not the level the session ended at, a moment of whatever it was
+	 * trying when the files ran out, but the cheapest level that
+	 * carried about as many plain bytes a second as the best one
+	 * measured.  On a pipe set by the receiver every level carries
+	 * about as many, and the next session is best started at 0.
+	 */
 	m->level = za->cur;
+	for (l = 0, best = 0; l <= za->cap; l++)
+		if (za->xput[l] > best)
+			best = za->xput[l];
+	for (l = 0; best > 0 && l <= za->cap; l++)
+		if (za->xput[l] >= best * ZAUTO_GIVE) {
+			m->level = l;
+			break;
+		}
 	za_estimate(za, 1, &speed, &ratio);
 	if (speed > 0 && ratio > 0 && ratio <= 1.0) {
 		m->speed1 = speed;
@@ -621,7 +648,7 @@ za_decide(struct zauto *za)
 static double
 za_median(const double *v, unsigned n)
 {
-	double		 w[ZA_PUSHED], t;
+	double		 w[ZA_DRAINS > ZA_PUSHED ? ZA_DRAINS : ZA_PUSHED], t;
 	unsigned	 i, j;
 
 	memcpy(w, v, n * sizeof(w[0]));
@@ -639,6 +666,7 @@ static void
 za_restart(struct zauto *za)
 {
 	za->draw = za->dzout = za->dwall = 0;
+	za->ndrains = 0;
 	za->raw = za->zout = za->def = za->wall = za->stall = 0;
 	za->praw = za->pzout = za->pdef = za->pwall = za->pstall = 0;
 }
@@ -665,6 +693,8 @@ zauto_sample(struct zauto *za, int level, uint64_t raw, uint64_t zout,
 		za->draw += (double)raw;
 		za->dzout += (double)zout;
 		za->dwall += (double)wall_ns / 1e9;
+		za->drains[za->ndrains++ % ZA_DRAINS] = (double)zout /
+		    ((double)wall_ns / 1e9);
 	}
 	if (stall_ns > 0 || za->pwall > 0) {
 		za->praw += raw;
@@ -745,22 +775,41 @@ zauto_sample(struct zauto *za, int level, uint64_t raw, uint64_t zout,
 	if (za->lstall * 10 > za->lwall) {
 		/*
 		 * The socket pushed back: the link takes about what it
-		 * took in the recent windows that pushed back.
+		 * took in the recent windows that pushed back.  Only this
+		 * window's rate, if it pushed back itself: one that did not
+		 * (a level compressing slower than the link drains, after
+		 * windows that pushed back) measured the level, not the
+		 * link.
 		 */
-		za->pushed[za->npushed++ % ZA_PUSHED] = za->dwall > 0 ?
-		    za->dzout / za->dwall : (double)za->zout /
-		    ((double)za->wall / 1e9);
-		za->link = za_median(za->pushed, za->npushed < ZA_PUSHED ?
-		    za->npushed : ZA_PUSHED);
-		/*
-		 * Until a few windows pushed back, one pause of the
-		 * receiver (making directories, syncing) would pass for a
-		 * slow link: the link takes at least what the windows
-		 * took.
-		 */
-		if (za->npushed < 3 && za->link < rate)
-			za->link = rate;
+		if (za->dwall > 0 || za->stall * 10 > za->wall ||
+		    za->npushed == 0) {
+			za->pushed[za->npushed++ % ZA_PUSHED] =
+			    za->ndrains > 0 ? za_median(za->drains,
+			    za->ndrains < ZA_DRAINS ? za->ndrains : ZA_DRAINS) :
+			    (double)za->zout / ((double)za->wall / 1e9);
+			za->link = za_median(za->pushed, za->npushed <
+			    ZA_PUSHED ? za->npushed : ZA_PUSHED);
+			/*
+			 * Until a few windows pushed back, one pause of
+			 * the receiver (making directories, syncing) would
+			 * pass for a slow link: the link takes at least
+			 * what the windows took.
+			 */
+			if (za->npushed < 3 && za->link < rate)
+				za->link = rate;
+			za->linkwhen = za->windows;
+		}
 		za->linkknown = 1;
+	} else if (za->linkknown && rate <= za->link &&
+	    za->windows - za->linkwhen < ZA_LINKKEPT) {
+		/*
+		 * It took all we gave, but no more than the link it pushed
+		 * back at lately carries: a level that compresses slower
+		 * than the link drains says nothing new of the link.
+		 * Forgetting it would send the session back to probe a
+		 * cheaper level the link already refused.  Kept for
+		 * ZA_LINKKEPT windows: a link may get faster.
+		 */
 	} else {
 		/* It took all we gave: at least this, maybe much more. */
 		if (za->link < rate || za->linkknown)

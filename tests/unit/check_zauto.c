@@ -285,6 +285,11 @@ simulate_queue(struct zauto *za, const double *sp, const double *r,
 		t = tdef + stall;
 		if (level == 0)
 			at0 += piece;
+		/* At level 0 the sender tries level 1 on a sample. */
+		if (level == 0 && zauto_wants_trial(za))
+			zauto_trial(za, 1, ZAUTO_TRIAL,
+			    (uint64_t)(ZAUTO_TRIAL * r[1]),
+			    (uint64_t)(ZAUTO_TRIAL / sp[1] * 1e9));
 		prev = level;
 		level = zauto_sample(za, level, (uint64_t)piece,
 		    (uint64_t)zout, (uint64_t)(tdef * 1e9), (uint64_t)(t * 1e9),
@@ -449,6 +454,103 @@ START_TEST(test_receiver_not_link)
 	level = simulate_recv(za, speed, ratio, 12e6, 0, 40, &max, &at0);
 	ck_assert_int_ge(level, 1);
 	ck_assert_int_le(at0, 4);
+	zauto_free(za);
+}
+END_TEST
+
+/*
+ * Gigabit with zstd: level 0 is held to the link's 120 MB/s, level 1
+ * deflates 300 MB/s of plain bytes into 96 MB/s, less than the link
+ * drains, so its socket never pushes back.  Once level 0 has shown the
+ * link, level 1's windows (which say nothing new of it) do not make the
+ * session forget it and go back to probe level 0 again and again.
+ */
+START_TEST(test_known_link_kept)
+{
+	static const double zsp[4] = { 4e9, 300e6, 240e6, 180e6 };
+	static const double zr[4] = { 1.0, 0.32, 0.30, 0.29 };
+	struct zauto	*za;
+	double		 at0;
+	int		 probes;
+
+	za = zauto_new(ZAUTO_ZSTD, 3, 0);
+	at0 = simulate_queue(za, zsp, zr, 120e6, 256 * 1024,
+	    80.0 * 1024 * 1024, &probes);
+	ck_assert_int_eq(zauto_level(za), 1);
+	ck_assert_int_le(probes, 1);
+	ck_assert(at0 < 8.0 * 1024 * 1024);
+	zauto_free(za);
+}
+END_TEST
+
+/*
+ * The memo names the cheapest level that carried about as many plain
+ * bytes as the best, not the level a session happened to end at: a
+ * pipe held to 300 MB/s by the receiver made level 1 no faster.
+ */
+START_TEST(test_memo_best_measured)
+{
+	struct zauto		*za;
+	struct zauto_memo	 m;
+	int			 i;
+
+	za = zauto_new(ZAUTO_ZSTD, 3, 0);
+	for (i = 0; i < 4; i++)
+		(void)feed(za, 0, 300e6, 1.0, 1);
+	for (i = 0; i < 2; i++)
+		(void)feed(za, 1, 280e6, 0.45, 1);
+	ck_assert_int_eq(zauto_memo(za, &m), 0);
+	ck_assert_int_eq(m.level, 0);
+	zauto_free(za);
+
+	/* On a link, level 1 carried more: the memo says level 1. */
+	za = zauto_new(ZAUTO_ZSTD, 3, 0);
+	for (i = 0; i < 4; i++)
+		(void)feed(za, 0, 120e6, 1.0, 1);
+	for (i = 0; i < 2; i++)
+		(void)feed(za, 1, 270e6, 0.45, 1);
+	ck_assert_int_eq(zauto_memo(za, &m), 0);
+	ck_assert_int_eq(m.level, 1);
+	zauto_free(za);
+}
+END_TEST
+
+/*
+ * Loopback: the receiver takes 300 MB/s, but stops reading for 100 ms
+ * once a window (making directories, syncing).  Summed, each window
+ * would read as a 20 MB/s link, and send the session up to compress for
+ * it; the link is the median of the stretches that waited, and level 0
+ * stays.
+ */
+START_TEST(test_receiver_pause)
+{
+	const double	 piece = 65536, recv = 300e6;
+	struct zauto	*za;
+	double		 tdef, wall;
+	int		 w, i, level = 0, max = 0;
+
+	za = zauto_new(ZAUTO_ZSTD, 3, 0);
+	for (w = 0; w < 16; w++)
+		for (i = 0; i < (int)(ZAUTO_WINDOW / piece); i++) {
+			if (level == 0 && zauto_wants_trial(za))
+				zauto_trial(za, 1, ZAUTO_TRIAL,
+				    (uint64_t)(ZAUTO_TRIAL * 0.45),
+				    (uint64_t)(ZAUTO_TRIAL / 300e6 * 1e9));
+			tdef = piece / (level == 0 ? 4e9 : 300e6);
+			wall = piece / recv;
+			if (wall < tdef)
+				wall = tdef;
+			if (i == 5)
+				wall += 0.1;
+			level = zauto_sample(za, level, (uint64_t)piece,
+			    (uint64_t)(piece * (level == 0 ? 1.0 : 0.45)),
+			    (uint64_t)(tdef * 1e9), (uint64_t)(wall * 1e9),
+			    (uint64_t)((wall - tdef) * 1e9));
+			if (level > max)
+				max = level;
+		}
+	ck_assert(zauto_linkrate(za) > 150e6);
+	ck_assert_int_eq(max, 0);
 	zauto_free(za);
 }
 END_TEST
@@ -683,6 +785,9 @@ zauto_suite(void)
 	tcase_add_test(tc, test_receiver_not_link);
 	tcase_add_test(tc, test_memo);
 	tcase_add_test(tc, test_deep_queue_probe);
+	tcase_add_test(tc, test_known_link_kept);
+	tcase_add_test(tc, test_memo_best_measured);
+	tcase_add_test(tc, test_receiver_pause);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("judge");
