@@ -34,6 +34,7 @@
 #define ZSTDCONN_OUTCHUNK	(64 * 1024)	/* output made per step */
 #define ZSTDCONN_SCRATCH	(8 * CONN_IOSIZE + 65536) /* level changes */
 #define ZSTDCONN_RAWBLOCK	(128 * 1024)	/* the largest block */
+#define ZSTDCONN_SMALL		(16 * 1024)	/* a small whole frame */
 #define ZSTDCONN_NELEM(a)	(sizeof(a) / sizeof((a)[0]))
 
 /* A frame's first bytes: its magic number, little-endian. */
@@ -54,11 +55,18 @@ struct zstdconn {
 	ZSTD_CCtx	*cc;
 	ZSTD_DCtx	*dc;
 	ZSTD_CCtx	*trial;		/* level 1 trials (zauto.h), or NULL */
+	ZSTD_CCtx	*small;		/* small whole frames, or NULL */
 	struct buf	*tmp;		/* output made outside encode */
 	int		 level;		/* output level now, 0: raw blocks */
 	int		 base;		/* the level when not pinned */
 	int		 pin;		/* pinned level, -1: none */
 	int		 inframe;	/* a frame of output is open */
+	/*
+	 * Bytes given with no frame open, held until a flush makes them a
+	 * small frame, or more make them the start of a frame.
+	 */
+	unsigned char	 hold[ZSTDCONN_SMALL];
+	size_t		 nhold;
 	int		 dirty;		/* input given since the last flush */
 	int		 dinframe;	/* decode: inside a frame */
 	struct zconn_guard guard;	/* inflate guard on lines */
@@ -212,7 +220,45 @@ zstdconn_compress(ZSTD_CCtx *cc, const void *p, size_t len,
 }
 
 /*
- * The stream's compressor: zstdconn_compress, keeping inframe.  A frame
+ * The bytes held as one whole frame, at the stream's level but in a
+ * context of its own, told the frame's size so that zstd fits its
+ * tables to it.
+ */
+static int
+zstdconn_small(struct zstdconn *zs, struct buf *out, struct cerr *err)
+{
+	size_t	 r, n;
+
+	if (zs->small == NULL && (zs->small = ZSTD_createCCtx()) == NULL) {
+		cerr_set(err, "zstd: out of memory");
+		return -1;
+	}
+	r = ZSTD_CCtx_setParameter(zs->small, ZSTD_c_compressionLevel,
+	    zs->level);
+	if (!ZSTD_isError(r))
+		r = ZSTD_CCtx_setParameter(zs->small, ZSTD_c_contentSizeFlag,
+		    0);
+	if (ZSTD_isError(r)) {
+		cerr_set(err, "zstd level %d: %s", zs->level,
+		    ZSTD_getErrorName(r));
+		return -1;
+	}
+	n = zs->nhold;
+	zs->nhold = 0;
+	return zstdconn_compress(zs->small, zs->hold, n, ZSTD_e_end, out, err);
+}
+
+/*
+ * The stream's compressor: zstdconn_compress, keeping inframe.
+ *
+ * A few bytes given with no frame open (a reply, the lines before a
+ * body spliced from the cache) are held: flushed, they are a frame of
+ * their own (the end of a frame is a flush too), made by zstdconn_small.
+ * The stream's context is never made to fit them, and never made at all
+ * while every body comes from the cache: at level 19 its tables are
+ * 36 MB, and clearing them cost a session more than all its replies.
+ *
+ * A frame
  * is never told its size, as ZSTD_e_end with all of it at once would:
  * zstd would fit the frame's tables to it, and between frames of other
  * sizes (the few lines around a spliced body, then a body) it drops and
@@ -223,6 +269,25 @@ static int
 zstdconn_run(struct zstdconn *zs, const void *p, size_t len,
     ZSTD_EndDirective mode, struct buf *out, struct cerr *err)
 {
+	size_t	 n;
+
+	if (!zs->inframe && len <= ZSTDCONN_SMALL - zs->nhold) {
+		if (len > 0)
+			memcpy(zs->hold + zs->nhold, p, len);
+		zs->nhold += len;
+		if (mode == ZSTD_e_continue || zs->nhold == 0)
+			return 0;
+		return zstdconn_small(zs, out, err);
+	}
+	if (zs->nhold > 0) {
+		/* More than a small frame: the held bytes begin one. */
+		n = zs->nhold;
+		zs->nhold = 0;
+		if (zstdconn_compress(zs->cc, zs->hold, n, ZSTD_e_continue,
+		    out, err) == -1)
+			return -1;
+		zs->inframe = 1;
+	}
 	if (mode == ZSTD_e_end && !zs->inframe && len > 0) {
 		if (zstdconn_compress(zs->cc, p, len, ZSTD_e_continue, out,
 		    err) == -1)
@@ -280,7 +345,7 @@ zstdconn_encode(void *arg, const void *p, size_t len, int flush,
 
 	if (len == 0 && (flush == CONN_FLUSH_NONE ||
 	    (flush == CONN_FLUSH_SYNC && !zs->dirty) ||
-	    (flush == CONN_FLUSH_FULL && !zs->inframe)))
+	    (flush == CONN_FLUSH_FULL && !zs->inframe && zs->nhold == 0)))
 		return 0;
 	if (zs->level == 0 && zs->pin < 0)
 		zconn_meter_trial(&zs->meter, p, len, zstdconn_trial, zs);
@@ -375,8 +440,8 @@ zstdconn_zlevel(struct zstdconn *zs, int level, struct buf *out,
 	if (zs->level == 0) {
 		if (zstdconn_rawend(zs, out, err) == -1)
 			return -1;
-	} else if (zs->inframe && zstdconn_run(zs, NULL, 0, ZSTD_e_end, out,
-	    err) == -1)
+	} else if ((zs->inframe || zs->nhold > 0) &&
+	    zstdconn_run(zs, NULL, 0, ZSTD_e_end, out, err) == -1)
 		return -1;
 	zstdconn_made(zs, out, before);
 	zs->dirty = 0;
@@ -469,6 +534,7 @@ zstdconn_free(void *arg)
 		return;
 	ZSTD_freeCCtx(zs->cc);
 	ZSTD_freeCCtx(zs->trial);
+	ZSTD_freeCCtx(zs->small);
 	ZSTD_freeDCtx(zs->dc);
 	zauto_free(zs->meter.za);
 	buf_free(zs->tmp);
@@ -629,7 +695,7 @@ zstdconn_memory(const struct conn *c)
 	if (zs == NULL)
 		return 0;
 	return ZSTD_sizeof_CCtx(zs->cc) + ZSTD_sizeof_DCtx(zs->dc) +
-	    ZSTD_sizeof_CCtx(zs->trial);
+	    ZSTD_sizeof_CCtx(zs->trial) + ZSTD_sizeof_CCtx(zs->small);
 }
 
 void
@@ -649,7 +715,8 @@ zstdconn_splice(struct conn *c, const void *p, size_t len, struct cerr *err)
 	struct zstdconn	*zs = zstdconn_get(c);
 
 	/* Between frames only: the stream's last one ended, nothing since. */
-	if (zs == NULL || zs->inframe || conn_queued(c) > 0) {
+	if (zs == NULL || zs->inframe || zs->nhold > 0 ||
+	    conn_queued(c) > 0) {
 		cerr_set(err, "%s: splice outside a flushed stream",
 		    conn_peer(c));
 		return -1;

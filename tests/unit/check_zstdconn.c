@@ -240,6 +240,74 @@ START_TEST(test_memory)
 }
 END_TEST
 
+/*
+ * A session at level 19 that sends only replies, flushed one by one, and
+ * a body that will not shrink (raw blocks) after a reply: every reply
+ * arrives whole, and the sender never makes the stream's context, whose
+ * tables at level 19 are 36 MB; small frames get a context fitted to
+ * them.
+ */
+START_TEST(test_small_replies)
+{
+	struct conn	*c;
+	struct cerr	 err;
+	unsigned char	*noise;
+	const char	*l;
+	char		 want[64];
+	size_t		 i, got;
+	ssize_t		 n;
+	pid_t		 pid;
+	int		 status, ok = 1;
+
+	noise = xmalloc(RAWLEN);
+	pair();
+	if ((pid = fork()) == 0) {
+		close(sv[0]);
+		c = conn_new(sv[1], "writer");
+		for (i = 0; i < RAWLEN; i++)
+			noise[i] = noisebyte(i);
+		ok &= zstdconn_start(c, 19, 0, &err) == 0;
+		for (i = 0; i < 200; i++) {
+			ok &= conn_printf(c, &err, "200 reply %zu of the "
+			    "session\r\n", i) == 0;
+			ok &= (i % 2 ? conn_flush(c, &err) :
+			    conn_flush_full(c, &err)) == 0;
+		}
+		ok &= conn_printf(c, &err, "240 raw follows\r\n") == 0;
+		ok &= zstdconn_pin_level(c, 0, &err) == 0;
+		ok &= conn_write(c, noise, RAWLEN, &err) == 0;
+		ok &= zstdconn_pin_level(c, -1, &err) == 0;
+		ok &= conn_printf(c, &err, "mem %zu\r\n",
+		    zstdconn_memory(c)) == 0;
+		ok &= conn_flush(c, &err) == 0;
+		_exit(ok ? 0 : 1);
+	}
+	close(sv[1]);
+	c = conn_new(sv[0], "reader");
+	ck_assert_int_eq(zstdconn_start(c, 3, 0, &err), 0);
+	for (i = 0; i < 200; i++) {
+		(void)snprintf(want, sizeof(want), "200 reply %zu of the "
+		    "session", i);
+		ck_assert_str_eq(getl(c), want);
+	}
+	ck_assert_str_eq(getl(c), "240 raw follows");
+	for (got = 0; got < RAWLEN; got += (size_t)n) {
+		ck_assert_int_gt(n = conn_read(c, noise + got, RAWLEN - got,
+		    &err), 0);
+	}
+	for (i = 0; i < RAWLEN; i++)
+		if (noise[i] != noisebyte(i))
+			ck_abort_msg("raw byte %zu differs", i);
+	l = getl(c);
+	ck_assert_int_eq(strncmp(l, "mem ", 4), 0);
+	ck_assert_uint_lt(strtoul(l + 4, NULL, 10), 1024 * 1024);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	free(noise);
+	conn_free(c);
+}
+END_TEST
+
 /* A zstd frame of the n bytes at p, made by libzstd at level. */
 static size_t
 frame(const void *p, size_t n, int level, void *out, size_t outlen)
@@ -404,6 +472,7 @@ zstdconn_suite(void)
 	tcase_add_test(tc, test_garbage);
 	tcase_add_test(tc, test_ratio);
 	tcase_add_test(tc, test_memory);
+	tcase_add_test(tc, test_small_replies);
 	suite_add_tcase(s, tc);
 	return s;
 }
