@@ -392,20 +392,22 @@ zauto_memo(const struct zauto *za, struct zauto_memo *m)
 	    ZAUTO_ZLIB;
 	/*
 	 * Not the level the session ended at, a moment of whatever it was
-	 * trying when the files ran out, but the cheapest level that
-	 * carried about as many plain bytes a second as the best one
-	 * measured.  On a pipe set by the receiver every level carries
-	 * about as many, and the next session is best started at 0.
+	 * trying when the files ran out, but the level that carried the
+	 * most plain bytes a second of those measured lately; a dearer
+	 * one only for a gain above ZAUTO_HYSTERESIS, as the policy moves
+	 * up.  On a pipe set by the receiver every level carries about as
+	 * many, and the next session is best started at the cheapest.
 	 */
 	m->level = za->cur;
-	for (l = 0, best = 0; l <= za->cap; l++)
-		if (za->xput[l] > best)
+	for (l = 0, best = 0; l <= za->cap; l++) {
+		if (za->xput[l] <= 0 || za->windows - za->xwhen[l] >=
+		    2 * ZA_FORGET)
+			continue;
+		if (best == 0 || za->xput[l] > best * ZAUTO_HYSTERESIS) {
 			best = za->xput[l];
-	for (l = 0; best > 0 && l <= za->cap; l++)
-		if (za->xput[l] >= best * ZAUTO_GIVE) {
 			m->level = l;
-			break;
 		}
+	}
 	za_estimate(za, 1, &speed, &ratio);
 	if (speed > 0 && ratio > 0 && ratio <= 1.0) {
 		m->speed1 = speed;
@@ -581,6 +583,20 @@ za_receiver(const struct zauto *za, int a, int b, double gain)
 	    za->braw[a] / za->bwall[a];
 }
 
+/*
+ * Did the dearer level b, when the session last tried it (within
+ * 2 * ZA_FORGET windows), carry fewer plain bytes a second than level
+ * a carries now?  Then what the model promised for b did not happen:
+ * something the model does not see (a receiver, the CPUs the two ends
+ * share) set the pace, and b is not tried again until that is old.
+ */
+static int
+za_refuted(const struct zauto *za, int a, int b)
+{
+	return za->xput[b] > 0 && za->windows - za->xwhen[b] <
+	    2 * ZA_FORGET && za_fresh(za, a) && za->xput[b] < za->xput[a];
+}
+
 static void
 za_decide(struct zauto *za)
 {
@@ -617,7 +633,8 @@ za_decide(struct zauto *za)
 	best = 0;
 	/* A level that bought nothing: no dearer one will either. */
 	for (l = za->cur + 1, blocked = 0; l <= za->cap; l++) {
-		if (blocked || za_receiver(za, za->cur, l, ZAUTO_HYSTERESIS)) {
+		if (blocked || za_receiver(za, za->cur, l, ZAUTO_HYSTERESIS) ||
+		    za_refuted(za, za->cur, l)) {
 			blocked = 1;
 			continue;
 		}

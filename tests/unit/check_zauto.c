@@ -555,6 +555,47 @@ START_TEST(test_receiver_pause)
 }
 END_TEST
 
+/*
+ * Loopback on two CPUs: at level 0 the receiver takes 280 MB/s, in
+ * bursts: half of each window goes at once, the other half waits, as
+ * for a link of 150 MB/s.  The model expects level 1 (a third of the
+ * bytes) to carry more; it carries 213 MB/s, its CPU being the
+ * receiver's too.  The policy goes back to level 0, and does not try
+ * level 1 again while that measurement is recent.
+ */
+START_TEST(test_climb_refuted)
+{
+	const double	 piece = 128 * 1024;
+	struct zauto	*za;
+	double		 wall;
+	int		 w, i, level = 0, above = 0;
+
+	za = zauto_new(ZAUTO_ZSTD, 3, 0);
+	for (w = 0; w < 24; w++) {
+		if (level > 0) {
+			above++;
+			level = feed(za, level, 213e6, 0.31, 0);
+			continue;
+		}
+		if (zauto_wants_trial(za))
+			zauto_trial(za, 1, ZAUTO_TRIAL,
+			    (uint64_t)(ZAUTO_TRIAL * 0.31),
+			    (uint64_t)(ZAUTO_TRIAL / 400e6 * 1e9));
+		for (i = 0; i < (int)(ZAUTO_WINDOW / piece) && level == 0;
+		    i++) {
+			wall = i % 2 ? piece / 150e6 : piece / 2e9;
+			level = zauto_sample(za, 0, (uint64_t)piece,
+			    (uint64_t)piece, (uint64_t)(piece / 4e9 * 1e9),
+			    (uint64_t)(wall * 1e9), i % 2 ?
+			    (uint64_t)((wall - piece / 4e9) * 1e9) : 0);
+		}
+	}
+	ck_assert_int_le(above, 3);
+	ck_assert_int_eq(level, 0);
+	zauto_free(za);
+}
+END_TEST
+
 START_TEST(test_never_above_cap)
 {
 	struct zauto	*za;
@@ -788,6 +829,7 @@ zauto_suite(void)
 	tcase_add_test(tc, test_known_link_kept);
 	tcase_add_test(tc, test_memo_best_measured);
 	tcase_add_test(tc, test_receiver_pause);
+	tcase_add_test(tc, test_climb_refuted);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("judge");
