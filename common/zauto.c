@@ -106,6 +106,12 @@ struct zauto {
 	double		 speed[ZA_LEVELS], ratio[ZA_LEVELS], xput[ZA_LEVELS];
 	uint64_t	 xwhen[ZA_LEVELS], windows;
 	/*
+	 * Per level, the plain bytes sent at it, each window's weight
+	 * ZA_DECAY of the next one's: where the policy has kept the
+	 * session lately, for the memo.
+	 */
+	double		 spent[ZA_LEVELS];
+	/*
 	 * Per level, the same sums over the stretches that waited for the
 	 * socket in its recent windows that it held back (a quarter of
 	 * their time or more): plain and compressed bytes and wall time.  A link takes about as many
@@ -392,22 +398,15 @@ zauto_memo(const struct zauto *za, struct zauto_memo *m)
 	    ZAUTO_ZLIB;
 	/*
 	 * Not the level the session ended at, a moment of whatever it was
-	 * trying when the files ran out, but the level that carried the
-	 * most plain bytes a second of those measured lately; a dearer
-	 * one only for a gain above ZAUTO_HYSTERESIS, as the policy moves
-	 * up.  On a pipe set by the receiver every level carries about as
-	 * many, and the next session is best started at the cheapest.
+	 * trying when the files ran out, but the one it sent the most at
+	 * lately: where the policy kept it, probes and trials aside.
 	 */
 	m->level = za->cur;
-	for (l = 0, best = 0; l <= za->cap; l++) {
-		if (za->xput[l] <= 0 || za->windows - za->xwhen[l] >=
-		    2 * ZA_FORGET)
-			continue;
-		if (best == 0 || za->xput[l] > best * ZAUTO_HYSTERESIS) {
-			best = za->xput[l];
+	for (l = 0, best = 0; l <= za->cap; l++)
+		if (za->spent[l] > best) {
+			best = za->spent[l];
 			m->level = l;
 		}
-	}
 	za_estimate(za, 1, &speed, &ratio);
 	if (speed > 0 && ratio > 0 && ratio <= 1.0) {
 		m->speed1 = speed;
@@ -693,6 +692,7 @@ zauto_sample(struct zauto *za, int level, uint64_t raw, uint64_t zout,
     uint64_t def_ns, uint64_t wall_ns, uint64_t stall_ns)
 {
 	double	 rate;
+	int	 l;
 
 	if (level < 0 || level >= ZA_LEVELS)
 		return za->cur;
@@ -761,6 +761,9 @@ zauto_sample(struct zauto *za, int level, uint64_t raw, uint64_t zout,
 	za->swall[level] = za->swall[level] * ZA_DECAY +
 	    (double)za->wall / 1e9;
 	za->xwhen[level] = za->windows;
+	for (l = 0; l < ZA_LEVELS; l++)
+		za->spent[l] *= ZA_DECAY;
+	za->spent[level] += (double)za->raw;
 	za->speed[level] = za->sraw[level] / za->sdef[level];
 	if (level > 0)
 		za->ratio[level] = za->szout[level] / za->sraw[level];
