@@ -57,6 +57,8 @@ static const struct za_shape za_shapes[ZAUTO_NCODECS] = {
 #define ZA_DECAY	0.8	/* weight of a window against the next */
 #define ZA_PUSHED	16	/* pushed-back windows the link rate is from */
 #define ZA_LINKKEPT	32	/* windows a link is known without pushing */
+/* Plain bytes (decayed) a level's windows need for their rate to count. */
+#define ZA_CARRIED	(2.0 * ZAUTO_WINDOW)
 /*
  * Compressed bytes the socket must have taken without pushing back
  * before the policy believes a link it never saw the end of, and moves
@@ -326,6 +328,23 @@ za_fresh(const struct zauto *za, int level)
 }
 
 /*
+ * The compressed bytes a second the link takes: its rate, or more if
+ * the current level carried more over windows enough that buffers along
+ * the path cannot account for it.  A receiver that reads in bursts makes
+ * the stretches that waited read slower than the pipe is.
+ */
+static double
+za_carried(const struct zauto *za)
+{
+	double	 c;
+
+	if (!za_fresh(za, za->cur) || za->sraw[za->cur] < ZA_CARRIED)
+		return za->link;
+	c = za->xput[za->cur] * (za->cur == 0 ? 1.0 : za->ratio[za->cur]);
+	return c > za->link ? c : za->link;
+}
+
+/*
  * Estimated plain bytes per second at level, 0: unknown.  Measured if
  * it was lately; else the model, scaled down by what the nearest level
  * measured against its model: the model knows deflate and the link,
@@ -363,7 +382,7 @@ za_throughput(const struct zauto *za, int level)
 			return 0;
 		if (ratio > 1.0)
 			ratio = 1.0;
-		t = za->link / ratio;
+		t = za_carried(za) / ratio;
 		return speed < t ? speed : t;
 	}
 	if (za_fresh(za, level))

@@ -594,6 +594,47 @@ START_TEST(test_climb_refuted)
 }
 END_TEST
 
+/*
+ * A window of the bursty receiver of test_climb_refuted at level 0:
+ * 280 MB/s over the window, its stretches that waited at 150 MB/s.
+ */
+static int
+feed_bursty(struct zauto *za)
+{
+	const double	 piece = 128 * 1024;
+	double		 wall;
+	int		 i, level = 0;
+
+	for (i = 0; i < (int)(ZAUTO_WINDOW / piece); i++) {
+		wall = i % 2 ? piece / 150e6 : piece / 2e9;
+		level = zauto_sample(za, 0, (uint64_t)piece, (uint64_t)piece,
+		    (uint64_t)(piece / 4e9 * 1e9), (uint64_t)(wall * 1e9),
+		    i % 2 ? (uint64_t)((wall - piece / 4e9) * 1e9) : 0);
+	}
+	return level;
+}
+
+/*
+ * Level 0 is judged by what it carried over its windows, not by the
+ * stretches that waited: once it has carried 280 MB/s for a few windows,
+ * a level 1 whose trial deflates 260 MB/s is no gain, though the link
+ * the stretches read (150 MB/s) would make it one.
+ */
+START_TEST(test_level_carried)
+{
+	struct zauto	*za;
+	int		 i;
+
+	za = zauto_new(ZAUTO_ZSTD, 3, 0);
+	for (i = 0; i < 6; i++)
+		ck_assert_int_eq(feed_bursty(za), 0);
+	zauto_trial(za, 1, ZAUTO_TRIAL, (uint64_t)(ZAUTO_TRIAL * 0.31),
+	    (uint64_t)(ZAUTO_TRIAL / 260e6 * 1e9));
+	ck_assert_int_eq(feed_bursty(za), 0);
+	zauto_free(za);
+}
+END_TEST
+
 START_TEST(test_never_above_cap)
 {
 	struct zauto	*za;
@@ -828,6 +869,7 @@ zauto_suite(void)
 	tcase_add_test(tc, test_memo_level_kept);
 	tcase_add_test(tc, test_receiver_pause);
 	tcase_add_test(tc, test_climb_refuted);
+	tcase_add_test(tc, test_level_carried);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("judge");
