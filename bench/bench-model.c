@@ -94,6 +94,9 @@ model_cell(struct cell *c)
 	for (i = 0; i < c->nruns; i++)
 		v[i] = c->runs[i].cli_cpu;
 	c->cli_med = model_median(v, c->nruns);
+	for (i = 0; i < c->nruns; i++)
+		v[i] = (double)c->runs[i].cli_rss;
+	c->rss_med = model_median(v, c->nruns);
 	for (i = n = 0; i < c->nruns; i++)
 		if (c->runs[i].srv_cpu >= 0)
 			v[n++] = c->runs[i].srv_cpu;

@@ -675,11 +675,115 @@ ratio_of(double a, double b)
 	return b > 0 ? a / b : 0.0;
 }
 
+/* The index of level lv among b's levels, -1 if it was not measured. */
+static int
+level_index(const struct bench *b, int lv)
+{
+	int	li;
+
+	for (li = 0; li < b->nlevels; li++)
+		if (b->levels[li] == lv)
+			return li;
+	return -1;
+}
+
+/* The cells' bytes on the wire, both ways. */
+static double
+cell_wire(const struct cell *c)
+{
+	return (double)(c->down_med + c->up_med);
+}
+
+/* " WHAT a / b" as a plain figure, "-" when b is 0. */
+static void
+print_ratio(const char *what, double a, double b)
+{
+	if (b > 0)
+		printf("%s %.3f", what, a / b);
+	else
+		printf("%s -", what);
+}
+
+/*
+ * --update: the server CPU of each pull by delta, the deltas already
+ * built, against the CPU of building them once for every client
+ * (cairn-publish -d).
+ */
+static void
+report_update_build(const struct bench *b, const struct link *l)
+{
+	const struct cell	*d;
+	int			 li;
+
+	printf("  server CPU by delta, the deltas built once in %.2f s of "
+	    "CPU:", b->build_cpu);
+	for (li = 0; li < b->nlevels; li++) {
+		d = update_cell(l, li, 1);
+		printf("%s -Z %s ", li ? ";" : "", level_name(b->levels[li]));
+		if (d->srv_med < 0) {
+			printf("unknown");
+			continue;
+		}
+		printf("%.3f s", d->srv_med);
+		if (b->build_cpu > 0)
+			printf(" (%.4f of building them)",
+			    d->srv_med / b->build_cpu);
+	}
+	printf("\n");
+}
+
+/*
+ * --update: the ratios of the update, as plain figures: the bytes of
+ * deltas at -Z 6 over those of whole files at -Z 6 and of rsync -z; the
+ * time of deltas at -Z auto over whole files at -Z auto and at -Z 6;
+ * the client's peak RSS by delta at -Z auto less whole at -Z 6.  A
+ * figure whose level was not measured is left out.
+ */
+static void
+report_update_ratios(const struct bench *b, const struct link *l)
+{
+	const struct cell	*w6, *d6, *wa, *da;
+	int			 i6, ia, n = 0;
+
+	i6 = level_index(b, 6);
+	ia = level_index(b, LEVEL_AUTO);
+	if (i6 == -1 && ia == -1)
+		return;
+	printf("  ratios:");
+	if (i6 != -1) {
+		w6 = update_cell(l, i6, 0);
+		d6 = update_cell(l, i6, 1);
+		print_ratio(" bytes, delta -Z 6 / whole -Z 6", cell_wire(d6),
+		    cell_wire(w6));
+		if (b->rsync != NULL)
+			print_ratio(", / rsync -z", cell_wire(d6),
+			    cell_wire(&l->rcell));
+		n++;
+	}
+	if (ia != -1) {
+		wa = update_cell(l, ia, 0);
+		da = update_cell(l, ia, 1);
+		printf("%s", n++ ? ";" : "");
+		print_ratio(" time, delta -Z auto / whole -Z auto", da->t_med,
+		    wa->t_med);
+		if (i6 != -1) {
+			print_ratio(", / whole -Z 6", da->t_med,
+			    update_cell(l, i6, 0)->t_med);
+			printf("; client peak RSS, delta -Z auto - whole -Z "
+			    "6: %+.1f MiB", (da->rss_med -
+			    update_cell(l, i6, 0)->rss_med) / 1024);
+		}
+	}
+	printf("\n");
+}
+
 /*
  * --update: per link, a row per level and mode (median time, server CPU,
- * wire bytes down and up; for deltas lapply's counters and the store's
- * hits and misses), what deltas cost against whole files at each level,
- * and the fastest of them all.
+ * client CPU and peak RSS, wire bytes down and up; for deltas lapply's
+ * counters and the store's hits and misses) and one of rsync -z if it
+ * ran, what deltas cost against whole files at each level, the server
+ * CPU of a pull by delta against that of building the deltas, the
+ * ratios of the update, and the fastest of cairn's pulls.
  */
 void
 report_update(const struct bench *b)
@@ -698,22 +802,28 @@ report_update(const struct bench *b)
 		else
 			printf("unshaped");
 		printf(", rtt %.4g ms)\n", l->rtt_us / 1e3);
-		printf("  %-7s %-5s %8s %8s %9s %7s %6s %8s %8s %6s %6s %6s\n",
-		    "level", "mode", "time s", "srv cpu", "down MB", "up MB",
-		    "deltas", "delta MB", "whole MB", "failed", "hits",
-		    "misses");
+		printf("  %-7s %-5s %8s %8s %8s %7s %9s %7s %6s %8s %8s %6s "
+		    "%6s %6s\n", "level", "mode", "time s", "srv cpu",
+		    "cli cpu", "rss MiB", "down MB", "up MB", "deltas",
+		    "delta MB", "whole MB", "failed", "hits", "misses");
 		bestli = bestmode = 0;
-		for (li = 0; li < b->nlevels; li++)
+		for (li = 0; li < b->nlevels + 1; li++)
 			for (mode = 0; mode < 2; mode++) {
-				c = update_cell(l, li, mode);
-				printf("  %-7s %-5s %8.3f ",
-				    level_name(b->levels[li]),
-				    mode ? "delta" : "whole", c->t_med);
+				if (li == b->nlevels && (mode ||
+				    b->rsync == NULL))
+					continue;
+				c = li == b->nlevels ? &l->rcell :
+				    update_cell(l, li, mode);
+				printf("  %-7s %-5s %8.3f ", li == b->nlevels ?
+				    "-" : level_name(b->levels[li]),
+				    li == b->nlevels ? "rsync" : mode ?
+				    "delta" : "whole", c->t_med);
 				if (c->srv_med >= 0)
 					printf("%8.3f ", c->srv_med);
 				else
 					printf("%8s ", "-");
-				printf("%9.3f %7.3f", c->down_med / 1e6,
+				printf("%8.3f %7.1f %9.3f %7.3f", c->cli_med,
+				    c->rss_med / 1024, c->down_med / 1e6,
 				    c->up_med / 1e6);
 				if (mode)
 					printf(" %6" PRIu64 " %8.3f %8.3f %6"
@@ -726,8 +836,8 @@ report_update(const struct bench *b)
 				else
 					printf(" %6s %8s %8s %6s %6s %6s\n",
 					    "-", "-", "-", "-", "-", "-");
-				if (c->t_med < update_cell(l, bestli,
-				    bestmode)->t_med) {
+				if (li < b->nlevels && c->t_med <
+				    update_cell(l, bestli, bestmode)->t_med) {
 					bestli = li;
 					bestmode = mode;
 				}
@@ -741,10 +851,11 @@ report_update(const struct bench *b)
 			    "same time within 3%";
 			printf("%s -Z %s %.3fx the bytes, %.3fx the time (%s)",
 			    li ? ";" : "", level_name(b->levels[li]),
-			    ratio_of((double)(d->down_med + d->up_med),
-			    (double)(w->down_med + w->up_med)), tr, verdict);
+			    ratio_of(cell_wire(d), cell_wire(w)), tr, verdict);
 		}
 		printf("\n");
+		report_update_build(b, l);
+		report_update_ratios(b, l);
 		best = update_cell(l, bestli, bestmode);
 		printf("  best on %s: %s -Z %s, %.3f s", l->name,
 		    bestmode ? "delta" : "whole", level_name(b->levels[bestli]),
@@ -757,9 +868,10 @@ report_update(const struct bench *b)
 }
 
 /*
- * --update --csv: one line per link, level and mode; the ratios of a
+ * --update --csv: one line per link, level and mode, and one per link
+ * for rsync -z (level "-", mode "rsync") if it ran; the ratios of a
  * delta line are to the whole line of its link and level ("-" on the
- * whole lines).
+ * other lines, and in the columns that do not apply to rsync).
  */
 void
 report_update_csv(const struct bench *b)
@@ -776,7 +888,7 @@ report_update_csv(const struct bench *b)
 	    "wire_down_bytes,wire_up_bytes,delta_files,delta_wire_bytes,"
 	    "delta_whole_bytes,delta_failed,store_requests,store_hits,"
 	    "store_delta_bytes,store_misses,wire_ratio,time_ratio,"
-	    "build_cpu_s\n");
+	    "build_cpu_s,client_peak_rss_kib\n");
 	for (k = 0; k < b->nlinks; k++) {
 		l = &b->links[k];
 		for (li = 0; li < b->nlevels; li++)
@@ -803,13 +915,26 @@ report_update_csv(const struct bench *b)
 				    c->dbytes_med, c->dmisses_med);
 				if (mode)
 					fprintf(fp, "%.6f,%.6f,", ratio_of(
-					    (double)(c->down_med + c->up_med),
-					    (double)(w->down_med + w->up_med)),
+					    cell_wire(c), cell_wire(w)),
 					    ratio_of(c->t_med, w->t_med));
 				else
 					fprintf(fp, "-,-,");
-				fprintf(fp, "%.3f\n", b->build_cpu);
+				fprintf(fp, "%.3f,%.0f\n", b->build_cpu,
+				    c->rss_med);
 			}
+		if (b->rsync == NULL)
+			continue;
+		c = &l->rcell;
+		fprintf(fp, "%s,%" PRIu64 ",%.3f,-,rsync,%d,%.6f,%.6f,%.6f,-,",
+		    l->name, l->rate, l->rtt_us / 1e3, c->nruns, c->t_med,
+		    c->t_min, c->t_max);
+		if (c->srv_med >= 0)
+			fprintf(fp, "%.6f,", c->srv_med);
+		else
+			fprintf(fp, ",");
+		fprintf(fp, "%.6f,%" PRIu64 ",%" PRIu64 ",-,-,-,-,-,-,-,-,-,-,"
+		    "-,%.0f\n", c->cli_med, c->down_med, c->up_med,
+		    c->rss_med);
 	}
 	if (fclose(fp) == EOF)
 		fatal("%s", b->csv);

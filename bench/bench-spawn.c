@@ -1,9 +1,11 @@
 /*
  * bench-spawn.c: the processes of a sweep.  Finds the tools (--bindir,
  * next to cairn-bench, PATH), runs them to completion with their output
- * in a log and adds up their CPU time from wait4, and starts and stops
- * the cairnd of each run: on a free port, ready once it listens, stopped
- * once its session children are gone so that their CPU time is its own.
+ * in a log and adds up their CPU time (and peak RSS) from wait4, and
+ * starts and stops the daemon of each run, cairnd (or, for --update's
+ * rsync -z row, an rsync daemon): on a free port, ready once it listens,
+ * stopped once its session children are gone so that their CPU time is
+ * its own.
  *
  * cairnd is started here as the shell scripts start it
  * (tests/integ/cairndlib.sh: cairnd_launch, for the tests and the
@@ -187,10 +189,13 @@ spawn_start(char *const argv[], const char *cwd, const char *log)
 
 /*
  * Run a tool to completion.  Returns its exit status (or 128 + signal);
- * its user + system time is added to *cpu unless cpu is NULL.
+ * its user + system time is added to *cpu unless cpu is NULL, and its
+ * peak resident set (wait4's ru_maxrss, KiB) is put in *rss unless rss
+ * is NULL.
  */
 int
-spawn_run(char *const argv[], const char *cwd, const char *log, double *cpu)
+spawn_run_rss(char *const argv[], const char *cwd, const char *log,
+    double *cpu, long *rss)
 {
 	struct rusage	ru;
 	pid_t		pid;
@@ -202,9 +207,18 @@ spawn_run(char *const argv[], const char *cwd, const char *log, double *cpu)
 			fatal("wait4");
 	if (cpu != NULL)
 		*cpu += tv_s(&ru.ru_utime) + tv_s(&ru.ru_stime);
+	if (rss != NULL)
+		*rss = ru.ru_maxrss;
 	if (WIFEXITED(st))
 		return WEXITSTATUS(st);
 	return 128 + WTERMSIG(st);
+}
+
+/* spawn_run_rss without the resident set. */
+int
+spawn_run(char *const argv[], const char *cwd, const char *log, double *cpu)
+{
+	return spawn_run_rss(argv, cwd, log, cpu, NULL);
 }
 
 /* Show the last lines of a log (through the log, on stderr). */
@@ -250,17 +264,16 @@ free_port(void)
 }
 
 /*
- * Whether the log, from byte from on, says cairnd listens on port: its
- * "listening on port PORT (...)" line.
+ * Whether the log, from byte from on, has a line holding want (the line
+ * of a daemon saying it listens).
  */
 static int
-log_listening(const char *log, off_t from, uint16_t port)
+log_listening(const char *log, off_t from, const char *want)
 {
-	char	 line[1024], want[32];
+	char	 line[1024];
 	FILE	*fp;
 	int	 found = 0;
 
-	snprintf(want, sizeof(want), "listening on port %u ", port);
 	if ((fp = fopen(log, "r")) == NULL)
 		return 0;
 	if (fseeko(fp, from, SEEK_SET) == 0)
@@ -282,57 +295,108 @@ sleep_ms(int ms)
 		;
 }
 
-/* Cleanup hook: stop the cairnd of the run, if any (signal safe). */
+/* Cleanup hook: stop the daemon of the run, if any (signal safe). */
 static void
 spawn_kill(void *arg)
 {
 	struct bench	*b = arg;
 
-	if (b->cairnd_pid > 0)
-		kill(b->cairnd_pid, SIGTERM);
+	if (b->daemon_pid > 0)
+		kill(b->daemon_pid, SIGTERM);
 }
 
-/* The cairnd of the run is gone: nothing for the hook to stop. */
+/* The daemon of the run is gone: nothing for the hook to stop. */
 static void
 spawn_forget(struct bench *b)
 {
-	b->cairnd_pid = 0;
+	b->daemon_pid = 0;
 	log_delcleanup(spawn_kill, b);
 }
 
 /*
- * Start cairnd on a free port; returns its pid (also in b->cairnd_pid,
+ * The start of the command line of a daemon of the run: with --shaper tc
+ * "ip netns exec <server namespace>" (which runs the command in place:
+ * the pid is the daemon's).  abuf gets the address it is to listen on,
+ * the server's end of the veth pair or 127.0.0.1.  Returns the number
+ * of words put in argv.
+ */
+static int
+daemon_prefix(const struct bench *b, char *argv[], char *abuf)
+{
+	struct in_addr	addr;
+	int		i = 0;
+
+	addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (b->tc)
+		addr = b->addr_srv;
+	inet_ntop(AF_INET, &addr, abuf, INET_ADDRSTRLEN);
+	if (b->tc) {
+		argv[i++] = b->ip;
+		argv[i++] = "netns";
+		argv[i++] = "exec";
+		argv[i++] = (char *)b->ns_srv;
+	}
+	return i;
+}
+
+/*
+ * Start the daemon name, argv, in cwd, its output appended to log, and
+ * wait until a line it logs from now on holds want (it listens on
+ * abuf:port).
+ * Returns its pid (also in b->daemon_pid, which a cleanup hook stops),
+ * or -1 if it exited; gives up after 10 s.
+ */
+static pid_t
+spawn_daemon(struct bench *b, const char *name, char *const argv[],
+    const char *cwd, const char *log, const char *want, const char *abuf,
+    uint16_t port)
+{
+	struct stat	 lst;
+	off_t		 from;
+	pid_t		 pid;
+	int		 i, st;
+
+	/* Only what this start logs counts: the log is appended to. */
+	from = stat(log, &lst) == 0 ? lst.st_size : 0;
+	pid = spawn_start(argv, cwd, log);
+	b->daemon_pid = pid;
+	log_addcleanup(spawn_kill, b);
+	/* Bounded: 2000 x 5 ms. */
+	for (i = 0; i < 2000; i++) {
+		if (waitpid(pid, &st, WNOHANG) == pid) {
+			spawn_forget(b);
+			return -1;
+		}
+		if (log_listening(log, from, want))
+			return pid;
+		sleep_ms(5);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+	spawn_forget(b);
+	spawn_show_log(log);
+	fatalx("%s did not listen on %s:%u within 10 s", name, abuf, port);
+}
+
+/*
+ * Start cairnd on a free port; returns its pid (also in b->daemon_pid,
  * which a cleanup hook stops), or -1 if it exited.
  */
 pid_t
 spawn_cairnd(struct bench *b, uint16_t *portp)
 {
 	char		*argv[20], pbuf[16], abuf[INET_ADDRSTRLEN], *log;
-	char		 zcap[8], ycap[8];
-	struct in_addr	 addr;
-	struct stat	 lst;
-	off_t		 from;
+	char		 zcap[8], ycap[8], want[48];
 	uint16_t	 port;
 	pid_t		 pid;
-	int		 i, st;
+	int		 i;
 
 	port = free_port();
 	snprintf(pbuf, sizeof(pbuf), "%u", port);
 	snprintf(zcap, sizeof(zcap), "%d", BENCH_SERVER_Z);
 	snprintf(ycap, sizeof(ycap), "%d", b->zstd_max);
-	addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (b->tc)
-		addr = b->addr_srv;
-	inet_ntop(AF_INET, &addr, abuf, sizeof(abuf));
 	xasprintf(&log, "%s/cairnd.log", b->work);
-	i = 0;
-	if (b->tc) {
-		/* ip netns exec runs the command in place: pid is cairnd. */
-		argv[i++] = b->ip;
-		argv[i++] = "netns";
-		argv[i++] = "exec";
-		argv[i++] = b->ns_srv;
-	}
+	i = daemon_prefix(b, argv, abuf);
 	argv[i++] = b->cairnd;
 	argv[i++] = "-f";
 	argv[i++] = "-a";
@@ -355,31 +419,53 @@ spawn_cairnd(struct bench *b, uint16_t *portp)
 		argv[i++] = b->cachedir;
 	}
 	argv[i] = NULL;
-	/* Only what this start logs counts: the log is appended to. */
-	from = stat(log, &lst) == 0 ? lst.st_size : 0;
-	pid = spawn_start(argv, b->repo, log);
-	b->cairnd_pid = pid;
-	log_addcleanup(spawn_kill, b);
-	/* Bounded: 2000 x 5 ms. */
-	for (i = 0; i < 2000; i++) {
-		if (waitpid(pid, &st, WNOHANG) == pid) {
-			spawn_forget(b);
-			free(log);
-			return -1;
-		}
-		if (log_listening(log, from, port))
-			break;
-		sleep_ms(5);
-	}
-	if (i == 2000) {
-		kill(pid, SIGKILL);
-		waitpid(pid, &st, 0);
-		spawn_forget(b);
-		spawn_show_log(log);
-		fatalx("cairnd did not listen on %s:%u within 10 s", abuf, port);
-	}
+	/* Its line: "listening on port PORT (...)". */
+	snprintf(want, sizeof(want), "listening on port %u ", port);
+	pid = spawn_daemon(b, "cairnd", argv, b->repo, log, want, abuf,
+	    port);
 	free(log);
-	*portp = port;
+	if (pid != -1)
+		*portp = port;
+	return pid;
+}
+
+/*
+ * Start an rsync daemon (b->rsync --daemon --no-detach) with the
+ * configuration conf, whose "log file" is log, on a free port, where the
+ * cairnd of a run would listen; returns its pid (in b->daemon_pid too),
+ * or -1 if it exited.
+ */
+pid_t
+spawn_rsyncd(struct bench *b, const char *conf, const char *log,
+    uint16_t *portp)
+{
+	char		*argv[12], abuf[INET_ADDRSTRLEN], want[48];
+	char		*aopt, *popt, *copt;
+	uint16_t	 port;
+	pid_t		 pid;
+	int		 i;
+
+	port = free_port();
+	i = daemon_prefix(b, argv, abuf);
+	xasprintf(&aopt, "--address=%s", abuf);
+	xasprintf(&popt, "--port=%u", port);
+	xasprintf(&copt, "--config=%s", conf);
+	argv[i++] = b->rsync;
+	argv[i++] = "--daemon";
+	argv[i++] = "--no-detach";
+	argv[i++] = aopt;
+	argv[i++] = popt;
+	argv[i++] = copt;
+	argv[i] = NULL;
+	/* Its line: "rsyncd version V starting, listening on port PORT". */
+	snprintf(want, sizeof(want), "listening on port %u\n", port);
+	pid = spawn_daemon(b, "the rsync daemon", argv, b->work, log, want,
+	    abuf, port);
+	free(aopt);
+	free(popt);
+	free(copt);
+	if (pid != -1)
+		*portp = port;
 	return pid;
 }
 
@@ -413,15 +499,16 @@ count_children(pid_t pid)
 }
 
 /*
- * Stop the cairnd of the run once its session children are gone (so
- * their CPU time has been added to its own) and return its CPU seconds,
- * -1 if some child was still there after 5 s.
+ * Stop the daemon of the run (cairnd, or the rsync daemon) once its
+ * session children are gone (so their CPU time has been added to its
+ * own) and return its CPU seconds, -1 if some child was still there
+ * after 5 s.
  */
 double
-spawn_cairnd_stop(struct bench *b)
+spawn_daemon_stop(struct bench *b)
 {
 	struct rusage	ru;
-	pid_t		pid = b->cairnd_pid;
+	pid_t		pid = b->daemon_pid;
 	int		i, st, left = 0;
 
 	for (i = 0; i < 1000; i++) {
@@ -432,7 +519,7 @@ spawn_cairnd_stop(struct bench *b)
 	kill(pid, SIGTERM);
 	while (wait4(pid, &st, 0, &ru) == -1)
 		if (errno != EINTR)
-			fatal("wait4 cairnd");
+			fatal("wait4 daemon %ld", (long)pid);
 	spawn_forget(b);
 	if (left > 0)
 		return -1;

@@ -43,8 +43,8 @@ now_s(void)
 
 /*
  * The progress bar on a terminal, unless -q: the link, the level, the
- * mode (--update: whole or delta; NULL otherwise) and the repetition (0:
- * the link check).
+ * mode (--update: whole or delta; NULL otherwise; with a level of -1,
+ * rsync's row, the mode alone) and the repetition (0: the link check).
  */
 void
 sweep_progress(struct bench *b, const struct link *l, int level, int rep,
@@ -59,9 +59,12 @@ sweep_progress(struct bench *b, const struct link *l, int level, int rep,
 	for (i = 0; i < 40; i++)
 		bar[i] = i < fill ? '#' : '.';
 	bar[40] = '\0';
-	fprintf(stderr, "\r\033[K[%s] %3d%% %d/%d %s -Z %s%s%s ", bar,
+	fprintf(stderr, "\r\033[K[%s] %3d%% %d/%d %s ", bar,
 	    b->total ? b->done * 100 / b->total : 0, b->done, b->total,
-	    l->name, level_name(level), mode ? " " : "", mode ? mode : "");
+	    l->name);
+	if (level >= 0)
+		fprintf(stderr, "-Z %s%s", level_name(level), mode ? " " : "");
+	fprintf(stderr, "%s ", mode ? mode : "");
 	if (rep)
 		fprintf(stderr, "run %d/%d", rep, b->reps);
 	else
@@ -80,8 +83,9 @@ sweep_progress_end(struct bench *b)
 /*
  * A line per finished run on stdout, where no bar shows how far the
  * sweep is (see main): a log or a pipe sees it advance run by run.
- * With --update the mode follows the level, and a run by delta says how
- * many files came as deltas.
+ * With --update the mode follows the level (rsync's row, level -1, has
+ * its mode alone and no lapply), the client's peak RSS ends the line,
+ * and a run by delta says how many files came as deltas.
  */
 void
 sweep_run_line(struct bench *b, const struct link *l, int level, int rep,
@@ -89,15 +93,21 @@ sweep_run_line(struct bench *b, const struct link *l, int level, int rep,
 {
 	if (!b->runlines)
 		return;
-	printf("run %s -Z %s%s%s %d/%d: %.3f s (lapply %.3f s), wire %" PRIu64
-	    " bytes (%" PRIu64 " down, %" PRIu64 " up), server CPU ",
-	    l->name, level_name(level), mode ? " " : "", mode ? mode : "",
-	    rep, b->reps, r->wall, r->lapply, r->wire_down + r->wire_up,
-	    r->wire_down, r->wire_up);
+	printf("run %s ", l->name);
+	if (level >= 0)
+		printf("-Z %s%s", level_name(level), mode ? " " : "");
+	printf("%s %d/%d: %.3f s", mode ? mode : "", rep, b->reps, r->wall);
+	if (level >= 0)
+		printf(" (lapply %.3f s)", r->lapply);
+	printf(", wire %" PRIu64 " bytes (%" PRIu64 " down, %" PRIu64
+	    " up), server CPU ", r->wire_down + r->wire_up, r->wire_down,
+	    r->wire_up);
 	if (r->srv_cpu >= 0)
 		printf("%.3f s", r->srv_cpu);
 	else
 		printf("unknown");
+	if (mode != NULL)
+		printf(", client peak RSS %.1f MiB", r->cli_rss / 1024.0);
 	if (r->dline)
 		printf(", %" PRIu64 " files by delta", r->dfiles);
 	printf("\n");
@@ -315,17 +325,19 @@ pull_argv(const struct bench *b, char *argv[], char *tool, char *port,
 }
 
 /*
- * Run one tool of a pull, its CPU time added to *cpu; an exit status
- * above okmax is fatal and names the tool (with -Z level unless level is
- * negative) and its log.
+ * Run one tool of a pull, its CPU time added to *cpu, its peak RSS (KiB)
+ * put in *rss unless rss is NULL; an exit status above okmax is fatal
+ * and names the tool (with -Z level unless level is negative) and its
+ * log.
  */
 static void
 pull_tool(struct bench *b, char *const argv[], const char *cwd,
-    const char *log, double *cpu, int okmax, const char *what, int level)
+    const char *log, double *cpu, long *rss, int okmax, const char *what,
+    int level)
 {
 	int	st;
 
-	if ((st = spawn_run(argv, cwd, log, cpu)) <= okmax)
+	if ((st = spawn_run_rss(argv, cwd, log, cpu, rss)) <= okmax)
 		return;
 	sweep_progress_end(b);
 	spawn_show_log(log);
@@ -428,6 +440,7 @@ sweep_pull(struct bench *b, struct relay *r, int level,
 	uint16_t		 port = 0;
 	pid_t			 spid = -1;
 	double			 t0, t1, t2, cpu = 0;
+	long			 rss = 0;
 	int			 i;
 
 	memset(out, 0, sizeof(*out));
@@ -462,25 +475,27 @@ sweep_pull(struct bench *b, struct relay *r, int level,
 	argv[i++] = "-K";
 	argv[i++] = kfile;
 	argv[i] = NULL;
-	pull_tool(b, argv, ps->client, log, &cpu, 1, "ktcheck", level);
+	pull_tool(b, argv, ps->client, log, &cpu, NULL, 1, "ktcheck",
+	    level);
 	relay_stats(r, &kst, 1);
 
 	(void)sweep_fsdiff_argv(b, argv, kfile, apply);
-	pull_tool(b, argv, ps->root, log, &cpu, 0, "fsdiff -A", -1);
+	pull_tool(b, argv, ps->root, log, &cpu, NULL, 0, "fsdiff -A", -1);
 
 	t1 = now_s();
 	i = pull_argv(b, argv, b->lapply, pb, level);
 	argv[i++] = ps->verbose ? "-v" : "-q";
 	argv[i++] = apply;
 	argv[i] = NULL;
-	pull_tool(b, argv, ps->root, log, &cpu, 0, "lapply", level);
+	pull_tool(b, argv, ps->root, log, &cpu, &rss, 0, "lapply", level);
 	t2 = now_s();
 	relay_stats(r, lst, 1);
 
 	out->wall = t2 - t0;
 	out->lapply = t2 - t1;
 	out->cli_cpu = cpu;
-	out->srv_cpu = spid > 0 ? spawn_cairnd_stop(b) : -1;
+	out->cli_rss = rss;
+	out->srv_cpu = spid > 0 ? spawn_daemon_stop(b) : -1;
 	if (slog != NULL) {
 		log_server(slog, out);
 		free(slog);

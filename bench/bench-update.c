@@ -13,11 +13,21 @@
  * changed file comes whole, as before delta transfer; "delta" with it in
  * place.  After each pull fsdiff -A of the root against NEW's transcript
  * must find nothing to do: a root that is not NEW fails the run.
+ *
+ * When rsync is installed, each repetition on a link ends with the same
+ * update by rsync -z for comparison: an rsync daemon serves NEW where
+ * cairnd would listen, and the rsync client brings a copy of the
+ * snapshot to it through the same relay (and, with --shaper tc, the
+ * same namespaces), checked the same way.
  */
 #include "config.h"
 
 #include <sys/types.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
 
 #include <dirent.h>
 #include <errno.h>
@@ -38,6 +48,12 @@
 
 #define TNAME		"bench.T"
 #define KNAME		"bench.K"
+/*
+ * rsync's I/O and connection timeouts, in seconds: the deadline of a
+ * call of the cairn tools (60 s, common/conn.c), so that a stalled rsync
+ * pull ends as a stalled lapply does.
+ */
+#define RSYNC_TIMEOUT	"60"
 
 /* The modes of an update, in the order each level runs them. */
 #define MODE_WHOLE	0
@@ -329,7 +345,180 @@ update_pull(struct bench *b, struct relay *r, const struct link *l,
 	free(client);
 }
 
-/* Every level of link l, whole and by delta, b->reps times. */
+/*
+ * The rsync daemon's configuration, <work>/rsyncd.conf: the module "new"
+ * serving the tree new read-only, without chroot, its log in
+ * <work>/rsyncd.log; run by root, it reads the tree as root (uid and
+ * gid 0), as cairnd reads its repository.
+ */
+static void
+update_rsync_conf(struct bench *b, const char *new)
+{
+	char	*text;
+
+	/* The configuration takes a value to the end of its line. */
+	if (strchr(new, '\n') != NULL)
+		fatalx("%s: a newline in the name of the tree: rsync's "
+		    "configuration cannot name it", new);
+	xasprintf(&b->rsyncd_conf, "%s/rsyncd.conf", b->work);
+	xasprintf(&text, "use chroot = no\n"
+	    "log file = %s/rsyncd.log\n"
+	    "[new]\n"
+	    "path = %s\n"
+	    "read only = yes\n"
+	    "%s", b->work, new, geteuid() == 0 ? "uid = 0\ngid = 0\n" : "");
+	util_write_file(b->rsyncd_conf, text);
+	free(text);
+}
+
+/*
+ * rsync --stats's "Total bytes sent: N" (or received) in the client's
+ * log, into *v: an integer, its digits read through the thousands
+ * separators rsync puts in (a comma, or a dot where the locale's decimal
+ * point is a comma).
+ * Returns 0, or -1 if the log has no such line.
+ */
+static int
+update_rsync_total(const char *log, const char *key, uint64_t *v)
+{
+	char		 line[256];
+	const char	*p;
+	FILE		*fp;
+	size_t		 klen = strlen(key);
+	int		 found = -1, digits;
+
+	if ((fp = fopen(log, "r")) == NULL)
+		return -1;
+	while (found == -1 && fgets(line, sizeof(line), fp) != NULL) {
+		if (strncmp(line, key, klen) != 0)
+			continue;
+		*v = 0;
+		for (p = line + klen, digits = 0; *p != '\0'; p++)
+			if (*p >= '0' && *p <= '9' && *v < UINT64_MAX / 10) {
+				*v = *v * 10 + (uint64_t)(*p - '0');
+				digits++;
+			} else if (*p != ',' && *p != '.')
+				break;
+		if (digits > 0 && (*p == '\n' || *p == '\0'))
+			found = 0;
+	}
+	fclose(fp);
+	return found;
+}
+
+/*
+ * The update by rsync -z on link l: the snapshot restored into
+ * <work>/run/root, an rsync daemon serving NEW started for the run, and
+ * "rsync -a -H -z --delete --stats rsync://127.0.0.1:PORT/new/ ROOT/"
+ * through relay r (-H: NEW's hard links are files of the loadset too),
+ * its root checked against NEW (ref).  Wire bytes are rsync's --stats
+ * (received down, sent up); time, CPU and peak RSS are the rsync
+ * client's, the server CPU the daemon's, its session children's with it.
+ */
+static void
+update_rsync(struct bench *b, struct relay *r, const struct link *l,
+    const char *ref, struct run *out)
+{
+	struct relay_stats	 st;
+	struct sockaddr_in	 up;
+	char			*run, *root, *snap, *dst, *log, *dlog, *url;
+	char			*what, *argv[20];
+	uint16_t		 port = 0;
+	uint64_t		 sent, recv;
+	double			 t0, cpu = 0;
+	long			 rss = 0;
+	pid_t			 spid = -1;
+	int			 i, rc;
+
+	memset(out, 0, sizeof(*out));
+	xasprintf(&what, "%s rsync -z", l->name);
+	xasprintf(&run, "%s/run", b->work);
+	xasprintf(&root, "%s/root", run);
+	xasprintf(&dst, "%s/", root);
+	xasprintf(&log, "%s/rsync.log", run);
+	xasprintf(&dlog, "%s/rsyncd.log", b->work);
+	sweep_retire(b, run);
+	util_mkdir(run);
+	xasprintf(&snap, "%s/snapshot/root", b->work);
+	update_copy(snap, root);
+	free(snap);
+	sync();
+
+	for (i = 0; i < 3 && spid == -1; i++)
+		spid = spawn_rsyncd(b, b->rsyncd_conf, dlog, &port);
+	if (spid == -1) {
+		sweep_progress_end(b);
+		spawn_show_log(dlog);
+		fatalx("%s: the rsync daemon exited at start-up three times "
+		    "(log: %s)", what, dlog);
+	}
+	memset(&up, 0, sizeof(up));
+	up.sin_family = AF_INET;
+	up.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (b->tc)
+		up.sin_addr = b->addr_srv;
+	up.sin_port = htons(port);
+	relay_set_upstream(r, &up);
+	relay_stats(r, &st, 1);
+	xasprintf(&url, "rsync://127.0.0.1:%u/new/", relay_port(r));
+
+	i = tc_ns_prefix(b, argv);
+	argv[i++] = b->rsync;
+	argv[i++] = "-a";
+	argv[i++] = "-H";
+	argv[i++] = "-z";
+	argv[i++] = "--delete";
+	argv[i++] = "--stats";
+	argv[i++] = "--timeout=" RSYNC_TIMEOUT;
+	argv[i++] = "--contimeout=" RSYNC_TIMEOUT;
+	argv[i++] = url;
+	argv[i++] = dst;
+	argv[i] = NULL;
+	t0 = relay_now_ns() / 1e9;
+	rc = spawn_run_rss(argv, run, log, &cpu, &rss);
+	out->wall = out->lapply = relay_now_ns() / 1e9 - t0;
+	relay_stats(r, &st, 1);
+	out->srv_cpu = spawn_daemon_stop(b);
+	if (rc != 0) {
+		sweep_progress_end(b);
+		spawn_show_log(log);
+		fatalx("%s: rsync exited with status %d (log: %s; the "
+		    "daemon's: %s)", what, rc, log, dlog);
+	}
+	if (st.upstream_errors > 0) {
+		sweep_progress_end(b);
+		fatalx("%s: the relay could not reach the rsync daemon", what);
+	}
+	if (update_rsync_total(log, "Total bytes sent: ", &sent) == -1 ||
+	    update_rsync_total(log, "Total bytes received: ", &recv) == -1) {
+		sweep_progress_end(b);
+		spawn_show_log(log);
+		fatalx("%s: no \"Total bytes\" lines of --stats in %s", what,
+		    log);
+	}
+	if (out->srv_cpu < 0) {
+		sweep_progress_end(b);
+		log_warnx("%s: the rsync daemon kept a child for 5 s after the "
+		    "pull: its CPU time is left out of this run", what);
+	}
+	out->cli_cpu = cpu;
+	out->cli_rss = rss;
+	out->wire_down = recv;
+	out->wire_up = sent;
+	update_verify(b, root, ref, what);
+	free(what);
+	free(run);
+	free(root);
+	free(dst);
+	free(log);
+	free(dlog);
+	free(url);
+}
+
+/*
+ * Every level of link l, whole and by delta, b->reps times; and rsync
+ * -z once per repetition after them if rsync is installed.
+ */
 static void
 update_link(struct bench *b, struct link *l, const char *ref)
 {
@@ -348,8 +537,10 @@ update_link(struct bench *b, struct link *l, const char *ref)
 		l->cells[li].anycodec = l->dcells[li].anycodec =
 		    b->levels[li] == LEVEL_AUTO;
 	}
-	/* Within a repetition: each level whole then by delta. */
-	for (rep = 0; rep < b->reps; rep++)
+	if (b->rsync != NULL)
+		l->rcell.runs = xcalloc((size_t)b->reps, sizeof(struct run));
+	/* Within a repetition: each level whole then by delta; rsync. */
+	for (rep = 0; rep < b->reps; rep++) {
 		for (li = 0; li < b->nlevels; li++)
 			for (mode = MODE_WHOLE; mode <= MODE_DELTA; mode++) {
 				c = mode == MODE_WHOLE ? &l->cells[li] :
@@ -362,12 +553,23 @@ update_link(struct bench *b, struct link *l, const char *ref)
 				    mode_names[mode], &c->runs[c->nruns++]);
 				b->done++;
 			}
+		if (b->rsync == NULL)
+			continue;
+		c = &l->rcell;
+		sweep_progress(b, l, -1, rep + 1, "rsync -z");
+		update_rsync(b, r, l, ref, &c->runs[c->nruns]);
+		sweep_run_line(b, l, -1, rep + 1, "rsync -z",
+		    &c->runs[c->nruns++]);
+		b->done++;
+	}
 	sweep_progress_end(b);
 	relay_stop(r);
 	for (li = 0; li < b->nlevels; li++) {
 		model_cell(&l->cells[li]);
 		model_cell(&l->dcells[li]);
 	}
+	if (b->rsync != NULL)
+		model_cell(&l->rcell);
 }
 
 /*
@@ -474,23 +676,31 @@ update_sweep(struct bench *b)
 	repo_publish(b, new, 1);
 	update_build(b);
 	update_reference(b, ref);
+	if ((b->rsync = spawn_find(b, "rsync")) != NULL)
+		update_rsync_conf(b, new);
 
 	printf("cairn-bench: update from %s (%" PRIu64 " files, %.1f MB) to "
 	    "%s (%" PRIu64 " files, %.1f MB); levels", old, b->old_files,
 	    b->old_bytes / 1e6, new, b->nfiles, b->raw_bytes / 1e6);
 	for (k = 0; k < b->nlevels; k++)
 		printf("%s%s", k ? "," : " ", level_name(b->levels[k]));
-	printf("; whole and delta; %d run%s each\n", b->reps,
-	    b->reps > 1 ? "s" : "");
+	printf("; whole and delta%s; %d run%s each\n", b->rsync != NULL ?
+	    ", and rsync -z" : "", b->reps, b->reps > 1 ? "s" : "");
 	printf("cairn-publish -d built the deltas in %.2f s of CPU (%.2f s "
 	    "wall)\n", b->build_cpu, b->build_wall);
+	if (b->rsync != NULL)
+		printf("rsync -z: %s, from a daemon serving %s\n", b->rsync,
+		    new);
+	else
+		printf("rsync not installed: no rsync -z row\n");
 	if (b->raw_bytes < BENCH_MINDATA)
 		printf("warning: NEW holds %.2f MB of files, too little to "
 		    "measure: the times are those of the tools' start-up\n",
 		    b->raw_bytes / 1e6);
 	fflush(stdout);
 
-	b->total = b->nlinks * b->reps * b->nlevels * 2;
+	b->total = b->nlinks * b->reps * (b->nlevels * 2 +
+	    (b->rsync != NULL));
 	for (k = 0; k < b->nlinks; k++)
 		update_link(b, &b->links[k], ref);
 	run_retired_remove(b);

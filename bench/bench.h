@@ -87,6 +87,7 @@ struct run {
 	double		 lapply;	/* lapply alone, s */
 	double		 srv_cpu;	/* s, -1 when unknown (remote) */
 	double		 cli_cpu;	/* s, the three tools */
+	long		 cli_rss;	/* KiB, lapply's peak RSS (wait4) */
 	uint64_t	 wire_down, wire_up;
 	uint64_t	 tool_raw_in;	/* from a tool's byte summary, 0 none */
 	uint64_t	 srv_raw_out;	/* from cairnd's log, 0 none */
@@ -121,6 +122,7 @@ struct cell {
 	int		 foreign;
 	double		 t_med, t_min, t_max, lapply_med;
 	double		 srv_med, cli_med;
+	double		 rss_med;	/* KiB, of the runs' cli_rss */
 	uint64_t	 down_med, up_med, raw_med;
 	/* cairnd's body counters of the codec: medians, and means. */
 	int		 bodies;	/* runs with them */
@@ -148,6 +150,7 @@ struct link {
 	int		 autobest;	/* auto beat every fixed level */
 	struct cell	 cells[NLEVELS];	/* --update: whole files */
 	struct cell	 dcells[NLEVELS];	/* --update: by delta */
+	struct cell	 rcell;		/* --update: rsync -z, if b->rsync */
 };
 
 /* What the corpus generator makes (bench-corpus.c). */
@@ -181,6 +184,8 @@ struct bench {
 	const char	*old_tree, *new_tree;
 	uint64_t	 old_files, old_bytes;
 	double		 build_cpu, build_wall;	/* cairn-publish -d */
+	char		*rsync;		/* rsync for its row, NULL: none */
+	char		*rsyncd_conf;	/* the rsync daemon's configuration */
 	char		*work;
 	int		 keep, quiet;
 	/* Tools. */
@@ -198,8 +203,11 @@ struct bench {
 	struct in_addr	 addr_srv, addr_cli;
 	int		 netns_fd;	/* the client namespace, or -1 */
 	int		 ns_up[2];	/* ns_srv, ns_cli made (to remove) */
-	/* The cairnd of the current run, 0 none (a cleanup hook kills it). */
-	volatile sig_atomic_t cairnd_pid;
+	/*
+	 * The daemon of the current run (cairnd, or --update's rsync
+	 * daemon), 0 none: a cleanup hook kills it.
+	 */
+	volatile sig_atomic_t daemon_pid;
 	/* Roots of finished runs, removed later (see run_retire). */
 	unsigned	 nold;
 	uint64_t	 oldbytes, oldmax;
@@ -236,9 +244,13 @@ int	 level_number(int);
 char	*spawn_find(const struct bench *, const char *);
 char	*spawn_find_in(const char *, const char *);
 int	 spawn_run(char *const [], const char *, const char *, double *);
+int	 spawn_run_rss(char *const [], const char *, const char *, double *,
+	    long *);
 void	 spawn_show_log(const char *);
 pid_t	 spawn_cairnd(struct bench *, uint16_t *);
-double	 spawn_cairnd_stop(struct bench *);
+pid_t	 spawn_rsyncd(struct bench *, const char *, const char *,
+	    uint16_t *);
+double	 spawn_daemon_stop(struct bench *);
 
 /* bench-tc.c */
 void	 tc_setup(struct bench *);

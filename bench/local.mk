@@ -109,23 +109,22 @@ bench-delta:
 	@exit 1
 endif
 
-# The same update pulled end to end: cairn-publish -f and -d, the real
-# lapply against cairnd with and without deltas on a gigabit and a
-# 20 Mbit/s link (tbf in a network namespace; root), beside rsync -z.
-dist_noinst_SCRIPTS += bench/bench-update.sh
+# The same update with cairn-bench --update (bench/bench-update-links.sh):
+# cairn-publish -f and -d, then the real pull of the update whole and by
+# delta at -Z 6 and -Z auto, and rsync -z when rsync is installed, on
+# each link; the report and a CSV.  bench-update: --shaper tc (root),
+# gigabit and 802.11g, CSV bench-update.csv; bench-update-links: the
+# relay, gigabit, fast-ethernet and 802.11g, CSV bench-update-links.csv.
+# BENCH_UPDATE_LINKS and BENCH_UPDATE_REPS change the links and runs.
+dist_noinst_SCRIPTS += bench/bench-update-links.sh
 bench-update: all
 	BENCH_DATA='$(CAIRN_BENCH_DIR)' top_builddir='$(abs_top_builddir)' \
-	    top_srcdir='$(abs_top_srcdir)' \
-	    $(SHELL) '$(abs_top_srcdir)/bench/bench-update.sh'
+	    top_srcdir='$(abs_top_srcdir)' BENCH_UPDATE_SHAPER=tc \
+	    $(SHELL) '$(abs_top_srcdir)/bench/bench-update-links.sh'
 
-# The same update with cairn-bench --update: whole files against deltas
-# at -Z 6 and -Z auto on each link profile (the relay), the report and
-# a CSV (bench-update-links.csv); BENCH_UPDATE_LINKS and
-# BENCH_UPDATE_REPS change them (see bench/bench-update-links.sh).
-dist_noinst_SCRIPTS += bench/bench-update-links.sh
 bench-update-links: all
 	BENCH_DATA='$(CAIRN_BENCH_DIR)' top_builddir='$(abs_top_builddir)' \
-	    top_srcdir='$(abs_top_srcdir)' \
+	    top_srcdir='$(abs_top_srcdir)' BENCH_UPDATE_SHAPER=relay \
 	    $(SHELL) '$(abs_top_srcdir)/bench/bench-update-links.sh'
 
 .PHONY: bench-delta bench-update bench-update-links
