@@ -454,14 +454,10 @@ zauto_recall(struct zauto *za, const struct zauto_memo *m)
 	if (m == NULL || !za_memo_sane(m))
 		return;
 	from = &za_shapes[m->codec];
-	/*
-	 * The link as a lower bound, not as measured: what another session
-	 * read may have been its receiver (on loopback, the client's pace),
-	 * and a level that compresses slower than the link drains would
-	 * never learn otherwise.  The first wait of the socket measures it.
-	 */
-	if (m->link > 0)
+	if (m->link > 0) {
 		za->link = m->link;
+		za->linkknown = m->linkknown != 0;
+	}
 	/*
 	 * Level 1's estimates, carried over from the memo's codec by the
 	 * two codecs' shapes (relative to zlib's level 1).

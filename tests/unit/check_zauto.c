@@ -635,36 +635,6 @@ START_TEST(test_level_carried)
 }
 END_TEST
 
-/*
- * A memo is a hint: a session started at level 1 from a memo whose link
- * (188 MB/s) was the receiver's pace, at a level that compresses slower
- * than that (213 MB/s of plain bytes, so the socket never waits), still
- * tries level 0, finds it carries 280 MB/s, and stays there.
- */
-START_TEST(test_memo_hint)
-{
-	struct zauto		*za;
-	struct zauto_memo	 m;
-	int			 w, level;
-
-	memset(&m, 0, sizeof(m));
-	m.codec = ZAUTO_ZSTD;
-	m.level = 1;
-	m.link = 188e6;
-	m.linkknown = 1;
-	m.speed1 = 300e6;
-	m.ratio1 = 0.31;
-	za = zauto_new(ZAUTO_ZSTD, 3, 0);
-	zauto_recall(za, &m);
-	ck_assert_int_eq(level = zauto_level(za), 1);
-	for (w = 0; w < 24; w++)
-		level = level > 0 ? feed(za, level, 213e6, 0.31, 0) :
-		    feed(za, 0, 280e6, 1.0, 1);
-	ck_assert_int_eq(level, 0);
-	zauto_free(za);
-}
-END_TEST
-
 START_TEST(test_never_above_cap)
 {
 	struct zauto	*za;
@@ -900,7 +870,6 @@ zauto_suite(void)
 	tcase_add_test(tc, test_receiver_pause);
 	tcase_add_test(tc, test_climb_refuted);
 	tcase_add_test(tc, test_level_carried);
-	tcase_add_test(tc, test_memo_hint);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("judge");
