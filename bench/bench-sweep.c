@@ -358,6 +358,24 @@ pull_tool(struct bench *b, char *const argv[], const char *cwd,
  */
 #define RETIRE_PAUSE	31	/* s: ext4's memory of freed inodes, and 1 */
 
+/*
+ * Point relay r at the server of a run listening on port: on the
+ * loopback, or at the server's namespace with --shaper tc.
+ */
+void
+sweep_upstream(struct bench *b, struct relay *r, uint16_t port)
+{
+	struct sockaddr_in	 up;
+
+	memset(&up, 0, sizeof(up));
+	up.sin_family = AF_INET;
+	up.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (b->tc)
+		up.sin_addr = b->addr_srv;
+	up.sin_port = htons(port);
+	relay_set_upstream(r, &up);
+}
+
 void
 sweep_retire(struct bench *b, const char *run)
 {
@@ -434,7 +452,6 @@ sweep_pull(struct bench *b, struct relay *r, int level,
     const struct pullspec *ps, struct run *out, struct relay_stats *lst)
 {
 	struct relay_stats	 kst;
-	struct sockaddr_in	 up;
 	char			*kfile, *apply, *log, *slog = NULL;
 	char			 pb[8], *argv[20];
 	uint16_t		 port = 0;
@@ -459,13 +476,7 @@ sweep_pull(struct bench *b, struct relay *r, int level,
 			spawn_show_log(slog);
 			fatalx("%s exited at start-up three times", b->cairnd);
 		}
-		memset(&up, 0, sizeof(up));
-		up.sin_family = AF_INET;
-		up.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-		if (b->tc)
-			up.sin_addr = b->addr_srv;
-		up.sin_port = htons(port);
-		relay_set_upstream(r, &up);
+		sweep_upstream(b, r, port);
 	}
 	relay_stats(r, &kst, 1);
 	snprintf(pb, sizeof(pb), "%u", relay_port(r));

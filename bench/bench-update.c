@@ -23,11 +23,7 @@
 #include "config.h"
 
 #include <sys/types.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-
-#include <arpa/inet.h>
-#include <netinet/in.h>
 
 #include <dirent.h>
 #include <errno.h>
@@ -296,6 +292,31 @@ update_mode(struct bench *b, int mode)
 }
 
 /*
+ * A run's directory run made anew (the last one retired), with the
+ * snapshot's root restored into root and, unless NULL, its client
+ * directory into client: every pull finds the tree the last pull of OLD
+ * left.
+ */
+static void
+update_restore(struct bench *b, const char *run, const char *root,
+    const char *client)
+{
+	char	*snap;
+
+	sweep_retire(b, run);
+	util_mkdir(run);
+	xasprintf(&snap, "%s/snapshot/root", b->work);
+	update_copy(snap, root);
+	free(snap);
+	if (client != NULL) {
+		xasprintf(&snap, "%s/snapshot/client", b->work);
+		update_copy(snap, client);
+		free(snap);
+	}
+	sync();
+}
+
+/*
  * One pull of the update: the snapshot restored into <work>/run, then
  * the pull at level in mode through relay r, its root checked against
  * NEW (ref).
@@ -306,20 +327,12 @@ update_pull(struct bench *b, struct relay *r, const struct link *l,
 {
 	struct relay_stats	 st;
 	struct pullspec		 ps;
-	char			*run, *root, *client, *snap, *what;
+	char			*run, *root, *client, *what;
 
 	xasprintf(&run, "%s/run", b->work);
 	xasprintf(&root, "%s/root", run);
 	xasprintf(&client, "%s/client", run);
-	sweep_retire(b, run);
-	util_mkdir(run);
-	xasprintf(&snap, "%s/snapshot/root", b->work);
-	update_copy(snap, root);
-	free(snap);
-	xasprintf(&snap, "%s/snapshot/client", b->work);
-	update_copy(snap, client);
-	free(snap);
-	sync();
+	update_restore(b, run, root, client);
 
 	if (mode == MODE_WHOLE)
 		update_mode(b, MODE_WHOLE);
@@ -420,8 +433,7 @@ update_rsync(struct bench *b, struct relay *r, const struct link *l,
     const char *ref, struct run *out)
 {
 	struct relay_stats	 st;
-	struct sockaddr_in	 up;
-	char			*run, *root, *snap, *dst, *log, *dlog, *url;
+	char			*run, *root, *dst, *log, *dlog, *url;
 	char			*what, *argv[20];
 	uint16_t		 port = 0;
 	uint64_t		 sent, recv;
@@ -437,12 +449,7 @@ update_rsync(struct bench *b, struct relay *r, const struct link *l,
 	xasprintf(&dst, "%s/", root);
 	xasprintf(&log, "%s/rsync.log", run);
 	xasprintf(&dlog, "%s/rsyncd.log", b->work);
-	sweep_retire(b, run);
-	util_mkdir(run);
-	xasprintf(&snap, "%s/snapshot/root", b->work);
-	update_copy(snap, root);
-	free(snap);
-	sync();
+	update_restore(b, run, root, NULL);
 
 	for (i = 0; i < 3 && spid == -1; i++)
 		spid = spawn_rsyncd(b, b->rsyncd_conf, dlog, &port);
@@ -452,13 +459,7 @@ update_rsync(struct bench *b, struct relay *r, const struct link *l,
 		fatalx("%s: the rsync daemon exited at start-up three times "
 		    "(log: %s)", what, dlog);
 	}
-	memset(&up, 0, sizeof(up));
-	up.sin_family = AF_INET;
-	up.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (b->tc)
-		up.sin_addr = b->addr_srv;
-	up.sin_port = htons(port);
-	relay_set_upstream(r, &up);
+	sweep_upstream(b, r, port);
 	relay_stats(r, &st, 1);
 	xasprintf(&url, "rsync://127.0.0.1:%u/new/", relay_port(r));
 

@@ -285,6 +285,7 @@ void	 sweep_progress_end(struct bench *);
 void	 sweep_run_line(struct bench *, const struct link *, int, int,
 	    const char *, const struct run *);
 void	 sweep_retire(struct bench *, const char *);
+void	 sweep_upstream(struct bench *, struct relay *, uint16_t);
 /*
  * argv (10 slots) for "fsdiff -A -c sha1 -K kfile -o out .", the pull
  * path's fsdiff; returns the number of arguments.
