@@ -421,12 +421,15 @@ bench_free(struct bench *b)
 			free(b->links[k].cells[li].runs);
 			free(b->links[k].dcells[li].runs);
 		}
+		free(b->links[k].rcell.runs);
 	}
 	free(b->ktcheck);
 	free(b->fsdiff);
 	free(b->lapply);
 	free(b->cairnd);
 	free(b->publish);
+	free(b->rsync);
+	free(b->rsyncd_conf);
 	free(b->ip);
 	free(b->tcbin);
 	free(b->repo);
