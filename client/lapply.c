@@ -19,6 +19,7 @@
 #include "cksum.h"
 #include "compat.h"
 #include "copts.h"
+#include "download.h"
 #include "intr.h"
 #include "log.h"
 #include "net.h"
@@ -126,7 +127,7 @@ main(int argc, char **argv)
 	struct progtotal total;
 	FILE		*fp;
 	struct sigkeys	*keys;
-	int		 first, percent, bad = 0, mode, pinned;
+	int		 first, percent, bad = 0, mode, pinned, rc;
 
 	log_init("lapply", LOG_TO_STDERR, 0);
 	log_setfatalstatus(APPLY_FAIL);
@@ -194,6 +195,18 @@ main(int argc, char **argv)
 	if (apply_load(ap, fp, &total) == -1 ||
 	    (pinned && keys_check(ap, co.keys) == -1))
 		intr_exit(apply_finish(ap, 0));
+	/* Enough to fetch: the server's zstd dictionary pays for itself. */
+	if (ap->net != NULL) {
+		if ((rc = dl_zdict(ap->net, total.bytes, &err)) == DL_DEAD)
+			fatalx("%s", err.msg);
+		/* Refused (not for this host): no matter, but -v says so. */
+		if (rc != DL_OK && co.verbose > 0)
+			log_info("%s: going on without it", err.msg);
+		else if (net_zdict_id(ap->net) != 0 && co.verbose > 0)
+			log_info("%s: zstd dictionary %u in use",
+			    net_peer(ap->net), net_zdict_id(ap->net));
+	}
+
 	if (fp != stdin)
 		fclose(fp);
 

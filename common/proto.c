@@ -239,6 +239,26 @@ proto_cap_zstd(const char *cap, unsigned *caps)
 	    (v << 8);
 }
 
+/*
+ * [cairn] "ZDICT=<bytes>" (the name in any case, <bytes> 1 to 1048576 in
+ * decimal digits): a zstd dictionary of that size, RETR ZDICT.
+ */
+static void
+proto_cap_zdict(const char *cap, unsigned *caps)
+{
+	const char	*p;
+	unsigned	 v = 0;
+
+	if (strncasecmp(cap, "ZDICT=", 6) != 0)
+		return;
+	for (p = cap + 6; *p >= '0' && *p <= '9' && v <= 1048576; p++)
+		v = v * 10 + (unsigned)(*p - '0');
+	if (p == cap + 6 || *p != '\0' || v < 1 || v > 1048576)
+		return;
+	*caps = (*caps & ~(PROTO_CAP_ZDICT | (0x7ffU << 16))) |
+	    PROTO_CAP_ZDICT | ((v + 1023) / 1024) << 16;
+}
+
 int
 proto_banner(struct conn *c, unsigned *caps, struct cerr *err)
 {
@@ -293,6 +313,7 @@ proto_banner(struct conn *c, unsigned *caps, struct cerr *err)
 			if (strcasecmp(av[i], "MANIFEST") == 0)
 				*caps |= PROTO_CAP_MANIFEST;
 			proto_cap_zstd(av[i], caps);
+			proto_cap_zdict(av[i], caps);
 		}
 	} while (more);
 	return 0;

@@ -58,6 +58,9 @@ struct conn;
 #define PROTO_CAP_ZSTD		0x20	/* [cairn] COMP ZSTD, "ZSTD=<max>" */
 /* The <max> of "ZSTD=<max>" (1 to 99), kept in the bits above. */
 #define PROTO_CAP_ZSTDMAX(caps)	(((caps) >> 8) & 0xff)
+#define PROTO_CAP_ZDICT		0x40	/* [cairn] RETR ZDICT, "ZDICT=<bytes>" */
+/* The <bytes> of "ZDICT=<bytes>" in KiB, rounded up (1 to 1024). */
+#define PROTO_CAP_ZDICTKB(caps)	(((caps) >> 16) & 0x7ff)
 
 /*
  * Split a request or reply line in place into at most max tokens,

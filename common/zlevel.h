@@ -318,12 +318,13 @@ struct zlevel_entry {
 
 static inline int
 zlevel_entry_new(struct zlevel_entry *e, enum zlevel_codec codec, int level,
-    struct cerr *err)
+    struct zstdconn_dict *d, struct cerr *err)
 {
 	e->z = NULL;
 	e->f = NULL;
 	if (codec == ZLEVEL_ZSTD)
-		return (e->f = zstdconn_frame_new(level, err)) == NULL ? -1 : 0;
+		return (e->f = zstdconn_frame_new(level, d, err)) == NULL ?
+		    -1 : 0;
 	if ((e->z = zstream_new(level, err)) == NULL)
 		return -1;
 	zstream_headless(e->z);

@@ -28,6 +28,7 @@
 #ifdef HAVE_ZSTD
 
 #define ZSTD_STATIC_LINKING_ONLY	/* ZSTD_getCParams: a level's window */
+#include <zdict.h>
 #include <zstd.h>
 #include <zstd_errors.h>
 
@@ -73,6 +74,15 @@ struct zstdconn {
 	struct zconn_meter meter;	/* the automatic level, if on */
 	zconn_capture_fn capfn;		/* sees compressed output, NULL */
 	void		*caparg;
+	/*
+	 * The dictionary (zstdconn_use_dict), or NULL; the level of the
+	 * compressor's reference to it (-1: none yet); the decoder's, from
+	 * the next frame on (set by the thread that asked for it, taken by
+	 * the one that decodes).
+	 */
+	struct zstdconn_dict *dict;
+	int		 dlevel;
+	ZSTD_DDict	*ddpend;
 
 	/* Counters (struct connstats). */
 	uint64_t	 zout;
@@ -83,6 +93,19 @@ struct zstdconn {
 /* A maker of one frame, for a cache entry (zstdconn_frame_new). */
 struct zstdconn_frame {
 	ZSTD_CCtx	*cc;
+};
+
+/*
+ * A dictionary: its bytes, its id, the decoder's digested form, and the
+ * encoder's, one per level, made at the first frame of that level.
+ */
+struct zstdconn_dict {
+	unsigned char	*data;
+	size_t		 len;
+	unsigned	 id;
+	ZSTD_DDict	*dd;
+	ZSTD_CDict	*cd[ZSTDCONN_MAXLEVEL + 1];
+	struct buf	*frame;		/* zstdconn_dict_frame, or NULL */
 };
 
 static const struct conn_filter zstdconn_ops;
@@ -220,6 +243,32 @@ zstdconn_compress(ZSTD_CCtx *cc, const void *p, size_t len,
 }
 
 /*
+ * The compressor cc, between frames, from its next frame on: with the
+ * dictionary d at level (its digested form made at the first use of
+ * the level).
+ */
+static int
+zstdconn_refdict(ZSTD_CCtx *cc, struct zstdconn_dict *d, int level,
+    struct cerr *err)
+{
+	size_t	 r;
+
+	if (d->cd[level] == NULL && (d->cd[level] =
+	    ZSTD_createCDict_byReference(d->data, d->len, level)) == NULL) {
+		cerr_set(err, "zstd dictionary %u at level %d: out of memory",
+		    d->id, level);
+		return -1;
+	}
+	r = ZSTD_CCtx_refCDict(cc, d->cd[level]);
+	if (ZSTD_isError(r)) {
+		cerr_set(err, "zstd dictionary %u: %s", d->id,
+		    ZSTD_getErrorName(r));
+		return -1;
+	}
+	return 0;
+}
+
+/*
  * The bytes held as one whole frame, at the stream's level but in a
  * context of its own, told the frame's size so that zstd fits its
  * tables to it.
@@ -243,6 +292,10 @@ zstdconn_small(struct zstdconn *zs, struct buf *out, struct cerr *err)
 		    ZSTD_getErrorName(r));
 		return -1;
 	}
+	/* Small frames gain the most from a dictionary. */
+	if (zs->dict != NULL && zstdconn_refdict(zs->small, zs->dict,
+	    zs->level, err) == -1)
+		return -1;
 	n = zs->nhold;
 	zs->nhold = 0;
 	return zstdconn_compress(zs->small, zs->hold, n, ZSTD_e_end, out, err);
@@ -278,6 +331,12 @@ zstdconn_run(struct zstdconn *zs, const void *p, size_t len,
 		if (mode == ZSTD_e_continue || zs->nhold == 0)
 			return 0;
 		return zstdconn_small(zs, out, err);
+	}
+	/* A frame of the stream's context starts: with the dictionary. */
+	if (!zs->inframe && zs->dict != NULL && zs->dlevel != zs->level) {
+		if (zstdconn_refdict(zs->cc, zs->dict, zs->level, err) == -1)
+			return -1;
+		zs->dlevel = zs->level;
 	}
 	if (zs->nhold > 0) {
 		/* More than a small frame: the held bytes begin one. */
@@ -376,6 +435,7 @@ zstdconn_decode(void *arg, const unsigned char **in, size_t *inlen,
 	struct zstdconn	*zs = arg;
 	ZSTD_inBuffer	 ib;
 	ZSTD_outBuffer	 ob = { out, outlen, 0 };
+	ZSTD_DDict	*dd;
 	size_t		 r, n;
 
 	for (;;) {
@@ -398,6 +458,14 @@ zstdconn_decode(void *arg, const unsigned char **in, size_t *inlen,
 			}
 			if (n < sizeof(zstdconn_magic))
 				return 0;
+			dd = __atomic_exchange_n(&zs->ddpend, NULL,
+			    __ATOMIC_ACQ_REL);
+			if (dd != NULL && ZSTD_isError(r =
+			    ZSTD_DCtx_refDDict(zs->dc, dd))) {
+				cerr_set(err, "zstd dictionary: %s",
+				    ZSTD_getErrorName(r));
+				return -1;
+			}
 			zs->dinframe = 1;
 		}
 		ib.src = *in;
@@ -413,6 +481,11 @@ zstdconn_decode(void *arg, const unsigned char **in, size_t *inlen,
 				cerr_set(err, "zstd frame asks for a window "
 				    "larger than %d KiB, the most allowed: "
 				    "refused", ZSTDCONN_WINDOW / 1024);
+			else if (ZSTD_getErrorCode(r) ==
+			    ZSTD_error_dictionary_wrong)
+				cerr_set(err, "zstd frame made with a "
+				    "dictionary this session does not use: "
+				    "refused");
 			else
 				cerr_set(err, "zstd: %s",
 				    ZSTD_getErrorName(r));
@@ -565,6 +638,7 @@ zstdconn_start(struct conn *c, int level, int ratio, struct cerr *err)
 	zs->c = c;
 	zs->tmp = buf_new(ZSTDCONN_SCRATCH);
 	zs->pin = -1;
+	zs->dlevel = -1;
 	zs->guard.ratio = ratio;
 	if ((zs->cc = ZSTD_createCCtx()) == NULL ||
 	    (zs->dc = ZSTD_createDCtx()) == NULL) {
@@ -749,8 +823,146 @@ zstdconn_splice_end(struct conn *c, uint64_t raw, int level,
 	return 0;
 }
 
+struct zstdconn_dict *
+zstdconn_dict_new(const void *p, size_t len, struct cerr *err)
+{
+	struct zstdconn_dict	*d;
+	unsigned		 id;
+
+	if (len > ZSTDCONN_DICTMAX) {
+		cerr_set(err, "zstd dictionary of %zu bytes: more than the "
+		    "%d allowed", len, ZSTDCONN_DICTMAX);
+		return NULL;
+	}
+	if ((id = ZSTD_getDictID_fromDict(p, len)) == 0) {
+		cerr_set(err, "not a zstd dictionary (no dictionary header "
+		    "and id)");
+		return NULL;
+	}
+	d = xcalloc(1, sizeof(*d));
+	d->data = xmalloc(len);
+	memcpy(d->data, p, len);
+	d->len = len;
+	d->id = id;
+	/* Its entropy tables are checked here, before any frame needs them. */
+	if ((d->dd = ZSTD_createDDict_advanced(d->data, len, ZSTD_dlm_byRef,
+	    ZSTD_dct_fullDict, ZSTD_defaultCMem)) == NULL) {
+		cerr_set(err, "zstd dictionary %u: damaged (its tables do not "
+		    "load)", id);
+		zstdconn_dict_free(d);
+		return NULL;
+	}
+	return d;
+}
+
+unsigned
+zstdconn_dict_id(const struct zstdconn_dict *d)
+{
+	return d->id;
+}
+
+const void *
+zstdconn_dict_data(const struct zstdconn_dict *d, size_t *len)
+{
+	*len = d->len;
+	return d->data;
+}
+
+size_t
+zstdconn_dict_memory(const struct zstdconn_dict *d)
+{
+	size_t	 n, l;
+
+	if (d == NULL)
+		return 0;
+	n = d->len + ZSTD_sizeof_DDict(d->dd);
+	for (l = 0; l < ZSTDCONN_NELEM(d->cd); l++)
+		n += ZSTD_sizeof_CDict(d->cd[l]);
+	return n;
+}
+
+const void *
+zstdconn_dict_frame(struct zstdconn_dict *d, size_t *len, struct cerr *err)
+{
+	struct zstdconn_frame	*f;
+	struct buf		*b;
+
+	if (d->frame == NULL) {
+		b = buf_new(ZSTD_compressBound(d->len) + 2 * ZSTDCONN_OUTCHUNK);
+		if ((f = zstdconn_frame_new(ZSTDCONN_DICTLEVEL, NULL,
+		    err)) == NULL)
+			goto fail;
+		if (zstdconn_frame_add(f, d->data, d->len, 1, b, err) == -1) {
+			zstdconn_frame_free(f);
+			goto fail;
+		}
+		zstdconn_frame_free(f);
+		d->frame = b;
+	}
+	*len = buf_len(d->frame);
+	return buf_data(d->frame);
+fail:
+	buf_free(b);
+	return NULL;
+}
+
+void
+zstdconn_dict_free(struct zstdconn_dict *d)
+{
+	size_t	 l;
+
+	if (d == NULL)
+		return;
+	buf_free(d->frame);
+	for (l = 0; l < ZSTDCONN_NELEM(d->cd); l++)
+		ZSTD_freeCDict(d->cd[l]);
+	ZSTD_freeDDict(d->dd);
+	free(d->data);
+	free(d);
+}
+
+int
+zstdconn_dict_train(const void *samples, const size_t *sizes, unsigned n,
+    void *dict, size_t cap, size_t *len, struct cerr *err)
+{
+	size_t	 r;
+
+	r = ZDICT_trainFromBuffer(dict, cap, samples, sizes, n);
+	if (ZDICT_isError(r)) {
+		cerr_set(err, "zstd dictionary from %u samples: %s", n,
+		    ZDICT_getErrorName(r));
+		return -1;
+	}
+	*len = r;
+	return 0;
+}
+
+int
+zstdconn_use_dict(struct conn *c, struct zstdconn_dict *d, struct cerr *err)
+{
+	struct zstdconn	*zs = zstdconn_get(c);
+
+	if (zs == NULL || zs->dict != NULL) {
+		cerr_set(err, "%s: %s", conn_peer(c), zs == NULL ?
+		    "zstd is off" : "a zstd dictionary is in use already");
+		return -1;
+	}
+	zs->dict = d;
+	zs->dlevel = -1;
+	__atomic_store_n(&zs->ddpend, d->dd, __ATOMIC_RELEASE);
+	return 0;
+}
+
+unsigned
+zstdconn_dict_used(const struct conn *c)
+{
+	struct zstdconn	*zs = zstdconn_get(c);
+
+	return zs != NULL && zs->dict != NULL ? zs->dict->id : 0;
+}
+
 struct zstdconn_frame *
-zstdconn_frame_new(int level, struct cerr *err)
+zstdconn_frame_new(int level, struct zstdconn_dict *d, struct cerr *err)
 {
 	struct zstdconn_frame	*f;
 
@@ -760,7 +972,8 @@ zstdconn_frame_new(int level, struct cerr *err)
 		free(f);
 		return NULL;
 	}
-	if (zstdconn_cparams(f->cc, level, err) == -1) {
+	if (zstdconn_cparams(f->cc, level, err) == -1 ||
+	    (d != NULL && zstdconn_refdict(f->cc, d, level, err) == -1)) {
 		zstdconn_frame_free(f);
 		return NULL;
 	}
@@ -894,10 +1107,86 @@ zstdconn_splice_end(struct conn *c, uint64_t raw, int level,
 	return -1;
 }
 
+struct zstdconn_dict *
+zstdconn_dict_new(const void *p, size_t len, struct cerr *err)
+{
+	(void)p;
+	(void)len;
+	cerr_set(err, "zstd is not built in (configured --without-zstd)");
+	return NULL;
+}
+
+unsigned
+zstdconn_dict_id(const struct zstdconn_dict *d)
+{
+	(void)d;
+	return 0;
+}
+
+const void *
+zstdconn_dict_data(const struct zstdconn_dict *d, size_t *len)
+{
+	(void)d;
+	*len = 0;
+	return NULL;
+}
+
+size_t
+zstdconn_dict_memory(const struct zstdconn_dict *d)
+{
+	(void)d;
+	return 0;
+}
+
+void
+zstdconn_dict_free(struct zstdconn_dict *d)
+{
+	(void)d;
+}
+
+int
+zstdconn_dict_train(const void *samples, const size_t *sizes, unsigned n,
+    void *dict, size_t cap, size_t *len, struct cerr *err)
+{
+	(void)samples;
+	(void)sizes;
+	(void)n;
+	(void)dict;
+	(void)cap;
+	*len = 0;
+	cerr_set(err, "zstd is not built in (configured --without-zstd)");
+	return -1;
+}
+
+int
+zstdconn_use_dict(struct conn *c, struct zstdconn_dict *d, struct cerr *err)
+{
+	(void)d;
+	cerr_set(err, "%s: zstd is off", conn_peer(c));
+	return -1;
+}
+
+unsigned
+zstdconn_dict_used(const struct conn *c)
+{
+	(void)c;
+	return 0;
+}
+
+const void *
+zstdconn_dict_frame(struct zstdconn_dict *d, size_t *len, struct cerr *err)
+{
+	(void)d;
+	*len = 0;
+	cerr_set(err, "zstd is not built in (configured --without-zstd)");
+	return NULL;
+}
+
 struct zstdconn_frame *
-zstdconn_frame_new(int level, struct cerr *err)
+zstdconn_frame_new(int level, struct zstdconn_dict *d, struct cerr *err)
 {
 	(void)level;
+	(void)d;
 	cerr_set(err, "zstd is not built in (configured --without-zstd)");
 	return NULL;
 }

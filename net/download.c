@@ -32,6 +32,7 @@
 #include "intr.h"
 #include "net.h"
 #include "xmalloc.h"
+#include "zstdconn.h"
 
 #define DL_BUFSZ	(256 * 1024)
 
@@ -343,6 +344,27 @@ dl_tomem(struct net *net, const char *path, int64_t max, char **data,
 	*data = p;
 	*len = (size_t)size;
 	return DL_OK;
+}
+
+int
+dl_zdict(struct net *net, int64_t expect, struct cerr *err)
+{
+	char		*data;
+	size_t		 len;
+	int64_t		 size = net_zdict_size(net);
+	int		 rc;
+
+	if (size == 0 || expect / DL_ZDICT_PAYS < size)
+		return DL_OK;
+	if (net_send_retr(net, "ZDICT", NULL, NULL, err) == -1)
+		return DL_DEAD;
+	if ((rc = dl_tomem(net, "zdict", ZSTDCONN_DICTMAX, &data, &len,
+	    err)) != DL_OK)
+		return rc;
+	/* The server's frames are made with it from now on. */
+	rc = net_use_zdict(net, data, len, err) == -1 ? DL_DEAD : DL_OK;
+	free(data);
+	return rc;
 }
 
 int

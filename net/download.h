@@ -101,6 +101,19 @@ int	 dl_tofd(struct net *, const struct dl_want *w, int fd,
 int	 dl_tomem(struct net *, const char *path, int64_t max, char **data,
 	    size_t *len, struct cerr *err);
 
+/*
+ * [cairn] Take the zstd dictionary the server offers (docs/protocol.md
+ * section 9.3) when the caller is about to fetch expect bytes or more,
+ * at least DL_ZDICT_PAYS times the dictionary's size: RETR ZDICT, into
+ * memory, checked and used by the stream (net_use_zdict).  Only with
+ * nothing outstanding.  DL_OK (taken, or not worth taking: nothing
+ * offered, not zstd, too little to fetch); DL_SERVER when the server
+ * refuses, and the session goes on without one; DL_DEAD when what came
+ * is no dictionary: the server's next frames are made with it.
+ */
+#define DL_ZDICT_PAYS	32
+int	 dl_zdict(struct net *, int64_t expect, struct cerr *err);
+
 /* Read and throw away the rest of the current RETR body and its ".". */
 int	 dl_skipbody(struct net *, struct cerr *err);
 

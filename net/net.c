@@ -66,6 +66,7 @@ struct net {
 	int		 quit;		/* QUIT done: quitrc, quiterr */
 	int		 quitrc;
 	struct cerr	 quiterr;
+	struct zstdconn_dict *zdict;	/* the stream's dictionary, or NULL */
 };
 
 /* Connect to one address with a deadline.  Returns fd or -1 (errno). */
@@ -565,6 +566,7 @@ net_close(struct net *n, struct cerr *err)
 	if ((rc = net_quit(n)) == -1)
 		cerr_set(err, "%s", n->quiterr.msg);
 	conn_free(n->c);
+	zstdconn_dict_free(n->zdict);
 	tlsctx_free(n->tls);
 	free(n);
 	return rc;
@@ -651,6 +653,39 @@ net_has_cap(const struct net *n, const char *cap)
 		return (n->caps & PROTO_CAP_DELTA) != 0;
 	if (strcasecmp(cap, "MANIFEST") == 0)
 		return (n->caps & PROTO_CAP_MANIFEST) != 0;
+	return 0;
+}
+
+int64_t
+net_zdict_size(const struct net *n)
+{
+	if (!(n->caps & PROTO_CAP_ZDICT) || n->zl.codec != ZLEVEL_ZSTD ||
+	    !zstdconn_on(n->c) || n->zdict != NULL)
+		return 0;
+	return (int64_t)PROTO_CAP_ZDICTKB(n->caps) * 1024;
+}
+
+unsigned
+net_zdict_id(const struct net *n)
+{
+	return n->zdict != NULL ? zstdconn_dict_id(n->zdict) : 0;
+}
+
+int
+net_use_zdict(struct net *n, const void *p, size_t len, struct cerr *err)
+{
+	struct zstdconn_dict	*d;
+	struct cerr		 derr;
+
+	if ((d = zstdconn_dict_new(p, len, &derr)) == NULL) {
+		cerr_set(err, "%s: %s", conn_peer(n->c), derr.msg);
+		return -1;
+	}
+	if (zstdconn_use_dict(n->c, d, err) == -1) {
+		zstdconn_dict_free(d);
+		return -1;
+	}
+	n->zdict = d;
 	return 0;
 }
 

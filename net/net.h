@@ -88,6 +88,18 @@ int		 net_has_cap(const struct net *, const char *cap);
 /* The server as messages name it: "host[address]". */
 const char	*net_peer(const struct net *);
 /*
+ * [cairn] The size of the zstd dictionary the server offers to this
+ * zstd session (docs/protocol.md section 9.3), rounded up to KiB; 0
+ * when there is none to take (no offer, not zstd, taken already).  And
+ * the dictionary received (RETR ZDICT, dl_zdict), checked and used by
+ * the stream from the next frame on each way.
+ */
+int64_t		 net_zdict_size(const struct net *);
+int		 net_use_zdict(struct net *, const void *p, size_t len,
+		    struct cerr *err);
+/* The id of the dictionary in use, 0: none. */
+unsigned	 net_zdict_id(const struct net *);
+/*
  * End the session (QUIT and its reply, as net_close would), then print
  * its byte counters (for -v): Radmind's "zlib stats" line when
  * compression is on, then one line of bytes before and after compression

@@ -511,7 +511,8 @@ send_body(struct sess *s, int fd, const struct stat *st, int apart,
 	}
 	if (z && zc != NULL && st->st_size > 0) {
 		zlevel_span(&s->zl, s->conn, &lo, &hi);
-		(void)zcache_find(zc, st, s->zl.codec, lo, hi, &h);
+		(void)zcache_find(zc, st, s->zl.codec,
+		    zstdconn_dict_used(s->conn), lo, hi, &h);
 		if (h.fd != -1) {
 			if (!apart && zlevel_flush_entry(s->conn, &err) ==
 			    -1) {
@@ -551,7 +552,8 @@ send_body(struct sess *s, int fd, const struct stat *st, int apart,
 		if (z && sent == 0 && cls == BODY_DEFLATED && zc != NULL &&
 		    zlevel_now(s->conn) > 0 &&
 		    (fill = zcache_fill_begin(zc, st, s->zl.codec,
-		    zlevel_now(s->conn))) != NULL) {
+		    zstdconn_dict_used(s->conn), zlevel_now(s->conn))) !=
+		    NULL) {
 			if (!apart && conn_flush_full(s->conn, &err) == -1)
 				goto fail;
 			zlevel_capture(s->conn, zcache_fill_data, fill);
@@ -783,9 +785,56 @@ fetch_send(struct sess *s, int ac, char **av, const char *alg,
 	return SESS_OK;
 }
 
+/*
+ * [cairn] RETR ZDICT (docs/protocol.md section 9.3): the cache's zstd
+ * dictionary, to a zstd session that has not taken it yet, as RETR
+ * sends a file.  The frame ends after the reply; from the next one on,
+ * this side's frames may be made with the dictionary, and its cache
+ * entries are those made with it.
+ */
+static int
+fetch_zdict(struct sess *s)
+{
+	struct zstdconn_dict *d = zcache_dict(s->opts->zcache);
+	struct cerr	 err;
+	const void	*p;
+	size_t		 len, flen;
+
+	if (d == NULL || !zstdconn_on(s->conn) ||
+	    zstdconn_dict_used(s->conn) != 0 || !hostcfg_zdict(s, 1)) {
+		peer_log(s, LOG_INFO, "no zstd dictionary for this session");
+		return peer_reply(s, RAP_RETR_ACCESS, "Unable to access %s.",
+		    ZC_DICT);
+	}
+	(void)zstdconn_dict_data(d, &len);
+	if ((p = zstdconn_dict_frame(d, &flen, &err)) == NULL) {
+		log_warnx("%s", err.msg);
+		return peer_reply(s, RAP_RETR_ACCESS, "Unable to access %s.",
+		    ZC_DICT);
+	}
+	if (peer_reply(s, RAP_RETR_OK, "Retrieving file") == SESS_CLOSE)
+		return SESS_CLOSE;
+	/* Its frame, made once for every session: spliced as a cache entry. */
+	if (conn_printf(s->conn, &err, "%zu\r\n", len) == -1 ||
+	    zlevel_flush_entry(s->conn, &err) == -1 ||
+	    zlevel_splice(s->conn, p, flen, &err) == -1 ||
+	    zlevel_splice_end(s->conn, len, ZSTDCONN_DICTLEVEL, &err) == -1 ||
+	    conn_printf(s->conn, &err, ".\r\n") == -1 ||
+	    conn_flush_full(s->conn, &err) == -1 ||
+	    zstdconn_use_dict(s->conn, d, &err) == -1) {
+		log_warnx("%s", err.msg);
+		return SESS_CLOSE;
+	}
+	peer_log(s, LOG_DEBUG, "zstd dictionary %u sent (%zu bytes)",
+	    zstdconn_dict_id(d), len);
+	return SESS_OK;
+}
+
 int
 cmd_retr(struct sess *s, int ac, char **av)
 {
+	if (ac == 2 && strcasecmp(av[1], "ZDICT") == 0)
+		return fetch_zdict(s);
 	return fetch_send(s, ac, av, NULL, NULL);
 }
 

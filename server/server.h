@@ -184,6 +184,14 @@ int	 hostcfg_match(struct sess *, struct cerr *err);
 #define HOSTCFG_NOFILE	(-2)
 int	 hostcfg_load(struct sess *, struct cerr *err);
 int	 hostcfg_allowed(const struct sess *, const char *name);
+/*
+ * [cairn] May the session have the cache's zstd dictionary
+ * (docs/protocol.md 9.3, zcache_dict_for): there is one, the
+ * transcripts it was trained on are as they were, and the host may
+ * fetch each of them; with acl 0 (the host's names not loaded yet: the
+ * banner before TLS) the last is not asked.
+ */
+int	 hostcfg_zdict(struct sess *, int acl);
 
 /* fetch.c */
 int	 cmd_stat(struct sess *, int ac, char **av);

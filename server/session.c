@@ -38,6 +38,7 @@
 #include "xmalloc.h"
 #include "linkmemo.h"
 #include "zauto.h"
+#include "zcache.h"
 #include "zlevel.h"
 
 #define SESS_MAXERRORS	10			/* then the server hangs up */
@@ -647,7 +648,8 @@ static int
 sess_greet(struct sess *s)
 {
 	struct cerr	 err;
-	char		 zstd[32];
+	char		 zstd[32], zdict[32];
+	size_t		 dlen;
 	int		 r;
 
 	if (sess_repo_ok(s, &err) == -1) {
@@ -687,10 +689,17 @@ sess_greet(struct sess *s)
 		(void)snprintf(zstd, sizeof(zstd), " %s=%d",
 		    zlevel_name(ZLEVEL_ZSTD),
 		    s->opts->zlimit.max[ZLEVEL_ZSTD]);
-	conn_printf(s->conn, NULL, "200 CAPA %sREPO%s%s%s%s\r\n",
+	/* [cairn] ZDICT=<bytes>: the cache's zstd dictionary (9.3). */
+	zdict[0] = '\0';
+	if (zlevel_offered(&s->opts->zlimit, ZLEVEL_ZSTD) && !s->check &&
+	    hostcfg_zdict(s, s->state == SESS_AUTH)) {
+		(void)zstdconn_dict_data(zcache_dict(s->opts->zcache), &dlen);
+		(void)snprintf(zdict, sizeof(zdict), " ZDICT=%zu", dlen);
+	}
+	conn_printf(s->conn, NULL, "200 CAPA %sREPO%s%s%s%s%s\r\n",
 	    zlevel_offered(&s->opts->zlimit, ZLEVEL_ZLIB) ? "ZLIB " : "",
 	    zlevel_offered_auto(&s->opts->zlimit) ? " ZAUTO" : "", zstd,
-	    sess_delta_store(s) ? " DELTA" : "",
+	    zdict, sess_delta_store(s) ? " DELTA" : "",
 	    fetch_has_release(s->opts->rootfd) ? " MANIFEST" : "");
 	return SESS_OK;
 }

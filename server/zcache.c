@@ -10,12 +10,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "cerr.h"
 #include "cksum.h"
 #include "compat.h"
@@ -28,10 +30,21 @@
 #define ZC_RECORD	256	/* longest record line */
 #define ZC_NAMEMAX	(CKSUM_B64MAX + 8)
 
+/* A transcript a dictionary was trained on, as it was then. */
+struct zdsrc {
+	char		*name;		/* in transcript/ */
+	int64_t		 size;
+	int64_t		 sec, nsec;	/* modification time */
+	uint64_t	 ino;
+};
+
 struct zcache {
 	int		 dfd;		/* the cache directory */
 	int64_t		 bound;
 	unsigned	 seq;		/* temporary names */
+	struct zstdconn_dict *dict;	/* ZC_DICT, or NULL */
+	struct zdsrc	*src;		/* ZC_DICTSRC */
+	size_t		 nsrc;
 };
 
 struct zfill {
@@ -39,12 +52,222 @@ struct zfill {
 	struct stat	 st;
 	enum zlevel_codec codec;
 	int		 level;
+	unsigned	 dict;		/* id of the dictionary, 0: none */
 	int		 fd;		/* the temporary entry */
 	char		 tmp[64];
 	struct cksum	*ck;
 	uint64_t	 raw, len;
 	int		 failed;
 };
+
+static void
+src_free(struct zcache *zc)
+{
+	size_t	 i;
+
+	for (i = 0; i < zc->nsrc; i++)
+		free(zc->src[i].name);
+	free(zc->src);
+	zc->src = NULL;
+	zc->nsrc = 0;
+}
+
+/*
+ * ZC_DICTSRC: "cairn-zdict 1 <id>", then per source transcript "<size>
+ * <mtime s> <mtime ns> <inode> <name>".  0 when it is there, well formed
+ * and of dictionary id; else -1 (and no sources).
+ */
+static int
+src_load(struct zcache *zc, unsigned id)
+{
+	struct buf	*b;
+	char		*line, *name;
+	long long	 size, sec, nsec;
+	unsigned long long ino;
+	unsigned	 fid;
+	int		 n, first = 1, ok = 1;
+
+	if (fs_read_file(zc->dfd, ZC_DICTSRC, 4 * 1024 * 1024, &b) == -1)
+		return -1;
+	while (buf_getline(b, &line) > 0) {
+		if (first) {
+			first = 0;
+			if (sscanf(line, "cairn-zdict 1 %u", &fid) != 1 ||
+			    fid != id)
+				ok = 0;
+			continue;
+		}
+		if (sscanf(line, "%lld %lld %lld %llu %n", &size, &sec, &nsec,
+		    &ino, &n) != 4 || line[n] == '\0' ||
+		    strchr(line + n, '/') != NULL) {
+			ok = 0;
+			break;
+		}
+		name = line + n;
+		zc->src = xreallocarray(zc->src, zc->nsrc + 1,
+		    sizeof(*zc->src));
+		zc->src[zc->nsrc].name = xstrdup(name);
+		zc->src[zc->nsrc].size = size;
+		zc->src[zc->nsrc].sec = sec;
+		zc->src[zc->nsrc].nsec = nsec;
+		zc->src[zc->nsrc].ino = ino;
+		zc->nsrc++;
+	}
+	buf_free(b);
+	if (first || zc->nsrc == 0)
+		ok = 0;
+	if (!ok)
+		src_free(zc);
+	return ok ? 0 : -1;
+}
+
+/*
+ * The dictionary ZC_DICT of the cache in dir, if there is one: a regular
+ * file of at most ZSTDCONN_DICTMAX bytes that zstdconn_dict_new takes.
+ * Any other is an error naming the file: cairnd does not start on it.
+ * Without its record of sources (ZC_DICTSRC, of its id) it is not used:
+ * nothing says who may have it.
+ */
+static int
+dict_load(struct zcache *zc, const char *dir, struct cerr *err)
+{
+	struct buf	*b;
+	struct cerr	 derr;
+	size_t		 len;
+
+	if (fs_read_file(zc->dfd, ZC_DICT, ZSTDCONN_DICTMAX, &b) == -1) {
+		if (errno == ENOENT)
+			return 0;
+		if (errno == EFBIG)
+			cerr_set(err, "%s/%s: more than the %d bytes a zstd "
+			    "dictionary may have", dir, ZC_DICT,
+			    ZSTDCONN_DICTMAX);
+		else
+			cerr_errno(err, "%s/%s", dir, ZC_DICT);
+		return -1;
+	}
+	zc->dict = zstdconn_dict_new(buf_data(b), buf_len(b), &derr);
+	buf_free(b);
+	/* Its frame now, once, for the sessions to come. */
+	if (zc->dict == NULL || zstdconn_dict_frame(zc->dict, &len,
+	    &derr) == NULL) {
+		cerr_set(err, "%s/%s: %s", dir, ZC_DICT, derr.msg);
+		return -1;
+	}
+	if (src_load(zc, zstdconn_dict_id(zc->dict)) == -1) {
+		log_warnx("%s/%s: no record of the transcripts it was trained "
+		    "on (%s): not used", dir, ZC_DICT, ZC_DICTSRC);
+		zstdconn_dict_free(zc->dict);
+		zc->dict = NULL;
+	}
+	return 0;
+}
+
+int
+zcache_dict_fresh(const struct zcache *zc, int rootfd)
+{
+	struct stat	 st;
+	char		 rel[PATH_MAX];
+	size_t		 i;
+
+	if (zc == NULL || zc->dict == NULL)
+		return 0;
+	for (i = 0; i < zc->nsrc; i++) {
+		if ((size_t)snprintf(rel, sizeof(rel), "transcript/%s",
+		    zc->src[i].name) >= sizeof(rel) ||
+		    fstatat(rootfd, rel, &st, AT_SYMLINK_NOFOLLOW) == -1 ||
+		    !S_ISREG(st.st_mode) || st.st_size != zc->src[i].size ||
+		    st.st_mtim.tv_sec != zc->src[i].sec ||
+		    st.st_mtim.tv_nsec != zc->src[i].nsec ||
+		    (uint64_t)st.st_ino != zc->src[i].ino)
+			return 0;
+	}
+	return 1;
+}
+
+int
+zcache_dict_for(const struct zcache *zc, int rootfd,
+    int (*allowed)(void *, const char *), void *arg)
+{
+	size_t	 i;
+
+	if (!zcache_dict_fresh(zc, rootfd))
+		return 0;
+	for (i = 0; i < zc->nsrc; i++)
+		if (!allowed(arg, zc->src[i].name))
+			return 0;
+	return 1;
+}
+
+struct zstdconn_dict *
+zcache_dict(const struct zcache *zc)
+{
+	return zc != NULL ? zc->dict : NULL;
+}
+
+/* Write len bytes at p over name in the cache directory, durably. */
+static int
+put_file(struct zcache *zc, const char *name, const void *p, size_t len,
+    struct cerr *err)
+{
+	char	 tmp[64];
+	int	 fd;
+
+	snprintf(tmp, sizeof(tmp), ".tmp.%ld.%u", (long)getpid(), zc->seq++);
+	if ((fd = openat(zc->dfd, tmp, O_WRONLY | O_CREAT | O_EXCL |
+	    O_CLOEXEC, 0644)) == -1 || fs_write_all(fd, p, len) == -1 ||
+	    fdatasync(fd) == -1 || close(fd) == -1 ||
+	    renameat(zc->dfd, tmp, zc->dfd, name) == -1) {
+		cerr_errno(err, "%s", name);
+		if (fd != -1)
+			(void)close(fd);
+		(void)unlinkat(zc->dfd, tmp, 0);
+		return -1;
+	}
+	return 0;
+}
+
+int
+zcache_set_dict(struct zcache *zc, const void *p, size_t len,
+    const struct zcache_src *src, size_t nsrc, struct cerr *err)
+{
+	struct zstdconn_dict *d;
+	struct buf	*b;
+	size_t		 i;
+	int		 r;
+
+	if ((d = zstdconn_dict_new(p, len, err)) == NULL)
+		return -1;
+	b = buf_new(4 * 1024 * 1024);
+	r = buf_printf(b, "cairn-zdict 1 %u\n", zstdconn_dict_id(d));
+	for (i = 0; i < nsrc && r == 0; i++)
+		r = buf_printf(b, "%lld %lld %ld %llu %s\n",
+		    (long long)src[i].st.st_size,
+		    (long long)src[i].st.st_mtim.tv_sec,
+		    (long)src[i].st.st_mtim.tv_nsec,
+		    (unsigned long long)src[i].st.st_ino, src[i].name);
+	/* The record first: a dictionary is never used without it. */
+	if (r == -1 || nsrc == 0) {
+		cerr_set(err, "%s: too many sources", ZC_DICTSRC);
+		r = -1;
+	} else if ((r = put_file(zc, ZC_DICTSRC, buf_data(b), buf_len(b),
+	    err)) == 0)
+		r = put_file(zc, ZC_DICT, p, len, err);
+	if (r == 0) {
+		src_free(zc);
+		r = src_load(zc, zstdconn_dict_id(d));
+		if (r == -1)
+			cerr_set(err, "%s: unreadable once written", ZC_DICTSRC);
+	}
+	buf_free(b);
+	if (r == -1) {
+		zstdconn_dict_free(d);
+		return -1;
+	}
+	zstdconn_dict_free(zc->dict);
+	zc->dict = d;
+	return 0;
+}
 
 struct zcache *
 zcache_open(const char *dir, int64_t bound, struct cerr *err)
@@ -69,6 +292,10 @@ zcache_open(const char *dir, int64_t bound, struct cerr *err)
 	zc = xcalloc(1, sizeof(*zc));
 	zc->dfd = dfd;
 	zc->bound = bound;
+	if (dict_load(zc, dir, err) == -1) {
+		zcache_close(zc);
+		return NULL;
+	}
 	return zc;
 }
 
@@ -77,6 +304,8 @@ zcache_close(struct zcache *zc)
 {
 	if (zc == NULL)
 		return;
+	zstdconn_dict_free(zc->dict);
+	src_free(zc);
 	close(zc->dfd);
 	free(zc);
 }
@@ -148,36 +377,43 @@ rec_write(struct zcache *zc, const struct stat *st, int verdict,
 
 /*
  * The name of an entry of codec at level: zlib's as before codecs were
- * named, "z/<digest>.<level>"; zstd's "z/<digest>.zstd<level>".
+ * named, "z/<digest>.<level>"; zstd's "z/<digest>.zstd<level>", and
+ * "z/<digest>.zstd<level>d<id>" made with the dictionary of that id.
  */
 static void
 ent_name(const char *digest, enum zlevel_codec codec, int level,
-    char *name, size_t len)
+    unsigned dict, char *name, size_t len)
 {
-	snprintf(name, len, "z/%s.%s%d", digest, codec == ZLEVEL_ZLIB ? "" :
-	    zlevel_label(codec), level);
+	if (dict != 0)
+		snprintf(name, len, "z/%s.%s%dd%u", digest,
+		    zlevel_label(codec), level, dict);
+	else
+		snprintf(name, len, "z/%s.%s%d", digest, codec == ZLEVEL_ZLIB ?
+		    "" : zlevel_label(codec), level);
 }
 
 /*
  * Read an entry's header (NUL-terminated, ZC_HEADER bytes at most):
- * 1 and its codec, level, plain and compressed sizes if it is one.
- * "cairn-zcache 1 <codec> <level> <raw> <len>", or a zlib entry's
- * "cairn-zcache 1 <level> <raw> <len>" from before codecs were named.
+ * 1 and its codec, level, plain and compressed sizes and dictionary
+ * id (0: none) if it is one.  "cairn-zcache 1 <codec> <level> <raw>
+ * <len> [<dict>]", or a zlib entry's "cairn-zcache 1 <level> <raw>
+ * <len>" from before codecs were named.
  */
 static int
 ent_header(const char *hdr, enum zlevel_codec *codec, int *level,
-    unsigned long long *raw, unsigned long long *len)
+    unsigned long long *raw, unsigned long long *len, unsigned *dict)
 {
 	char	 word[8];
 	int	 c;
 
+	*dict = 0;
 	if (sscanf(hdr, "cairn-zcache 1 %d %llu %llu", level, raw,
 	    len) == 3) {
 		*codec = ZLEVEL_ZLIB;
 		return 1;
 	}
-	if (sscanf(hdr, "cairn-zcache 1 %7s %d %llu %llu", word, level, raw,
-	    len) != 4)
+	if (sscanf(hdr, "cairn-zcache 1 %7s %d %llu %llu %u", word, level,
+	    raw, len, dict) < 4)
 		return 0;
 	for (c = 0; c < ZLEVEL_NCODECS; c++)
 		if (strcmp(word, zlevel_label((enum zlevel_codec)c)) == 0) {
@@ -196,13 +432,14 @@ zcache_settled(const struct stat *st)
 
 int
 zcache_find(struct zcache *zc, const struct stat *st, enum zlevel_codec codec,
-    int lo, int hi, struct zhit *h)
+    unsigned dict, int lo, int hi, struct zhit *h)
 {
-	char		 digest[ZC_NAMEMAX], name[ZC_NAMEMAX + 16];
+	char		 digest[ZC_NAMEMAX], name[ZC_NAMEMAX + 32];
 	char		 hdr[ZC_HEADER + 1];
 	unsigned long long raw, len;
 	enum zlevel_codec hc;
 	struct stat	 est;
+	unsigned	 hd;
 	int		 l, fd, hl;
 
 	h->verdict = ZC_UNKNOWN;
@@ -213,7 +450,7 @@ zcache_find(struct zcache *zc, const struct stat *st, enum zlevel_codec codec,
 	for (l = hi; l >= lo; l--) {
 		if (!zlevel_deflates(codec, l))
 			continue;
-		ent_name(digest, codec, l, name, sizeof(name));
+		ent_name(digest, codec, l, dict, name, sizeof(name));
 		if ((fd = openat(zc->dfd, name, O_RDONLY | O_NOFOLLOW |
 		    O_CLOEXEC)) == -1)
 			continue;
@@ -223,8 +460,8 @@ zcache_find(struct zcache *zc, const struct stat *st, enum zlevel_codec codec,
 			continue;
 		}
 		hdr[ZC_HEADER] = '\0';
-		if (!ent_header(hdr, &hc, &hl, &raw, &len) || hc != codec ||
-		    hl != l || raw != (uint64_t)st->st_size ||
+		if (!ent_header(hdr, &hc, &hl, &raw, &len, &hd) ||
+		    hc != codec || hd != dict || hl != l || raw != (uint64_t)st->st_size ||
 		    (uint64_t)est.st_size != ZC_HEADER + len) {
 			close(fd);
 			continue;
@@ -248,7 +485,7 @@ zcache_stored(struct zcache *zc, const struct stat *st)
 
 struct zfill *
 zcache_fill_begin(struct zcache *zc, const struct stat *st,
-    enum zlevel_codec codec, int level)
+    enum zlevel_codec codec, unsigned dict, int level)
 {
 	struct zfill	*f;
 	char		 pad[ZC_HEADER];
@@ -260,6 +497,7 @@ zcache_fill_begin(struct zcache *zc, const struct stat *st,
 	f->st = *st;
 	f->codec = codec;
 	f->level = level;
+	f->dict = dict;
 	snprintf(f->tmp, sizeof(f->tmp), "z/.tmp.%ld.%u", (long)getpid(),
 	    zc->seq++);
 	if ((f->fd = openat(zc->dfd, f->tmp, O_RDWR | O_CREAT | O_EXCL |
@@ -303,7 +541,7 @@ zcache_fill_end(struct zfill *f, int ok, int srcfd)
 	struct zcache	*zc = f->zc;
 	struct stat	 now;
 	char		 hdr[ZC_HEADER], digest[CKSUM_B64MAX];
-	char		 name[ZC_NAMEMAX + 16], *p;
+	char		 name[ZC_NAMEMAX + 32], *p;
 	int		 n, rc = -1;
 
 	if (!ok || f->failed || f->raw != (uint64_t)f->st.st_size ||
@@ -319,14 +557,20 @@ zcache_fill_end(struct zfill *f, int ok, int srcfd)
 		if (*p == '/')
 			*p = '_';
 	memset(hdr, ' ', sizeof(hdr));
-	n = snprintf(hdr, sizeof(hdr), "cairn-zcache 1 %s %d %llu %llu",
-	    zlevel_label(f->codec), f->level, (unsigned long long)f->raw,
-	    (unsigned long long)f->len);
+	if (f->dict != 0)
+		n = snprintf(hdr, sizeof(hdr), "cairn-zcache 1 %s %d %llu "
+		    "%llu %u", zlevel_label(f->codec), f->level,
+		    (unsigned long long)f->raw, (unsigned long long)f->len,
+		    f->dict);
+	else
+		n = snprintf(hdr, sizeof(hdr), "cairn-zcache 1 %s %d %llu "
+		    "%llu", zlevel_label(f->codec), f->level,
+		    (unsigned long long)f->raw, (unsigned long long)f->len);
 	if (n < 0 || (size_t)n >= sizeof(hdr) - 1)
 		goto out;
 	hdr[n] = ' ';
 	hdr[sizeof(hdr) - 1] = '\n';
-	ent_name(digest, f->codec, f->level, name, sizeof(name));
+	ent_name(digest, f->codec, f->level, f->dict, name, sizeof(name));
 	if (pwrite(f->fd, hdr, sizeof(hdr), 0) != (ssize_t)sizeof(hdr) ||
 	    fdatasync(f->fd) == -1 || close(f->fd) == -1) {
 		f->fd = -1;

@@ -23,9 +23,15 @@
  * time without looking at it; the verdict is the file's, whatever the
  * codec.
  *
+ * A zstd entry may be made with the cache's dictionary (ZC_DICT,
+ * docs/protocol.md section 9.3), for sessions that took it: its name
+ * and header carry the dictionary's id, and it is only served to a
+ * session using that dictionary.
+ *
  * Layout under the cache directory: z/<digest>.<level> zlib entries and
- * z/<digest>.zstd<level> zstd entries (a 64-byte header line,
- * "cairn-zcache 1 <codec> <level> <plain bytes> <data bytes>", then the
+ * z/<digest>.zstd<level>[d<dict id>] zstd entries (a 64-byte header line,
+ * "cairn-zcache 1 <codec> <level> <plain bytes> <data bytes> [<dict
+ * id>]", then the
  * compressed data; a zlib entry written before codecs were recorded has
  * no <codec> word, and is still read), i/<dev>-<ino> records, and
  * temporary files named ".tmp.*" while they are written.  Entries are
@@ -52,6 +58,8 @@ struct zfill;
 #define ZC_HEADER	64		/* entry header bytes */
 #define ZC_DEFSIZE	(1LL << 30)	/* default bound (-S) */
 #define ZC_TRIMGAP	10		/* s between trims */
+#define ZC_DICT		"zdict"		/* the zstd dictionary, if any */
+#define ZC_DICTSRC	"zdict.src"	/* ... the transcripts it is from */
 
 /* What the cache knows of a source file, whatever the codec. */
 #define ZC_UNKNOWN	0
@@ -75,10 +83,12 @@ void		 zcache_close(struct zcache *);		/* NULL is fine */
 /*
  * Look up source st: h->verdict, and an entry of codec made at a level
  * from hi down to lo (the first found; levels outside the codec's that
- * compress are never looked for).  Returns 0; h->fd -1 when no entry.
+ * compress are never looked for) with the dictionary of id dict (0:
+ * without one).  Returns 0; h->fd -1 when no entry.
  */
 int		 zcache_find(struct zcache *, const struct stat *st,
-		    enum zlevel_codec codec, int lo, int hi, struct zhit *h);
+		    enum zlevel_codec codec, unsigned dict, int lo, int hi,
+		    struct zhit *h);
 /* Nonzero if source st changed long enough ago to be trusted. */
 int		 zcache_settled(const struct stat *st);
 /* Remember that source st was judged incompressible. */
@@ -86,7 +96,7 @@ void		 zcache_stored(struct zcache *, const struct stat *st);
 
 /*
  * Start keeping the compressed data of source st made by codec at level
- * (one that compresses); NULL when the source is too fresh to be
+ * (one that compresses), with the dictionary of id dict (0: none); NULL when the source is too fresh to be
  * trusted (ZC_SETTLE) or the temporary file cannot be made.  Feed it the
  * plain bytes (zcache_fill_src) and the compressed data
  * (zcache_fill_data) as they pass, then end it: with ok and the source
@@ -94,10 +104,37 @@ void		 zcache_stored(struct zcache *, const struct stat *st);
  * committed, else everything is discarded.
  */
 struct zfill	*zcache_fill_begin(struct zcache *, const struct stat *st,
-		    enum zlevel_codec codec, int level);
+		    enum zlevel_codec codec, unsigned dict, int level);
 void		 zcache_fill_src(struct zfill *, const void *, size_t);
 void		 zcache_fill_data(void *fill, const void *, size_t);
 int		 zcache_fill_end(struct zfill *, int ok, int srcfd);
+
+/*
+ * The cache's zstd dictionary (ZC_DICT, read by zcache_open: a file
+ * there that is not one is zcache_open's error), or NULL.  It holds
+ * pieces of the files it was trained on: it is recorded with the
+ * transcripts those files are from (ZC_DICTSRC; without that record it
+ * is not used), and given only to a session that may fetch each of
+ * them, while each is as it was then (zcache_dict_for: allowed(arg,
+ * name) for each, and zcache_dict_fresh).
+ */
+struct zstdconn_dict *zcache_dict(const struct zcache *);
+int		 zcache_dict_fresh(const struct zcache *, int rootfd);
+int		 zcache_dict_for(const struct zcache *, int rootfd,
+		    int (*allowed)(void *, const char *), void *arg);
+/*
+ * A new dictionary from len bytes at p, trained on the transcripts src
+ * (their names in transcript/ and their stat before training), checked,
+ * written with its record over ZC_DICT and ZC_DICTSRC and used from now
+ * on (entries made with the old one are left to zcache_trim).
+ */
+struct zcache_src {
+	const char	*name;
+	struct stat	 st;
+};
+int		 zcache_set_dict(struct zcache *, const void *p, size_t len,
+		    const struct zcache_src *src, size_t nsrc,
+		    struct cerr *err);
 
 /*
  * Remove least recently used entries until the cache is under its

@@ -172,6 +172,7 @@ CAIRND_TESTS = \
 	tests/integ/t-cairnd-upload-crash.sh \
 	tests/integ/t-cairnd-zauto.sh \
 	tests/integ/t-zstd-zcache.sh \
+	tests/integ/t-zstd-zdict.sh \
 	tests/integ/t-cairnd-proxy.sh \
 	tests/integ/t-cairnd-haproxy.sh \
 	tests/integ/t-cairnd-ready.sh \
@@ -273,6 +274,7 @@ ZSTD_TESTS = \
 	tests/integ/t-cairnd-verbs.sh \
 	tests/integ/t-cairnd-zauto.sh \
 	tests/integ/t-zstd-zcache.sh \
+	tests/integ/t-zstd-zdict.sh \
 	tests/integ/t-cairnd-zbytes.sh \
 	tests/integ/t-cairnd-limits.sh \
 	tests/integ/t-cairnd-release.sh \

@@ -14,8 +14,13 @@
  *   - lines: the first line is read in clear (as the "320" reply), then
  *     zstd starts with whatever was read ahead, and lines are read until
  *     an error: each within the line cap, with no terminator in it.
+ *   - dictionary: an input "D", a 16-bit little-endian length k, k bytes,
+ *     the rest: the k bytes taken as a dictionary (docs/protocol.md
+ *     section 9.3), refused with a message or checked and used, and the
+ *     rest read as a stream that took it; what is read must be a prefix
+ *     of what libzstd's decoder makes of it with that dictionary.
  * zstd expands far more than deflate (an RLE block of 128 KiB from four
- * bytes), so both reads stop at OUT_MAX bytes.
+ * bytes), so every read stops at OUT_MAX bytes.
  */
 #include "config.h"
 
@@ -48,7 +53,8 @@ static const unsigned char magic[4] = { 0x28, 0xb5, 0x2f, 0xfd };
  * the input without an error and within OUT_MAX.
  */
 static int
-reference(const uint8_t *data, size_t size, struct buf *b, int nocheck)
+reference(const uint8_t *data, size_t size, struct buf *b, int nocheck,
+    const void *dict, size_t dlen)
 {
 	ZSTD_DCtx	*d;
 	ZSTD_inBuffer	 in = { data, 0, 0 };
@@ -63,6 +69,9 @@ reference(const uint8_t *data, size_t size, struct buf *b, int nocheck)
 	FUZZ_SETUP(!ZSTD_isError(ZSTD_DCtx_setParameter(d,
 	    ZSTD_d_forceIgnoreChecksum, nocheck ? ZSTD_d_ignoreChecksum :
 	    ZSTD_d_validateChecksum)));
+	if (dict != NULL)
+		FUZZ_SETUP(!ZSTD_isError(ZSTD_DCtx_loadDictionary(d, dict,
+		    dlen)));
 	for (;;) {
 		if (start) {
 			if (in.pos == size)
@@ -99,7 +108,7 @@ reference(const uint8_t *data, size_t size, struct buf *b, int nocheck)
 }
 
 static void
-blocks(const uint8_t *data, size_t size)
+blocks(const uint8_t *data, size_t size, struct zstdconn_dict *dict)
 {
 	static const size_t	 piece[] = { 1, 7, 4096, 65536, 13, 512 };
 	struct connstats	 st;
@@ -112,15 +121,22 @@ blocks(const uint8_t *data, size_t size)
 	ssize_t			 r;
 	int			 clean;
 
+	const void		*dp = NULL;
+	size_t			 dl = 0;
+
+	if (dict != NULL)
+		dp = zstdconn_dict_data(dict, &dl);
 	ref = buf_new(OUT_MAX);
-	clean = reference(data, size, ref, 0);
+	clean = reference(data, size, ref, 0, dp, dl);
 	buf_reset(ref);
-	(void)reference(data, size, ref, 1);
+	(void)reference(data, size, ref, 1, dp, dl);
 	rp = (const unsigned char *)buf_data(ref);
 	buf = xmalloc(65536);
 	c = conn_new(fuzz_socket(data, size, NULL), "fuzz");
 	conn_set_timeout(c, 2000);
 	FUZZ_SETUP(zstdconn_start(c, 1, 0, &err) == 0);
+	if (dict != NULL)
+		FUZZ_SETUP(zstdconn_use_dict(c, dict, &err) == 0);
 	while (got < OUT_MAX) {
 		r = conn_read(c, buf, piece[i++ % 6], &err);
 		if (r == -1)
@@ -172,12 +188,34 @@ lines(const uint8_t *data, size_t size)
 	conn_free(c);
 }
 
+/* "D", k, k bytes of dictionary, the stream: see the top. */
+static void
+dictionary(const uint8_t *data, size_t size)
+{
+	struct zstdconn_dict	*d;
+	struct cerr		 err;
+	size_t			 k;
+
+	if (size < 3 || data[0] != 'D')
+		return;
+	k = (size_t)data[1] | (size_t)data[2] << 8;
+	if (k > size - 3)
+		return;
+	if ((d = zstdconn_dict_new(data + 3, k, &err)) == NULL) {
+		FUZZ_CHECK(err.msg[0] != '\0');
+		return;
+	}
+	blocks(data + 3 + k, size - 3 - k, d);
+	zstdconn_dict_free(d);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size > INPUT_MAX)
 		return 0;
-	blocks(data, size);
+	blocks(data, size, NULL);
 	lines(data, size);
+	dictionary(data, size);
 	return 0;
 }

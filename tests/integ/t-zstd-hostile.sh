@@ -6,10 +6,12 @@
 # a server that offered ZSTD=3.  So is a frame in one of zstd's legacy
 # formats, which the window bound would not cover, and a stream that is
 # not zstd at all.  The frames are written by hand: header bytes, then a
-# raw block.
+# raw block.  A server offering a zstd dictionary (ZDICT=) that sends
+# bytes that are none ends lapply's session before a file is written, the
+# dictionary's fault named.
 . "$top_srcdir/tests/integ/lib.sh"
 need_zstd
-need_tool cairnd ktcheck
+need_tool cairnd ktcheck lapply
 need_cmd python3
 mk_tmpdir
 . "$top_srcdir/tests/integ/netlib.sh"
@@ -122,4 +124,36 @@ server_auto LZMA 'sleep 0'
 assert_eq 2 "$RC" "LZMA granted: $(cat "$T/err")"
 grep -q '^127\.0\.0\.1: COMP: 320 Ready to start LZMA compression level 6 auto' \
     "$T/err" || fail "LZMA granted: $(cat "$T/err")"
+# rawframe TEXT: TEXT (Python escapes) as one complete frame of one raw
+# block, in peer.py's escapes.
+rawframe()
+{
+	python3 -c 'import sys
+d = sys.argv[1].encode().decode("unicode_escape").encode("latin-1")
+b = len(d) << 3 | 1
+f = b"\x28\xb5\x2f\xfd\x00\x38" + bytes([b & 255, b >> 8 & 255, b >> 16]) + d
+print("".join("\\x%02x" % c for c in f))' "$1"
+}
+
+# A dictionary that is none: lapply, about to fetch 100000 bytes (more
+# than 32 times the 1 KiB 100 rounds to), asks for it and ends the
+# session.
+mkdir -p "$T/root"
+{
+	echo 'test.T:'
+	printf '+ f ./big\t0644 0 0 1700000000 100000 -\n'
+} >"$T/big.T"
+printf '%s\n' 'send 200-RAP 1 evil peer.py radmind access protocol\r\n200 CAPA ZLIB REPO ZSTD=3 ZDICT=100\r\n' \
+    'skip COMP' 'send 320 Ready to start ZSTD compression level 3\r\n' \
+    "raw $(rawframe '220 ZSTD compression level 3 enabled\r\n240 Retrieving file\r\n24\r\nnot a dictionary at all..\r\n')" \
+    'drain' >"$T/script"
+start_peer "$T/script" "$T/peer.log"
+run_capture "$T/out" "$T/err" in_dir "$T/root" timeout 60 "$LAPPLY" \
+    -Z zstd:3 -h 127.0.0.1 -p "$PEERPORT" "$T/big.T"
+kill "$PEERPID" 2>/dev/null
+wait "$PEERPID" 2>/dev/null
+[ "$RC" -ne 0 ] || fail "lapply took no dictionary for one"
+grep -q '127\.0\.0\.1.*: not a zstd dictionary' "$T/err" ||
+    fail "lapply: no error naming the dictionary: $(cat "$T/err")"
+[ -z "$(ls -A "$T/root")" ] || fail "written: $(ls -A "$T/root")"
 exit 0

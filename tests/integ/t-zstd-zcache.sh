@@ -153,7 +153,7 @@ python3 - "$T/got/wire" "$T/got/frames" "$N0Z3" \
     "$(entry usr/share/doc/notes1.txt .zstd3)" <<'PY' ||
 import sys
 wire = open(sys.argv[1], "rb").read()
-frames = [tuple(map(int, l.split())) for l in open(sys.argv[2])]
+frames = [tuple(map(int, l.split()))[:2] for l in open(sys.argv[2])]
 for e in sys.argv[3:]:
     data = open(e, "rb").read()[64:]
     at = wire.find(data)

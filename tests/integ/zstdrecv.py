@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A zstd receiver written apart from cairn: the zstd command decodes.
 
-zstdrecv.py PORT LEVEL OUTDIR TRANSCRIPT PATH...
+zstdrecv.py [--zdict] PORT LEVEL OUTDIR TRANSCRIPT PATH...
 
 Reads the banner, asks "COMP ZSTD LEVEL", then sends "RETR FILE
 TRANSCRIPT PATH" for each PATH (already encoded) and QUIT, each request
@@ -12,7 +12,11 @@ headers alone (RFC 8878 section 3.1), not decoded here: every frame but
 the last must be complete, and the last one, which the server leaves
 open (the stream is never finished), must end on a block boundary, and
 no frame may carry a content size, a checksum or a dictionary ID
-(docs/protocol.md section 9.2: a sender writes none of them).  The
+(docs/protocol.md section 9.2: a sender writes none of them).
+
+With --zdict, "RETR ZDICT" is asked first (section 9.3): frames after
+the one that ends its reply may carry the dictionary's ID, and each is
+decoded with "zstd -d -D OUTDIR/zdict", the dictionary as received.  The
 frames, the open one ended by an empty last raw block, are decoded by
 "zstd -d -c", which must succeed; the decoded replies are checked (220,
 then 240, size, body and "." per PATH, then 201), and body i is written
@@ -39,10 +43,11 @@ def frame(data):
         bytes([n & 0xff, n >> 8 & 0xff, n >> 16 & 0xff]) + data
 
 
-def frames(wire):
-    """[(offset, length, complete)] of the frames of wire; SystemExit if
-    it is not a sequence of zstd frames, the last one possibly open on a
-    block boundary."""
+def frames(wire, dictok=False):
+    """[(offset, length, complete, dictid)] of the frames of wire;
+    SystemExit if it is not a sequence of zstd frames, the last one
+    possibly open on a block boundary; with dictok a frame may carry a
+    dictionary ID."""
     out = []
     i = 0
     while i < len(wire):
@@ -56,13 +61,16 @@ def frames(wire):
         fcs_flag, single = fhd >> 6, fhd >> 5 & 1
         if fhd & 0x08:
             raise SystemExit('zstdrecv: reserved bit set at %d' % i)
-        if fhd & 0xe7:
+        if fhd & (0xe4 if dictok else 0xe7):
             raise SystemExit('zstdrecv: the frame at %d carries a content '
                              'size, a checksum or a dictionary ID '
                              '(descriptor %02x)' % (i, fhd))
         checksum, did = fhd >> 2 & 1, fhd & 3
         hlen = 5 + (0 if single else 1) + (0, 1, 2, 4)[did] + \
             ((1 if single else 0), 2, 4, 8)[fcs_flag]
+        dstart = i + 5 + (0 if single else 1)
+        dictid = int.from_bytes(wire[dstart:dstart + (0, 1, 2, 4)[did]],
+                                'little')
         i += hlen
         last = False
         while i < len(wire) and not last:
@@ -79,8 +87,8 @@ def frames(wire):
             i += 4 if checksum else 0
         if i > len(wire):
             raise SystemExit('zstdrecv: checksum cut at %d' % i)
-        out.append((start, i - start, bool(last)))
-    for off, _, done in out[:-1]:
+        out.append((start, i - start, bool(last), dictid))
+    for off, _, done, _ in out[:-1]:
         if not done:
             raise SystemExit('zstdrecv: open frame at %d before the last'
                              % off)
@@ -110,7 +118,54 @@ class Replies:
         return b
 
 
+def unzstd(data, zdict=None):
+    """data decoded by the zstd command (with the dictionary file)."""
+    cmd = ['zstd', '-q', '-d', '-c'] + (['-D', zdict] if zdict else [])
+    z = subprocess.run(cmd, input=data, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, timeout=DEADLINE,
+                       check=False)
+    if z.returncode != 0:
+        raise SystemExit('zstdrecv: zstd -d: %s' %
+                         z.stderr.decode('latin-1').strip())
+    return z.stdout
+
+
+def decode(wire, fr, outdir, zdict):
+    """The frames fr of wire decoded; with zdict, frame by frame, those
+    after the end of the RETR ZDICT reply with the dictionary it
+    carried, written to OUTDIR/zdict."""
+    if not zdict:
+        # The open frame ends on a block boundary: an empty last raw
+        # block ends it for a decoder that wants whole frames.
+        tail = b'' if not fr or fr[-1][2] else b'\x01\x00\x00'
+        return unzstd(wire + tail)
+    out = b''
+    have = None
+    for off, n, done, dictid in fr:
+        if dictid and not have:
+            raise SystemExit('zstdrecv: frame at %d names dictionary %d '
+                             'before one was sent' % (off, dictid))
+        data = wire[off:off + n] + (b'' if done else b'\x01\x00\x00')
+        out += unzstd(data, have)
+        if have is None:
+            r = Replies(out)
+            try:
+                r.line()
+                if r.line().startswith('240'):
+                    body = r.body(int(r.line()))
+                    if r.line() == '.':
+                        have = '%s/zdict' % outdir
+                        with open(have, 'wb') as f:
+                            f.write(body)
+            except SystemExit:
+                pass
+    return out
+
+
 def main():
+    zdict = len(sys.argv) > 1 and sys.argv[1] == '--zdict'
+    if zdict:
+        del sys.argv[1]
     port, level, outdir, tran = sys.argv[1:5]
     paths = sys.argv[5:]
     s = connect(int(port), DEADLINE)
@@ -129,6 +184,8 @@ def main():
     print(line)
     # Everything after the 320 line is zstd, both ways.
     wire = bytearray(buf[end + 1:])
+    if zdict:
+        s.sendall(frame(b'RETR ZDICT\r\n'))
     for p in paths:
         s.sendall(frame(('RETR FILE %s %s\r\n' % (tran, p)).encode(
             'latin-1')))
@@ -145,24 +202,23 @@ def main():
     wire = bytes(wire)
     with open('%s/wire' % outdir, 'wb') as f:
         f.write(wire)
-    fr = frames(wire)
+    fr = frames(wire, zdict)
     with open('%s/frames' % outdir, 'w') as f:
-        for off, n, _ in fr:
-            f.write('%d %d\n' % (off, n))
+        for off, n, _, dictid in fr:
+            f.write('%d %d %d\n' % (off, n, dictid))
     print('frames %d' % len(fr))
-    # The open frame ends on a block boundary: an empty last raw block
-    # ends it for a decoder that wants whole frames.
-    tail = b'' if not fr or fr[-1][2] else b'\x01\x00\x00'
-    z = subprocess.run(['zstd', '-q', '-d', '-c'], input=wire + tail,
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       timeout=DEADLINE, check=False)
-    if z.returncode != 0:
-        raise SystemExit('zstdrecv: zstd -d: %s' %
-                         z.stderr.decode('latin-1').strip())
-    r = Replies(z.stdout)
+    print('dictionary frames %d' % sum(1 for x in fr if x[3]))
+    r = Replies(decode(wire, fr, outdir, zdict))
     line = r.line()
     if not line.startswith('220'):
         raise SystemExit('zstdrecv: COMP: ' + line)
+    if zdict:
+        line = r.line()
+        if not line.startswith('240'):
+            raise SystemExit('zstdrecv: RETR ZDICT: ' + line)
+        r.body(int(r.line()))
+        if r.line() != '.':
+            raise SystemExit('zstdrecv: RETR ZDICT: no terminating dot')
     for i, p in enumerate(paths):
         line = r.line()
         if not line.startswith('240'):

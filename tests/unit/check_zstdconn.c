@@ -3,9 +3,10 @@
  * over a socketpair: a round trip with flushes, level changes and raw
  * blocks mid-stream (also through the read-ahead thread); a stream cut
  * short; garbage, legacy frames and frames asking for too large a
- * window; the inflate guard on lines; and the memory a session's zstd
+ * window; the inflate guard on lines; the memory a session's zstd
  * contexts hold at each level, which the default maximum keeps at most
- * 8 MiB.
+ * 8 MiB; and a dictionary taken mid-stream by both ends, refused when
+ * it is none, and a frame made with one the reader does not have.
  */
 #include "config.h"
 
@@ -19,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "cerr.h"
 #include "conn.h"
 #include "xmalloc.h"
@@ -457,6 +459,248 @@ START_TEST(test_ratio)
 }
 END_TEST
 
+/*
+ * A dictionary trained on lines like those dtext makes: 400 samples of
+ * some 1.5 KiB.  The caller frees it.
+ */
+static void
+dline(char *buf, size_t len, size_t i)
+{
+	(void)snprintf(buf, len, "service %zu: enabled = yes, user = svc%zu, "
+	    "listen = 127.0.0.%zu:%zu, log_level = info, timeout = 30\n",
+	    i, i, i % 250 + 1, 8000 + i);
+}
+
+static struct zstdconn_dict *
+dtrained(void)
+{
+	struct zstdconn_dict	*d;
+	struct cerr		 err;
+	char			*samples, line[200], *dict;
+	size_t			 sizes[400], off = 0, i, j, dlen;
+
+	samples = xmalloc(400 * 2048);
+	for (i = 0; i < 400; i++) {
+		sizes[i] = 0;
+		for (j = 0; j < 12; j++) {
+			dline(line, sizeof(line), i * 12 + j);
+			memcpy(samples + off, line, strlen(line));
+			off += strlen(line);
+			sizes[i] += strlen(line);
+		}
+	}
+	dict = xmalloc(ZSTDCONN_DICTSIZE);
+	ck_assert_msg(zstdconn_dict_train(samples, sizes, 400, dict,
+	    ZSTDCONN_DICTSIZE, &dlen, &err) == 0, "%s", err.msg);
+	d = zstdconn_dict_new(dict, dlen, &err);
+	ck_assert_msg(d != NULL, "%s", err.msg);
+	ck_assert_uint_ne(zstdconn_dict_id(d), 0);
+	free(dict);
+	free(samples);
+	return d;
+}
+
+/* The output of a frame kept apart (zstdconn_set_capture). */
+static unsigned char	 capbuf[65536];
+static size_t		 caplen;
+
+static void
+capture(void *arg, const void *p, size_t n)
+{
+	(void)arg;
+	if (caplen + n <= sizeof(capbuf))
+		memcpy(capbuf + caplen, p, n);
+	caplen += n;
+}
+
+/*
+ * Both ends take a dictionary after a line (the writer's frame ended
+ * first), the reader through its read-ahead thread or not: what follows
+ * arrives whole, in frames made with it (their header names it, and
+ * libzstd decodes one with it alone), and smaller than without it; a
+ * dictionary is taken once.  A frame maker with it makes such frames
+ * too.
+ */
+static void
+dict_session(int ahead, int use, size_t *wire)
+{
+	struct zstdconn_dict	*d;
+	struct connstats	 st;
+	struct conn		*c;
+	struct cerr		 err;
+	char			 line[200], want[200], *out;
+	size_t			 i;
+	pid_t			 pid;
+	int			 status, ok = 1;
+
+	d = dtrained();
+	pair();
+	if ((pid = fork()) == 0) {
+		close(sv[0]);
+		c = conn_new(sv[1], "writer");
+		ok &= zstdconn_start(c, 19, 0, &err) == 0;
+		ok &= conn_printf(c, &err, "dictionary next\r\n") == 0;
+		ok &= conn_flush_full(c, &err) == 0;
+		if (use) {
+			ok &= zstdconn_use_dict(c, d, &err) == 0;
+			ok &= zstdconn_dict_used(c) == zstdconn_dict_id(d);
+			ok &= zstdconn_use_dict(c, d, &err) == -1;
+		}
+		zstdconn_set_capture(c, capture, NULL);
+		for (i = 0; i < 100; i++) {
+			dline(line, sizeof(line), 5000 + i);
+			ok &= conn_printf(c, &err, "%s", line) == 0;
+		}
+		ok &= conn_flush_full(c, &err) == 0;
+		zstdconn_set_capture(c, NULL, NULL);
+		/* One frame, naming the dictionary, decoded with it alone. */
+		ok &= caplen <= sizeof(capbuf);
+		ok &= ZSTD_getDictID_fromFrame(capbuf, caplen) ==
+		    (use ? zstdconn_dict_id(d) : 0);
+		out = xmalloc(100 * 200);
+		if (use) {
+			const void	*dd;
+			size_t		 dl, r;
+			ZSTD_DCtx	*dc = ZSTD_createDCtx();
+
+			dd = zstdconn_dict_data(d, &dl);
+			r = ZSTD_decompress_usingDict(dc, out, 100 * 200,
+			    capbuf, caplen, dd, dl);
+			ok &= !ZSTD_isError(r) && r > 1000 &&
+			    memcmp(out, "service 5000:", 13) == 0;
+			ZSTD_freeDCtx(dc);
+		}
+		free(out);
+		ok &= conn_printf(c, &err, "end\r\n") == 0;
+		ok &= conn_flush(c, &err) == 0;
+		_exit(ok ? 0 : 1);
+	}
+	close(sv[1]);
+	c = conn_new(sv[0], "reader");
+	ck_assert_int_eq(zstdconn_start(c, 3, 0, &err), 0);
+	if (ahead)
+		ck_assert_int_eq(conn_readahead(c, &err), 0);
+	ck_assert_str_eq(getl(c), "dictionary next");
+	if (use)
+		ck_assert_int_eq(zstdconn_use_dict(c, d, &err), 0);
+	for (i = 0; i < 100; i++) {
+		dline(want, sizeof(want), 5000 + i);
+		want[strlen(want) - 1] = '\0';
+		ck_assert_str_eq(getl(c), want);
+	}
+	ck_assert_str_eq(getl(c), "end");
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	    "writer failed");
+	conn_stats(c, &st);
+	*wire = st.wire_in;
+	conn_free(c);
+	zstdconn_dict_free(d);
+}
+
+START_TEST(test_dict_session)
+{
+	size_t	 with, ahead, without;
+
+	dict_session(0, 1, &with);
+	dict_session(1, 1, &ahead);
+	dict_session(0, 0, &without);
+	ck_assert_uint_eq(ahead, with);
+	ck_assert_msg(with < without, "with the dictionary %zu bytes, "
+	    "without %zu", with, without);
+}
+END_TEST
+
+START_TEST(test_dict_frame)
+{
+	struct zstdconn_dict	*d;
+	struct zstdconn_frame	*f;
+	struct cerr		 err;
+	struct buf		*out;
+	char			 line[200], *plain;
+	const void		*dd;
+	size_t			 dl, r;
+	ZSTD_DCtx		*dc;
+
+	d = dtrained();
+	ck_assert_ptr_nonnull(f = zstdconn_frame_new(19, d, &err));
+	out = buf_new(1 << 20);
+	dline(line, sizeof(line), 7777);
+	ck_assert_int_eq(zstdconn_frame_add(f, line, strlen(line), 1, out,
+	    &err), 0);
+	ck_assert_uint_eq(ZSTD_getDictID_fromFrame(buf_data(out),
+	    buf_len(out)), zstdconn_dict_id(d));
+	/* Far smaller than the line: the dictionary holds most of it. */
+	ck_assert_uint_lt(buf_len(out), strlen(line) / 2);
+	plain = xmalloc(1024);
+	dc = ZSTD_createDCtx();
+	dd = zstdconn_dict_data(d, &dl);
+	r = ZSTD_decompress_usingDict(dc, plain, 1024, buf_data(out),
+	    buf_len(out), dd, dl);
+	ck_assert(!ZSTD_isError(r));
+	ck_assert_uint_eq(r, strlen(line));
+	ck_assert(memcmp(plain, line, r) == 0);
+	/* Without it: refused. */
+	r = ZSTD_decompressDCtx(dc, plain, 1024, buf_data(out), buf_len(out));
+	ck_assert(ZSTD_isError(r));
+	ck_assert_uint_gt(zstdconn_dict_memory(d), dl);
+	ZSTD_freeDCtx(dc);
+	free(plain);
+	buf_free(out);
+	zstdconn_frame_free(f);
+	zstdconn_dict_free(d);
+}
+END_TEST
+
+/*
+ * What is no dictionary is refused, with a message: bytes without its
+ * header, a header with damaged tables, one too large; and a frame made
+ * with a dictionary the reader does not use.
+ */
+START_TEST(test_dict_bad)
+{
+	struct zstdconn_dict	*d, *bad;
+	struct zstdconn_frame	*f;
+	struct cerr		 err;
+	struct buf		*out;
+	unsigned char		*copy;
+	const void		*dd;
+	size_t			 dl, i;
+	char			 line[200];
+
+	ck_assert_ptr_null(zstdconn_dict_new("not a dictionary at all", 23,
+	    &err));
+	ck_assert_ptr_nonnull(strstr(err.msg, "not a zstd dictionary"));
+	d = dtrained();
+	dd = zstdconn_dict_data(d, &dl);
+	copy = xmalloc(ZSTDCONN_DICTMAX + 1);
+	memcpy(copy, dd, dl);
+	/* Its entropy tables (after magic and id) turned to noise. */
+	for (i = 8; i < 200; i++)
+		copy[i] = noisebyte(i);
+	bad = zstdconn_dict_new(copy, dl, &err);
+	ck_assert_msg(bad == NULL, "damaged tables taken");
+	ck_assert_ptr_nonnull(strstr(err.msg, "damaged"));
+	memcpy(copy, dd, dl);
+	ck_assert_ptr_null(zstdconn_dict_new(copy, ZSTDCONN_DICTMAX + 1,
+	    &err));
+	ck_assert_ptr_nonnull(strstr(err.msg, "more than"));
+
+	/* A frame made with it, to a reader without it. */
+	ck_assert_ptr_nonnull(f = zstdconn_frame_new(3, d, &err));
+	out = buf_new(1 << 20);
+	dline(line, sizeof(line), 1);
+	ck_assert_int_eq(zstdconn_frame_add(f, line, strlen(line), 1, out,
+	    &err), 0);
+	refused(buf_data(out), buf_len(out), NULL,
+	    "made with a dictionary this session does not use");
+	buf_free(out);
+	zstdconn_frame_free(f);
+	free(copy);
+	zstdconn_dict_free(d);
+}
+END_TEST
+
 static Suite *
 zstdconn_suite(void)
 {
@@ -473,6 +717,9 @@ zstdconn_suite(void)
 	tcase_add_test(tc, test_ratio);
 	tcase_add_test(tc, test_memory);
 	tcase_add_test(tc, test_small_replies);
+	tcase_add_test(tc, test_dict_session);
+	tcase_add_test(tc, test_dict_frame);
+	tcase_add_test(tc, test_dict_bad);
 	suite_add_tcase(s, tc);
 	return s;
 }
