@@ -220,43 +220,41 @@ proto_nogreeting(struct conn *c, const struct proto_budget *b, int64_t t0,
 }
 
 /*
- * [cairn] "ZSTD=<max>" (the name in any case, <max> 1 to 99 in decimal
- * digits): zstd up to level <max>.  Anything else near it is no offer.
+ * [cairn] "<NAME>=<value>" (the name in any case, the value 1 to max in
+ * decimal digits, no sign): the value, or 0 when cap is not that.
+ */
+static unsigned
+proto_cap_value(const char *cap, const char *name, unsigned max)
+{
+	const char	*p;
+	size_t		 n = strlen(name);
+	unsigned	 v = 0;
+
+	if (strncasecmp(cap, name, n) != 0 || cap[n] != '=')
+		return 0;
+	for (p = cap + n + 1; *p >= '0' && *p <= '9' && v <= max; p++)
+		v = v * 10 + (unsigned)(*p - '0');
+	if (p == cap + n + 1 || *p != '\0' || v > max)
+		return 0;
+	return v;
+}
+
+/*
+ * [cairn] "ZSTD=<max>" (<max> 1 to 99): zstd up to level <max>;
+ * "ZDICT=<bytes>" (1 to 1048576): a zstd dictionary of that size, RETR
+ * ZDICT.  Anything else near them is no offer.
  */
 static void
 proto_cap_zstd(const char *cap, unsigned *caps)
 {
-	const char	*p;
-	unsigned	 v = 0;
+	unsigned	 v;
 
-	if (strncasecmp(cap, "ZSTD=", 5) != 0)
-		return;
-	for (p = cap + 5; *p >= '0' && *p <= '9' && v < 100; p++)
-		v = v * 10 + (unsigned)(*p - '0');
-	if (p == cap + 5 || *p != '\0' || v < 1 || v > 99)
-		return;
-	*caps = (*caps & ~(PROTO_CAP_ZSTD | (0xffU << 8))) | PROTO_CAP_ZSTD |
-	    (v << 8);
-}
-
-/*
- * [cairn] "ZDICT=<bytes>" (the name in any case, <bytes> 1 to 1048576 in
- * decimal digits): a zstd dictionary of that size, RETR ZDICT.
- */
-static void
-proto_cap_zdict(const char *cap, unsigned *caps)
-{
-	const char	*p;
-	unsigned	 v = 0;
-
-	if (strncasecmp(cap, "ZDICT=", 6) != 0)
-		return;
-	for (p = cap + 6; *p >= '0' && *p <= '9' && v <= 1048576; p++)
-		v = v * 10 + (unsigned)(*p - '0');
-	if (p == cap + 6 || *p != '\0' || v < 1 || v > 1048576)
-		return;
-	*caps = (*caps & ~(PROTO_CAP_ZDICT | (0x7ffU << 16))) |
-	    PROTO_CAP_ZDICT | ((v + 1023) / 1024) << 16;
+	if ((v = proto_cap_value(cap, "ZSTD", 99)) != 0)
+		*caps = (*caps & ~(PROTO_CAP_ZSTD | (0xffU << 8))) |
+		    PROTO_CAP_ZSTD | (v << 8);
+	if ((v = proto_cap_value(cap, "ZDICT", 1048576)) != 0)
+		*caps = (*caps & ~(PROTO_CAP_ZDICT | (0x7ffU << 16))) |
+		    PROTO_CAP_ZDICT | ((v + 1023) / 1024) << 16;
 }
 
 int
@@ -313,7 +311,6 @@ proto_banner(struct conn *c, unsigned *caps, struct cerr *err)
 			if (strcasecmp(av[i], "MANIFEST") == 0)
 				*caps |= PROTO_CAP_MANIFEST;
 			proto_cap_zstd(av[i], caps);
-			proto_cap_zdict(av[i], caps);
 		}
 	} while (more);
 	return 0;

@@ -158,6 +158,28 @@ start_cairnd()
 	at_exit stop_cairnd
 }
 
+# bodies N WHAT: the Nth "session bodies:" line of cairnd's log (waited
+# for; WHAT names the session in the failure).
+bodies()
+{
+	retry 100 test "$(grep -c 'session bodies:' "$SLOG")" -ge "$1" ||
+	    fail "$2: no session end: $(cat "$SLOG")"
+	grep 'session bodies:' "$SLOG" | sed -n "${1}p"
+}
+
+# zcache_entry FILE DIR SUFFIX: the path of the cache entry of FILE's
+# contents in DIR (cairnd -c's z/: its SHA-1 in base64, '/' as '_')
+# named SUFFIX (".6", ".zstd3", ".zstd19d<id>").
+zcache_entry()
+{
+	python3 - "$1" "$2" "$3" <<'PY' || fail "entry of $1$3"
+import base64, hashlib, sys
+d = hashlib.sha1(open(sys.argv[1], "rb").read()).digest()
+print("%s/%s%s" % (sys.argv[2],
+      base64.b64encode(d).decode().replace("/", "_"), sys.argv[3]))
+PY
+}
+
 wait_log()
 {
 	retry 100 grep -q "$1" "$SLOG" ||

@@ -60,23 +60,10 @@ ZSTDRECV="python3 $top_srcdir/tests/integ/zstdrecv.py"
 # Sources must have settled before the cache trusts them (cairnd(8) -c).
 sleep 3
 
-# bodies N WHAT: the Nth "session bodies:" line of the log (waited for).
-bodies()
-{
-	retry 100 test "$(grep -c 'session bodies:' "$SLOG")" -ge "$1" ||
-	    fail "$2: no session end: $(cat "$SLOG")"
-	grep 'session bodies:' "$SLOG" | sed -n "${1}p"
-}
-
 # entry NAME SUFFIX: the cache entry of file NAME of app.T named SUFFIX.
 entry()
 {
-	python3 - "$F/$1" "$T/cache/z" "$2" <<'PY' || fail "entry $1$2"
-import base64, hashlib, sys
-d = hashlib.sha1(open(sys.argv[1], "rb").read()).digest()
-print("%s/%s%s" % (sys.argv[2],
-      base64.b64encode(d).decode().replace("/", "_"), sys.argv[3]))
-PY
+	zcache_entry "$F/$1" "$T/cache/z" "$2"
 }
 
 # pull WHAT TRANSCRIPT: lapply -v -Z zstd:19 of TRANSCRIPT into a new

@@ -548,6 +548,21 @@ START_TEST(test_banner_caps)
 	ck_assert_int_eq(BANNER("200 CAPA REPO ZSTD=3\r\n", &caps, &err), 0);
 	ck_assert_uint_eq(caps, PROTO_CAP_REPO | PROTO_CAP_ZSTD | (3U << 8));
 
+	/* ZDICT=<bytes>: 1 to 1048576, kept in KiB rounded up. */
+	ck_assert_int_eq(BANNER("200 CAPA ZLIB REPO ZSTD=3 ZDICT=114688\r\n",
+	    &caps, &err), 0);
+	ck_assert(caps & PROTO_CAP_ZDICT);
+	ck_assert_uint_eq(PROTO_CAP_ZDICTKB(caps), 112);
+	ck_assert_uint_eq(PROTO_CAP_ZSTDMAX(caps), 3);
+	ck_assert_int_eq(BANNER("200 CAPA zdict=1\r\n", &caps, &err), 0);
+	ck_assert_uint_eq(caps, PROTO_CAP_ZDICT | (1U << 16));
+	ck_assert_int_eq(BANNER("200 CAPA ZDICT=1048576\r\n", &caps, &err), 0);
+	ck_assert_uint_eq(PROTO_CAP_ZDICTKB(caps), 1024);
+	ck_assert_int_eq(BANNER("200 CAPA ZDICT ZDICT= ZDICT=0 ZDICT=1048577 "
+	    "ZDICT=-1 ZDICT=1k ZDICT=99999999999999 ZDICTX=3 ZDIC=3\r\n",
+	    &caps, &err), 0);
+	ck_assert_uint_eq(caps, 0);
+
 	/* Capability names on a line that is no CAPA line count for nothing. */
 	ck_assert_int_eq(BANNER("200-RAP 1 ZLIB REPO\r\n200 hello ZAUTO\r\n",
 	    &caps, &err), 0);
