@@ -785,6 +785,27 @@ fetch_send(struct sess *s, int ac, char **av, const char *alg,
 	return SESS_OK;
 }
 
+static int
+fetch_allowed(void *arg, const char *name)
+{
+	return hostcfg_allowed(arg, name);
+}
+
+static int
+fetch_anything(void *arg, const char *name)
+{
+	(void)arg;
+	(void)name;
+	return 1;
+}
+
+int
+fetch_zdict_ok(struct sess *s, int acl)
+{
+	return zcache_dict_for(s->opts->zcache, s->opts->rootfd,
+	    acl ? fetch_allowed : fetch_anything, s);
+}
+
 /*
  * [cairn] RETR ZDICT (docs/protocol.md section 9.3): the cache's zstd
  * dictionary, to a zstd session that has not taken it yet, as RETR
@@ -801,7 +822,7 @@ fetch_zdict(struct sess *s)
 	size_t		 len, flen;
 
 	if (d == NULL || !zstdconn_on(s->conn) ||
-	    zstdconn_dict_used(s->conn) != 0 || !hostcfg_zdict(s, 1)) {
+	    zstdconn_dict_used(s->conn) != 0 || !fetch_zdict_ok(s, 1)) {
 		peer_log(s, LOG_INFO, "no zstd dictionary for this session");
 		return peer_reply(s, RAP_RETR_ACCESS, "Unable to access %s.",
 		    ZC_DICT);

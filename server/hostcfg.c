@@ -18,7 +18,6 @@
 #include "server.h"
 #include "wildcard.h"
 #include "xmalloc.h"
-#include "zcache.h"
 
 /*
  * Is pattern written for addresses: a ':' (IPv6), or digits with
@@ -134,27 +133,6 @@ hostcfg_load(struct sess *s, struct cerr *err)
 	else
 		xasprintf(&s->specialdir, "special/%s", s->key);
 	return 0;
-}
-
-static int
-hostcfg_allowed_cb(void *arg, const char *name)
-{
-	return hostcfg_allowed(arg, name);
-}
-
-static int
-hostcfg_anything(void *arg, const char *name)
-{
-	(void)arg;
-	(void)name;
-	return 1;
-}
-
-int
-hostcfg_zdict(struct sess *s, int acl)
-{
-	return zcache_dict_for(s->opts->zcache, s->opts->rootfd,
-	    acl ? hostcfg_allowed_cb : hostcfg_anything, s);
 }
 
 int

@@ -184,14 +184,6 @@ int	 hostcfg_match(struct sess *, struct cerr *err);
 #define HOSTCFG_NOFILE	(-2)
 int	 hostcfg_load(struct sess *, struct cerr *err);
 int	 hostcfg_allowed(const struct sess *, const char *name);
-/*
- * [cairn] May the session have the cache's zstd dictionary
- * (docs/protocol.md 9.3, zcache_dict_for): there is one, the
- * transcripts it was trained on are as they were, and the host may
- * fetch each of them; with acl 0 (the host's names not loaded yet: the
- * banner before TLS) the last is not asked.
- */
-int	 hostcfg_zdict(struct sess *, int acl);
 
 /* fetch.c */
 int	 cmd_stat(struct sess *, int ac, char **av);
@@ -200,6 +192,14 @@ int	 cmd_retr(struct sess *, int ac, char **av);
 int	 cmd_delta(struct sess *, int ac, char **av);
 /* At the end of a session: what DELTA and MANIFEST opened and read. */
 void	 fetch_end(struct sess *);
+/*
+ * [cairn] May the session have the cache's zstd dictionary
+ * (docs/protocol.md 9.3, zcache_dict_for): there is one, the
+ * transcripts it was trained on are as they were, and the host may
+ * fetch each of them (hostcfg_allowed); with acl 0 (the host's names
+ * not loaded yet: the banner before TLS) the last is not asked.
+ */
+int	 fetch_zdict_ok(struct sess *, int acl);
 /*
  * [cairn] Does the repository at rootfd hold a signed release
  * (release/current, docs/protocol.md 5.12)?  The banner lists MANIFEST

@@ -692,7 +692,7 @@ sess_greet(struct sess *s)
 	/* [cairn] ZDICT=<bytes>: the cache's zstd dictionary (9.3). */
 	zdict[0] = '\0';
 	if (zlevel_offered(&s->opts->zlimit, ZLEVEL_ZSTD) && !s->check &&
-	    hostcfg_zdict(s, s->state == SESS_AUTH)) {
+	    fetch_zdict_ok(s, s->state == SESS_AUTH)) {
 		(void)zstdconn_dict_data(zcache_dict(s->opts->zcache), &dlen);
 		(void)snprintf(zdict, sizeof(zdict), " ZDICT=%zu", dlen);
 	}
