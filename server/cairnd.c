@@ -403,6 +403,9 @@ reap(void)
 		if ((n = zcache_trim(reap_zcache)) > 0)
 			log_info("compressed cache: %d entries removed to "
 			    "stay under its size", n);
+		/* A publish made the dictionary old; -W a new one. */
+		if (reap_rootfd != -1)
+			(void)zcache_dict_refresh(reap_zcache, reap_rootfd);
 	}
 	/* Sessions use bases and deltas, publications add them. */
 	if (reap_rootfd != -1 && time(NULL) >= reap_dtrimmed + ZC_TRIMGAP) {

@@ -45,6 +45,7 @@ struct zcache {
 	struct zstdconn_dict *dict;	/* ZC_DICT, or NULL */
 	struct zdsrc	*src;		/* ZC_DICTSRC */
 	size_t		 nsrc;
+	char		*dir;		/* as given, for messages */
 };
 
 struct zfill {
@@ -152,6 +153,8 @@ dict_load(struct zcache *zc, const char *dir, struct cerr *err)
 	if (zc->dict == NULL || zstdconn_dict_frame(zc->dict, &len,
 	    &derr) == NULL) {
 		cerr_set(err, "%s/%s: %s", dir, ZC_DICT, derr.msg);
+		zstdconn_dict_free(zc->dict);
+		zc->dict = NULL;
 		return -1;
 	}
 	if (src_load(zc, zstdconn_dict_id(zc->dict)) == -1) {
@@ -170,7 +173,8 @@ zcache_dict_fresh(const struct zcache *zc, int rootfd)
 	char		 rel[PATH_MAX];
 	size_t		 i;
 
-	if (zc == NULL || zc->dict == NULL)
+	/* Without its record nothing says who may have it. */
+	if (zc == NULL || zc->dict == NULL || zc->nsrc == 0)
 		return 0;
 	for (i = 0; i < zc->nsrc; i++) {
 		if ((size_t)snprintf(rel, sizeof(rel), "transcript/%s",
@@ -182,6 +186,28 @@ zcache_dict_fresh(const struct zcache *zc, int rootfd)
 		    (uint64_t)st.st_ino != zc->src[i].ino)
 			return 0;
 	}
+	return 1;
+}
+
+int
+zcache_dict_refresh(struct zcache *zc, int rootfd)
+{
+	struct cerr	 err;
+
+	if (zc == NULL || zcache_dict_fresh(zc, rootfd))
+		return 0;
+	zstdconn_dict_free(zc->dict);
+	zc->dict = NULL;
+	src_free(zc);
+	if (dict_load(zc, zc->dir, &err) == -1) {
+		log_warnx("%s", err.msg);
+		return 0;
+	}
+	/* (The same samples train the same dictionary, of the same id.) */
+	if (!zcache_dict_fresh(zc, rootfd))
+		return 0;
+	log_info("zstd dictionary %u of %s/%s in use", zstdconn_dict_id(
+	    zc->dict), zc->dir, ZC_DICT);
 	return 1;
 }
 
@@ -292,6 +318,7 @@ zcache_open(const char *dir, int64_t bound, struct cerr *err)
 	zc = xcalloc(1, sizeof(*zc));
 	zc->dfd = dfd;
 	zc->bound = bound;
+	zc->dir = xstrdup(dir);
 	if (dict_load(zc, dir, err) == -1) {
 		zcache_close(zc);
 		return NULL;
@@ -306,6 +333,7 @@ zcache_close(struct zcache *zc)
 		return;
 	zstdconn_dict_free(zc->dict);
 	src_free(zc);
+	free(zc->dir);
 	close(zc->dfd);
 	free(zc);
 }

@@ -120,6 +120,15 @@ int		 zcache_fill_end(struct zfill *, int ok, int srcfd);
  */
 struct zstdconn_dict *zcache_dict(const struct zcache *);
 int		 zcache_dict_fresh(const struct zcache *, int rootfd);
+/*
+ * When the dictionary in use is no longer current (zcache_dict_fresh),
+ * read ZC_DICT and ZC_DICTSRC again: a cairnd -W run since may have
+ * trained a new one.  The daemon calls it now and then, so that the
+ * sessions it starts next have it.  1 when a current one is in use
+ * again (logged), else 0 (a damaged file is logged, and no dictionary
+ * used).
+ */
+int		 zcache_dict_refresh(struct zcache *, int rootfd);
 int		 zcache_dict_for(const struct zcache *, int rootfd,
 		    int (*allowed)(void *, const char *), void *arg);
 /*

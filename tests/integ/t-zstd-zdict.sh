@@ -13,7 +13,8 @@
 # only on transcripts every command file of config lists (nothing of a
 # transcript only another host may fetch is in it), offered only to a
 # host that may fetch each of them, and only while they are as they
-# were; -W trains a new one once they changed.
+# were; -W trains a new one once they changed, which a running cairnd
+# takes.
 . "$top_srcdir/tests/integ/lib.sh"
 need_zstd
 need_tool cairnd ktcheck fsdiff lapply
@@ -193,16 +194,26 @@ stop_cairnd
 printf 'p app.T\n' >"$R/command/app.K"
 touch -d "@$T0" "$R/command/app.K"
 touch "$R/transcript/app.T"
+rm -f "$SLOG"
 start_cairnd "$R" -Z 9 -Y 19 -c "$T/cache"
 rap "$PORT" 'QUIT\r\n' >"$T/banner" || fail "rap"
 grep -q "ZDICT" "$T/banner" && fail "offered after app.T changed: $(cat "$T/banner")"
-stop_cairnd
 run_capture "$T/wout" "$T/werr" "$CAIRND" -D "$R" -c "$T/cache" -W zstd:19
 assert_eq 0 "$RC" "-W after the change: $(cat "$T/werr")"
 grep -q "zstd dictionary $ID: the transcripts it was trained on changed: training a new one" \
     "$T/werr" || fail "-W did not retrain: $(cat "$T/werr")"
 grep -q 'zstd dictionary [0-9]*: [0-9]* bytes, trained on' "$T/werr" ||
     fail "-W: no new dictionary: $(cat "$T/werr")"
+# The running cairnd takes the new one as sessions end (within 10 s).
+offered()
+{
+	rap "$PORT" 'QUIT\r\n' >"$T/banner" || return 255
+	grep -q "ZDICT=" "$T/banner"
+}
+retry 200 offered || fail "the new dictionary not taken: $(cat "$SLOG")"
+grep -q 'zstd dictionary [0-9]* of .*/zdict in use' "$SLOG" ||
+    fail "not logged: $(cat "$SLOG")"
+stop_cairnd
 
 # 8. A dictionary file that is not one: cairnd does not start, and says
 #    which file.
