@@ -9,7 +9,7 @@
  * holding it, so that no file is registered or created meanwhile.
  *
  * A signal that arrives just before the tool exits must still end it
- * by the signal: at exit (a log cleanup hook, so fatal() too) a signal
+ * by the signal: at exit (the log's exit gate, so fatal() too) a signal
  * being acted on, or still pending, makes the exiting thread wait for
  * the end.  The signal thread waits with poll(2) on a signalfd, which
  * leaves the signal pending until it is marked under the mutex, so at
@@ -127,8 +127,8 @@ intr_thread(void *arg)
 	intr_sweep();
 	/*
 	 * What the tool undoes before a fatal exit (a staging directory, a
-	 * -o file's temp) it undoes now too; intr_atexit, among them, is
-	 * not for this thread.
+	 * -o file's temp) it undoes now too.  The exit gate, intr_atexit,
+	 * is not for this thread.
 	 */
 	intr_self = 1;
 	log_cleanup();
@@ -150,14 +150,15 @@ intr_thread(void *arg)
 }
 
 /*
- * The log's cleanup hook, run by every exit through log_exit (fatal()
- * and intr_exit): interrupted, or about to be, a thread outside a held
- * section waits for the signal thread to end the process.
+ * The log's exit gate, run by every exit through log_exit (fatal() and
+ * intr_exit) after the cleanup hooks: interrupted, or about to be, a
+ * thread outside a held section waits for the signal thread to end the
+ * process.  A gate, not a hook: the signal thread runs the hooks and
+ * forgets them, and a tool ending meanwhile must still wait.
  */
 static void
-intr_atexit(void *arg)
+intr_atexit(void)
 {
-	(void)arg;
 	if (intr_self)
 		return;
 	pthread_mutex_lock(&intr_mu);
@@ -210,7 +211,7 @@ intr_init(void)
 		return -1;
 	}
 	intr_on = 1;
-	log_addcleanup(intr_atexit, NULL);
+	log_setexitgate(intr_atexit);
 	return 0;
 }
 
@@ -308,7 +309,7 @@ intr_onexit(void (*fn)(void *), void *arg)
 void
 intr_exit(int status)
 {
-	/* Through the log's cleanup: intr_atexit. */
+	/* Through the log's exit gate: intr_atexit. */
 	log_exit(status);
 }
 

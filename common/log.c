@@ -24,6 +24,7 @@ static struct {
 	void	 *arg;
 }		 log_hooks[LOG_MAXHOOKS];
 static int	 log_nhooks;
+static void	(*log_exitgate)(void);
 /* The hooks may be run by another thread (common/intr.c's). */
 static pthread_mutex_t log_hookmu = PTHREAD_MUTEX_INITIALIZER;
 
@@ -111,9 +112,17 @@ log_cleanup(void)
 }
 
 void
+log_setexitgate(void (*fn)(void))
+{
+	log_exitgate = fn;
+}
+
+void
 log_exit(int status)
 {
 	log_cleanup();
+	if (log_exitgate != NULL)
+		log_exitgate();
 	exit(status);
 }
 

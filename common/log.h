@@ -72,7 +72,14 @@ void	log_delcleanup(void (*fn)(void *), void *arg);
  * Safe in a signal handler when every hook registered is.
  */
 void	log_cleanup(void);
-/* Run the cleanup hooks, then exit(status). */
+/*
+ * fn() is run by log_exit after the hooks, just before exit, every time
+ * and by every thread: it is never forgotten, so a hook run by another
+ * thread meanwhile cannot take it away (common/intr.c's wait for a
+ * signal being acted on).  NULL: none.
+ */
+void	log_setexitgate(void (*fn)(void));
+/* Run the cleanup hooks and the exit gate, then exit(status). */
 void	log_exit(int status) __attribute__((noreturn));
 
 #endif

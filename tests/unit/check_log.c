@@ -10,7 +10,11 @@
 
 #include <fcntl.h>
 
+#include <signal.h>
+#include <time.h>
+
 #include "fsutil.h"
+#include "intr.h"
 #include "log.h"
 #include "unit.h"
 
@@ -239,6 +243,50 @@ START_TEST(test_fs_hooks)
 }
 END_TEST
 
+/*
+ * A tool that ends while the signal thread is running the hooks (it
+ * runs them and forgets them) still dies of the signal: the exit gate
+ * waits however far the signal thread has gone.
+ */
+static int	gatepipe[2];
+
+static void
+slow_onexit(void *arg)
+{
+	struct timespec	ts = { 0, 300 * 1000 * 1000 };
+
+	(void)arg;
+	(void)write(gatepipe[1], "h", 1);
+	(void)nanosleep(&ts, NULL);	/* the tool reaches its exit */
+}
+
+static void
+interrupted_exit(void)
+{
+	char	c;
+
+	log_init("tool", LOG_TO_STDERR, 0);
+	ck_assert_int_eq(pipe(gatepipe), 0);
+	ck_assert_int_eq(intr_init(), 0);
+	intr_onexit(slow_onexit, NULL);
+	log_addcleanup(say, "hook");
+	ck_assert_int_eq(kill(getpid(), SIGTERM), 0);
+	/* The signal thread has run the hooks and forgotten them. */
+	ck_assert_int_eq(read(gatepipe[0], &c, 1), 1);
+	intr_exit(1);
+}
+
+START_TEST(test_exit_while_interrupted_dies_of_signal)
+{
+	int	 st;
+	char	*out = run_child(interrupted_exit, &st);
+
+	ck_assert_str_eq(out, "cleanup hook\n");
+	ck_assert_msg(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM,
+	    "status 0x%x: not killed by SIGTERM", st);
+}
+END_TEST
+
 static Suite *
 log_suite(void)
 {
@@ -257,6 +305,7 @@ log_suite(void)
 	tcase_add_test(tc, test_hook_that_dies_runs_the_rest_once);
 	tcase_add_test(tc, test_fs_hooks);
 	tcase_add_test(tc, test_cleanup_without_exit);
+	tcase_add_test(tc, test_exit_while_interrupted_dies_of_signal);
 	suite_add_tcase(s, tc);
 	return s;
 }
