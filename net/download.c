@@ -307,9 +307,14 @@ dl_tofd(struct net *net, const struct dl_want *w, int fd, struct cerr *err)
 	return dl_body(net, w, fd, 0, size, full, who, err);
 }
 
-int
-dl_tomem(struct net *net, const char *path, int64_t max, char **data,
-    size_t *len, struct cerr *err)
+/*
+ * dl_tomem and dl_zdict: the reply to the oldest RETR, at most max
+ * bytes.  A longer body is left unread: DL_SERVER, with its size in
+ * *over (else 0), for the caller to drop or to end the session.
+ */
+static int
+dl_mem(struct net *net, const char *path, int64_t max, char **data,
+    size_t *len, int64_t *over, struct cerr *err)
 {
 	struct dl_want	 w;
 	const char	*who;
@@ -320,6 +325,7 @@ dl_tomem(struct net *net, const char *path, int64_t max, char **data,
 
 	*data = NULL;
 	*len = 0;
+	*over = 0;
 	memset(&w, 0, sizeof(w));
 	w.path = path;
 	w.size = -1;
@@ -329,7 +335,8 @@ dl_tomem(struct net *net, const char *path, int64_t max, char **data,
 	if (size > max) {
 		cerr_set(err, "%s: %lld bytes, more than the %lld accepted",
 		    full, (long long)size, (long long)max);
-		return dl_skip(net, size, DL_SERVER);
+		*over = size;
+		return DL_SERVER;
 	}
 	/* One byte more: an empty body still has a buffer. */
 	p = xmalloc((size_t)size + 1);
@@ -347,21 +354,36 @@ dl_tomem(struct net *net, const char *path, int64_t max, char **data,
 }
 
 int
+dl_tomem(struct net *net, const char *path, int64_t max, char **data,
+    size_t *len, struct cerr *err)
+{
+	int64_t	over;
+	int	rc;
+
+	rc = dl_mem(net, path, max, data, len, &over, err);
+	return over > 0 ? dl_skip(net, over, rc) : rc;
+}
+
+int
 dl_zdict(struct net *net, int64_t expect, struct cerr *err)
 {
 	char		*data;
 	size_t		 len;
-	int64_t		 size = net_zdict_size(net);
+	int64_t		 size = net_zdict_size(net), over;
 	int		 rc;
 
 	if (size == 0 || expect / DL_ZDICT_PAYS < size)
 		return DL_OK;
 	if (net_send_retr(net, "ZDICT", NULL, NULL, err) == -1)
 		return DL_DEAD;
-	if ((rc = dl_tomem(net, "zdict", ZSTDCONN_DICTMAX, &data, &len,
-	    err)) != DL_OK)
-		return rc;
-	/* The server's frames are made with it from now on. */
+	rc = dl_mem(net, "zdict", ZSTDCONN_DICTMAX, &data, &len, &over, err);
+	/*
+	 * Sent, the dictionary is the server's from now on: one not taken
+	 * (too large: not even read) leaves frames this end cannot read.
+	 * Refused (543), it is not, and the session goes on without it.
+	 */
+	if (rc != DL_OK)
+		return over ? DL_DEAD : rc;
 	rc = net_use_zdict(net, data, len, err) == -1 ? DL_DEAD : DL_OK;
 	free(data);
 	return rc;

@@ -109,7 +109,8 @@ int	 dl_tomem(struct net *, const char *path, int64_t max, char **data,
  * nothing outstanding.  DL_OK (taken, or not worth taking: nothing
  * offered, not zstd, too little to fetch); DL_SERVER when the server
  * refuses, and the session goes on without one; DL_DEAD when what came
- * is no dictionary: the server's next frames are made with it.
+ * is no dictionary, or more than ZSTDCONN_DICTMAX bytes (left unread):
+ * the server's next frames are made with it.
  */
 #define DL_ZDICT_PAYS	32
 int	 dl_zdict(struct net *, int64_t expect, struct cerr *err);

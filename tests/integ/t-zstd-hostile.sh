@@ -8,7 +8,8 @@
 # not zstd at all.  The frames are written by hand: header bytes, then a
 # raw block.  A server offering a zstd dictionary (ZDICT=) that sends
 # bytes that are none ends lapply's session before a file is written, the
-# dictionary's fault named.
+# dictionary's fault named; so does one that sends more than the 1 MiB a
+# dictionary may have, left unread.
 . "$top_srcdir/tests/integ/lib.sh"
 need_zstd
 need_tool cairnd ktcheck lapply
@@ -155,5 +156,23 @@ wait "$PEERPID" 2>/dev/null
 [ "$RC" -ne 0 ] || fail "lapply took no dictionary for one"
 grep -q '127\.0\.0\.1.*: not a zstd dictionary' "$T/err" ||
     fail "lapply: no error naming the dictionary: $(cat "$T/err")"
+[ -z "$(ls -A "$T/root")" ] || fail "written: $(ls -A "$T/root")"
+
+# A dictionary of 2,000,000 bytes, over the 1 MiB bound: its size line
+# alone ends the session (the server's frames would be made with it):
+# lapply does not wait for the bytes, which never come (peer.py waits 30 s
+# for a line, lapply is given 20).
+printf '%s\n' 'send 200-RAP 1 evil peer.py radmind access protocol\r\n200 CAPA ZLIB REPO ZSTD=3 ZDICT=100\r\n' \
+    'skip COMP' 'send 320 Ready to start ZSTD compression level 3\r\n' \
+    "raw $(rawframe '220 ZSTD compression level 3 enabled\r\n240 Retrieving file\r\n2000000\r\n')" \
+    'drain' >"$T/script"
+start_peer "$T/script" "$T/peer.log"
+run_capture "$T/out" "$T/err" in_dir "$T/root" timeout 20 "$LAPPLY" \
+    -Z zstd:3 -h 127.0.0.1 -p "$PEERPORT" "$T/big.T"
+kill "$PEERPID" 2>/dev/null
+wait "$PEERPID" 2>/dev/null
+assert_eq 2 "$RC" "lapply, a dictionary too large: $(cat "$T/err")"
+grep -q 'zdict: 2000000 bytes, more than the 1048576 accepted' "$T/err" ||
+    fail "lapply: no error naming the dictionary's size: $(cat "$T/err")"
 [ -z "$(ls -A "$T/root")" ] || fail "written: $(ls -A "$T/root")"
 exit 0
