@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -295,6 +296,48 @@ zcache_set_dict(struct zcache *zc, const void *p, size_t len,
 	return 0;
 }
 
+/*
+ * A temporary file ".tmp.<pid>.<n>" of a process that is gone: a session
+ * or a -W run killed while it wrote (a live one's, or another name, is
+ * left alone).
+ */
+static int
+tmp_stale(const char *name)
+{
+	char	*end;
+	long	 pid;
+
+	if (strncmp(name, ".tmp.", 5) != 0)
+		return 0;
+	errno = 0;
+	pid = strtol(name + 5, &end, 10);
+	if (errno != 0 || end == name + 5 || *end != '.' || pid <= 0 ||
+	    pid > INT_MAX || pid == (long)getpid())
+		return 0;
+	return kill((pid_t)pid, 0) == -1 && errno == ESRCH;
+}
+
+/* Remove the stale temporary files of sub ("." the top). */
+static void
+tmp_sweep(struct zcache *zc, const char *sub)
+{
+	struct dirent	*de;
+	DIR		*d;
+	int		 fd;
+
+	if ((fd = openat(zc->dfd, sub, O_RDONLY | O_DIRECTORY |
+	    O_CLOEXEC)) == -1)
+		return;
+	if ((d = fdopendir(fd)) == NULL) {
+		close(fd);
+		return;
+	}
+	while ((de = readdir(d)) != NULL)
+		if (tmp_stale(de->d_name))
+			(void)unlinkat(dirfd(d), de->d_name, 0);
+	closedir(d);
+}
+
 struct zcache *
 zcache_open(const char *dir, int64_t bound, struct cerr *err)
 {
@@ -319,6 +362,10 @@ zcache_open(const char *dir, int64_t bound, struct cerr *err)
 	zc->dfd = dfd;
 	zc->bound = bound;
 	zc->dir = xstrdup(dir);
+	/* What a killed writer left, before it is counted or read. */
+	tmp_sweep(zc, ".");
+	tmp_sweep(zc, "i");
+	tmp_sweep(zc, "z");
 	if (dict_load(zc, dir, err) == -1) {
 		zcache_close(zc);
 		return NULL;
@@ -653,8 +700,12 @@ zcache_trim(struct zcache *zc)
 		return 0;
 	}
 	while ((de = readdir(d)) != NULL) {
-		if (de->d_name[0] == '.')
+		if (de->d_name[0] == '.') {
+			/* A session killed while it filled an entry. */
+			if (tmp_stale(de->d_name))
+				(void)unlinkat(dirfd(d), de->d_name, 0);
 			continue;
+		}
 		if (fstatat(dirfd(d), de->d_name, &st,
 		    AT_SYMLINK_NOFOLLOW) == -1 || !S_ISREG(st.st_mode))
 			continue;

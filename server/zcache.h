@@ -34,7 +34,9 @@
  * id>]", then the
  * compressed data; a zlib entry written before codecs were recorded has
  * no <codec> word, and is still read), i/<dev>-<ino> records, and
- * temporary files named ".tmp.*" while they are written.  Entries are
+ * temporary files named ".tmp.<pid>.<n>" while they are written (those
+ * of a process that is gone are removed by zcache_open, and in z/ by
+ * zcache_trim too).  Entries are
  * the server's own files, trusted as the repository is, but an entry
  * whose header does not match its name and size is ignored.  They are
  * written by the session processes, and the whole is kept under its

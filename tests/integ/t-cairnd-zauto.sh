@@ -5,7 +5,8 @@
 # written apart from cairn (Python's zlib) inflates every stream; the
 # automatic level never goes above the cap; a cached body whose source
 # changed is never served; ktcheck -Z auto falls back to a fixed level
-# against a server without ZAUTO and says so with -v.
+# against a server without ZAUTO and says so with -v.  Temporary files a
+# killed writer left in the cache are removed.
 . "$top_srcdir/tests/integ/lib.sh"
 need_tool cairnd ktcheck
 need_cmd python3
@@ -186,8 +187,21 @@ assert_eq 2 "$RC" "-A sometimes: $(cat "$T/werr")"
 grep -q 'sometimes: not auto or fixed' "$T/werr" || fail "-A: $(cat "$T/werr")"
 run_capture "$T/wout" "$T/werr" "$CAIRND" -D "$R" -c "$T/cache" -S 12q -W 9
 assert_eq 2 "$RC" "-S 12q: $(cat "$T/werr")"
+# What a killed session or -W run left (".tmp.<pid>.<n>" of a process
+# that is gone) is removed when the cache is opened; a live process's
+# temporary file is left alone.
+DEAD=$(sh -c 'echo $$')
+mkdir -p "$T/cache/z" "$T/cache/i"
+for _t in .tmp.$DEAD.0 i/.tmp.$DEAD.1 z/.tmp.$DEAD.2 z/.tmp.$$.3; do
+	echo partial >"$T/cache/$_t"
+done
 run_capture "$T/wout" "$T/werr" "$CAIRND" -D "$R" -c "$T/cache" -W 9
 assert_eq 0 "$RC" "-W 9: $(cat "$T/werr")"
+for _t in .tmp.$DEAD.0 i/.tmp.$DEAD.1 z/.tmp.$DEAD.2; do
+	[ ! -e "$T/cache/$_t" ] || fail "-W: stale $_t left"
+done
+[ -e "$T/cache/z/.tmp.$$.3" ] || fail "-W: a live process's temp removed"
+rm -f "$T/cache/z/.tmp.$$.3"
 # The text, and the three transcripts ktcheck would fetch.
 grep -q 'cache warmed: 5 files, 4 entries made' "$T/werr" ||
     fail "-W summary: $(cat "$T/werr")"
@@ -198,10 +212,15 @@ assert_eq 0 "$RC" "-S 4k -W 9: $(cat "$T/werr")"
 [ -z "$(ls "$T/small/z")" ] || fail "-S 4k: entries kept: $(ls -l "$T/small/z")"
 : >"$SLOG"
 start_cairnd "$R" -Z 9 -c "$T/cache"
+# ... and by the daemon's trim once sessions end, in z/ (a session killed
+# while it filled an entry).
+echo partial >"$T/cache/z/.tmp.$DEAD.4"
 zrecv_ok 9 text random
 wait_log 'session bodies:'
 grep -q 'stored 1 files .*cached 1 files' "$SLOG" ||
     fail "-W entry not used: $(grep bodies: "$SLOG")"
+stale_gone() { [ ! -e "$T/cache/z/.tmp.$DEAD.4" ]; }
+retry 100 stale_gone || fail "trim: stale z/.tmp.$DEAD.4 left"
 : >"$SLOG"
 zrecv_ok AUTO text
 wait_log 'cached 1 files'
