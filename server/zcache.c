@@ -242,7 +242,7 @@ put_file(struct zcache *zc, const char *name, const void *p, size_t len,
 
 	snprintf(tmp, sizeof(tmp), ".tmp.%ld.%u", (long)getpid(), zc->seq++);
 	if ((fd = openat(zc->dfd, tmp, O_WRONLY | O_CREAT | O_EXCL |
-	    O_CLOEXEC, 0644)) == -1 || fs_write_all(fd, p, len) == -1 ||
+	    O_CLOEXEC, 0600)) == -1 || fs_write_all(fd, p, len) == -1 ||
 	    fdatasync(fd) == -1 || close(fd) == -1 ||
 	    renameat(zc->dfd, tmp, zc->dfd, name) == -1) {
 		cerr_errno(err, "%s", name);
@@ -344,7 +344,7 @@ zcache_open(const char *dir, int64_t bound, struct cerr *err)
 	struct zcache	*zc;
 	int		 dfd;
 
-	if (mkdir(dir, 0755) == -1 && errno != EEXIST) {
+	if (mkdir(dir, 0700) == -1 && errno != EEXIST) {
 		cerr_errno(err, "%s: mkdir", dir);
 		return NULL;
 	}
@@ -352,8 +352,8 @@ zcache_open(const char *dir, int64_t bound, struct cerr *err)
 		cerr_errno(err, "%s", dir);
 		return NULL;
 	}
-	if ((mkdirat(dfd, "z", 0755) == -1 && errno != EEXIST) ||
-	    (mkdirat(dfd, "i", 0755) == -1 && errno != EEXIST)) {
+	if ((mkdirat(dfd, "z", 0700) == -1 && errno != EEXIST) ||
+	    (mkdirat(dfd, "i", 0700) == -1 && errno != EEXIST)) {
 		cerr_errno(err, "%s: mkdir", dir);
 		close(dfd);
 		return NULL;
@@ -443,7 +443,7 @@ rec_write(struct zcache *zc, const struct stat *st, int verdict,
 	    (intmax_t)st->st_mtim.tv_nsec, (intmax_t)st->st_ctim.tv_sec,
 	    (intmax_t)st->st_ctim.tv_nsec, verdict, digest);
 	if ((fd = openat(zc->dfd, tmp, O_WRONLY | O_CREAT | O_EXCL |
-	    O_CLOEXEC, 0644)) == -1)
+	    O_CLOEXEC, 0600)) == -1)
 		return;
 	if (fs_write_all(fd, line, (size_t)n) == -1 || close(fd) == -1 ||
 	    renameat(zc->dfd, tmp, zc->dfd, name) == -1)
@@ -576,7 +576,7 @@ zcache_fill_begin(struct zcache *zc, const struct stat *st,
 	snprintf(f->tmp, sizeof(f->tmp), "z/.tmp.%ld.%u", (long)getpid(),
 	    zc->seq++);
 	if ((f->fd = openat(zc->dfd, f->tmp, O_RDWR | O_CREAT | O_EXCL |
-	    O_CLOEXEC, 0644)) == -1 || (f->ck = cksum_new("sha1")) == NULL) {
+	    O_CLOEXEC, 0600)) == -1 || (f->ck = cksum_new("sha1")) == NULL) {
 		if (f->fd != -1) {
 			close(f->fd);
 			(void)unlinkat(zc->dfd, f->tmp, 0);

@@ -210,6 +210,13 @@ grep -q '1 incompressible' "$T/werr" || fail "-W verdict: $(cat "$T/werr")"
 run_capture "$T/wout" "$T/werr" "$CAIRND" -D "$R" -c "$T/small" -S 4k -W 9
 assert_eq 0 "$RC" "-S 4k -W 9: $(cat "$T/werr")"
 [ -z "$(ls "$T/small/z")" ] || fail "-S 4k: entries kept: $(ls -l "$T/small/z")"
+# The cache holds the repository's files: private, whatever the umask.
+for _d in "$T/small" "$T/small/z" "$T/small/i"; do
+	assert_eq 700 "$(stat -c %a "$_d")" "mode of $_d"
+done
+for _f in "$T/cache/z"/* "$T/cache/i"/*; do
+	assert_eq 600 "$(stat -c %a "$_f")" "mode of $_f"
+done
 : >"$SLOG"
 start_cairnd "$R" -Z 9 -c "$T/cache"
 # ... and by the daemon's trim once sessions end, in z/ (a session killed
