@@ -819,6 +819,7 @@ int
 main(int argc, char *argv[])
 {
 	struct bench	 b;
+	char		*zdir;
 	int		 own_work;
 
 	log_init("cairn-bench", LOG_TO_STDERR | LOG_PREFIX, 0);
@@ -846,6 +847,15 @@ main(int argc, char *argv[])
 	opts_links(&b);
 	find_tools(&b);
 	own_work = make_work(&b);
+	/*
+	 * lapply keeps the zstd dictionary it takes (lapply(1)) here, as a
+	 * client of the fleet would between pulls: the first run fetches
+	 * it, the later ones name it.
+	 */
+	xasprintf(&zdir, "%s/zdict", b.work);
+	if (setenv("CAIRN_ZDICTDIR", zdir, 1) == -1)
+		fatal("setenv");
+	free(zdir);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	signal(SIGPIPE, SIG_IGN);

@@ -25,6 +25,7 @@
 #include "net.h"
 #include "sig.h"
 #include "transcript.h"
+#include "zdkeep.h"
 
 #define MAXJOBS		16	/* -j: download connections at most */
 
@@ -127,7 +128,8 @@ main(int argc, char **argv)
 	struct progtotal total;
 	FILE		*fp;
 	struct sigkeys	*keys;
-	int		 first, percent, bad = 0, mode, pinned, rc;
+	const char	*zdir;
+	int		 first, percent, bad = 0, mode, pinned, rc, how;
 
 	log_init("lapply", LOG_TO_STDERR, 0);
 	log_setfatalstatus(APPLY_FAIL);
@@ -195,16 +197,25 @@ main(int argc, char **argv)
 	if (apply_load(ap, fp, &total) == -1 ||
 	    (pinned && keys_check(ap, co.keys) == -1))
 		intr_exit(apply_finish(ap, 0));
-	/* Enough to fetch: the server's zstd dictionary pays for itself. */
+	/*
+	 * Something to fetch: the server's zstd dictionary, kept from an
+	 * earlier session, or fetched when it pays for itself.
+	 */
 	if (ap->net != NULL) {
-		if ((rc = dl_zdict(ap->net, total.bytes, &err)) == DL_DEAD)
+		zdir = zdkeep_dir();
+		if ((rc = dl_zdict(ap->net, total.bytes, zdir, &how,
+		    &err)) == DL_DEAD)
 			fatalx("%s", err.msg);
 		/* Refused (not for this host): no matter, but -v says so. */
 		if (rc != DL_OK && co.verbose > 0)
 			log_info("%s: going on without it", err.msg);
-		else if (net_zdict_id(ap->net) != 0 && co.verbose > 0)
-			log_info("%s: zstd dictionary %u in use",
-			    net_peer(ap->net), net_zdict_id(ap->net));
+		else if (how != DL_ZDICT_NONE && co.verbose > 0)
+			log_info("%s: zstd dictionary %u in use (%s%s)",
+			    net_peer(ap->net), net_zdict_id(ap->net),
+			    how == DL_ZDICT_KEPT ? "kept from an earlier "
+			    "session" : how == DL_ZDICT_SAVED ? "fetched, kept "
+			    "in " : "fetched", how == DL_ZDICT_SAVED ? zdir :
+			    "");
 	}
 
 	if (fp != stdin)

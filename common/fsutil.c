@@ -9,6 +9,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -241,6 +243,22 @@ fs_write_all(int fd, const void *buf, size_t len)
 		len -= (size_t)n;
 	}
 	return 0;
+}
+
+int
+fs_tmp_stale(const char *name)
+{
+	char	*end;
+	long	 pid;
+
+	if (strncmp(name, ".tmp.", 5) != 0)
+		return 0;
+	errno = 0;
+	pid = strtol(name + 5, &end, 10);
+	if (errno != 0 || end == name + 5 || (*end != '.' && *end != '\0') ||
+	    pid <= 0 || pid > INT_MAX || pid == (long)getpid())
+		return 0;
+	return kill((pid_t)pid, 0) == -1 && errno == ESRCH;
 }
 
 int

@@ -96,6 +96,13 @@ struct buf;
 int	fs_read_file(int dfd, const char *path, size_t max, struct buf **out);
 
 /*
+ * 1 when name is ".tmp.<pid>.<anything>" (or ".tmp.<pid>") of a process
+ * that is gone: a temporary file its writer, killed, left behind.  0 for
+ * a live process's (this one's too) and for any other name.
+ */
+int	fs_tmp_stale(const char *name);
+
+/*
  * Owner, mode and mtime changes on an open object, by descriptor (an
  * O_PATH descriptor goes through its /proc/self/fd entry, which names
  * the very inode that was opened).  Return 0 or -1 with errno.

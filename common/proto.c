@@ -228,7 +228,7 @@ proto_cap_value(const char *cap, const char *name, unsigned max)
 {
 	const char	*p;
 	size_t		 n = strlen(name);
-	unsigned	 v = 0;
+	uint64_t	 v = 0;
 
 	if (strncasecmp(cap, name, n) != 0 || cap[n] != '=')
 		return 0;
@@ -236,29 +236,33 @@ proto_cap_value(const char *cap, const char *name, unsigned max)
 		v = v * 10 + (unsigned)(*p - '0');
 	if (p == cap + n + 1 || *p != '\0' || v > max)
 		return 0;
-	return v;
+	return (unsigned)v;
 }
 
 /*
  * [cairn] "ZSTD=<max>" (<max> 1 to 99): zstd up to level <max>;
  * "ZDICT=<bytes>" (1 to 1048576): a zstd dictionary of that size, RETR
- * ZDICT.  Anything else near them is no offer.
+ * ZDICT; "ZDICTID=<id>" (1 to 2^31 - 1): its zstd ID, by which a client
+ * that kept it names it (ZDICT).  Anything else near them is no offer.
  */
 static void
-proto_cap_zstd(const char *cap, unsigned *caps)
+proto_cap_zstd(const char *cap, uint64_t *caps)
 {
-	unsigned	 v;
+	uint64_t	 v;
 
 	if ((v = proto_cap_value(cap, "ZSTD", 99)) != 0)
-		*caps = (*caps & ~(PROTO_CAP_ZSTD | (0xffU << 8))) |
+		*caps = (*caps & ~(uint64_t)(PROTO_CAP_ZSTD | (0xffU << 8))) |
 		    PROTO_CAP_ZSTD | (v << 8);
 	if ((v = proto_cap_value(cap, "ZDICT", 1048576)) != 0)
-		*caps = (*caps & ~(PROTO_CAP_ZDICT | (0x7ffU << 16))) |
-		    PROTO_CAP_ZDICT | ((v + 1023) / 1024) << 16;
+		*caps = (*caps & ~(uint64_t)(PROTO_CAP_ZDICT |
+		    (0x7ffU << 16))) | PROTO_CAP_ZDICT |
+		    ((v + 1023) / 1024) << 16;
+	if ((v = proto_cap_value(cap, "ZDICTID", 0x7fffffff)) != 0)
+		*caps = (*caps & 0xffffffffU) | v << 32;
 }
 
 int
-proto_banner(struct conn *c, unsigned *caps, struct cerr *err)
+proto_banner(struct conn *c, uint64_t *caps, struct cerr *err)
 {
 	struct proto_budget	 b;
 	char			*line, *av[32], q[96];

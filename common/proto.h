@@ -27,6 +27,7 @@ struct conn;
 #define RAP_ZLIB_ON		220
 #define RAP_TLS_READY		220	/* STARTTLS: handshake follows */
 #define RAP_STAT_OK		230
+#define RAP_ZDICT_OK		225	/* [cairn] ZDICT: the dictionary in use */
 #define RAP_RETR_OK		240
 #define RAP_DELTA_OK		241	/* [cairn] DELTA: a delta follows */
 #define RAP_STOR_DONE		250
@@ -60,7 +61,9 @@ struct conn;
 #define PROTO_CAP_ZSTDMAX(caps)	(((caps) >> 8) & 0xff)
 #define PROTO_CAP_ZDICT		0x40	/* [cairn] RETR ZDICT, "ZDICT=<bytes>" */
 /* The <bytes> of "ZDICT=<bytes>" in KiB, rounded up (1 to 1024). */
-#define PROTO_CAP_ZDICTKB(caps)	(((caps) >> 16) & 0x7ff)
+#define PROTO_CAP_ZDICTKB(caps)	((unsigned)((caps) >> 16) & 0x7ff)
+/* [cairn] The <id> of "ZDICTID=<id>" (1 to 2^31 - 1), or 0: none. */
+#define PROTO_CAP_ZDICTID(caps)	((unsigned)((caps) >> 32) & 0x7fffffff)
 
 /*
  * Split a request or reply line in place into at most max tokens,
@@ -124,7 +127,7 @@ int	proto_reply_in(struct conn *, struct proto_budget *b, int *code,
  * \"SSH-2.0-...\")"), nothing came within the timeout, it closed, or
  * the read failed.
  */
-int	proto_banner(struct conn *, unsigned *caps, struct cerr *err);
+int	proto_banner(struct conn *, uint64_t *caps, struct cerr *err);
 
 /*
  * Copy peer text src into dst (len bytes, NUL included) fit to print:

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "cerr.h"
 #include "cksum.h"
 #include "compat.h"
@@ -30,8 +31,10 @@
 #include "download.h"
 #include "fsutil.h"
 #include "intr.h"
+#include "log.h"
 #include "net.h"
 #include "xmalloc.h"
+#include "zdkeep.h"
 #include "zstdconn.h"
 
 #define DL_BUFSZ	(256 * 1024)
@@ -365,14 +368,35 @@ dl_tomem(struct net *net, const char *path, int64_t max, char **data,
 }
 
 int
-dl_zdict(struct net *net, int64_t expect, struct cerr *err)
+dl_zdict(struct net *net, int64_t expect, const char *keep, int *how,
+    struct cerr *err)
 {
+	struct cerr	 kerr;
+	struct buf	*b;
 	char		*data;
 	size_t		 len;
 	int64_t		 size = net_zdict_size(net), over;
+	unsigned	 id = net_zdict_offer(net);
 	int		 rc;
 
-	if (size == 0 || expect / DL_ZDICT_PAYS < size)
+	*how = DL_ZDICT_NONE;
+	if (size == 0 || expect <= 0)
+		return DL_OK;
+	/* Kept from an earlier session: named, not sent again. */
+	if (keep != NULL && id != 0 && zdkeep_load(keep, id, &b) == 0) {
+		rc = net_zdict_reuse(net, id, buf_data(b), buf_len(b), err);
+		buf_free(b);
+		if (rc == -1)
+			return DL_DEAD;
+		if (rc == 0) {
+			*how = DL_ZDICT_KEPT;
+			return DL_OK;
+		}
+		/* Refused: not the server's (any more); fetched if it pays. */
+		if (expect / DL_ZDICT_PAYS < size)
+			return DL_SERVER;
+	}
+	if (expect / DL_ZDICT_PAYS < size)
 		return DL_OK;
 	if (net_send_retr(net, "ZDICT", NULL, NULL, err) == -1)
 		return DL_DEAD;
@@ -384,9 +408,21 @@ dl_zdict(struct net *net, int64_t expect, struct cerr *err)
 	 */
 	if (rc != DL_OK)
 		return over ? DL_DEAD : rc;
-	rc = net_use_zdict(net, data, len, err) == -1 ? DL_DEAD : DL_OK;
+	if (net_use_zdict(net, data, len, err) == -1) {
+		free(data);
+		return DL_DEAD;
+	}
+	*how = DL_ZDICT_FETCHED;
+	/* For the sessions to come; a dictionary not kept is fetched again. */
+	if (keep != NULL) {
+		if (zdkeep_save(keep, net_zdict_id(net), data, len, &kerr) == 0)
+			*how = DL_ZDICT_SAVED;
+		else
+			log_debug("cannot keep the zstd dictionary: %s",
+			    kerr.msg);
+	}
 	free(data);
-	return rc;
+	return DL_OK;
 }
 
 int

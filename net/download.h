@@ -103,17 +103,25 @@ int	 dl_tomem(struct net *, const char *path, int64_t max, char **data,
 
 /*
  * [cairn] Take the zstd dictionary the server offers (docs/protocol.md
- * section 9.3) when the caller is about to fetch expect bytes or more,
- * at least DL_ZDICT_PAYS times the dictionary's size: RETR ZDICT, into
- * memory, checked and used by the stream (net_use_zdict).  Only with
- * nothing outstanding.  DL_OK (taken, or not worth taking: nothing
- * offered, not zstd, too little to fetch); DL_SERVER when the server
- * refuses, and the session goes on without one; DL_DEAD when what came
- * is no dictionary, or more than ZSTDCONN_DICTMAX bytes (left unread):
- * the server's next frames are made with it.
+ * section 9.3) when the caller is about to fetch expect bytes (more than
+ * none).  One kept in keep (zdkeep.h; NULL: none kept) from an earlier
+ * session is named (ZDICT) and costs nothing more.  Else, when expect is
+ * at least DL_ZDICT_PAYS times its size, RETR ZDICT, into memory,
+ * checked, used by the stream (net_use_zdict) and kept in keep (a failure
+ * to keep it is only logged at -v).  Only with nothing outstanding.
+ * *how says what was done (DL_ZDICT_*).  DL_OK (taken, or not worth
+ * taking: nothing offered, not zstd, too little to fetch); DL_SERVER
+ * when the server refuses, and the session goes on without one; DL_DEAD
+ * when what came is no dictionary, or more than ZSTDCONN_DICTMAX bytes
+ * (left unread): the server's next frames are made with it.
  */
-#define DL_ZDICT_PAYS	32
-int	 dl_zdict(struct net *, int64_t expect, struct cerr *err);
+#define DL_ZDICT_PAYS	16
+#define DL_ZDICT_NONE	0	/* none taken */
+#define DL_ZDICT_KEPT	1	/* the one kept, named */
+#define DL_ZDICT_FETCHED 2	/* fetched, not kept */
+#define DL_ZDICT_SAVED	3	/* fetched and kept */
+int	 dl_zdict(struct net *, int64_t expect, const char *keep, int *how,
+	    struct cerr *err);
 
 /* Read and throw away the rest of the current RETR body and its ".". */
 int	 dl_skipbody(struct net *, struct cerr *err);

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cerr.h"
+#include "cksum.h"
 #include "compat.h"
 #include "conn.h"
 #include "encode.h"
@@ -42,7 +43,7 @@ struct net {
 	char		 addr[NI_MAXHOST];	/* the address that answered */
 	char		 port[16];		/* ... and its port */
 	struct tlsctx	*tls;
-	unsigned	 caps;
+	uint64_t	 caps;
 	struct zlevel	 zl;		/* compression agreed, zeroed: none */
 	uint64_t	 st_stored;	/* uploads sent as stored blocks */
 	uint64_t	 st_storedbytes;
@@ -701,6 +702,42 @@ net_usable(struct net *n, struct cerr *err)
 	if (n->dead) {
 		cerr_set(err, "%s: connection unusable after an earlier error",
 		    conn_peer(n->c));
+		return -1;
+	}
+	return 0;
+}
+
+unsigned
+net_zdict_offer(const struct net *n)
+{
+	return net_zdict_size(n) > 0 ? PROTO_CAP_ZDICTID(n->caps) : 0;
+}
+
+int
+net_zdict_reuse(struct net *n, unsigned id, const void *p, size_t len,
+    struct cerr *err)
+{
+	char	 sum[CKSUM_B64MAX], *text;
+	int	 code;
+
+	if (net_usable(n, err) == -1)
+		return -1;
+	if (cksum_data("sha256", p, len, sum) == -1) {
+		cerr_set(err, "%s: ZDICT: no SHA-256 here", conn_peer(n->c));
+		return 1;
+	}
+	if (conn_printf(n->c, err, "ZDICT %u %s\r\n", id, sum) == -1 ||
+	    proto_reply(n->c, &code, &text, err) == -1) {
+		n->dead = 1;
+		return -1;
+	}
+	if (code != RAP_ZDICT_OK) {
+		cerr_set(err, "%s: ZDICT: %s", conn_peer(n->c), text);
+		return 1;
+	}
+	/* Taken: the server's next frames are made with it. */
+	if (net_use_zdict(n, p, len, err) == -1) {
+		n->dead = 1;
 		return -1;
 	}
 	return 0;

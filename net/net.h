@@ -99,6 +99,17 @@ int		 net_use_zdict(struct net *, const void *p, size_t len,
 		    struct cerr *err);
 /* The id of the dictionary in use, 0: none. */
 unsigned	 net_zdict_id(const struct net *);
+/* The zstd ID of the dictionary offered (ZDICTID=), 0: none named. */
+unsigned	 net_zdict_offer(const struct net *);
+/*
+ * Name the dictionary of zstd ID id kept from an earlier session, len
+ * bytes at p (ZDICT <id> <sha256>): taken by the server, it is used as
+ * net_use_zdict's.  0 when taken, 1 when refused (not the server's, err
+ * says so; the session goes on without one), -1 when the session is
+ * unusable.
+ */
+int		 net_zdict_reuse(struct net *, unsigned id, const void *p,
+		    size_t len, struct cerr *err);
 /*
  * End the session (QUIT and its reply, as net_close would), then print
  * its byte counters (for -v): Radmind's "zlib stats" line when

@@ -807,26 +807,56 @@ fetch_zdict_ok(struct sess *s, int acl)
 }
 
 /*
- * [cairn] RETR ZDICT (docs/protocol.md section 9.3): the cache's zstd
- * dictionary, to a zstd session that has not taken it yet, as RETR
- * sends a file.  The frame ends after the reply; from the next one on,
- * this side's frames may be made with the dictionary, and its cache
- * entries are those made with it.
+ * The cache's zstd dictionary, if this session may take it now: a zstd
+ * session that has not taken it, of a host that may have it; else NULL,
+ * refused (543).
  */
-static int
-fetch_zdict(struct sess *s)
+static struct zstdconn_dict *
+fetch_zdict_get(struct sess *s)
 {
 	struct zstdconn_dict *d = zcache_dict(s->opts->zcache);
-	struct cerr	 err;
-	const void	*p;
-	size_t		 len, flen;
 
 	if (d == NULL || !zstdconn_on(s->conn) ||
 	    zstdconn_dict_used(s->conn) != 0 || !fetch_zdict_ok(s, 1)) {
 		peer_log(s, LOG_INFO, "no zstd dictionary for this session");
-		return peer_reply(s, RAP_RETR_ACCESS, "Unable to access %s.",
+		(void)peer_reply(s, RAP_RETR_ACCESS, "Unable to access %s.",
 		    ZC_DICT);
+		return NULL;
 	}
+	return d;
+}
+
+/*
+ * The reply that takes the dictionary has been sent: end its frame, and
+ * make this side's frames with the dictionary from the next one on (its
+ * cache entries are those made with it).
+ */
+static int
+fetch_zdict_use(struct sess *s, struct zstdconn_dict *d, struct cerr *err)
+{
+	if (conn_flush_full(s->conn, err) == -1 ||
+	    zstdconn_use_dict(s->conn, d, err) == -1) {
+		log_warnx("%s", err->msg);
+		return SESS_CLOSE;
+	}
+	return SESS_OK;
+}
+
+/*
+ * [cairn] RETR ZDICT (docs/protocol.md section 9.3): the cache's zstd
+ * dictionary, to a zstd session that has not taken it yet, as RETR
+ * sends a file.
+ */
+static int
+fetch_zdict(struct sess *s)
+{
+	struct zstdconn_dict *d;
+	struct cerr	 err;
+	const void	*p;
+	size_t		 len, flen;
+
+	if ((d = fetch_zdict_get(s)) == NULL)
+		return SESS_OK;
 	(void)zstdconn_dict_data(d, &len);
 	if ((p = zstdconn_dict_frame(d, &flen, &err)) == NULL) {
 		log_warnx("%s", err.msg);
@@ -840,15 +870,48 @@ fetch_zdict(struct sess *s)
 	    zlevel_flush_entry(s->conn, &err) == -1 ||
 	    zlevel_splice(s->conn, p, flen, &err) == -1 ||
 	    zlevel_splice_end(s->conn, len, ZSTDCONN_DICTLEVEL, &err) == -1 ||
-	    conn_printf(s->conn, &err, ".\r\n") == -1 ||
-	    conn_flush_full(s->conn, &err) == -1 ||
-	    zstdconn_use_dict(s->conn, d, &err) == -1) {
+	    conn_printf(s->conn, &err, ".\r\n") == -1) {
 		log_warnx("%s", err.msg);
 		return SESS_CLOSE;
 	}
 	peer_log(s, LOG_DEBUG, "zstd dictionary %u sent (%zu bytes)",
 	    zstdconn_dict_id(d), len);
-	return SESS_OK;
+	return fetch_zdict_use(s, d, &err);
+}
+
+/*
+ * [cairn] ZDICT <id> <sha256> (docs/protocol.md section 9.3): the client
+ * kept the dictionary of that ID from an earlier session, and names its
+ * bytes by their SHA-256 in base64.  Taken as RETR ZDICT's would be when
+ * it is the cache's, byte for byte; else refused as RETR ZDICT is.
+ */
+int
+cmd_zdict(struct sess *s, int ac, char **av)
+{
+	struct zstdconn_dict *d;
+	struct cerr	 err;
+	const char	*sum;
+	char		 id[16];
+
+	if (ac != 3) {
+		s->errors++;
+		return peer_reply(s, RAP_SYNTAX, "Syntax error");
+	}
+	if ((d = fetch_zdict_get(s)) == NULL)
+		return SESS_OK;
+	(void)snprintf(id, sizeof(id), "%u", zstdconn_dict_id(d));
+	if ((sum = zcache_dict_sum(s->opts->zcache)) == NULL ||
+	    strcmp(av[1], id) != 0 || strcmp(av[2], sum) != 0) {
+		peer_log(s, LOG_INFO, "zstd dictionary kept by the client is "
+		    "not the cache's");
+		return peer_reply(s, RAP_RETR_ACCESS, "Unable to access %s.",
+		    ZC_DICT);
+	}
+	if (peer_reply(s, RAP_ZDICT_OK, "zstd dictionary %s in use", id) ==
+	    SESS_CLOSE)
+		return SESS_CLOSE;
+	peer_log(s, LOG_DEBUG, "zstd dictionary %s kept by the client", id);
+	return fetch_zdict_use(s, d, &err);
 }
 
 int

@@ -190,6 +190,7 @@ int	 cmd_stat(struct sess *, int ac, char **av);
 int	 cmd_retr(struct sess *, int ac, char **av);
 /* DELTA <alg> <basis> FILE <t> <p> (docs/protocol.md 5.11). */
 int	 cmd_delta(struct sess *, int ac, char **av);
+int	 cmd_zdict(struct sess *, int ac, char **av);
 /* At the end of a session: what DELTA and MANIFEST opened and read. */
 void	 fetch_end(struct sess *);
 /*

@@ -67,7 +67,8 @@ static int	cmd_starttls(struct sess *, int, char **);
  * The verbs.  STARTTLS exists only when the server has TLS (-w >= 1;
  * at -w 0 it is "unrecognized", docs/protocol.md 5.7).  LOGIN is absent: this
  * build has no PAM, so it is always "unrecognized" (5.10).  DELTA exists
- * only when deltas are built in (delta_built(): not --without-zstd).
+ * only when deltas are built in (delta_built(): not --without-zstd), and
+ * so does ZDICT, the zstd dictionary a client kept.
  */
 static const struct verb verbs[] = {
 	{ "QUIT",	4, 0, check_noargs, cmd_quit },
@@ -80,6 +81,7 @@ static const struct verb verbs[] = {
 	{ "REPORT",	4, V_AUTH, NULL, cmd_repo },
 	{ "COMPRESS",	4, V_AUTH, NULL, cmd_comp },
 	{ "DELTA",	4, V_AUTH | V_DELTA, NULL, cmd_delta },
+	{ "ZDICT",	5, V_AUTH | V_DELTA, NULL, cmd_zdict },
 };
 
 static int
@@ -648,7 +650,7 @@ static int
 sess_greet(struct sess *s)
 {
 	struct cerr	 err;
-	char		 zstd[32], zdict[32];
+	char		 zstd[32], zdict[48];
 	size_t		 dlen;
 	int		 r;
 
@@ -694,7 +696,8 @@ sess_greet(struct sess *s)
 	if (zlevel_offered(&s->opts->zlimit, ZLEVEL_ZSTD) && !s->check &&
 	    fetch_zdict_ok(s, s->state == SESS_AUTH)) {
 		(void)zstdconn_dict_data(zcache_dict(s->opts->zcache), &dlen);
-		(void)snprintf(zdict, sizeof(zdict), " ZDICT=%zu", dlen);
+		(void)snprintf(zdict, sizeof(zdict), " ZDICT=%zu ZDICTID=%u",
+		    dlen, zstdconn_dict_id(zcache_dict(s->opts->zcache)));
 	}
 	conn_printf(s->conn, NULL, "200 CAPA %sREPO%s%s%s%s%s\r\n",
 	    zlevel_offered(&s->opts->zlimit, ZLEVEL_ZLIB) ? "ZLIB " : "",

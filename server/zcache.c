@@ -11,7 +11,6 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +43,7 @@ struct zcache {
 	int64_t		 bound;
 	unsigned	 seq;		/* temporary names */
 	struct zstdconn_dict *dict;	/* ZC_DICT, or NULL */
+	char		 dictsum[CKSUM_B64MAX];	/* its SHA-256 */
 	struct zdsrc	*src;		/* ZC_DICTSRC */
 	size_t		 nsrc;
 	char		*dir;		/* as given, for messages */
@@ -149,6 +149,8 @@ dict_load(struct zcache *zc, const char *dir, struct cerr *err)
 		return -1;
 	}
 	zc->dict = zstdconn_dict_new(buf_data(b), buf_len(b), &derr);
+	if (cksum_data("sha256", buf_data(b), buf_len(b), zc->dictsum) == -1)
+		zc->dictsum[0] = '\0';
 	buf_free(b);
 	/* Its frame now, once, for the sessions to come. */
 	if (zc->dict == NULL || zstdconn_dict_frame(zc->dict, &len,
@@ -232,6 +234,13 @@ zcache_dict(const struct zcache *zc)
 	return zc != NULL ? zc->dict : NULL;
 }
 
+const char *
+zcache_dict_sum(const struct zcache *zc)
+{
+	return zc != NULL && zc->dict != NULL && zc->dictsum[0] != '\0' ?
+	    zc->dictsum : NULL;
+}
+
 /* Write len bytes at p over name in the cache directory, durably. */
 static int
 put_file(struct zcache *zc, const char *name, const void *p, size_t len,
@@ -293,28 +302,9 @@ zcache_set_dict(struct zcache *zc, const void *p, size_t len,
 	}
 	zstdconn_dict_free(zc->dict);
 	zc->dict = d;
+	if (cksum_data("sha256", p, len, zc->dictsum) == -1)
+		zc->dictsum[0] = '\0';
 	return 0;
-}
-
-/*
- * A temporary file ".tmp.<pid>.<n>" of a process that is gone: a session
- * or a -W run killed while it wrote (a live one's, or another name, is
- * left alone).
- */
-static int
-tmp_stale(const char *name)
-{
-	char	*end;
-	long	 pid;
-
-	if (strncmp(name, ".tmp.", 5) != 0)
-		return 0;
-	errno = 0;
-	pid = strtol(name + 5, &end, 10);
-	if (errno != 0 || end == name + 5 || *end != '.' || pid <= 0 ||
-	    pid > INT_MAX || pid == (long)getpid())
-		return 0;
-	return kill((pid_t)pid, 0) == -1 && errno == ESRCH;
 }
 
 /* Remove the stale temporary files of sub ("." the top). */
@@ -333,7 +323,7 @@ tmp_sweep(struct zcache *zc, const char *sub)
 		return;
 	}
 	while ((de = readdir(d)) != NULL)
-		if (tmp_stale(de->d_name))
+		if (fs_tmp_stale(de->d_name))
 			(void)unlinkat(dirfd(d), de->d_name, 0);
 	closedir(d);
 }
@@ -702,7 +692,7 @@ zcache_trim(struct zcache *zc)
 	while ((de = readdir(d)) != NULL) {
 		if (de->d_name[0] == '.') {
 			/* A session killed while it filled an entry. */
-			if (tmp_stale(de->d_name))
+			if (fs_tmp_stale(de->d_name))
 				(void)unlinkat(dirfd(d), de->d_name, 0);
 			continue;
 		}

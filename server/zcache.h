@@ -121,6 +121,8 @@ int		 zcache_fill_end(struct zfill *, int ok, int srcfd);
  * name) for each, and zcache_dict_fresh).
  */
 struct zstdconn_dict *zcache_dict(const struct zcache *);
+/* Its SHA-256, in base64, by which a client that kept it names it. */
+const char	*zcache_dict_sum(const struct zcache *);
 int		 zcache_dict_fresh(const struct zcache *, int rootfd);
 /*
  * When the dictionary in use is no longer current (zcache_dict_fresh),

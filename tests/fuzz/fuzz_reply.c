@@ -109,7 +109,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct conn	*c;
 	struct cerr	 err;
-	unsigned	 caps;
+	uint64_t	 caps;
 	char		*text;
 	int		 code;
 

@@ -278,6 +278,9 @@ mk_tmpdir()
 {
 	T=$(mktemp -d "${TMPDIR:-/tmp}/cairn-$TEST_NAME.XXXXXX") ||
 	    fail "cannot create a temporary directory"
+	# The zstd dictionaries lapply keeps (lapply(1)): the test's own.
+	CAIRN_ZDICTDIR=$T/zdict
+	export CAIRN_ZDICTDIR
 	trap _lib_cleanup EXIT
 	trap 'exit 130' HUP INT TERM
 }

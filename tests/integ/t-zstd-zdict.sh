@@ -3,11 +3,14 @@
 # section 9.3).  cairnd -W zstd:19 trains one on the repository and makes
 # its zstd entries with it; the zstd command decodes such an entry with
 # the dictionary file and not without it.  The banner offers it as
-# ZDICT=<bytes>; a lapply pulling enough takes it (-v says so), lands the
-# tree byte for byte with every compressible body from the cache, and
-# sends fewer bytes than from entries made without it; a lapply pulling
-# little does not take it.  A receiver apart from cairn takes it with
-# RETR ZDICT and decodes the whole stream with the zstd command.  A zlib
+# ZDICT=<bytes> ZDICTID=<id>; a lapply pulling enough takes it (-v says
+# so), lands the tree byte for byte with every compressible body from
+# the cache, sends fewer bytes than from entries made without it, and
+# keeps it (privately); a lapply pulling little does not fetch it, but
+# names the one it kept (ZDICT) and so pulls in fewer bytes; a kept one
+# that is not the server's is refused.  A receiver apart from cairn
+# takes it with RETR ZDICT, and with ZDICT from a file, and decodes the
+# whole stream with the zstd command.  A zlib
 # session is refused it; a damaged dictionary file stops cairnd with
 # the file named.  The dictionary holds pieces of files: it is trained
 # only on transcripts every command file of config lists (nothing of a
@@ -141,12 +144,16 @@ grep -q 'cache warmed: [0-9]* files, 0 entries made' "$T/werr" ||
 rm -f "$SLOG"
 start_cairnd "$R" -Z 9 -Y 19 -c "$T/cache"
 rap "$PORT" 'QUIT\r\n' >"$T/banner" || fail "rap"
-grep -q "^200 CAPA ZLIB REPO ZAUTO ZSTD=19 ZDICT=$SIZE" "$T/banner" ||
-    fail "banner: $(cat "$T/banner")"
+grep -q "^200 CAPA ZLIB REPO ZAUTO ZSTD=19 ZDICT=$SIZE ZDICTID=$ID" \
+    "$T/banner" || fail "banner: $(cat "$T/banner")"
 pull "dictionary" "$T/apply.T"
 assert_tree_eq "$SRC" "$ROOT" "tree pulled with the dictionary"
-grep -q "127.0.0.1: zstd dictionary $ID in use" "$T/err" ||
-    fail "lapply -v: $(cat "$T/err")"
+grep -q "127.0.0.1: zstd dictionary $ID in use (fetched, kept in $CAIRN_ZDICTDIR)" \
+    "$T/err" || fail "lapply -v: $(cat "$T/err")"
+# Kept for the sessions to come, privately: pieces of files.
+cmp -s "$CAIRN_ZDICTDIR/$ID" "$T/cache/zdict" || fail "kept: another file"
+assert_eq 700 "$(stat -c %a "$CAIRN_ZDICTDIR")" "mode of the kept directory"
+assert_eq 600 "$(stat -c %a "$CAIRN_ZDICTDIR/$ID")" "mode of the kept file"
 line=$(bodies 1 "dictionary")
 case $line in
 *'deflated 0 files 0 -> 0 bytes, stored 1 files 1048576 bytes, cached 304 files'*) ;;
@@ -156,13 +163,45 @@ esac
     fail "with the dictionary $WIRE bytes, without $PLAIN"
 echo "$TEST_NAME: $PLAIN bytes without the dictionary, $WIRE with it"
 
-# 4. A pull of a few small files does not take it, and still lands.
+# 4. A pull of a few small files does not fetch it, and still lands;
+#    with the one kept, it names it (ZDICT) instead, in fewer bytes than
+#    without (the dictionary is not sent again).  A kept file that is not
+#    the server's, byte for byte, is refused, and the pull goes on
+#    without it; a full pull then fetches and keeps it again.
 grep -v 'notes\|random\|conf\.d/svc[02-9]\|conf\.d/svc1[0-9][0-9]' \
     "$T/apply.T" >"$T/small.T"
 grep -q 'svc1[0-9]*\.conf' "$T/small.T" ||
     fail "small.T has no file: $(cat "$T/small.T")"
-pull "small" "$T/small.T"
+KEEP=$CAIRN_ZDICTDIR
+CAIRN_ZDICTDIR= pull "small, none kept" "$T/small.T"
 grep -q 'dictionary' "$T/err" && fail "small pull took it: $(cat "$T/err")"
+cmp -s "$ROOT/etc/conf.d/svc17.conf" "$F/etc/conf.d/svc17.conf" ||
+    fail "small pull: svc17.conf"
+SMALL=$WIRE
+pull "small, kept" "$T/small.T"
+grep -q "127.0.0.1: zstd dictionary $ID in use (kept from an earlier session)" \
+    "$T/err" || fail "lapply -v, kept: $(cat "$T/err")"
+cmp -s "$ROOT/etc/conf.d/svc17.conf" "$F/etc/conf.d/svc17.conf" ||
+    fail "small pull, kept: svc17.conf"
+[ "$WIRE" -lt "$SMALL" ] ||
+    fail "small pull: $WIRE bytes with the kept dictionary, $SMALL without"
+echo "$TEST_NAME: small pull: $SMALL bytes without the dictionary," \
+    "$WIRE with the one kept"
+python3 -c 'import sys
+p = sys.argv[1]
+d = bytearray(open(p, "rb").read())
+d[len(d) // 2] ^= 0x55
+open(p, "wb").write(bytes(d))' "$KEEP/$ID" || fail "damage"
+pull "small, kept one damaged" "$T/small.T"
+grep -q "ZDICT: .*Unable to access zdict.*: going on without it" "$T/err" ||
+    fail "lapply -v, damaged: $(cat "$T/err")"
+cmp -s "$ROOT/etc/conf.d/svc17.conf" "$F/etc/conf.d/svc17.conf" ||
+    fail "small pull, damaged: svc17.conf"
+pull "full, kept one damaged" "$T/apply.T"
+assert_tree_eq "$SRC" "$ROOT" "tree pulled, the kept dictionary damaged"
+grep -q "zstd dictionary $ID in use (fetched, kept in" "$T/err" ||
+    fail "lapply -v, refetched: $(cat "$T/err")"
+cmp -s "$KEEP/$ID" "$T/cache/zdict" || fail "not kept again"
 
 # 5. A receiver apart from cairn: RETR ZDICT, the bodies after it in
 #    frames made with it, all decoded by the zstd command.
@@ -176,11 +215,25 @@ cmp -s "$T/got/0" "$F/etc/conf.d/svc3.conf" || fail "svc3 differs"
 cmp -s "$T/got/1" "$F/etc/conf.d/svc4.conf" || fail "svc4 differs"
 grep -q '^dictionary frames [1-9]' "$T/zout" ||
     fail "no frame made with the dictionary: $(cat "$T/zout")"
+# ... and ZDICT, naming the one it kept.
+rm -rf "$T/got"
+mkdir "$T/got" || fail "mkdir"
+$ZSTDRECV --kept "$KEEP/$ID" "$ID" "$PORT" 19 "$T/got" app.T \
+    ./etc/conf.d/svc5.conf >"$T/zout" 2>"$T/zerr" ||
+    fail "zstdrecv --kept: $(cat "$T/zerr")"
+cmp -s "$T/got/0" "$F/etc/conf.d/svc5.conf" || fail "svc5 differs"
+grep -q '^dictionary frames [1-9]' "$T/zout" ||
+    fail "ZDICT: no frame made with the dictionary: $(cat "$T/zout")"
 
-# 6. A zlib session is refused it, and goes on.
-rap "$PORT" 'RETR ZDICT\r\nQUIT\r\n' >"$T/rout" || fail "rap"
-grep -q '^543 Unable to access zdict\.' "$T/rout" ||
-    fail "RETR ZDICT in clear: $(cat "$T/rout")"
+# 6. A zlib session is refused it, either way, and goes on.
+SUM=$(python3 -c 'import base64, hashlib, sys
+print(base64.b64encode(hashlib.sha256(open(sys.argv[1], "rb").read()).digest()).decode())' \
+    "$T/cache/zdict") || fail "sha256"
+rap "$PORT" "RETR ZDICT\\r\\nZDICT $ID $SUM\\r\\nZDICT\\r\\nQUIT\\r\\n" \
+    >"$T/rout" || fail "rap"
+[ "$(grep -c '^543 Unable to access zdict\.' "$T/rout")" -eq 2 ] ||
+    fail "RETR ZDICT and ZDICT in clear: $(cat "$T/rout")"
+grep -q '^501 ' "$T/rout" || fail "ZDICT without arguments: $(cat "$T/rout")"
 grep -q '^201 ' "$T/rout" || fail "no QUIT reply: $(cat "$T/rout")"
 stop_cairnd
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A zstd receiver written apart from cairn: the zstd command decodes.
 
-zstdrecv.py [--zdict] PORT LEVEL OUTDIR TRANSCRIPT PATH...
+zstdrecv.py [--zdict | --kept FILE ID] PORT LEVEL OUTDIR TRANSCRIPT PATH...
 
 Reads the banner, asks "COMP ZSTD LEVEL", then sends "RETR FILE
 TRANSCRIPT PATH" for each PATH (already encoded) and QUIT, each request
@@ -16,7 +16,10 @@ no frame may carry a content size, a checksum or a dictionary ID
 
 With --zdict, "RETR ZDICT" is asked first (section 9.3): frames after
 the one that ends its reply may carry the dictionary's ID, and each is
-decoded with "zstd -d -D OUTDIR/zdict", the dictionary as received.  The
+decoded with "zstd -d -D OUTDIR/zdict", the dictionary as received.
+With --kept, "ZDICT ID SHA256" names FILE, a dictionary kept from an
+earlier session, by its ID and its SHA-256 in base64: after the frame
+that ends the 225 reply, frames are decoded with FILE.  The
 frames, the open one ended by an empty last raw block, are decoded by
 "zstd -d -c", which must succeed; the decoded replies are checked (220,
 then 240, size, body and "." per PATH, then 201), and body i is written
@@ -24,6 +27,8 @@ to OUTDIR/i.  OUTDIR/wire holds the raw stream, OUTDIR/frames the offset
 and length of each frame, one a line.  Prints the banner's CAPA line,
 the 320 reply and the number of frames.  Exits 1 on any error.
 """
+import base64
+import hashlib
 import subprocess
 import sys
 import time
@@ -130,11 +135,12 @@ def unzstd(data, zdict=None):
     return z.stdout
 
 
-def decode(wire, fr, outdir, zdict):
+def decode(wire, fr, outdir, zdict, kept=None):
     """The frames fr of wire decoded; with zdict, frame by frame, those
     after the end of the RETR ZDICT reply with the dictionary it
-    carried, written to OUTDIR/zdict."""
-    if not zdict:
+    carried, written to OUTDIR/zdict; with kept, those after the end of
+    the 225 reply to ZDICT with that file."""
+    if not zdict and not kept:
         # The open frame ends on a block boundary: an empty last raw
         # block ends it for a decoder that wants whole frames.
         tail = b'' if not fr or fr[-1][2] else b'\x01\x00\x00'
@@ -147,7 +153,15 @@ def decode(wire, fr, outdir, zdict):
                              'before one was sent' % (off, dictid))
         data = wire[off:off + n] + (b'' if done else b'\x01\x00\x00')
         out += unzstd(data, have)
-        if have is None:
+        if have is None and kept:
+            r = Replies(out)
+            try:
+                r.line()
+                if r.line().startswith('225'):
+                    have = kept
+            except SystemExit:
+                pass
+        elif have is None:
             r = Replies(out)
             try:
                 r.line()
@@ -166,6 +180,12 @@ def main():
     zdict = len(sys.argv) > 1 and sys.argv[1] == '--zdict'
     if zdict:
         del sys.argv[1]
+    kept = None
+    if len(sys.argv) > 3 and sys.argv[1] == '--kept':
+        kept, keptid = sys.argv[2:4]
+        del sys.argv[1:4]
+        with open(kept, 'rb') as f:
+            keptsum = base64.b64encode(hashlib.sha256(f.read()).digest())
     port, level, outdir, tran = sys.argv[1:5]
     paths = sys.argv[5:]
     s = connect(int(port), DEADLINE)
@@ -186,6 +206,8 @@ def main():
     wire = bytearray(buf[end + 1:])
     if zdict:
         s.sendall(frame(b'RETR ZDICT\r\n'))
+    if kept:
+        s.sendall(frame(b'ZDICT %s %s\r\n' % (keptid.encode(), keptsum)))
     for p in paths:
         s.sendall(frame(('RETR FILE %s %s\r\n' % (tran, p)).encode(
             'latin-1')))
@@ -202,13 +224,13 @@ def main():
     wire = bytes(wire)
     with open('%s/wire' % outdir, 'wb') as f:
         f.write(wire)
-    fr = frames(wire, zdict)
+    fr = frames(wire, zdict or kept)
     with open('%s/frames' % outdir, 'w') as f:
         for off, n, _, dictid in fr:
             f.write('%d %d %d\n' % (off, n, dictid))
     print('frames %d' % len(fr))
     print('dictionary frames %d' % sum(1 for x in fr if x[3]))
-    r = Replies(decode(wire, fr, outdir, zdict))
+    r = Replies(decode(wire, fr, outdir, zdict, kept))
     line = r.line()
     if not line.startswith('220'):
         raise SystemExit('zstdrecv: COMP: ' + line)
@@ -219,6 +241,10 @@ def main():
         r.body(int(r.line()))
         if r.line() != '.':
             raise SystemExit('zstdrecv: RETR ZDICT: no terminating dot')
+    if kept:
+        line = r.line()
+        if not line.startswith('225'):
+            raise SystemExit('zstdrecv: ZDICT: ' + line)
     for i, p in enumerate(paths):
         line = r.line()
         if not line.startswith('240'):

@@ -484,7 +484,7 @@ START_TEST(test_proto)
 	struct conn	*c;
 	struct cerr	 err;
 	char		 line[64], *av[4], *text;
-	unsigned	 caps;
+	uint64_t	 caps;
 	int64_t		 v;
 	int		 code;
 
@@ -545,6 +545,7 @@ START_TEST(test_reply_budget)
 {
 	struct conn	*c;
 	struct cerr	 err;
+	uint64_t	 caps;
 	char		*text;
 	int		 code, i;
 	pid_t		 pid;
@@ -565,7 +566,7 @@ START_TEST(test_reply_budget)
 	c = conn_new(sv[0], "peer");
 	for (i = 0; i < PROTO_REPLY_MAXLINES + 8; i++)
 		put("200-more\r\n", 10);
-	ck_assert_int_eq(proto_banner(c, (unsigned *)&code, &err), -1);
+	ck_assert_int_eq(proto_banner(c, &caps, &err), -1);
 	ck_assert_ptr_nonnull(strstr(err.msg, "reply longer than"));
 	conn_free(c);
 	close(sv[1]);

@@ -475,7 +475,7 @@ END_TEST
 
 /* proto_banner on bytes; returns its result, caps and message. */
 static int
-banner(const char *bytes, size_t n, int keep_open, unsigned *caps,
+banner(const char *bytes, size_t n, int keep_open, uint64_t *caps,
     struct cerr *err)
 {
 	struct conn	*c = pair();
@@ -498,7 +498,7 @@ banner(const char *bytes, size_t n, int keep_open, unsigned *caps,
 START_TEST(test_banner_caps)
 {
 	struct cerr	 err;
-	unsigned	 caps;
+	uint64_t	 caps;
 
 	ck_assert_int_eq(BANNER("200 RAP 1 h 1.14 radmind access protocol\r\n",
 	    &caps, &err), 0);
@@ -562,6 +562,18 @@ START_TEST(test_banner_caps)
 	    "ZDICT=-1 ZDICT=1k ZDICT=99999999999999 ZDICTX=3 ZDIC=3\r\n",
 	    &caps, &err), 0);
 	ck_assert_uint_eq(caps, 0);
+	/* ZDICTID=<id>: 1 to 2^31 - 1, the dictionary's zstd ID. */
+	ck_assert_int_eq(BANNER("200 CAPA ZSTD=3 ZDICT=1048576 "
+	    "ZDICTID=2147483647\r\n", &caps, &err), 0);
+	ck_assert_uint_eq(PROTO_CAP_ZDICTID(caps), 2147483647U);
+	ck_assert_uint_eq(PROTO_CAP_ZDICTKB(caps), 1024);
+	ck_assert_uint_eq(PROTO_CAP_ZSTDMAX(caps), 3);
+	ck_assert_int_eq(BANNER("200 CAPA zdictid=32768\r\n", &caps, &err), 0);
+	ck_assert_uint_eq(caps, (uint64_t)32768 << 32);
+	ck_assert_int_eq(BANNER("200 CAPA ZDICTID ZDICTID= ZDICTID=0 "
+	    "ZDICTID=2147483648 ZDICTID=4294967297 ZDICTID=99999999999999999999 "
+	    "ZDICTID=-5 ZDICTID=5x\r\n", &caps, &err), 0);
+	ck_assert_uint_eq(caps, 0);
 
 	/* Capability names on a line that is no CAPA line count for nothing. */
 	ck_assert_int_eq(BANNER("200-RAP 1 ZLIB REPO\r\n200 hello ZAUTO\r\n",
@@ -580,7 +592,7 @@ END_TEST
 START_TEST(test_banner_refused)
 {
 	struct cerr	 err;
-	unsigned	 caps;
+	uint64_t	 caps;
 
 	/* A server that refuses: its code, and its reply quoted. */
 	ck_assert_int_eq(BANNER("420 Server busy\r\n", &caps, &err), 420);
@@ -604,7 +616,7 @@ END_TEST
 START_TEST(test_banner_not_rap)
 {
 	struct cerr	 err;
-	unsigned	 caps;
+	uint64_t	 caps;
 	char		 line[300];
 	struct conn	*c;
 	pid_t		 pid;
