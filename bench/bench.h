@@ -208,6 +208,7 @@ struct bench {
 	 * daemon), 0 none: a cleanup hook kills it.
 	 */
 	volatile sig_atomic_t daemon_pid;
+	double		 daemon_cpu0;	/* its CPU s once it listened */
 	/* Roots of finished runs, removed later (see run_retire). */
 	unsigned	 nold;
 	uint64_t	 oldbytes, oldmax;

@@ -81,6 +81,7 @@ struct zstdconn {
 	 * the one that decodes).
 	 */
 	struct zstdconn_dict *dict;
+	int		 dictenc;	/* this side's frames made with it */
 	int		 dlevel;
 	ZSTD_DDict	*ddpend;
 
@@ -247,18 +248,30 @@ zstdconn_compress(ZSTD_CCtx *cc, const void *p, size_t len,
  * dictionary d at level (its digested form made at the first use of
  * the level).
  */
-static int
-zstdconn_refdict(ZSTD_CCtx *cc, struct zstdconn_dict *d, int level,
-    struct cerr *err)
+int
+zstdconn_dict_prepare(struct zstdconn_dict *d, int level, struct cerr *err)
 {
-	size_t	 r;
-
+	if (level < 1 || level > ZSTDCONN_MAXLEVEL) {
+		cerr_set(err, "zstd dictionary %u: no level %d", d->id, level);
+		return -1;
+	}
 	if (d->cd[level] == NULL && (d->cd[level] =
 	    ZSTD_createCDict_byReference(d->data, d->len, level)) == NULL) {
 		cerr_set(err, "zstd dictionary %u at level %d: out of memory",
 		    d->id, level);
 		return -1;
 	}
+	return 0;
+}
+
+static int
+zstdconn_refdict(ZSTD_CCtx *cc, struct zstdconn_dict *d, int level,
+    struct cerr *err)
+{
+	size_t	 r;
+
+	if (zstdconn_dict_prepare(d, level, err) == -1)
+		return -1;
 	r = ZSTD_CCtx_refCDict(cc, d->cd[level]);
 	if (ZSTD_isError(r)) {
 		cerr_set(err, "zstd dictionary %u: %s", d->id,
@@ -292,9 +305,15 @@ zstdconn_small(struct zstdconn *zs, struct buf *out, struct cerr *err)
 		    ZSTD_getErrorName(r));
 		return -1;
 	}
-	/* Small frames gain the most from a dictionary. */
-	if (zs->dict != NULL && zstdconn_refdict(zs->small, zs->dict,
-	    zs->level, err) == -1)
+	/*
+	 * Small frames gain the most from a dictionary, and little from a
+	 * high level: they take it at ZSTDCONN_DICTLEVEL at most, whose
+	 * digested form is quick to make (a client's requests at level 19
+	 * would otherwise wait 150 ms for a 1 MiB dictionary's).
+	 */
+	if (zs->dict != NULL && zs->dictenc && zstdconn_refdict(zs->small,
+	    zs->dict, zs->level < ZSTDCONN_DICTLEVEL ? zs->level :
+	    ZSTDCONN_DICTLEVEL, err) == -1)
 		return -1;
 	n = zs->nhold;
 	zs->nhold = 0;
@@ -333,7 +352,8 @@ zstdconn_run(struct zstdconn *zs, const void *p, size_t len,
 		return zstdconn_small(zs, out, err);
 	}
 	/* A frame of the stream's context starts: with the dictionary. */
-	if (!zs->inframe && zs->dict != NULL && zs->dlevel != zs->level) {
+	if (!zs->inframe && zs->dict != NULL && zs->dictenc &&
+	    zs->dlevel != zs->level) {
 		if (zstdconn_refdict(zs->cc, zs->dict, zs->level, err) == -1)
 			return -1;
 		zs->dlevel = zs->level;
@@ -938,7 +958,8 @@ zstdconn_dict_train(const void *samples, const size_t *sizes, unsigned n,
 }
 
 int
-zstdconn_use_dict(struct conn *c, struct zstdconn_dict *d, struct cerr *err)
+zstdconn_use_dict(struct conn *c, struct zstdconn_dict *d, int encode,
+    struct cerr *err)
 {
 	struct zstdconn	*zs = zstdconn_get(c);
 
@@ -948,6 +969,7 @@ zstdconn_use_dict(struct conn *c, struct zstdconn_dict *d, struct cerr *err)
 		return -1;
 	}
 	zs->dict = d;
+	zs->dictenc = encode;
 	zs->dlevel = -1;
 	__atomic_store_n(&zs->ddpend, d->dd, __ATOMIC_RELEASE);
 	return 0;
@@ -1159,9 +1181,11 @@ zstdconn_dict_train(const void *samples, const size_t *sizes, unsigned n,
 }
 
 int
-zstdconn_use_dict(struct conn *c, struct zstdconn_dict *d, struct cerr *err)
+zstdconn_use_dict(struct conn *c, struct zstdconn_dict *d, int encode,
+    struct cerr *err)
 {
 	(void)d;
+	(void)encode;
 	cerr_set(err, "%s: zstd is off", conn_peer(c));
 	return -1;
 }
@@ -1180,6 +1204,15 @@ zstdconn_dict_frame(struct zstdconn_dict *d, size_t *len, struct cerr *err)
 	*len = 0;
 	cerr_set(err, "zstd is not built in (configured --without-zstd)");
 	return NULL;
+}
+
+int
+zstdconn_dict_prepare(struct zstdconn_dict *d, int level, struct cerr *err)
+{
+	(void)d;
+	(void)level;
+	cerr_set(err, "zstd is not built in (configured --without-zstd)");
+	return -1;
 }
 
 struct zstdconn_frame *

@@ -114,7 +114,7 @@ int		 zstdconn_splice_end(struct conn *, uint64_t raw, int level,
  * zstdconn_dict_memory: the bytes it holds now.
  */
 #define ZSTDCONN_DICTMAX	(1024 * 1024)
-#define ZSTDCONN_DICTSIZE	(112 * 1024)	/* trained: zstd's default */
+#define ZSTDCONN_DICTSIZE	(1024 * 1024)	/* trained */
 struct zstdconn_dict *zstdconn_dict_new(const void *p, size_t len,
 		    struct cerr *err);
 unsigned	 zstdconn_dict_id(const struct zstdconn_dict *);
@@ -131,6 +131,14 @@ size_t		 zstdconn_dict_memory(const struct zstdconn_dict *);
 #define ZSTDCONN_DICTLEVEL	3
 const void	*zstdconn_dict_frame(struct zstdconn_dict *, size_t *len,
 		    struct cerr *err);
+/*
+ * Make the encoder's digested form of level now, as its first frame
+ * would: a server that does so before it forks shares it with every
+ * session (for a 1 MiB dictionary, 150 ms and 20 MB at level 19, which
+ * each session would otherwise pay).  0, or -1 with err.
+ */
+int		 zstdconn_dict_prepare(struct zstdconn_dict *, int level,
+		    struct cerr *err);
 void		 zstdconn_dict_free(struct zstdconn_dict *);	/* NULL ok */
 /*
  * Train a dictionary of at most cap bytes into dict from n samples
@@ -140,15 +148,17 @@ int		 zstdconn_dict_train(const void *samples, const size_t *sizes,
 		    unsigned n, void *dict, size_t cap, size_t *len,
 		    struct cerr *err);
 /*
- * From the next frame on, each way: frames this side makes in the
- * stream's context (not the small ones, not raw blocks) are made with
- * d, and the decoder takes frames made with it.  Both peers call it at
- * a point where neither has a frame open that the other has not ended.
- * The decoder's change is safe from the thread that asked: the
- * read-ahead thread takes it at the next frame's start.
+ * From the next frame on: the decoder takes frames made with d, and,
+ * with encode, the frames this side makes are made with it (the small
+ * ones at ZSTDCONN_DICTLEVEL at most; not raw blocks).  A client that
+ * only sends requests decodes with it and no more: the digested form
+ * it would make to encode costs more than its requests gain.  Both
+ * peers call it at a point where neither has a frame open that the
+ * other has not ended.  The decoder's change is safe from the thread
+ * that asked: the read-ahead thread takes it at the next frame's start.
  */
 int		 zstdconn_use_dict(struct conn *, struct zstdconn_dict *d,
-		    struct cerr *err);
+		    int encode, struct cerr *err);
 /* The id of the dictionary in use, 0: none. */
 unsigned	 zstdconn_dict_used(const struct conn *);
 

@@ -682,7 +682,7 @@ net_use_zdict(struct net *n, const void *p, size_t len, struct cerr *err)
 		cerr_set(err, "%s: %s", conn_peer(n->c), derr.msg);
 		return -1;
 	}
-	if (zstdconn_use_dict(n->c, d, err) == -1) {
+	if (zstdconn_use_dict(n->c, d, 0, err) == -1) {
 		zstdconn_dict_free(d);
 		return -1;
 	}

@@ -120,11 +120,27 @@ static struct kid		*kids;
 static size_t			 nkids, kidcap;
 static int			 reap_rootfd = -1;	/* for stor_reap */
 static struct zcache		*reap_zcache;		/* for zcache_trim */
+static int			 reap_zstdmax;		/* -Y, if offered */
 static time_t			 reap_trimmed;
 static int64_t			 reap_bases, reap_deltas; /* dstore_trim */
 static time_t			 reap_dtrimmed;
 static struct srcslot		*srcslots;		/* -X */
 static size_t			 nsrcslots;
+
+/*
+ * The zstd dictionary's digested form at the highest level offered, made
+ * before the sessions fork so that they share it (zstdconn_dict_prepare).
+ */
+static void
+zdict_prepare(struct zcache *zc, int level)
+{
+	struct zstdconn_dict	*d = zcache_dict(zc);
+	struct cerr		 err;
+
+	if (d != NULL && level >= 1 &&
+	    zstdconn_dict_prepare(d, level, &err) == -1)
+		log_warnx("%s", err.msg);
+}
 
 static void
 usage(void)
@@ -404,8 +420,9 @@ reap(void)
 			log_info("compressed cache: %d entries removed to "
 			    "stay under its size", n);
 		/* A publish made the dictionary old; -W a new one. */
-		if (reap_rootfd != -1)
-			(void)zcache_dict_refresh(reap_zcache, reap_rootfd);
+		if (reap_rootfd != -1 &&
+		    zcache_dict_refresh(reap_zcache, reap_rootfd) == 1)
+			zdict_prepare(reap_zcache, reap_zstdmax);
 	}
 	/* Sessions use bases and deltas, publications add them. */
 	if (reap_rootfd != -1 && time(NULL) >= reap_dtrimmed + ZC_TRIMGAP) {
@@ -997,6 +1014,9 @@ start(struct settings *st, struct listeners *l)
 		    &cerr)) == NULL)
 			fatalx("-c %s", cerr.msg);
 		reap_zcache = st->o.zcache;
+		if (zlevel_offered(&st->o.zlimit, ZLEVEL_ZSTD))
+			reap_zstdmax = st->o.zlimit.max[ZLEVEL_ZSTD];
+		zdict_prepare(st->o.zcache, reap_zstdmax);
 	}
 	/*
 	 * What sessions with the automatic level remember of each peer's

@@ -835,7 +835,7 @@ static int
 fetch_zdict_use(struct sess *s, struct zstdconn_dict *d, struct cerr *err)
 {
 	if (conn_flush_full(s->conn, err) == -1 ||
-	    zstdconn_use_dict(s->conn, d, err) == -1) {
+	    zstdconn_use_dict(s->conn, d, 1, err) == -1) {
 		log_warnx("%s", err->msg);
 		return SESS_CLOSE;
 	}

@@ -45,7 +45,7 @@
  * in all (about a hundred times the dictionary, as zstd advises).
  */
 #define WARM_SAMPLE	(128 * 1024)
-#define WARM_SAMPLES	(12 * 1024 * 1024)
+#define WARM_SAMPLES	(32 * 1024 * 1024)
 
 struct warm {
 	struct zcache	*zc;

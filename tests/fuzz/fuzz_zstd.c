@@ -136,7 +136,7 @@ blocks(const uint8_t *data, size_t size, struct zstdconn_dict *dict)
 	conn_set_timeout(c, 2000);
 	FUZZ_SETUP(zstdconn_start(c, 1, 0, &err) == 0);
 	if (dict != NULL)
-		FUZZ_SETUP(zstdconn_use_dict(c, dict, &err) == 0);
+		FUZZ_SETUP(zstdconn_use_dict(c, dict, 0, &err) == 0);
 	while (got < OUT_MAX) {
 		r = conn_read(c, buf, piece[i++ % 6], &err);
 		if (r == -1)

@@ -122,7 +122,7 @@ grep -q TOPSECRET "$T/cache/zdict" &&
 grep -q 'app\.T$' "$T/cache/zdict.src" || fail "zdict.src: $(cat "$T/cache/zdict.src")"
 grep -q 'secret\.T' "$T/cache/zdict.src" && fail "zdict.src: secret.T"
 SIZE=$(wc -c <"$T/cache/zdict")
-[ "$SIZE" -le 115000 ] || fail "dictionary of $SIZE bytes"
+[ "$SIZE" -le 1048576 ] || fail "dictionary of $SIZE bytes"
 E=$(entry etc/conf.d/svc7.conf ".zstd19d$ID")
 [ -f "$E" ] || fail "no entry $E: $(ls "$T/cache/z" | head)"
 head -c 64 "$E" | grep -q "^cairn-zcache 1 zstd 19 [0-9]* [0-9]* $ID " ||

@@ -515,7 +515,11 @@ capture(void *arg, const void *p, size_t n)
 
 /*
  * Both ends take a dictionary after a line (the writer's frame ended
- * first), the reader through its read-ahead thread or not: what follows
+ * first), the reader through its read-ahead thread or not, and the
+ * writer goes on once the reader took it (as a server waits for the
+ * client's next request after the reply that hands it over; a reader
+ * that has decoded into the next frame before it takes the dictionary
+ * refuses that frame, as it must): what follows
  * arrives whole, in frames made with it (their header names it, and
  * libzstd decodes one with it alone), and smaller than without it; a
  * dictionary is taken once.  A frame maker with it makes such frames
@@ -531,21 +535,25 @@ dict_session(int ahead, int use, size_t *wire)
 	char			 line[200], want[200], *out;
 	size_t			 i;
 	pid_t			 pid;
-	int			 status, ok = 1;
+	int			 status, ok = 1, go[2];
+	char			 b;
 
 	d = dtrained();
 	pair();
+	ck_assert_int_eq(pipe(go), 0);
 	if ((pid = fork()) == 0) {
 		close(sv[0]);
+		close(go[1]);
 		c = conn_new(sv[1], "writer");
 		ok &= zstdconn_start(c, 19, 0, &err) == 0;
 		ok &= conn_printf(c, &err, "dictionary next\r\n") == 0;
 		ok &= conn_flush_full(c, &err) == 0;
 		if (use) {
-			ok &= zstdconn_use_dict(c, d, &err) == 0;
+			ok &= zstdconn_use_dict(c, d, 1, &err) == 0;
 			ok &= zstdconn_dict_used(c) == zstdconn_dict_id(d);
-			ok &= zstdconn_use_dict(c, d, &err) == -1;
+			ok &= zstdconn_use_dict(c, d, 1, &err) == -1;
 		}
+		ok &= read(go[0], &b, 1) == 1;
 		zstdconn_set_capture(c, capture, NULL);
 		for (i = 0; i < 100; i++) {
 			dline(line, sizeof(line), 5000 + i);
@@ -576,13 +584,16 @@ dict_session(int ahead, int use, size_t *wire)
 		_exit(ok ? 0 : 1);
 	}
 	close(sv[1]);
+	close(go[0]);
 	c = conn_new(sv[0], "reader");
 	ck_assert_int_eq(zstdconn_start(c, 3, 0, &err), 0);
 	if (ahead)
 		ck_assert_int_eq(conn_readahead(c, &err), 0);
 	ck_assert_str_eq(getl(c), "dictionary next");
 	if (use)
-		ck_assert_int_eq(zstdconn_use_dict(c, d, &err), 0);
+		ck_assert_int_eq(zstdconn_use_dict(c, d, 1, &err), 0);
+	ck_assert_int_eq(write(go[1], "g", 1), 1);
+	close(go[1]);
 	for (i = 0; i < 100; i++) {
 		dline(want, sizeof(want), 5000 + i);
 		want[strlen(want) - 1] = '\0';
