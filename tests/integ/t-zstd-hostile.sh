@@ -136,43 +136,40 @@ f = b"\x28\xb5\x2f\xfd\x00\x38" + bytes([b & 255, b >> 8 & 255, b >> 16]) + d
 print("".join("\\x%02x" % c for c in f))' "$1"
 }
 
-# A dictionary that is none: lapply, about to fetch 100000 bytes (more
-# than 32 times the 1 KiB 100 rounds to), asks for it and ends the
-# session.
+# dict_server SECONDS TEXT: a server offering a dictionary that answers
+# RETR ZDICT with TEXT (Python escapes) in one frame, then waits; lapply,
+# about to fetch 100000 bytes (more than 16 times the 1 KiB 100 rounds
+# to), given SECONDS, must end the session before it writes a file.
 mkdir -p "$T/root"
 {
 	echo 'test.T:'
 	printf '+ f ./big\t0644 0 0 1700000000 100000 -\n'
 } >"$T/big.T"
-printf '%s\n' 'send 200-RAP 1 evil peer.py radmind access protocol\r\n200 CAPA ZLIB REPO ZSTD=3 ZDICT=100\r\n' \
-    'skip COMP' 'send 320 Ready to start ZSTD compression level 3\r\n' \
-    "raw $(rawframe '220 ZSTD compression level 3 enabled\r\n240 Retrieving file\r\n24\r\nnot a dictionary at all..\r\n')" \
-    'drain' >"$T/script"
-start_peer "$T/script" "$T/peer.log"
-run_capture "$T/out" "$T/err" in_dir "$T/root" timeout 60 "$LAPPLY" \
-    -Z zstd:3 -h 127.0.0.1 -p "$PEERPORT" "$T/big.T"
-kill "$PEERPID" 2>/dev/null
-wait "$PEERPID" 2>/dev/null
-[ "$RC" -ne 0 ] || fail "lapply took no dictionary for one"
+dict_server()
+{
+	printf '%s\n' 'send 200-RAP 1 evil peer.py radmind access protocol\r\n200 CAPA ZLIB REPO ZSTD=3 ZDICT=100\r\n' \
+	    'skip COMP' 'send 320 Ready to start ZSTD compression level 3\r\n' \
+	    "raw $(rawframe "220 ZSTD compression level 3 enabled\\r\\n240 Retrieving file\\r\\n$2")" \
+	    'drain' >"$T/script"
+	start_peer "$T/script" "$T/peer.log"
+	run_capture "$T/out" "$T/err" in_dir "$T/root" timeout "$1" \
+	    "$LAPPLY" -Z zstd:3 -h 127.0.0.1 -p "$PEERPORT" "$T/big.T"
+	kill "$PEERPID" 2>/dev/null
+	wait "$PEERPID" 2>/dev/null
+	assert_eq 2 "$RC" "lapply, RETR ZDICT answered $2: $(cat "$T/err")"
+	[ -z "$(ls -A "$T/root")" ] || fail "written: $(ls -A "$T/root")"
+}
+
+# A dictionary that is none.
+dict_server 60 '24\r\nnot a dictionary at all..\r\n'
 grep -q '127\.0\.0\.1.*: not a zstd dictionary' "$T/err" ||
     fail "lapply: no error naming the dictionary: $(cat "$T/err")"
-[ -z "$(ls -A "$T/root")" ] || fail "written: $(ls -A "$T/root")"
 
 # A dictionary of 2,000,000 bytes, over the 1 MiB bound: its size line
 # alone ends the session (the server's frames would be made with it):
 # lapply does not wait for the bytes, which never come (peer.py waits 30 s
 # for a line, lapply is given 20).
-printf '%s\n' 'send 200-RAP 1 evil peer.py radmind access protocol\r\n200 CAPA ZLIB REPO ZSTD=3 ZDICT=100\r\n' \
-    'skip COMP' 'send 320 Ready to start ZSTD compression level 3\r\n' \
-    "raw $(rawframe '220 ZSTD compression level 3 enabled\r\n240 Retrieving file\r\n2000000\r\n')" \
-    'drain' >"$T/script"
-start_peer "$T/script" "$T/peer.log"
-run_capture "$T/out" "$T/err" in_dir "$T/root" timeout 20 "$LAPPLY" \
-    -Z zstd:3 -h 127.0.0.1 -p "$PEERPORT" "$T/big.T"
-kill "$PEERPID" 2>/dev/null
-wait "$PEERPID" 2>/dev/null
-assert_eq 2 "$RC" "lapply, a dictionary too large: $(cat "$T/err")"
+dict_server 20 '2000000\r\n'
 grep -q 'zdict: 2000000 bytes, more than the 1048576 accepted' "$T/err" ||
     fail "lapply: no error naming the dictionary's size: $(cat "$T/err")"
-[ -z "$(ls -A "$T/root")" ] || fail "written: $(ls -A "$T/root")"
 exit 0
