@@ -117,12 +117,17 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	conn_set_maxline(c, LINE_MAX_FUZZ);
 	conn_set_timeout(c, 2000);
 	if (proto_banner(c, &caps, &err) == 0) {
-		FUZZ_CHECK((caps & ~(PROTO_CAP_ZLIB | PROTO_CAP_REPO |
-		    PROTO_CAP_ZAUTO | PROTO_CAP_DELTA | PROTO_CAP_MANIFEST |
-		    PROTO_CAP_ZSTD | (0xffU << 8))) == 0);
+		FUZZ_CHECK((caps & ~(uint64_t)(PROTO_CAP_ZLIB |
+		    PROTO_CAP_REPO | PROTO_CAP_ZAUTO | PROTO_CAP_DELTA |
+		    PROTO_CAP_MANIFEST | PROTO_CAP_ZSTD | PROTO_CAP_ZDICT |
+		    (0xffU << 8) | (0x7ffU << 16)) &
+		    ~((uint64_t)0x7fffffff << 32)) == 0);
 		FUZZ_CHECK(((caps & PROTO_CAP_ZSTD) != 0) ==
 		    (PROTO_CAP_ZSTDMAX(caps) != 0));
 		FUZZ_CHECK(PROTO_CAP_ZSTDMAX(caps) <= 99);
+		FUZZ_CHECK(((caps & PROTO_CAP_ZDICT) != 0) ==
+		    (PROTO_CAP_ZDICTKB(caps) != 0));
+		FUZZ_CHECK(PROTO_CAP_ZDICTKB(caps) <= 1024);
 		while (proto_reply(c, &code, &text, &err) == 0) {
 			FUZZ_CHECK(code >= 0 && code <= 999);
 			FUZZ_CHECK(strlen(text) >= 3 && strlen(text) <=
