@@ -809,17 +809,17 @@ fetch_zdict_ok(struct sess *s, int acl)
 /*
  * The cache's zstd dictionary, if this session may take it now: a zstd
  * session that has not taken it, of a host that may have it; else NULL,
- * refused (543).
+ * refused (543), what the reply returned in *rc.
  */
 static struct zstdconn_dict *
-fetch_zdict_get(struct sess *s)
+fetch_zdict_get(struct sess *s, int *rc)
 {
 	struct zstdconn_dict *d = zcache_dict(s->opts->zcache);
 
 	if (d == NULL || !zstdconn_on(s->conn) ||
 	    zstdconn_dict_used(s->conn) != 0 || !fetch_zdict_ok(s, 1)) {
 		peer_log(s, LOG_INFO, "no zstd dictionary for this session");
-		(void)peer_reply(s, RAP_RETR_ACCESS, "Unable to access %s.",
+		*rc = peer_reply(s, RAP_RETR_ACCESS, "Unable to access %s.",
 		    ZC_DICT);
 		return NULL;
 	}
@@ -854,9 +854,10 @@ fetch_zdict(struct sess *s)
 	struct cerr	 err;
 	const void	*p;
 	size_t		 len, flen;
+	int		 rc;
 
-	if ((d = fetch_zdict_get(s)) == NULL)
-		return SESS_OK;
+	if ((d = fetch_zdict_get(s, &rc)) == NULL)
+		return rc;
 	(void)zstdconn_dict_data(d, &len);
 	if ((p = zstdconn_dict_frame(d, &flen, &err)) == NULL) {
 		log_warnx("%s", err.msg);
@@ -892,13 +893,14 @@ cmd_zdict(struct sess *s, int ac, char **av)
 	struct cerr	 err;
 	const char	*sum;
 	char		 id[16];
+	int		 rc;
 
 	if (ac != 3) {
 		s->errors++;
 		return peer_reply(s, RAP_SYNTAX, "Syntax error");
 	}
-	if ((d = fetch_zdict_get(s)) == NULL)
-		return SESS_OK;
+	if ((d = fetch_zdict_get(s, &rc)) == NULL)
+		return rc;
 	(void)snprintf(id, sizeof(id), "%u", zstdconn_dict_id(d));
 	if ((sum = zcache_dict_sum(s->opts->zcache)) == NULL ||
 	    strcmp(av[1], id) != 0 || strcmp(av[2], sum) != 0) {
