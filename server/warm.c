@@ -213,8 +213,8 @@ warm_candidate(struct warm *w, const char *rel)
  * Train the cache's zstd dictionary (ZC_DICT) on the files of the
  * repository, the first WARM_SAMPLE bytes of each file taken, evenly
  * spread, up to WARM_SAMPLES bytes; files that look incompressible are
- * left out.  Too little to train on is no error: the cache has no
- * dictionary then.
+ * left out, and the files after them make up for them.  Too little to
+ * train on is no error: the cache has no dictionary then.
  */
 static void
 warm_train(struct warm *w)
@@ -222,9 +222,9 @@ warm_train(struct warm *w)
 	struct cerr	 err;
 	unsigned char	*samples, *dict;
 	size_t		*sizes, nsz = 0, used = 0, dlen;
-	int64_t		 total = 0, take;
+	int64_t		 total = 0, seen = 0, take;
 	ssize_t		 n;
-	size_t		 i, step;
+	size_t		 i;
 	int		 fd;
 
 	for (i = 0; i < w->ncand; i++)
@@ -232,12 +232,18 @@ warm_train(struct warm *w)
 		    WARM_SAMPLE;
 	samples = xmalloc(WARM_SAMPLES);
 	sizes = xreallocarray(NULL, w->ncand + 1, sizeof(*sizes));
-	/* Every step-th file: about WARM_SAMPLES bytes over the whole. */
-	step = total > WARM_SAMPLES ? (size_t)((total + WARM_SAMPLES - 1) /
-	    WARM_SAMPLES) : 1;
-	for (i = 0; i < w->ncand && used < WARM_SAMPLES; i += step) {
+	for (i = 0; i < w->ncand && used < WARM_SAMPLES; i++) {
 		take = w->candsz[i] < WARM_SAMPLE ? w->candsz[i] :
 		    WARM_SAMPLE;
+		seen += take;
+		/*
+		 * About WARM_SAMPLES bytes over the whole: a file is taken
+		 * while what was taken is behind its share of what was
+		 * seen (a stride of whole files took half as much).
+		 */
+		if (total > WARM_SAMPLES && (double)used >= (double)seen *
+		    WARM_SAMPLES / (double)total)
+			continue;
 		if (take > (int64_t)(WARM_SAMPLES - used))
 			take = (int64_t)(WARM_SAMPLES - used);
 		if ((fd = safe_open(w->rootfd, w->cand[i])) == -1)
