@@ -246,6 +246,20 @@ fs_write_all(int fd, const void *buf, size_t len)
 }
 
 int
+fs_dir_private(int dfd, uid_t *uid)
+{
+	struct stat	 st;
+
+	if (fstat(dfd, &st) == -1)
+		return -1;
+	*uid = st.st_uid;
+	if (st.st_uid == geteuid() && (st.st_mode & 077) != 0 &&
+	    fchmod(dfd, 0700) == -1)
+		return -1;
+	return 0;
+}
+
+int
 fs_tmp_stale(const char *name)
 {
 	char	*end;

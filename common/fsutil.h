@@ -96,6 +96,13 @@ struct buf;
 int	fs_read_file(int dfd, const char *path, size_t max, struct buf **out);
 
 /*
+ * Make the open directory dfd private (mode 0700) if it is this user's
+ * and group or others may enter it; its owner in *uid.  Returns 0, or
+ * -1 with errno set.
+ */
+int	fs_dir_private(int dfd, uid_t *uid);
+
+/*
  * 1 when name is ".tmp.<pid>.<anything>" (or ".tmp.<pid>") of a process
  * that is gone: a temporary file its writer, killed, left behind.  0 for
  * a live process's (this one's too) and for any other name.

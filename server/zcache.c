@@ -328,6 +328,21 @@ tmp_sweep(struct zcache *zc, const char *sub)
 	closedir(d);
 }
 
+/* The directory name below dfd made private (fs_dir_private). */
+static int
+zc_private(int dfd, const char *name)
+{
+	uid_t	 uid;
+	int	 fd, r;
+
+	if ((fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) == -1)
+		return -1;
+	r = fs_dir_private(fd, &uid);
+	close(fd);
+	return r;
+}
+
 struct zcache *
 zcache_open(const char *dir, int64_t bound, struct cerr *err)
 {
@@ -345,6 +360,16 @@ zcache_open(const char *dir, int64_t bound, struct cerr *err)
 	if ((mkdirat(dfd, "z", 0700) == -1 && errno != EEXIST) ||
 	    (mkdirat(dfd, "i", 0700) == -1 && errno != EEXIST)) {
 		cerr_errno(err, "%s: mkdir", dir);
+		close(dfd);
+		return NULL;
+	}
+	/*
+	 * One made by an earlier version (0755) is made private too: its
+	 * entries, 0644, are then out of other users' reach.
+	 */
+	if (zc_private(dfd, ".") == -1 || zc_private(dfd, "z") == -1 ||
+	    zc_private(dfd, "i") == -1) {
+		cerr_errno(err, "%s: chmod", dir);
 		close(dfd);
 		return NULL;
 	}

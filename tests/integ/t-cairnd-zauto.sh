@@ -217,8 +217,14 @@ done
 for _f in "$T/cache/z"/* "$T/cache/i"/*; do
 	assert_eq 600 "$(stat -c %a "$_f")" "mode of $_f"
 done
+# A cache an earlier version left open (0755) is made private as
+# cairnd opens it.
+chmod 755 "$T/cache" "$T/cache/z" "$T/cache/i" || fail "chmod"
 : >"$SLOG"
 start_cairnd "$R" -Z 9 -c "$T/cache"
+for _d in "$T/cache" "$T/cache/z" "$T/cache/i"; do
+	assert_eq 700 "$(stat -c %a "$_d")" "mode of $_d, reopened"
+done
 # ... and by the daemon's trim once sessions end, in z/ (a session killed
 # while it filled an entry).
 echo partial >"$T/cache/z/.tmp.$DEAD.4"
