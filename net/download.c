@@ -383,7 +383,13 @@ dl_zdict(struct net *net, int64_t expect, const char *keep, int *how,
 	if (size == 0 || expect <= 0)
 		return DL_OK;
 	/* Kept from an earlier session: named, not sent again. */
-	if (keep != NULL && id != 0 && zdkeep_load(keep, id, &b) == 0) {
+	if (keep != NULL && id != 0 && zdkeep_load(keep, net_server(net), id,
+	    &b, &kerr) == -1) {
+		if (errno == EPERM)
+			log_warnx("%s", kerr.msg);
+		else if (errno != ENOENT)
+			log_debug("kept zstd dictionary: %s", kerr.msg);
+	} else if (keep != NULL && id != 0) {
 		rc = net_zdict_reuse(net, id, buf_data(b), buf_len(b), err);
 		buf_free(b);
 		if (rc == -1)
@@ -415,8 +421,11 @@ dl_zdict(struct net *net, int64_t expect, const char *keep, int *how,
 	*how = DL_ZDICT_FETCHED;
 	/* For the sessions to come; a dictionary not kept is fetched again. */
 	if (keep != NULL) {
-		if (zdkeep_save(keep, net_zdict_id(net), data, len, &kerr) == 0)
+		if (zdkeep_save(keep, net_server(net), net_zdict_id(net), data,
+		    len, &kerr) == 0)
 			*how = DL_ZDICT_SAVED;
+		else if (errno == EPERM)
+			log_warnx("%s", kerr.msg);
 		else
 			log_debug("cannot keep the zstd dictionary: %s",
 			    kerr.msg);

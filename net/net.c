@@ -42,6 +42,7 @@ struct net {
 	struct conn	*c;
 	char		 addr[NI_MAXHOST];	/* the address that answered */
 	char		 port[16];		/* ... and its port */
+	char		*server;		/* "host:port" as named */
 	struct tlsctx	*tls;
 	uint64_t	 caps;
 	struct zlevel	 zl;		/* compression agreed, zeroed: none */
@@ -373,6 +374,7 @@ net_attempt(struct net_try *t, const char *name, const struct addrinfo *ai,
 	    sizeof(n->addr), NULL, 0, NI_NUMERICHOST) != 0)
 		n->addr[0] = '\0';
 	snprintf(n->port, sizeof(n->port), "%d", port);
+	xasprintf(&n->server, "%s:%d", name, port);
 	*stop = 0;
 	return n;
 fail:
@@ -569,6 +571,7 @@ net_close(struct net *n, struct cerr *err)
 	conn_free(n->c);
 	zstdconn_dict_free(n->zdict);
 	tlsctx_free(n->tls);
+	free(n->server);
 	free(n);
 	return rc;
 }
@@ -696,6 +699,12 @@ net_peer(const struct net *n)
 	return conn_peer(n->c);
 }
 
+const char *
+net_server(const struct net *n)
+{
+	return n->server;
+}
+
 static int
 net_usable(struct net *n, struct cerr *err)
 {
@@ -733,6 +742,11 @@ net_zdict_reuse(struct net *n, unsigned id, const void *p, size_t len,
 	}
 	if (code != RAP_ZDICT_OK) {
 		cerr_set(err, "%s: ZDICT: %s", conn_peer(n->c), text);
+		/* Closing (421): no request more, RETR ZDICT neither. */
+		if (code == RAP_UNAVAILABLE) {
+			n->dead = 1;
+			return -1;
+		}
 		return 1;
 	}
 	/* Taken: the server's next frames are made with it. */
@@ -1163,5 +1177,6 @@ net_abort(struct net *n)
 	}
 	conn_free(n->c);
 	tlsctx_free(n->tls);
+	free(n->server);
 	free(n);
 }

@@ -88,6 +88,11 @@ int		 net_has_cap(const struct net *, const char *cap);
 /* The server as messages name it: "host[address]". */
 const char	*net_peer(const struct net *);
 /*
+ * The server as the user named it, "host:port" (whichever of its
+ * addresses answered): what a client keeps for a server is keyed by it.
+ */
+const char	*net_server(const struct net *);
+/*
  * [cairn] The size of the zstd dictionary the server offers to this
  * zstd session (docs/protocol.md section 9.3), rounded up to KiB; 0
  * when there is none to take (no offer, not zstd, taken already).  And
@@ -106,7 +111,7 @@ unsigned	 net_zdict_offer(const struct net *);
  * bytes at p (ZDICT <id> <sha256>): taken by the server, it is used as
  * net_use_zdict's.  0 when taken, 1 when refused (not the server's, err
  * says so; the session goes on without one), -1 when the session is
- * unusable.
+ * unusable (a 421 reply too: the server is closing).
  */
 int		 net_zdict_reuse(struct net *, unsigned id, const void *p,
 		    size_t len, struct cerr *err);

@@ -172,4 +172,26 @@ grep -q '127\.0\.0\.1.*: not a zstd dictionary' "$T/err" ||
 dict_server 20 '2000000\r\n'
 grep -q 'zdict: 2000000 bytes, more than the 1048576 accepted' "$T/err" ||
     fail "lapply: no error naming the dictionary's size: $(cat "$T/err")"
+# A server closing (421) when lapply names the dictionary it kept: the
+# session ends there, with the server's reply, and nothing more is asked
+# of it (RETR ZDICT would wait on a closed session).
+printf '%s\n' 'send 200-RAP 1 evil peer.py radmind access protocol\r\n200 CAPA ZLIB REPO ZSTD=3 ZDICT=100 ZDICTID=7\r\n' \
+    'skip COMP' 'send 320 Ready to start ZSTD compression level 3\r\n' \
+    "raw $(rawframe '220 ZSTD compression level 3 enabled\r\n421 Service closing for maintenance\r\n')" \
+    'drain' >"$T/script"
+start_peer "$T/script" "$T/peer.log"
+KN=$(python3 -c 'import base64, hashlib, sys
+t = base64.b64encode(hashlib.sha256(sys.argv[1].encode()).digest())
+print("7." + t.decode()[:16].replace("+", "-").replace("/", "_"))' \
+    "127.0.0.1:$PEERPORT") || fail "kept name"
+mkdir -p "$CAIRN_ZDICTDIR" && chmod 700 "$CAIRN_ZDICTDIR" &&
+    printf 'kept earlier\n' >"$CAIRN_ZDICTDIR/$KN" || fail "kept file"
+run_capture "$T/out" "$T/err" in_dir "$T/root" timeout 20 \
+    "$LAPPLY" -Z zstd:3 -h 127.0.0.1 -p "$PEERPORT" "$T/big.T"
+kill "$PEERPID" 2>/dev/null
+wait "$PEERPID" 2>/dev/null
+assert_eq 2 "$RC" "lapply, ZDICT answered 421: $(cat "$T/err")"
+grep -q 'ZDICT: 421 Service closing for maintenance' "$T/err" ||
+    fail "lapply: no 421 quoted: $(cat "$T/err")"
+[ -z "$(ls -A "$T/root")" ] || fail "written: $(ls -A "$T/root")"
 exit 0

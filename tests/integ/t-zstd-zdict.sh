@@ -150,10 +150,21 @@ pull "dictionary" "$T/apply.T"
 assert_tree_eq "$SRC" "$ROOT" "tree pulled with the dictionary"
 grep -q "127.0.0.1: zstd dictionary $ID in use (fetched, kept in $CAIRN_ZDICTDIR)" \
     "$T/err" || fail "lapply -v: $(cat "$T/err")"
-# Kept for the sessions to come, privately: pieces of files.
-cmp -s "$CAIRN_ZDICTDIR/$ID" "$T/cache/zdict" || fail "kept: another file"
+# Kept for the sessions to come, privately (pieces of files), named by
+# the ID and the server as named (lapply -h, -p): the first 16
+# characters of the base64 of the SHA-256 of "host:port", '+' and '/'
+# as '-' and '_'.
+kept_name()
+{
+	python3 -c 'import base64, hashlib, sys
+t = base64.b64encode(hashlib.sha256(sys.argv[2].encode()).digest())
+print(sys.argv[1] + "." + t.decode()[:16].replace("+", "-").replace("/", "_"))' \
+	    "$1" "$2"
+}
+KN=$(kept_name "$ID" "127.0.0.1:$PORT") || fail "kept_name"
+cmp -s "$CAIRN_ZDICTDIR/$KN" "$T/cache/zdict" || fail "kept: another file"
 assert_eq 700 "$(stat -c %a "$CAIRN_ZDICTDIR")" "mode of the kept directory"
-assert_eq 600 "$(stat -c %a "$CAIRN_ZDICTDIR/$ID")" "mode of the kept file"
+assert_eq 600 "$(stat -c %a "$CAIRN_ZDICTDIR/$KN")" "mode of the kept file"
 line=$(bodies 1 "dictionary")
 case $line in
 *'deflated 0 files 0 -> 0 bytes, stored 1 files 1048576 bytes, cached 304 files'*) ;;
@@ -191,7 +202,7 @@ python3 -c 'import sys
 p = sys.argv[1]
 d = bytearray(open(p, "rb").read())
 d[len(d) // 2] ^= 0x55
-open(p, "wb").write(bytes(d))' "$KEEP/$ID" || fail "damage"
+open(p, "wb").write(bytes(d))' "$KEEP/$KN" || fail "damage"
 pull "small, kept one damaged" "$T/small.T"
 grep -q "ZDICT: .*Unable to access zdict.*: going on without it" "$T/err" ||
     fail "lapply -v, damaged: $(cat "$T/err")"
@@ -201,7 +212,37 @@ pull "full, kept one damaged" "$T/apply.T"
 assert_tree_eq "$SRC" "$ROOT" "tree pulled, the kept dictionary damaged"
 grep -q "zstd dictionary $ID in use (fetched, kept in" "$T/err" ||
     fail "lapply -v, refetched: $(cat "$T/err")"
-cmp -s "$KEEP/$ID" "$T/cache/zdict" || fail "not kept again"
+cmp -s "$KEEP/$KN" "$T/cache/zdict" || fail "not kept again"
+
+# 4b. What is kept is hostile too.  One kept for another server, of the
+#     same ID, is not named to this one (it would learn from the digest
+#     what this client holds); one that is a link to another file, or in
+#     a directory of another user's, is not read, and -v says why.  The
+#     pulls go on without it.
+mv "$KEEP/$KN" "$KEEP/$(kept_name "$ID" "127.0.0.1:1")" || fail "mv"
+pull "small, kept for another server" "$T/small.T"
+grep -q 'dictionary' "$T/err" &&
+    fail "named another server's dictionary: $(cat "$T/err")"
+rm -f "$KEEP"/* || fail "rm"
+cp "$T/cache/zdict" "$T/zdict.copy" || fail "cp"
+ln "$T/zdict.copy" "$KEEP/$KN" || fail "ln"
+pull "small, kept one a link" "$T/small.T"
+grep -q "$KEEP/$KN: not a file of this user's own: not used" "$T/err" ||
+    fail "lapply, a link kept: $(cat "$T/err")"
+grep -q 'in use (kept' "$T/err" && fail "a link was used: $(cat "$T/err")"
+rm -f "$KEEP/$KN" || fail "rm"
+cp "$T/cache/zdict" "$KEEP/$KN" || fail "cp"
+chown nobody "$KEEP" || fail "chown"
+pull "small, directory of another user's" "$T/small.T"
+grep -q "$KEEP: owned by uid [0-9]*, not by this user: not used" "$T/err" ||
+    fail "lapply, another user's directory: $(cat "$T/err")"
+grep -q 'in use (kept' "$T/err" && fail "another's was used: $(cat "$T/err")"
+cmp -s "$ROOT/etc/conf.d/svc17.conf" "$F/etc/conf.d/svc17.conf" ||
+    fail "small pull, another user's directory: svc17.conf"
+chown root "$KEEP" || fail "chown"
+pull "small, kept again" "$T/small.T"
+grep -q "zstd dictionary $ID in use (kept from an earlier session)" \
+    "$T/err" || fail "lapply -v, kept again: $(cat "$T/err")"
 
 # 5. A receiver apart from cairn: RETR ZDICT, the bodies after it in
 #    frames made with it, all decoded by the zstd command.
@@ -218,7 +259,7 @@ grep -q '^dictionary frames [1-9]' "$T/zout" ||
 # ... and ZDICT, naming the one it kept.
 rm -rf "$T/got"
 mkdir "$T/got" || fail "mkdir"
-$ZSTDRECV --kept "$KEEP/$ID" "$ID" "$PORT" 19 "$T/got" app.T \
+$ZSTDRECV --kept "$KEEP/$KN" "$ID" "$PORT" 19 "$T/got" app.T \
     ./etc/conf.d/svc5.conf >"$T/zout" 2>"$T/zerr" ||
     fail "zstdrecv --kept: $(cat "$T/zerr")"
 cmp -s "$T/got/0" "$F/etc/conf.d/svc5.conf" || fail "svc5 differs"
