@@ -260,10 +260,11 @@ fs_dir_private(int dfd, uid_t *uid)
 }
 
 int
-fs_tmp_stale(const char *name)
+fs_tmp_stale(int dfd, const char *name)
 {
-	char	*end;
-	long	 pid;
+	struct stat	 st;
+	char		*end;
+	long		 pid;
 
 	if (strncmp(name, ".tmp.", 5) != 0)
 		return 0;
@@ -272,7 +273,10 @@ fs_tmp_stale(const char *name)
 	if (errno != 0 || end == name + 5 || (*end != '.' && *end != '\0') ||
 	    pid <= 0 || pid > INT_MAX || pid == (long)getpid())
 		return 0;
-	return kill((pid_t)pid, 0) == -1 && errno == ESRCH;
+	if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+		return 0;
+	return fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    time(NULL) - st.st_mtime >= FS_TMP_AGE;
 }
 
 int

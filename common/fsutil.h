@@ -103,11 +103,15 @@ int	fs_read_file(int dfd, const char *path, size_t max, struct buf **out);
 int	fs_dir_private(int dfd, uid_t *uid);
 
 /*
- * 1 when name is ".tmp.<pid>.<anything>" (or ".tmp.<pid>") of a process
- * that is gone: a temporary file its writer, killed, left behind.  0 for
- * a live process's (this one's too) and for any other name.
+ * 1 when name below dfd is ".tmp.<pid>.<anything>" (or ".tmp.<pid>") of
+ * a process that is gone, unchanged for FS_TMP_AGE seconds: a temporary
+ * file its writer, killed, left behind.  0 for a live process's (this
+ * one's too), a file written to lately (a writer on another host or in
+ * another PID namespace sharing the directory, whose number means
+ * nothing here), and any other name.
  */
-int	fs_tmp_stale(const char *name);
+#define FS_TMP_AGE	60
+int	fs_tmp_stale(int dfd, const char *name);
 
 /*
  * Owner, mode and mtime changes on an open object, by descriptor (an

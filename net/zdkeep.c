@@ -200,7 +200,7 @@ zdkeep_prune(int dfd)
 		return;
 	}
 	while ((de = readdir(d)) != NULL) {
-		if (fs_tmp_stale(de->d_name)) {
+		if (fs_tmp_stale(dfd, de->d_name)) {
 			(void)unlinkat(dfd, de->d_name, 0);
 			continue;
 		}

@@ -323,7 +323,7 @@ tmp_sweep(struct zcache *zc, const char *sub)
 		return;
 	}
 	while ((de = readdir(d)) != NULL)
-		if (fs_tmp_stale(de->d_name))
+		if (fs_tmp_stale(dirfd(d), de->d_name))
 			(void)unlinkat(dirfd(d), de->d_name, 0);
 	closedir(d);
 }
@@ -717,7 +717,7 @@ zcache_trim(struct zcache *zc)
 	while ((de = readdir(d)) != NULL) {
 		if (de->d_name[0] == '.') {
 			/* A session killed while it filled an entry. */
-			if (fs_tmp_stale(de->d_name))
+			if (fs_tmp_stale(dirfd(d), de->d_name))
 				(void)unlinkat(dirfd(d), de->d_name, 0);
 			continue;
 		}

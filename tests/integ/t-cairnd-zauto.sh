@@ -188,20 +188,26 @@ grep -q 'sometimes: not auto or fixed' "$T/werr" || fail "-A: $(cat "$T/werr")"
 run_capture "$T/wout" "$T/werr" "$CAIRND" -D "$R" -c "$T/cache" -S 12q -W 9
 assert_eq 2 "$RC" "-S 12q: $(cat "$T/werr")"
 # What a killed session or -W run left (".tmp.<pid>.<n>" of a process
-# that is gone) is removed when the cache is opened; a live process's
-# temporary file is left alone.
+# that is gone, unchanged for a minute) is removed when the cache is
+# opened; a live process's temporary file is left alone, and so is one
+# written to lately (its writer may be on another host sharing the
+# cache, where the number names another process).
 DEAD=$(sh -c 'echo $$')
 mkdir -p "$T/cache/z" "$T/cache/i"
-for _t in .tmp.$DEAD.0 i/.tmp.$DEAD.1 z/.tmp.$DEAD.2 z/.tmp.$$.3; do
+for _t in .tmp.$DEAD.0 i/.tmp.$DEAD.1 z/.tmp.$DEAD.2 z/.tmp.$$.3 \
+    z/.tmp.$DEAD.5; do
 	echo partial >"$T/cache/$_t"
 done
+touch -d '2 minutes ago' "$T/cache/.tmp.$DEAD.0" "$T/cache/i/.tmp.$DEAD.1" \
+    "$T/cache/z/.tmp.$DEAD.2" "$T/cache/z/.tmp.$$.3" || fail "touch"
 run_capture "$T/wout" "$T/werr" "$CAIRND" -D "$R" -c "$T/cache" -W 9
 assert_eq 0 "$RC" "-W 9: $(cat "$T/werr")"
 for _t in .tmp.$DEAD.0 i/.tmp.$DEAD.1 z/.tmp.$DEAD.2; do
 	[ ! -e "$T/cache/$_t" ] || fail "-W: stale $_t left"
 done
 [ -e "$T/cache/z/.tmp.$$.3" ] || fail "-W: a live process's temp removed"
-rm -f "$T/cache/z/.tmp.$$.3"
+[ -e "$T/cache/z/.tmp.$DEAD.5" ] || fail "-W: a temp written lately removed"
+rm -f "$T/cache/z/.tmp.$$.3" "$T/cache/z/.tmp.$DEAD.5"
 # The text, and the three transcripts ktcheck would fetch.
 grep -q 'cache warmed: 5 files, 4 entries made' "$T/werr" ||
     fail "-W summary: $(cat "$T/werr")"
@@ -228,6 +234,7 @@ done
 # ... and by the daemon's trim once sessions end, in z/ (a session killed
 # while it filled an entry).
 echo partial >"$T/cache/z/.tmp.$DEAD.4"
+touch -d '2 minutes ago' "$T/cache/z/.tmp.$DEAD.4" || fail "touch"
 zrecv_ok 9 text random
 wait_log 'session bodies:'
 grep -q 'stored 1 files .*cached 1 files' "$SLOG" ||
