@@ -316,3 +316,15 @@ start_proxy()
 	    "$PPORT" "$PORT" "$@"
 	PROXY=$BGPID
 }
+
+# kept_name ID HOST:PORT: the name lapply keeps the zstd dictionary ID
+# of that server under (lapply(1), FILES): the ID, a dot, and the first
+# 16 characters of the base64 of the SHA-256 of "host:port", '+' and
+# '/' as '-' and '_'.  Written apart from lapply's code, from its page.
+kept_name()
+{
+	python3 -c 'import base64, hashlib, sys
+t = base64.b64encode(hashlib.sha256(sys.argv[2].encode()).digest())
+print(sys.argv[1] + "." + t.decode()[:16].replace("+", "-").replace("/", "_"))' \
+	    "$1" "$2"
+}

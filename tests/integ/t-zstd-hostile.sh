@@ -136,10 +136,12 @@ f = b"\x28\xb5\x2f\xfd\x00\x38" + bytes([b & 255, b >> 8 & 255, b >> 16]) + d
 print("".join("\\x%02x" % c for c in f))' "$1"
 }
 
-# dict_server SECONDS TEXT: a server offering a dictionary that answers
-# RETR ZDICT with TEXT (Python escapes) in one frame, then waits; lapply,
-# about to fetch 100000 bytes (more than 16 times the 1 KiB 100 rounds
-# to), given SECONDS, must end the session before it writes a file.
+# dict_server SECONDS REPLIES [KEPT]: a server offering dictionary 7
+# that answers, after COMP, with REPLIES (Python escapes) in one frame,
+# then waits; lapply, about to fetch 100000 bytes (more than 16 times
+# the 1 KiB 100 rounds to), given SECONDS, must end the session before
+# it writes a file.  With KEPT, lapply has kept dictionary 7 of that
+# server, those bytes, and names it first.
 mkdir -p "$T/root"
 {
 	echo 'test.T:'
@@ -147,21 +149,27 @@ mkdir -p "$T/root"
 } >"$T/big.T"
 dict_server()
 {
-	printf '%s\n' 'send 200-RAP 1 evil peer.py radmind access protocol\r\n200 CAPA ZLIB REPO ZSTD=3 ZDICT=100\r\n' \
+	printf '%s\n' 'send 200-RAP 1 evil peer.py radmind access protocol\r\n200 CAPA ZLIB REPO ZSTD=3 ZDICT=100 ZDICTID=7\r\n' \
 	    'skip COMP' 'send 320 Ready to start ZSTD compression level 3\r\n' \
-	    "raw $(rawframe "220 ZSTD compression level 3 enabled\\r\\n240 Retrieving file\\r\\n$2")" \
+	    "raw $(rawframe "220 ZSTD compression level 3 enabled\\r\\n$2")" \
 	    'drain' >"$T/script"
 	start_peer "$T/script" "$T/peer.log"
+	rm -rf "$CAIRN_ZDICTDIR"
+	if [ -n "${3-}" ]; then
+		mkdir -m 700 -p "$CAIRN_ZDICTDIR" || fail "mkdir"
+		printf '%s' "$3" >"$CAIRN_ZDICTDIR/$(kept_name 7 \
+		    "127.0.0.1:$PEERPORT")" || fail "kept file"
+	fi
 	run_capture "$T/out" "$T/err" in_dir "$T/root" timeout "$1" \
 	    "$LAPPLY" -Z zstd:3 -h 127.0.0.1 -p "$PEERPORT" "$T/big.T"
 	kill "$PEERPID" 2>/dev/null
 	wait "$PEERPID" 2>/dev/null
-	assert_eq 2 "$RC" "lapply, RETR ZDICT answered $2: $(cat "$T/err")"
+	assert_eq 2 "$RC" "lapply, answered $2: $(cat "$T/err")"
 	[ -z "$(ls -A "$T/root")" ] || fail "written: $(ls -A "$T/root")"
 }
 
 # A dictionary that is none.
-dict_server 60 '24\r\nnot a dictionary at all..\r\n'
+dict_server 60 '240 Retrieving file\r\n24\r\nnot a dictionary at all..\r\n'
 grep -q '127\.0\.0\.1.*: not a zstd dictionary' "$T/err" ||
     fail "lapply: no error naming the dictionary: $(cat "$T/err")"
 
@@ -169,29 +177,14 @@ grep -q '127\.0\.0\.1.*: not a zstd dictionary' "$T/err" ||
 # alone ends the session (the server's frames would be made with it):
 # lapply does not wait for the bytes, which never come (peer.py waits 30 s
 # for a line, lapply is given 20).
-dict_server 20 '2000000\r\n'
+dict_server 20 '240 Retrieving file\r\n2000000\r\n'
 grep -q 'zdict: 2000000 bytes, more than the 1048576 accepted' "$T/err" ||
     fail "lapply: no error naming the dictionary's size: $(cat "$T/err")"
+
 # A server closing (421) when lapply names the dictionary it kept: the
 # session ends there, with the server's reply, and nothing more is asked
 # of it (RETR ZDICT would wait on a closed session).
-printf '%s\n' 'send 200-RAP 1 evil peer.py radmind access protocol\r\n200 CAPA ZLIB REPO ZSTD=3 ZDICT=100 ZDICTID=7\r\n' \
-    'skip COMP' 'send 320 Ready to start ZSTD compression level 3\r\n' \
-    "raw $(rawframe '220 ZSTD compression level 3 enabled\r\n421 Service closing for maintenance\r\n')" \
-    'drain' >"$T/script"
-start_peer "$T/script" "$T/peer.log"
-KN=$(python3 -c 'import base64, hashlib, sys
-t = base64.b64encode(hashlib.sha256(sys.argv[1].encode()).digest())
-print("7." + t.decode()[:16].replace("+", "-").replace("/", "_"))' \
-    "127.0.0.1:$PEERPORT") || fail "kept name"
-mkdir -p "$CAIRN_ZDICTDIR" && chmod 700 "$CAIRN_ZDICTDIR" &&
-    printf 'kept earlier\n' >"$CAIRN_ZDICTDIR/$KN" || fail "kept file"
-run_capture "$T/out" "$T/err" in_dir "$T/root" timeout 20 \
-    "$LAPPLY" -Z zstd:3 -h 127.0.0.1 -p "$PEERPORT" "$T/big.T"
-kill "$PEERPID" 2>/dev/null
-wait "$PEERPID" 2>/dev/null
-assert_eq 2 "$RC" "lapply, ZDICT answered 421: $(cat "$T/err")"
+dict_server 20 '421 Service closing for maintenance\r\n' 'kept earlier'
 grep -q 'ZDICT: 421 Service closing for maintenance' "$T/err" ||
     fail "lapply: no 421 quoted: $(cat "$T/err")"
-[ -z "$(ls -A "$T/root")" ] || fail "written: $(ls -A "$T/root")"
 exit 0

@@ -151,16 +151,7 @@ assert_tree_eq "$SRC" "$ROOT" "tree pulled with the dictionary"
 grep -q "127.0.0.1: zstd dictionary $ID in use (fetched, kept in $CAIRN_ZDICTDIR)" \
     "$T/err" || fail "lapply -v: $(cat "$T/err")"
 # Kept for the sessions to come, privately (pieces of files), named by
-# the ID and the server as named (lapply -h, -p): the first 16
-# characters of the base64 of the SHA-256 of "host:port", '+' and '/'
-# as '-' and '_'.
-kept_name()
-{
-	python3 -c 'import base64, hashlib, sys
-t = base64.b64encode(hashlib.sha256(sys.argv[2].encode()).digest())
-print(sys.argv[1] + "." + t.decode()[:16].replace("+", "-").replace("/", "_"))' \
-	    "$1" "$2"
-}
+# the ID and the server as named (lapply -h, -p; kept_name).
 KN=$(kept_name "$ID" "127.0.0.1:$PORT") || fail "kept_name"
 cmp -s "$CAIRN_ZDICTDIR/$KN" "$T/cache/zdict" || fail "kept: another file"
 assert_eq 700 "$(stat -c %a "$CAIRN_ZDICTDIR")" "mode of the kept directory"
