@@ -31,6 +31,7 @@
 #include "bench.h"
 #include "cerr.h"
 #include "log.h"
+#include "../server/linkmemo.h"
 #include "relay.h"
 #include "xmalloc.h"
 
@@ -586,9 +587,24 @@ sweep_link(struct bench *b, struct link *l)
 	struct relay		*r;
 	struct run		 cal;
 	double			 span, setting;
+	char			*memo;
 	int			 rep, li;
 
 	r = sweep_relay(b, l);
+	/*
+	 * Every link's client is one the server has not met: what the
+	 * automatic level remembered of the last link's (linkmemo.h, keyed
+	 * by address, and every link's client is 127.0.0.1 here) would
+	 * start the first runs on this one from another link's rate.  Its
+	 * later runs start from what its earlier ones left, as a machine
+	 * that pulls from the same server over the same link does.
+	 */
+	if (b->server == NULL) {
+		xasprintf(&memo, "%s/%s", b->repo, LINKMEMO_FILE);
+		if (unlink(memo) == -1 && errno != ENOENT)
+			fatal("unlink %s", memo);
+		free(memo);
+	}
 	for (li = 0; li < b->nlevels; li++) {
 		l->cells[li].runs = xcalloc((size_t)b->reps,
 		    sizeof(struct run));

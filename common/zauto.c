@@ -70,6 +70,15 @@ static const struct za_shape za_shapes[ZAUTO_NCODECS] = {
  */
 #define ZA_PROVEN	(640 * 1024)
 /*
+ * A link remembered as known (zauto_recall) stands until this session's
+ * socket pushes back, or has taken without pushing back what the link
+ * carries in this many seconds (ZA_PROVEN at least): the first burst of
+ * a session goes into the buffers along the path (socket buffers of
+ * several MB at each end) at memory speed, and would pass for a link
+ * much faster than the one the last session measured.
+ */
+#define ZA_RECALLSEC	0.25
+/*
  * A level is ample when the link sets the pace by this margin: it
  * deflates this many times the plain bytes the link takes at its ratio.
  * Then its CPU costs no time, and a move up to it is taken for any gain
@@ -154,6 +163,8 @@ struct zauto {
 	int		 linkknown;	/* link measured while it pushed back */
 	uint64_t	 linkwhen;	/* windows when it last did */
 	int		 probing;	/* went cheaper on a link not known */
+	int		 recalled;	/* link known from a memo, not here */
+	double		 rlink;		/* that link (B/s), 0: none */
 	int		 bound;		/* the link held the last window back */
 	double		 free;		/* compressed bytes since it did */
 	double		 proven;	/* free needed to go cheaper */
@@ -457,6 +468,16 @@ zauto_recall(struct zauto *za, const struct zauto_memo *m)
 	if (m->link > 0) {
 		za->link = m->link;
 		za->linkknown = m->linkknown != 0;
+		/* Believed until the socket says otherwise (ZA_RECALLSEC). */
+		if (za->linkknown) {
+			za->recalled = 1;
+			za->rlink = m->link;
+			za->proven = m->link * ZA_RECALLSEC;
+			if (za->proven < ZA_PROVEN)
+				za->proven = ZA_PROVEN;
+			if (za->proven > 64 * ZA_PROVEN)
+				za->proven = 64 * ZA_PROVEN;
+		}
 	}
 	/*
 	 * Level 1's estimates, carried over from the memo's codec by the
@@ -710,7 +731,7 @@ int
 zauto_sample(struct zauto *za, int level, uint64_t raw, uint64_t zout,
     uint64_t def_ns, uint64_t wall_ns, uint64_t stall_ns)
 {
-	double	 rate;
+	double	 rate, floor;
 	int	 l;
 
 	if (level < 0 || level >= ZA_LEVELS)
@@ -832,13 +853,27 @@ zauto_sample(struct zauto *za, int level, uint64_t raw, uint64_t zout,
 			 * Until a few windows pushed back, one pause of
 			 * the receiver (making directories, syncing) would
 			 * pass for a slow link: the link takes at least
-			 * what the windows took.
+			 * what the windows took, or what the last session
+			 * measured, if it was remembered (the windows'
+			 * rate still holds the session's first burst).
 			 */
-			if (za->npushed < 3 && za->link < rate)
-				za->link = rate;
+			floor = za->rlink > 0 ? za->rlink : rate;
+			if (za->npushed < 3 && za->link < floor)
+				za->link = floor;
 			za->linkwhen = za->windows;
 		}
 		za->linkknown = 1;
+		/* Measured here now: what the memo said is replaced. */
+		if (za->recalled) {
+			za->recalled = 0;
+			za->proven = ZA_PROVEN;
+		}
+	} else if (za->recalled && za->free < za->proven) {
+		/*
+		 * The link the last session measured, and this one has
+		 * not yet seen the socket push back: what it took so far
+		 * went into the buffers along the path.
+		 */
 	} else if (za->linkknown && rate <= za->link &&
 	    za->windows - za->linkwhen < ZA_LINKKEPT) {
 		/*
@@ -853,6 +888,10 @@ zauto_sample(struct zauto *za, int level, uint64_t raw, uint64_t zout,
 		/* It took all we gave: at least this, maybe much more. */
 		if (za->link < rate || za->linkknown)
 			za->link = rate;
+		if (za->recalled) {
+			za->recalled = 0;
+			za->proven = ZA_PROVEN;
+		}
 		/* Grows until the socket pushes back; bounded all the same. */
 		if (za->link < ZA_LINKMAX)
 			za->link *= ZA_PROBE;

@@ -514,6 +514,52 @@ START_TEST(test_memo_level_kept)
 END_TEST
 
 /*
+ * A session started from a memo of a known 10 MB/s link: its first
+ * windows go into the buffers along the path at memory speed, the
+ * socket not yet pushing back.  That is no news of the link: the level
+ * the last session kept stays.  A memo gone stale (the link is now
+ * unlimited) is dropped once the socket has taken, without pushing
+ * back, half a second of the remembered link, and the session goes
+ * down to stored blocks.
+ */
+START_TEST(test_memo_burst)
+{
+	static const double	 zsp[4] = { 4e9, 300e6, 240e6, 180e6 };
+	static const double	 zr[4] = { 1.0, 0.45, 0.44, 0.43 };
+	struct zauto		*za;
+	struct zauto_memo	 m;
+	int			 i, level, max;
+
+	memset(&m, 0, sizeof(m));
+	m.codec = ZAUTO_ZSTD;
+	m.level = 3;
+	m.link = 10e6;
+	m.linkknown = 1;
+	m.speed1 = 300e6;
+	m.ratio1 = 0.45;
+
+	/* Two windows taken at 2 GB/s of plain bytes: the buffers. */
+	za = zauto_new(ZAUTO_ZSTD, 3, 0);
+	zauto_recall(za, &m);
+	ck_assert_int_eq(zauto_level(za), 3);
+	for (i = 0; i < 2; i++)
+		ck_assert_int_eq(feed(za, 3, 2e9, 0.43, 0), 3);
+	ck_assert(zauto_linkrate(za) == 10e6);
+	/* Then the link: level 3 is still where the session belongs. */
+	level = simulate(za, zsp, zr, 10e6, 12, &max);
+	ck_assert_int_ge(level, 2);
+	zauto_free(za);
+
+	/* The same memo on a link that never pushes back. */
+	za = zauto_new(ZAUTO_ZSTD, 3, 0);
+	zauto_recall(za, &m);
+	level = simulate(za, zsp, zr, 0, 16, &max);
+	ck_assert_int_eq(level, 0);
+	zauto_free(za);
+}
+END_TEST
+
+/*
  * Loopback: the receiver takes 300 MB/s, but stops reading for 100 ms
  * once a window (making directories, syncing).  Summed, each window
  * would read as a 20 MB/s link, and send the session up to compress for
@@ -867,6 +913,7 @@ zauto_suite(void)
 	tcase_add_test(tc, test_deep_queue_probe);
 	tcase_add_test(tc, test_known_link_kept);
 	tcase_add_test(tc, test_memo_level_kept);
+	tcase_add_test(tc, test_memo_burst);
 	tcase_add_test(tc, test_receiver_pause);
 	tcase_add_test(tc, test_climb_refuted);
 	tcase_add_test(tc, test_level_carried);
