@@ -54,11 +54,25 @@ linkmemo_open(int rootfd, struct cerr *err)
 		cerr_set(err, "%s: %s", LINKMEMO_FILE, strerror(errno));
 		return NULL;
 	}
-	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
-	    ((size_t)st.st_size != LM_SIZE && ftruncate(fd, 0) == -1) ||
+	if (fstat(fd, &st) == -1) {
+		cerr_set(err, "%s: %s", LINKMEMO_FILE, strerror(errno));
+		close(fd);
+		return NULL;
+	}
+	/*
+	 * tmp/ is writable by the -g user, and this runs as root: a hard
+	 * link put there would have root truncate and map its target.
+	 */
+	if (!S_ISREG(st.st_mode) || st.st_nlink != 1 ||
+	    st.st_uid != geteuid()) {
+		cerr_set(err, "%s: not a regular file of our own with one "
+		    "link: not used", LINKMEMO_FILE);
+		close(fd);
+		return NULL;
+	}
+	if (((size_t)st.st_size != LM_SIZE && ftruncate(fd, 0) == -1) ||
 	    ftruncate(fd, (off_t)LM_SIZE) == -1) {
-		cerr_set(err, "%s: %s", LINKMEMO_FILE, S_ISREG(st.st_mode) ?
-		    strerror(errno) : "not a regular file");
+		cerr_set(err, "%s: %s", LINKMEMO_FILE, strerror(errno));
 		close(fd);
 		return NULL;
 	}

@@ -252,11 +252,16 @@ put_file(struct zcache *zc, const char *name, const void *p, size_t len,
 	snprintf(tmp, sizeof(tmp), ".tmp.%ld.%u", (long)getpid(), zc->seq++);
 	if ((fd = openat(zc->dfd, tmp, O_WRONLY | O_CREAT | O_EXCL |
 	    O_CLOEXEC, 0600)) == -1 || fs_write_all(fd, p, len) == -1 ||
-	    fdatasync(fd) == -1 || close(fd) == -1 ||
-	    renameat(zc->dfd, tmp, zc->dfd, name) == -1) {
+	    fdatasync(fd) == -1) {
 		cerr_errno(err, "%s", name);
 		if (fd != -1)
 			(void)close(fd);
+		(void)unlinkat(zc->dfd, tmp, 0);
+		return -1;
+	}
+	/* Closed once, whatever close says. */
+	if (close(fd) == -1 || renameat(zc->dfd, tmp, zc->dfd, name) == -1) {
+		cerr_errno(err, "%s", name);
 		(void)unlinkat(zc->dfd, tmp, 0);
 		return -1;
 	}
@@ -460,8 +465,12 @@ rec_write(struct zcache *zc, const struct stat *st, int verdict,
 	if ((fd = openat(zc->dfd, tmp, O_WRONLY | O_CREAT | O_EXCL |
 	    O_CLOEXEC, 0600)) == -1)
 		return;
-	if (fs_write_all(fd, line, (size_t)n) == -1 || close(fd) == -1 ||
-	    renameat(zc->dfd, tmp, zc->dfd, name) == -1)
+	if (fs_write_all(fd, line, (size_t)n) == -1) {
+		(void)close(fd);
+		(void)unlinkat(zc->dfd, tmp, 0);
+		return;
+	}
+	if (close(fd) == -1 || renameat(zc->dfd, tmp, zc->dfd, name) == -1)
 		(void)unlinkat(zc->dfd, tmp, 0);
 }
 
@@ -662,11 +671,12 @@ zcache_fill_end(struct zfill *f, int ok, int srcfd)
 	hdr[sizeof(hdr) - 1] = '\n';
 	ent_name(digest, f->codec, f->level, f->dict, name, sizeof(name));
 	if (pwrite(f->fd, hdr, sizeof(hdr), 0) != (ssize_t)sizeof(hdr) ||
-	    fdatasync(f->fd) == -1 || close(f->fd) == -1) {
-		f->fd = -1;
-		goto out;
-	}
+	    fdatasync(f->fd) == -1)
+		goto out;		/* closed there */
+	n = close(f->fd);
 	f->fd = -1;
+	if (n == -1)
+		goto out;
 	if (renameat(zc->dfd, f->tmp, zc->dfd, name) == -1)
 		goto out;
 	rec_write(zc, &f->st, ZC_DEFLATE, digest);

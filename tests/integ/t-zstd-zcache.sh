@@ -11,7 +11,8 @@
 # only to a session of its own codec and level, even when a file of one
 # codec is put under the other's name; a zstd session fills the entries
 # it lacks; a source changed after its entry was made is not served
-# from the cache.  Bad -W levels are usage errors.
+# from the cache.  Bad -W levels are usage errors.  On a cache whose file
+# system is full, what a session cannot write keeps no descriptor open.
 . "$top_srcdir/tests/integ/lib.sh"
 need_zstd
 need_tool cairnd ktcheck fsdiff lapply
@@ -210,4 +211,67 @@ case $line in
 *)	fail "changed source served from the cache at zstd 6: $line" ;;
 esac
 stop_cairnd
+
+# 7. The cache's file system is full: every entry and verdict the session
+#    cannot write is given up with its descriptor closed, so that a long
+#    session does not run out of them.  One session asks for the random
+#    file 20 times (a verdict written each time, each failing) and a
+#    text file 20 times (an entry each time); before its QUIT, none of
+#    its descriptors names a file of the cache.
+if mkdir "$T/full" && mount -t tmpfs -o size=64k tmpfs "$T/full" 2>/dev/null
+then
+	at_exit "umount '$T/full'"
+	head -c 1048576 /dev/zero >"$T/full/fill" 2>/dev/null
+	start_cairnd "$R" -Z 9 -Y 3 -c "$T/full"
+	python3 - "$PORT" "$SPID" "$T/full" <<'PY' >"$T/fdout" 2>&1 ||
+import os, sys, time
+sys.path.insert(0, os.path.join(os.environ["top_srcdir"], "tests/integ"))
+from testnet import connect, read_banner, recv_until
+from zstdrecv import frame
+port, spid, full = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+s = connect(port, 10)
+read_banner(s)
+s.sendall(b"COMP ZSTD 3\r\n")
+recv_until(s, b"", b"\n")
+for i in range(20):
+    s.sendall(frame(b"RETR FILE app.T ./var/lib/random.bin\r\n"))
+    s.sendall(frame(b"RETR FILE app.T ./usr/share/doc/notes1.txt\r\n"))
+# Everything asked has been sent once the server falls silent.
+s.settimeout(1)
+got, end = 0, time.time() + 30
+while time.time() < end:
+    try:
+        b = s.recv(1 << 16)
+    except OSError:
+        break
+    if not b:
+        sys.exit("the server closed the session after %d bytes" % got)
+    got += len(b)
+kids = open("/proc/%s/task/%s/children" % (spid, spid)).read().split()
+if len(kids) != 1:
+    sys.exit("session children: %r" % kids)
+fds = os.listdir("/proc/%s/fd" % kids[0])
+held = []
+for fd in fds:
+    try:
+        t = os.readlink("/proc/%s/fd/%s" % (kids[0], fd))
+    except OSError:
+        continue
+    if t.startswith(full + "/") and ".tmp." in t:
+        held.append(t)
+print("%d bytes, %d descriptors, %d on cache files" % (got, len(fds), len(held)))
+s.sendall(frame(b"QUIT\r\n"))
+s.close()
+sys.exit("descriptors left on the cache's files: %r" % held if held else 0)
+PY
+	    fail "full cache: $(cat "$T/fdout")"
+	wait_log 'session bodies:'
+	grep -q 'stored 20 files' "$SLOG" ||
+	    fail "full cache, the random file: $(grep 'session bodies' "$SLOG")"
+	stop_cairnd
+	ls -a "$T/full/i" "$T/full/z" 2>/dev/null | grep -q '^\.tmp\.' &&
+	    fail "temporary files left in the full cache: $(ls -aR "$T/full")"
+else
+	not_run "the full cache (needs root and a tmpfs)"
+fi
 end_test

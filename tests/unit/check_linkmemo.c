@@ -164,6 +164,41 @@ START_TEST(test_symlink)
 }
 END_TEST
 
+/*
+ * A hard link in its place is refused, and what it links to is left as
+ * it was: tmp/ is writable by the -g user, and the daemon opens the
+ * table as root, which would otherwise truncate and map any file on
+ * that file system.
+ */
+START_TEST(test_hardlink)
+{
+	static const char	 secret[] = "root:secret:19000:0:99999:7:::\n";
+	struct cerr		 err;
+	struct stat		 st;
+	char			 buf[64];
+	int			 fd;
+	ssize_t			 n;
+
+	fd = openat(rootfd, "victim", O_WRONLY | O_CREAT | O_EXCL, 0600);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, secret, sizeof(secret) - 1),
+	    (ssize_t)(sizeof(secret) - 1));
+	close(fd);
+	ck_assert_int_eq(linkat(rootfd, "victim", rootfd, LINKMEMO_FILE, 0),
+	    0);
+	ck_assert_ptr_null(linkmemo_open(rootfd, &err));
+	ck_assert_ptr_nonnull(strstr(err.msg, LINKMEMO_FILE));
+	ck_assert_int_eq(fstatat(rootfd, "victim", &st, 0), 0);
+	ck_assert_int_eq(st.st_size, (off_t)(sizeof(secret) - 1));
+	fd = openat(rootfd, "victim", O_RDONLY);
+	ck_assert_int_ge(fd, 0);
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	ck_assert_int_eq(n, (ssize_t)(sizeof(secret) - 1));
+	ck_assert_int_eq(memcmp(buf, secret, (size_t)n), 0);
+}
+END_TEST
+
 static Suite *
 linkmemo_suite(void)
 {
@@ -175,6 +210,7 @@ linkmemo_suite(void)
 	tcase_add_test(tc, test_roundtrip);
 	tcase_add_test(tc, test_damaged);
 	tcase_add_test(tc, test_symlink);
+	tcase_add_test(tc, test_hardlink);
 	suite_add_tcase(s, tc);
 	return s;
 }
