@@ -30,11 +30,13 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "cerr.h"
 #include "compat.h"
 #include "delta.h"
 #include "log.h"
 #include "version.h"
 #include "xmalloc.h"
+#include "zlevel.h"
 
 struct profile {
 	const char	*name;
@@ -522,8 +524,10 @@ opts_parse(struct bench *b, int argc, char *argv[])
 		{ "help",	no_argument,		NULL, 'h' },
 		{ NULL,		0,			NULL, 0 }
 	};
+	struct zlevel	 zl[ZLEVEL_LISTMAX];
+	struct cerr	 zerr;
 	const char	*es;
-	int		 ch;
+	int		 ch, nzl;
 
 	while ((ch = getopt_long(argc, argv, "B:d:s:l:L:n:w:kqhV", longopts,
 	    NULL)) != -1) {
@@ -578,6 +582,10 @@ opts_parse(struct bench *b, int argc, char *argv[])
 			b->make_repo = optarg;
 			break;
 		case 'Z':
+			/* As cairnd -W takes them, checked here: usage. */
+			if (zlevel_parse_list("--cache", optarg, zl, &nzl,
+			    &zerr) == -1)
+				baduse("%s", zerr.msg);
 			b->cache = optarg;
 			break;
 		case 'G':

@@ -6,12 +6,14 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "cerr.h"
 #include "compat.h"
+#include "xmalloc.h"
 #include "zauto.h"
 #include "zlevel.h"
 #include "zstdconn.h"
@@ -162,8 +164,17 @@ zlevel_parse_client(const char *s, enum zlevel_codec *codec, int *level,
 
 	if (strncmp(s, r->label, n) != 0 || (s[n] != '\0' && s[n] != ':')) {
 		*codec = ZLEVEL_ZLIB;
-		return zlevel_parse(ZLEVEL_ZLIB, s, ZLEVEL_ARG_AUTO, level,
-		    err);
+		if (zlevel_parse(ZLEVEL_ZLIB, s, ZLEVEL_ARG_AUTO, level,
+		    err) == 0)
+			return 0;
+		/* Name every form -Z takes, zstd's too where built in. */
+		if (r->built)
+			cerr_set(err, "%s: invalid compression level (%d to "
+			    "%d, auto, %s or %s:%d to %d)", s,
+			    zlevel_row(ZLEVEL_ZLIB)->lo,
+			    zlevel_row(ZLEVEL_ZLIB)->hi, r->label, r->label,
+			    r->lo + 1, r->hi);
+		return -1;
 	}
 	*codec = ZLEVEL_ZSTD;
 	if (!r->built)
@@ -295,4 +306,67 @@ int
 zlevel_autostart(enum zlevel_codec codec)
 {
 	return zlevel_row(codec)->autostart;
+}
+
+/* The "<opt> <spec>: levels are ..." error: every codec built in. */
+static void
+zlevel_badlist(const char *opt, const char *spec, struct cerr *err)
+{
+	char	 ranges[128];
+	size_t	 off = 0;
+	int	 c, lo, hi;
+
+	ranges[0] = '\0';
+	for (c = 0; c < ZLEVEL_NCODECS && off < sizeof(ranges); c++) {
+		if (!zlevel_built((enum zlevel_codec)c))
+			continue;
+		zlevel_range((enum zlevel_codec)c, &lo, &hi);
+		/* zlib's levels are bare numbers, as in a client's -Z. */
+		if (c == ZLEVEL_ZLIB)
+			off += (size_t)snprintf(ranges + off, sizeof(ranges) -
+			    off, "%d to %d", lo + 1, hi);
+		else
+			off += (size_t)snprintf(ranges + off, sizeof(ranges) -
+			    off, "%s%s:%d to %s:%d", off > 0 ? ", or " : "",
+			    zlevel_label((enum zlevel_codec)c), lo + 1,
+			    zlevel_label((enum zlevel_codec)c), hi);
+	}
+	cerr_set(err, "%s %s: levels are %s", opt, spec, ranges);
+}
+
+int
+zlevel_parse_list(const char *opt, const char *spec,
+    struct zlevel levels[ZLEVEL_LISTMAX], int *n, struct cerr *err)
+{
+	enum zlevel_codec codec;
+	struct cerr	 perr;
+	char		*s, *p, *tok;
+	int		 l, i, bad, rc = 0;
+
+	*n = 0;
+	s = xstrdup(spec);
+	for (p = s; (tok = strsep(&p, ",")) != NULL; ) {
+		/* A client's -Z, less "auto" and the stored levels. */
+		bad = zlevel_parse_client(tok, &codec, &l, &perr) == -1;
+		if (bad || l == ZLEVEL_AUTO || !zlevel_deflates(codec, l)) {
+			if (bad && !zlevel_built(codec))
+				cerr_set(err, "%s %s: %s", opt, spec,
+				    perr.msg);
+			else
+				zlevel_badlist(opt, spec, err);
+			rc = -1;
+			break;
+		}
+		for (i = 0; i < *n; i++)
+			if (levels[i].codec == codec && levels[i].level == l)
+				break;
+		if (i == *n && *n < ZLEVEL_LISTMAX) {
+			levels[*n].codec = codec;
+			levels[*n].level = l;
+			levels[*n].zauto = 0;
+			(*n)++;
+		}
+	}
+	free(s);
+	return rc;
 }

@@ -78,7 +78,10 @@ int		 zlevel_parse(enum zlevel_codec, const char *s, int flags,
 /*
  * A client tool's -Z argument: "0".."9" or "auto" (zlib, as
  * zlevel_parse with ZLEVEL_ARG_AUTO), "zstd" (zstd at its default
- * level) or "zstd:<level>" (1 to 19).  -1 with a message in err.
+ * level) or "zstd:<level>" (1 to 19).  -1 with a message in err,
+ * which names every form: "<s>: invalid compression level (0 to 9,
+ * auto, zstd or zstd:1 to 19)" (without zstd built in, as
+ * zlevel_parse's ZLEVEL_ARG_AUTO).
  */
 int		 zlevel_parse_client(const char *s, enum zlevel_codec *codec,
 		    int *level, struct cerr *err);
@@ -120,6 +123,18 @@ struct zlevel {
 	int		 level;		/* fixed level, or the automatic's cap */
 	int		 zauto;		/* automatic level, from lo to level */
 };
+
+/*
+ * A list of levels that compress ("9", "1,6,9", "9,zstd:19"; cairnd -W,
+ * cairn-bench --cache), each as a client's -Z gives it
+ * (zlevel_parse_client), into levels[0 .. *n) without duplicates; -1
+ * with "<opt> <spec>: levels are 1 to 9, or zstd:1 to zstd:19" in err
+ * for "auto", a level that stores, or one that is no level.
+ */
+#define ZLEVEL_LISTMAX	(ZS_MAXLEVEL + ZSTDCONN_MAXLEVEL)
+int		 zlevel_parse_list(const char *opt, const char *spec,
+		    struct zlevel levels[ZLEVEL_LISTMAX], int *n,
+		    struct cerr *err);
 
 /*
  * The server's answer to COMP <codec> [arg]: no arg, the limit's max;

@@ -75,7 +75,7 @@ copts_usage(void)
 	return "[-h host[,host...]] [-p port] [-P ca-pem-directory] "
 	    "[-w auth-level] [-x ca-pem-file] [-y cert-pem-file] "
 	    "[-z key-pem-file] "
-	    "[-Z compression-level | auto]";
+	    "[-Z compression-level | auto | zstd[:level]]";
 }
 
 /*

@@ -143,7 +143,9 @@ net_codec(const struct net *n, const struct netopts *o, int *zauto)
 		log_warnx("compression capability mismatch, compression "
 		    "disabled");
 	else if (o->verbose > 0)
-		log_info("%s offers no compression: compression level 0", host);
+		log_info("%s offers no %s: compression level 0", host,
+		    (n->caps & PROTO_CAP_ZSTD) ? "automatic level" :
+		    "compression");
 	return -1;
 }
 

@@ -713,7 +713,7 @@ parse_options(int argc, char *argv[], struct settings *st)
 			if (zlevel_parse(ZLEVEL_ZLIB, optarg,
 			    ZLEVEL_ARG_OPTION, &o->zlimit.max[ZLEVEL_ZLIB],
 			    &cerr) == -1)
-				fatalx("%s", cerr.msg);
+				fatalx("-Z: %s", cerr.msg);
 			break;
 		default:
 			usage();
@@ -764,7 +764,7 @@ static void
 check_options(struct settings *st)
 {
 	struct cerr	 err;
-	struct zlevel	 lv[CACHE_WARM_MAX];
+	struct zlevel	 lv[ZLEVEL_LISTMAX];
 	int		 n;
 
 	if (st->tc.crl != NULL && st->o.tls < 3)
@@ -775,8 +775,8 @@ check_options(struct settings *st)
 		fatalx("-U: PAM login is not supported in this build");
 	if (st->warm != NULL && st->cachedir == NULL)
 		fatalx("-W requires -c");
-	if (st->warm != NULL && cache_warm_levels(st->warm, lv, &n, &err) ==
-	    -1)
+	if (st->warm != NULL &&
+	    zlevel_parse_list("-W", st->warm, lv, &n, &err) == -1)
 		fatalx("%s", err.msg);
 	resolve_port(st);
 }

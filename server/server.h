@@ -215,16 +215,10 @@ int	 fetch_has_release(int rootfd);
  */
 int	 safe_open(int rootfd, const char *relpath);
 /*
- * warm.c: cairnd -W levels ("9", "1,6,9", "9,zstd:19"), each as a
- * client's -Z gives it (zlevel_parse_client): cache_warm_levels parses
- * them into levels[0 .. *n) without duplicates (-1 with "-W <spec>:
- * levels are 1 to 9, or zstd:1 to zstd:19" in err: not levels that
- * compress); cache_warm fills the cache: 0, or -1 if anything could not
- * be done.
+ * warm.c: cairnd -W levels ("9", "1,6,9", "9,zstd:19"; parsed by
+ * zlevel_parse_list): cache_warm fills the cache: 0, or -1 if anything
+ * could not be done.
  */
-#define CACHE_WARM_MAX	(ZS_MAXLEVEL + ZSTDCONN_MAXLEVEL)
-int	 cache_warm_levels(const char *spec,
-	    struct zlevel levels[CACHE_WARM_MAX], int *n, struct cerr *err);
 int	 cache_warm(struct zcache *, int rootfd, const char *levels);
 
 /* proxy.c */

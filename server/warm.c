@@ -50,7 +50,7 @@
 struct warm {
 	struct zcache	*zc;
 	int		 rootfd;
-	struct zlevel	 levels[CACHE_WARM_MAX];
+	struct zlevel	 levels[ZLEVEL_LISTMAX];
 	int		 nlevels;
 	unsigned char	*chunk;
 	struct buf	*out;
@@ -447,68 +447,6 @@ warm_walk(struct warm *w, void (*fn)(struct warm *, const char *))
 	return rc;
 }
 
-/* The "-W <spec>: levels are ..." error: every codec built in. */
-static void
-warm_badlevels(const char *spec, struct cerr *err)
-{
-	char	 ranges[128];
-	size_t	 off = 0;
-	int	 c, lo, hi;
-
-	ranges[0] = '\0';
-	for (c = 0; c < ZLEVEL_NCODECS && off < sizeof(ranges); c++) {
-		if (!zlevel_built((enum zlevel_codec)c))
-			continue;
-		zlevel_range((enum zlevel_codec)c, &lo, &hi);
-		/* zlib's levels are bare numbers, as in a client's -Z. */
-		if (c == ZLEVEL_ZLIB)
-			off += (size_t)snprintf(ranges + off, sizeof(ranges) -
-			    off, "%d to %d", lo + 1, hi);
-		else
-			off += (size_t)snprintf(ranges + off, sizeof(ranges) -
-			    off, "%s%s:%d to %s:%d", off > 0 ? ", or " : "",
-			    zlevel_label((enum zlevel_codec)c), lo + 1,
-			    zlevel_label((enum zlevel_codec)c), hi);
-	}
-	cerr_set(err, "-W %s: levels are %s", spec, ranges);
-}
-
-int
-cache_warm_levels(const char *spec, struct zlevel levels[CACHE_WARM_MAX],
-    int *n, struct cerr *err)
-{
-	enum zlevel_codec codec;
-	struct cerr	 perr;
-	char		*s, *p, *tok;
-	int		 l, i, bad, rc = 0;
-
-	*n = 0;
-	s = xstrdup(spec);
-	for (p = s; (tok = strsep(&p, ",")) != NULL; ) {
-		/* A client's -Z, less "auto" and the stored levels. */
-		bad = zlevel_parse_client(tok, &codec, &l, &perr) == -1;
-		if (bad || l == ZLEVEL_AUTO || !zlevel_deflates(codec, l)) {
-			if (bad && !zlevel_built(codec))
-				cerr_set(err, "-W %s: %s", spec, perr.msg);
-			else
-				warm_badlevels(spec, err);
-			rc = -1;
-			break;
-		}
-		for (i = 0; i < *n; i++)
-			if (levels[i].codec == codec && levels[i].level == l)
-				break;
-		if (i == *n && *n < CACHE_WARM_MAX) {
-			levels[*n].codec = codec;
-			levels[*n].level = l;
-			levels[*n].zauto = 0;
-			(*n)++;
-		}
-	}
-	free(s);
-	return rc;
-}
-
 int
 cache_warm(struct zcache *zc, int rootfd, const char *levels)
 {
@@ -519,7 +457,7 @@ cache_warm(struct zcache *zc, int rootfd, const char *levels)
 	memset(&w, 0, sizeof(w));
 	w.zc = zc;
 	w.rootfd = rootfd;
-	if (cache_warm_levels(levels, w.levels, &w.nlevels, &err) == -1)
+	if (zlevel_parse_list("-W", levels, w.levels, &w.nlevels, &err) == -1)
 		fatalx("%s", err.msg);
 	w.chunk = xmalloc(WARM_CHUNK);
 	w.out = buf_new(4 * WARM_CHUNK);

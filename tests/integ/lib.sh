@@ -35,6 +35,9 @@
 #	have_zstd		true if the build has zstd (config.h
 #				HAVE_ZSTD): delta transfer, zstd compression
 #	need_zstd		skip unless it has (not --without-zstd)
+#	zforms			the forms a client's -Z takes, as its error
+#				names them: "0 to 9, auto, zstd or zstd:1
+#				to 19" (without zstd: "0 to 9, or auto")
 #	need_tool TOOL...	fail unless every cairn TOOL was built; sets
 #				the variable named TOOL in capitals (- as _)
 #				to its path: need_tool cairn-bench sets
@@ -219,6 +222,15 @@ have_zstd()
 need_zstd()
 {
 	have_zstd || skip "zstd is not built in (configured --without-zstd)"
+}
+
+zforms()
+{
+	if have_zstd; then
+		echo '0 to 9, auto, zstd or zstd:1 to 19'
+	else
+		echo '0 to 9, or auto'
+	fi
 }
 
 tool_path()

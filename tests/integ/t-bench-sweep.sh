@@ -271,6 +271,13 @@ grep -q -- '--link rate=fast' "$T/err3" || fail "bad --link: no message"
 run_capture "$T/out3" "$T/err3" "$CAIRN_BENCH" -l 3-12
 [ "$RC" -eq 2 ] || fail "bad --levels: exit $RC"
 grep -q -- '--levels 3-12' "$T/err3" || fail "bad --levels: no message"
+# --cache takes cairnd -W's levels, checked before anything is built.
+for c in 0 auto zstd:0 9,x; do
+	run_capture "$T/out3" "$T/err3" "$CAIRN_BENCH" -l 0,9 --cache "$c"
+	[ "$RC" -eq 2 ] || fail "--cache $c: exit $RC"
+	grep -q -- "--cache $c: levels are 1 to 9" "$T/err3" ||
+	    fail "--cache $c: message: $(cat "$T/err3")"
+done
 run_capture "$T/out3" "$T/err3" "$CAIRN_BENCH" --no-such-option
 [ "$RC" -eq 2 ] || fail "unknown option: exit $RC"
 grep -q '^usage: cairn-bench ' "$T/err3" || fail "unknown option: no usage"

@@ -99,10 +99,10 @@ assert_eq 2 "$RC" "bad -c exit"
 assert_eq "nosuchsum: unsupported checksum" "$(cat "$T/err")"
 run_capture "$T/out" "$T/err" "$KTCHECK" -Z 10
 assert_eq 2 "$RC" "-Z 10 exit"
-assert_eq "10: invalid compression level (0 to 9, or auto)" \
+assert_eq "10: invalid compression level ($(zforms))" \
     "$(head -n 1 "$T/err")"
-grep -q '^usage: .*\[-Z compression-level | auto\]' "$T/err" ||
-    fail "-Z 10: the usage line does not list auto: $(cat "$T/err")"
+grep -q '^usage: .*\[-Z compression-level | auto | zstd\[:level\]\]' "$T/err" ||
+    fail "-Z 10: the usage line does not list auto and zstd: $(cat "$T/err")"
 run_capture "$T/out" "$T/err" "$KTCHECK" -e "two words"
 assert_eq 2 "$RC" "-e with a space exit"
 assert_eq "two words: event must be one word" "$(head -n 1 "$T/err")"

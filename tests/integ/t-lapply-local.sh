@@ -142,7 +142,7 @@ bad_opt()
 	    fail "$*: $(head -n 1 "$T/err")"
 }
 bad_opt 2 "7: invalid authorization level" -w 7
-bad_opt 2 "10: invalid compression level (0 to 9, or auto)" -Z 10
+bad_opt 2 "10: invalid compression level ($(zforms))" -Z 10
 bad_opt 2 "two words: event must be one word" -e "two words"
 bad_opt 2 "0999: invalid umask" -u 0999
 apply "$T/q.T" -c nosuchdigest

@@ -20,7 +20,8 @@ printf 'RADMIND_DIR=%s\nSTATUS_FILE=%s\n' "$T/radmind" "$T/status.prom" \
 n=0
 for args in '' '-x update' 'frobnicate' 'update extra arg' 'checkout x' \
     'create a b' '-w 5 update' '-q -% update' '-h' '-f' '-p 12x update' \
-    "-f $T/missing update"; do
+    "-f $T/missing update" '-Z 10 update' '-Z zstd:0 update' \
+    '-Z zstd:20 update' '-Z zstd: update' '-Z ZSTD:3 update'; do
 	n=$((n + 1))
 	# shellcheck disable=SC2086
 	run_capture "$T/out" "$T/err" "$RA" -f "$T/conf" $args
@@ -28,6 +29,15 @@ for args in '' '-x update' 'frobnicate' 'update extra arg' 'checkout x' \
 	    run_capture "$T/out" "$T/err" "$RA" $args
 	assert_eq 2 "$RC" "cairn-ra $args: exit status ($(cat "$T/err"))"
 	[ -s "$T/err" ] || fail "cairn-ra $args: no message"
+done
+# Every -Z form the tools take passes cairn-ra's own check (the run then
+# stops at the missing working directory, before any tool runs).
+for z in 0 9 auto zstd zstd:1 zstd:19; do
+	run_capture "$T/out" "$T/err" "$RA" -f "$T/conf" -D "$T/nowhere" \
+	    -Z "$z" update
+	grep -q 'level must' "$T/err" && fail "-Z $z refused: $(cat "$T/err")"
+	grep -q 'no such directory' "$T/err" ||
+	    fail "-Z $z: $(cat "$T/err")"
 done
 # A configuration file named without a slash is the one in the current
 # directory (not looked up in PATH).

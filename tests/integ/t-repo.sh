@@ -49,7 +49,7 @@ assert_eq 2 "$RC" "event with a space: exit"
 assert_eq "two words: event must be one word" "$(head -n 1 "$T/err")"
 run_client repo -e x -Z 12 hello
 assert_eq 2 "$RC" "bad -Z: exit"
-assert_eq "12: invalid compression level (0 to 9, or auto)" \
+assert_eq "12: invalid compression level ($(zforms))" \
     "$(head -n 1 "$T/err")"
 run_client repo -e x ""
 assert_eq 2 "$RC" "empty message: exit"

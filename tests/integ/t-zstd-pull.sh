@@ -167,6 +167,14 @@ for opts in "-Y 0" "-A fixed"; do
 	grep -q 'ZSTD' "$T/kt.err" && fail "$opts -Z auto: $(cat "$T/kt.err")"
 	stop_cairnd
 done
+# zstd at a fixed level only (-Z 0 -Y 5: "ZSTD=5", no ZAUTO): -Z auto
+# asks for nothing, and -v says why.
+start_cairnd "$R" -Z 0 -Y 5
+pull -Z auto
+has "$T/kt.err" '127.0.0.1 offers no automatic level: compression level 0' \
+    "-Z 0 -Y 5, -Z auto"
+grep -q '>>> COMP' "$T/kt.err" && fail "-Z 0 -Y 5: $(cat "$T/kt.err")"
+stop_cairnd
 start_cairnd "$R" -Z 6 -A fixed
 rap "$PORT" 'QUIT\r\n' >"$T/rap" || fail "rap"
 grep -q '^200 CAPA ZLIB REPO.$' "$T/rap" || fail "-A fixed: $(cat "$T/rap")"

@@ -255,7 +255,13 @@ START_TEST(test_zstd)
 	ck_assert_int_eq(zlevel_parse_client("zstdx", &codec, &level, &err),
 	    -1);
 	ck_assert_str_eq(err.msg,
-	    "zstdx: invalid compression level (0 to 9, or auto)");
+	    "zstdx: invalid compression level (0 to 9, auto, zstd or zstd:1 "
+	    "to 19)");
+	ck_assert_int_eq(zlevel_parse_client("ZSTD:3", &codec, &level, &err),
+	    -1);
+	ck_assert_str_eq(err.msg,
+	    "ZSTD:3: invalid compression level (0 to 9, auto, zstd or "
+	    "zstd:1 to 19)");
 	ck_assert_int_eq(zlevel_parse_client("ZSTD", &codec, &level, &err),
 	    -1);
 	/* cairnd -Y. */
