@@ -1046,7 +1046,9 @@ clean_dir(struct kt *kt, int dfd, const char *rel, const char *base)
 		if ((size_t)snprintf(sub, sizeof(sub), "%s%s%s", rel,
 		    rel[0] != '\0' ? "/" : "", de->d_name) >= sizeof(sub))
 			continue;
-		if (strcmp(sub, base) == 0 || strcmp(sub, "special.T") == 0)
+		/* The release state is ktcheck's own: never "unnamed". */
+		if (strcmp(sub, base) == 0 || strcmp(sub, "special.T") == 0 ||
+		    strcmp(sub, TRUST_STATE) == 0)
 			continue;
 		if (strlist_has(&kt->keep, sub, kt->icase)) {
 			if (fstatat(dirfd(d), de->d_name, &st,

@@ -63,6 +63,7 @@ struct delta_apply {
 	char			 bdigest[DELTA_DIGESTMAX + 1];
 	uint64_t		 fed;		/* delta bytes taken */
 	uint64_t		 made;		/* target bytes written */
+	int64_t			 want;		/* target size expected, -1 any */
 	unsigned char		*basis;
 	ZSTD_DCtx		*dctx;
 	unsigned char		*obuf;
@@ -339,7 +340,14 @@ delta_apply_new(int basisfd, int outfd, struct cksum *digest)
 	d->basisfd = basisfd;
 	d->outfd = outfd;
 	d->digest = digest;
+	d->want = -1;
 	return d;
+}
+
+void
+delta_apply_want(struct delta_apply *d, int64_t size)
+{
+	d->want = size;
 }
 
 void
@@ -629,6 +637,12 @@ delta_apply_feed(struct delta_apply *d, const void *p, size_t len,
 			goto fail;
 		if (r == 0)
 			return 0;
+		if (d->want >= 0 && d->tsize != (uint64_t)d->want) {
+			cerr_set(err, "delta: makes %llu bytes, not the %lld "
+			    "expected", (unsigned long long)d->tsize,
+			    (long long)d->want);
+			goto fail;
+		}
 		if (delta_start(d, err) == -1)
 			goto fail;
 		d->state = DELTA_FRAME;
@@ -790,6 +804,13 @@ delta_apply_end(struct delta_apply *d, struct cerr *err)
 	d->spent = 1;
 	cerr_set(err, "%s", DELTA_NOTBUILT);
 	return -1;
+}
+
+void
+delta_apply_want(struct delta_apply *d, int64_t size)
+{
+	(void)d;
+	(void)size;
 }
 
 void

@@ -91,6 +91,9 @@ struct delta_apply	*delta_apply_new(int basisfd, int outfd,
 int			 delta_apply_feed(struct delta_apply *,
 			    const void *, size_t, struct cerr *);
 int			 delta_apply_end(struct delta_apply *, struct cerr *);
+/* The target must be size bytes: another size in the header is an
+   error before anything is decoded (call before the first feed). */
+void			 delta_apply_want(struct delta_apply *, int64_t);
 void			 delta_apply_free(struct delta_apply *);
 /* The target's size once the header is read, else -1. */
 int64_t			 delta_apply_size(const struct delta_apply *);

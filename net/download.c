@@ -213,8 +213,10 @@ dl_delta(struct net *net, const struct dl_want *w, int fd, int werr,
 		buf = own = xmalloc(bufsz = DL_BUFSZ);
 	if (w->ck != NULL)
 		cksum_reset(w->ck);
-	if (fd != -1 && werr == 0)
+	if (fd != -1 && werr == 0) {
 		d = delta_apply_new(b->fd, fd, w->ck);
+		delta_apply_want(d, w->size);
+	}
 	while ((n = net_retr_read(net, buf, bufsz, err)) > 0) {
 		if (d != NULL && !bad &&
 		    delta_apply_feed(d, buf, (size_t)n, &derr) == -1)

@@ -143,14 +143,19 @@ refused "transcript not named" "new.T: not in release 2"
 rm "$R/transcript/new.T"
 cp "$T/test.K.1" "$R/command/test.K"
 
-# 7. Release 3 accepted; then release 2's files, manifest and signature
-# replayed (rollback).
+# 7. Release 3 accepted (and ktcheck -C run); then release 2's files,
+# manifest and signature replayed (rollback).
 printf 'f ./etc/three 0644 0 0 1700000000 12 IlljY7PeQLBvmB+4XYIxLowO1RE=\n' \
     >>"$R/transcript/test.T"
 cp "$R/transcript/test.T" "$T/test.T.3"
 rel_publish "$R" 3 admin
 kt
 assert_eq 1 "$RC" "release 3: exit ($(cat "$T/err"))"
+state 3
+# ktcheck -C removes what no command file names, never the state: else
+# the next run would take any older release as its first.
+kt -C
+assert_eq 0 "$RC" "release 3, -C: exit ($(cat "$T/err"))"
 state 3
 rel_install "$R" 2 "$T/manifest.2" "$T/manifest.2.sig"
 refused "rollback" "release 2 is older than release 3 accepted before \(rollback\)"

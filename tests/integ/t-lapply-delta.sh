@@ -6,8 +6,10 @@
 # is the target byte for byte, files with a basis go as DELTA and new
 # ones as RETR, and -v counts them; a drifted local file (a basis the
 # server has no delta from) gets the whole file; a delta from another
-# basis, a corrupt and a truncated delta end in the whole file fetched
-# at once, and the old file stays intact when that fetch is refused; a
+# basis, a corrupt and a truncated delta, and one that makes another
+# size than the transcript's (refused before decoding) end in the whole
+# file fetched at once, and the old file stays intact when that fetch is
+# refused; a
 # basis swapped for a symbolic link, a FIFO or a hard link is never read
 # (the file goes as RETR, the link's target untouched); -j 2 does the
 # same; more files than bases may be open at once all go as DELTA;
@@ -161,6 +163,24 @@ done
 grep -q 'basis is not the one' "$T/err" || fail "wrong basis: $(cat "$T/err")"
 grep -q 'd: delta: truncated' "$T/err" || fail "truncated: $(cat "$T/err")"
 grep -q 'c: delta: corrupt' "$T/err" || fail "corrupt: $(cat "$T/err")"
+
+# --- a delta that makes another size than the transcript's (its header
+# and its frame agreeing, at 20 MiB): refused when its header is read,
+# before anything is decoded, and the whole file fetched
+reset
+head -c 20971520 /dev/zero >"$T/big" || fail "big"
+"$MAKE" "$T/old/etc/conf" "$T/big" \
+    "$S/delta/$(name "$T/old/etc/conf").$(name "$S/file/test.T/etc/conf")" ||
+    fail "delta-make big"
+serve_files "$S" delta - conns 2
+net_apply "$R" "$T/a.T" -c sha1 -v
+delta "$T/old/etc/conf" "$S/file/test.T/etc/conf"
+expect_rc 0
+same_tree "a delta of another size"
+expect_requests RETR ./etc/conf ./new
+_esize=$(wc -c <"$S/file/test.T/etc/conf")
+grep -q "\./etc/conf: delta: makes 20971520 bytes, not the $_esize expected; fetching the whole file\$" \
+    "$T/err" || fail "a delta of another size: $(cat "$T/err")"
 
 # --- the whole file refused after a failed delta: the old file stays
 reset
