@@ -91,9 +91,20 @@ fs_out_open(struct fs_out *o, const char *path)
 	}
 	o->name = o->path;
 	if (lstat(path, &st) == 0) {
-		if (!S_ISREG(st.st_mode))
+		/*
+		 * Written through (/dev/stdout, a FIFO) only when it is ours
+		 * or root's: one another user put in a directory they may
+		 * write (/tmp) would have us write where it points.
+		 */
+		if (!S_ISREG(st.st_mode)) {
+			if (st.st_uid != geteuid() && st.st_uid != 0) {
+				errno = EPERM;
+				return -1;
+			}
 			return (o->fp = fopen(path, "w")) == NULL ? -1 : 0;
-		exists = 1;
+		}
+		/* Another user's file is replaced, not handed back to them. */
+		exists = st.st_uid == geteuid() || st.st_uid == 0;
 	} else if (errno != ENOENT)
 		return -1;
 

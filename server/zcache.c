@@ -40,6 +40,7 @@ struct zdsrc {
 
 struct zcache {
 	int		 dfd;		/* the cache directory */
+	int		 zfd, ifd;	/* its z/ and i/, held: never re-resolved */
 	int64_t		 bound;
 	unsigned	 seq;		/* temporary names */
 	struct zstdconn_dict *dict;	/* ZC_DICT, or NULL */
@@ -312,15 +313,16 @@ zcache_set_dict(struct zcache *zc, const void *p, size_t len,
 	return 0;
 }
 
-/* Remove the stale temporary files of sub ("." the top). */
+/* Remove the stale temporary files of the directory dfd. */
 static void
-tmp_sweep(struct zcache *zc, const char *sub)
+tmp_sweep(int dfd)
 {
 	struct dirent	*de;
 	DIR		*d;
 	int		 fd;
 
-	if ((fd = openat(zc->dfd, sub, O_RDONLY | O_DIRECTORY |
+	/* "." of the held descriptor: a description of its own. */
+	if ((fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY |
 	    O_CLOEXEC)) == -1)
 		return;
 	if ((d = fdopendir(fd)) == NULL) {
@@ -333,26 +335,36 @@ tmp_sweep(struct zcache *zc, const char *sub)
 	closedir(d);
 }
 
-/* The directory name below dfd made private (fs_dir_private). */
+/*
+ * The directory name below dfd, opened without following a link and
+ * made private (fs_dir_private); its descriptor, or -1.  The cache is
+ * writable by the -g user, and this may run as root (start-up, -W): z/
+ * and i/ are only ever used through these descriptors.
+ */
 static int
 zc_private(int dfd, const char *name)
 {
 	uid_t	 uid;
-	int	 fd, r;
+	int	 fd, e;
 
 	if ((fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC)) == -1)
 		return -1;
-	r = fs_dir_private(fd, &uid);
-	close(fd);
-	return r;
+	if (fs_dir_private(fd, &uid) == -1) {
+		e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
 }
 
 struct zcache *
 zcache_open(const char *dir, int64_t bound, struct cerr *err)
 {
 	struct zcache	*zc;
-	int		 dfd;
+	int		 dfd, zfd = -1, ifd = -1;
+	uid_t		 uid;
 
 	if (mkdir(dir, 0700) == -1 && errno != EEXIST) {
 		cerr_errno(err, "%s: mkdir", dir);
@@ -372,20 +384,25 @@ zcache_open(const char *dir, int64_t bound, struct cerr *err)
 	 * One made by an earlier version (0755) is made private too: its
 	 * entries, 0644, are then out of other users' reach.
 	 */
-	if (zc_private(dfd, ".") == -1 || zc_private(dfd, "z") == -1 ||
-	    zc_private(dfd, "i") == -1) {
+	if (fs_dir_private(dfd, &uid) == -1 ||
+	    (zfd = zc_private(dfd, "z")) == -1 ||
+	    (ifd = zc_private(dfd, "i")) == -1) {
 		cerr_errno(err, "%s: chmod", dir);
+		if (zfd != -1)
+			close(zfd);
 		close(dfd);
 		return NULL;
 	}
 	zc = xcalloc(1, sizeof(*zc));
 	zc->dfd = dfd;
+	zc->zfd = zfd;
+	zc->ifd = ifd;
 	zc->bound = bound;
 	zc->dir = xstrdup(dir);
 	/* What a killed writer left, before it is counted or read. */
-	tmp_sweep(zc, ".");
-	tmp_sweep(zc, "i");
-	tmp_sweep(zc, "z");
+	tmp_sweep(zc->dfd);
+	tmp_sweep(zc->ifd);
+	tmp_sweep(zc->zfd);
 	if (dict_load(zc, dir, err) == -1) {
 		zcache_close(zc);
 		return NULL;
@@ -401,6 +418,8 @@ zcache_close(struct zcache *zc)
 	zstdconn_dict_free(zc->dict);
 	src_free(zc);
 	free(zc->dir);
+	close(zc->zfd);
+	close(zc->ifd);
 	close(zc->dfd);
 	free(zc);
 }
@@ -408,7 +427,7 @@ zcache_close(struct zcache *zc)
 static void
 rec_name(const struct stat *st, char *name, size_t len)
 {
-	snprintf(name, len, "i/%ju-%ju", (uintmax_t)st->st_dev,
+	snprintf(name, len, "%ju-%ju", (uintmax_t)st->st_dev,
 	    (uintmax_t)st->st_ino);
 }
 
@@ -423,7 +442,7 @@ rec_read(struct zcache *zc, const struct stat *st, int *verdict,
 	int		 fd, v;
 
 	rec_name(st, name, sizeof(name));
-	if ((fd = openat(zc->dfd, name, O_RDONLY | O_NOFOLLOW |
+	if ((fd = openat(zc->ifd, name, O_RDONLY | O_NOFOLLOW |
 	    O_CLOEXEC)) == -1)
 		return 0;
 	n = read(fd, line, sizeof(line) - 1);
@@ -456,38 +475,39 @@ rec_write(struct zcache *zc, const struct stat *st, int verdict,
 	int	 fd, n;
 
 	rec_name(st, name, sizeof(name));
-	snprintf(tmp, sizeof(tmp), "i/.tmp.%ld.%u", (long)getpid(),
+	snprintf(tmp, sizeof(tmp), ".tmp.%ld.%u", (long)getpid(),
 	    zc->seq++);
 	n = snprintf(line, sizeof(line), "1 %jd %jd %jd %jd %jd %d %s\n",
 	    (intmax_t)st->st_size, (intmax_t)st->st_mtim.tv_sec,
 	    (intmax_t)st->st_mtim.tv_nsec, (intmax_t)st->st_ctim.tv_sec,
 	    (intmax_t)st->st_ctim.tv_nsec, verdict, digest);
-	if ((fd = openat(zc->dfd, tmp, O_WRONLY | O_CREAT | O_EXCL |
-	    O_CLOEXEC, 0600)) == -1)
+	if ((fd = openat(zc->ifd, tmp, O_WRONLY | O_CREAT | O_EXCL |
+	    O_NOFOLLOW | O_CLOEXEC, 0600)) == -1)
 		return;
 	if (fs_write_all(fd, line, (size_t)n) == -1) {
 		(void)close(fd);
-		(void)unlinkat(zc->dfd, tmp, 0);
+		(void)unlinkat(zc->ifd, tmp, 0);
 		return;
 	}
-	if (close(fd) == -1 || renameat(zc->dfd, tmp, zc->dfd, name) == -1)
-		(void)unlinkat(zc->dfd, tmp, 0);
+	if (close(fd) == -1 || renameat(zc->ifd, tmp, zc->ifd, name) == -1)
+		(void)unlinkat(zc->ifd, tmp, 0);
 }
 
 /*
  * The name of an entry of codec at level: zlib's as before codecs were
- * named, "z/<digest>.<level>"; zstd's "z/<digest>.zstd<level>", and
- * "z/<digest>.zstd<level>d<id>" made with the dictionary of that id.
+ * named, "<digest>.<level>"; zstd's "<digest>.zstd<level>", and
+ * "<digest>.zstd<level>d<id>" made with the dictionary of that id; all
+ * in z/ (zc->zfd).
  */
 static void
 ent_name(const char *digest, enum zlevel_codec codec, int level,
     unsigned dict, char *name, size_t len)
 {
 	if (dict != 0)
-		snprintf(name, len, "z/%s.%s%dd%u", digest,
+		snprintf(name, len, "%s.%s%dd%u", digest,
 		    zlevel_label(codec), level, dict);
 	else
-		snprintf(name, len, "z/%s.%s%d", digest, codec == ZLEVEL_ZLIB ?
+		snprintf(name, len, "%s.%s%d", digest, codec == ZLEVEL_ZLIB ?
 		    "" : zlevel_label(codec), level);
 }
 
@@ -550,7 +570,7 @@ zcache_find(struct zcache *zc, const struct stat *st, enum zlevel_codec codec,
 		if (!zlevel_deflates(codec, l))
 			continue;
 		ent_name(digest, codec, l, dict, name, sizeof(name));
-		if ((fd = openat(zc->dfd, name, O_RDONLY | O_NOFOLLOW |
+		if ((fd = openat(zc->zfd, name, O_RDONLY | O_NOFOLLOW |
 		    O_CLOEXEC)) == -1)
 			continue;
 		if (read(fd, hdr, ZC_HEADER) != ZC_HEADER ||
@@ -597,13 +617,13 @@ zcache_fill_begin(struct zcache *zc, const struct stat *st,
 	f->codec = codec;
 	f->level = level;
 	f->dict = dict;
-	snprintf(f->tmp, sizeof(f->tmp), "z/.tmp.%ld.%u", (long)getpid(),
+	snprintf(f->tmp, sizeof(f->tmp), ".tmp.%ld.%u", (long)getpid(),
 	    zc->seq++);
-	if ((f->fd = openat(zc->dfd, f->tmp, O_RDWR | O_CREAT | O_EXCL |
-	    O_CLOEXEC, 0600)) == -1 || (f->ck = cksum_new("sha1")) == NULL) {
+	if ((f->fd = openat(zc->zfd, f->tmp, O_RDWR | O_CREAT | O_EXCL |
+	    O_NOFOLLOW | O_CLOEXEC, 0600)) == -1 || (f->ck = cksum_new("sha1")) == NULL) {
 		if (f->fd != -1) {
 			close(f->fd);
-			(void)unlinkat(zc->dfd, f->tmp, 0);
+			(void)unlinkat(zc->zfd, f->tmp, 0);
 		}
 		free(f);
 		return NULL;
@@ -677,7 +697,7 @@ zcache_fill_end(struct zfill *f, int ok, int srcfd)
 	f->fd = -1;
 	if (n == -1)
 		goto out;
-	if (renameat(zc->dfd, f->tmp, zc->dfd, name) == -1)
+	if (renameat(zc->zfd, f->tmp, zc->zfd, name) == -1)
 		goto out;
 	rec_write(zc, &f->st, ZC_DEFLATE, digest);
 	rc = 0;
@@ -685,7 +705,7 @@ out:
 	if (f->fd != -1)
 		close(f->fd);
 	if (rc == -1)
-		(void)unlinkat(zc->dfd, f->tmp, 0);
+		(void)unlinkat(zc->zfd, f->tmp, 0);
 	cksum_free(f->ck);
 	free(f);
 	return rc;
@@ -718,7 +738,7 @@ zcache_trim(struct zcache *zc)
 
 	if (zc->bound <= 0)
 		return 0;
-	if ((fd = openat(zc->dfd, "z", O_RDONLY | O_DIRECTORY |
+	if ((fd = openat(zc->zfd, ".", O_RDONLY | O_DIRECTORY |
 	    O_CLOEXEC)) == -1 || (d = fdopendir(fd)) == NULL) {
 		if (fd != -1)
 			close(fd);

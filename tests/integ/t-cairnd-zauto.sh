@@ -216,6 +216,29 @@ grep -q '1 incompressible' "$T/werr" || fail "-W verdict: $(cat "$T/werr")"
 run_capture "$T/wout" "$T/werr" "$CAIRND" -D "$R" -c "$T/small" -S 4k -W 9
 assert_eq 0 "$RC" "-S 4k -W 9: $(cat "$T/werr")"
 [ -z "$(ls "$T/small/z")" ] || fail "-S 4k: entries kept: $(ls -l "$T/small/z")"
+# The cache is the -g user's to write, and -W runs as root: z/ and i/
+# are held from when the cache is opened.  z/ swapped for a symbolic
+# link to a directory of root's just before -W's first rename (the -g
+# user's move) sends nothing there: root's files are neither trimmed
+# (-S 4k, and they are older than anything in the cache) nor joined by
+# an entry.
+need_shim
+V=$T/victim
+mkdir "$V" "$T/race" || fail "mkdir victim"
+for _i in 1 2 3; do
+	head -c 8192 /dev/urandom >"$V/secret$_i" || fail "secret"
+done
+touch -d '1 hour ago' "$V"/secret* || fail "touch secrets"
+ls -l "$V" >"$T/victim.before"
+run_capture "$T/wout" "$T/werr" env LD_PRELOAD="$SHIM" \
+    CAIRN_SHIM_STOP=renameat:1 \
+    CAIRN_SHIM_RUN="cd '$T/race' && mv z z.old && ln -s '$V' z" \
+    "$CAIRND" -D "$R" -c "$T/race" -S 4k -W 9
+assert_eq 0 "$RC" "-W, z/ swapped: $(cat "$T/werr")"
+[ -L "$T/race/z" ] || fail "-W, z/ swapped: the swap did not happen"
+ls -l "$V" >"$T/victim.after"
+assert_file_eq "$T/victim.before" "$T/victim.after" \
+    "-W, z/ swapped: root's directory"
 # The cache holds the repository's files: private, whatever the umask.
 for _d in "$T/small" "$T/small/z" "$T/small/i"; do
 	assert_eq 700 "$(stat -c %a "$_d")" "mode of $_d"

@@ -305,7 +305,8 @@ END_TEST
 
 /*
  * An output over a regular file: a new file with its mode (set-id bits
- * too) and, for root, its owner; the old file stays as it was until the
+ * too) when the old one is ours (root: another user's is not handed
+ * back to them); the old file stays as it was until the
  * commit, and is never written in place.
  */
 START_TEST(test_out_replace)
@@ -332,11 +333,12 @@ START_TEST(test_out_replace)
 	after = stat_at("out");
 	ck_assert_str_eq(slurp("out"), "new\n");
 	ck_assert_uint_ne(after.st_ino, before.st_ino);
-	ck_assert_uint_eq(after.st_mode & 07777, 04751);
 	if (geteuid() == 0) {
-		ck_assert_uint_eq(after.st_uid, 1234);
-		ck_assert_uint_eq(after.st_gid, 5678);
-	}
+		/* Another user's file: replaced by root's, not handed over. */
+		ck_assert_uint_eq(after.st_uid, 0);
+		ck_assert_uint_eq(after.st_mode & 06022, 0);
+	} else
+		ck_assert_uint_eq(after.st_mode & 07777, 04751);
 	/* The old inode was never touched. */
 	ck_assert_str_eq(slurp("out.link"), "old\n");
 	ck_assert_int_eq(count_entries(), 2);
@@ -375,8 +377,9 @@ START_TEST(test_out_abort)
 END_TEST
 
 /*
- * A symbolic link, /dev/full: written through, as fopen(path, "w") does;
- * commit only closes, and reports a write that failed.
+ * A symbolic link, /dev/full: written through, as fopen(path, "w") does,
+ * when ours or root's; commit only closes, and reports a write that
+ * failed.
  */
 START_TEST(test_out_not_regular)
 {
@@ -400,6 +403,21 @@ START_TEST(test_out_not_regular)
 	ck_assert_ptr_null(o.fp);
 	ck_assert(S_ISLNK(stat_at("link").st_mode));
 	ck_assert_int_eq(count_entries(), 2);
+
+	/*
+	 * Root, and a link another user put there (as in /tmp): not
+	 * written through, and its target left as it was.
+	 */
+	if (geteuid() == 0) {
+		unit_write(top, "target", "root's\n");
+		ck_assert_int_eq(lchown(p, 1234, 5678), 0);
+		errno = 0;
+		ck_assert_int_eq(fs_out_open(&o, p), -1);
+		ck_assert_int_eq(errno, EPERM);
+		ck_assert_str_eq(slurp("target"), "root's\n");
+		ck_assert_int_eq(count_entries(), 2);
+		ck_assert_int_eq(lchown(p, 0, 0), 0);
+	}
 
 	/* A device that is full: the commit fails with the write's error. */
 	if (access("/dev/full", W_OK) == 0) {
