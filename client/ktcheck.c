@@ -298,13 +298,11 @@ stage_clean(struct kt *kt)
 	closedir(d);
 }
 
-/* Nonzero if name (command_name_ok) would lead into a staging directory. */
+/* Nonzero if name (canonical) would lead into a staging directory. */
 static int
 stage_name(const char *name)
 {
-	while (name[0] == '.' && name[1] == '/')
-		name += 2;
-	return strncmp(name, KT_STAGE, strlen(KT_STAGE)) == 0;
+	return strncasecmp(name, KT_STAGE, strlen(KT_STAGE)) == 0;
 }
 
 /* Remember a file fetched into the staging directory. */
@@ -746,8 +744,40 @@ kt_kopen(void *arg, const char *kpath, const char *name)
 {
 	struct kt	*kt = arg;
 
+	char		*rel;
+	int		 fd, e;
+
 	(void)kpath;
-	return kt_open(kt, name != NULL ? name : kt->base);
+	if (name == NULL)
+		return kt_open(kt, kt->base);
+	rel = command_name_canon(name);
+	fd = kt_open(kt, rel);
+	e = errno;
+	free(rel);
+	errno = e;
+	return fd;
+}
+
+/*
+ * Nonzero if rel (canonical, below the command directory) is one of
+ * ktcheck's own files there: the base command file, special.T, the
+ * release state, or a staging directory.  A command file naming one
+ * would have this run overwrite it with something else.
+ */
+static int
+own_name(const struct kt *kt, const char *rel)
+{
+	const char	*own[3];
+	size_t		 i;
+
+	own[0] = kt->base;
+	own[1] = "special.T";
+	own[2] = TRUST_STATE;
+	for (i = 0; i < sizeof(own) / sizeof(own[0]); i++)
+		if ((kt->icase ? strcasecmp(rel, own[i]) :
+		    strcmp(rel, own[i])) == 0)
+			return 1;
+	return stage_name(rel);
 }
 
 /*
@@ -759,7 +789,7 @@ kt_entry(void *arg, const struct cline *c, const char *kpath,
     struct cerr *err)
 {
 	struct kt	*kt = arg;
-	char		*sub;
+	char		*sub, *rel;
 	int		 r;
 
 	(void)err;
@@ -771,17 +801,24 @@ kt_entry(void *arg, const struct cline *c, const char *kpath,
 		    c->name);
 		return -1;
 	}
-	if (stage_name(c->name)) {
+	/*
+	 * One file, one name: "./a.T" is "a.T" for staging, reading and
+	 * -C; the server is asked for the name as written.
+	 */
+	rel = command_name_canon(c->name);
+	if (own_name(kt, rel)) {
 		cerr_set(&kt->err, "command file %s: line %u: %s: name "
-		    "reserved for ktcheck's staging directory", kpath,
-		    c->lineno, c->name);
+		    "reserved for ktcheck's own files", kpath, c->lineno,
+		    c->name);
+		free(rel);
 		return -1;
 	}
-	keep_name(kt, c->name);
-	xasprintf(&sub, "%s%s", kt->kdir, c->name);
+	keep_name(kt, rel);
+	xasprintf(&sub, "%s%s", kt->kdir, rel);
 	r = check(kt, c->type == 'k' ? "COMMAND" : "TRANSCRIPT", c->name,
-	    c->name, sub);
+	    rel, sub);
 	free(sub);
+	free(rel);
 	if (r == -1)
 		return -1;
 	return kt->stop ? 1 : 0;

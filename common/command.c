@@ -369,6 +369,7 @@ command_name_ok(const char *name)
 {
 	const char	*p = name;
 	size_t		 n;
+	int		 named = 0;
 
 	if (name[0] == '\0' || name[0] == '/')
 		return 0;
@@ -376,8 +377,34 @@ command_name_ok(const char *name)
 		n = strcspn(p, "/");
 		if (n == 0 || (n == 2 && p[0] == '.' && p[1] == '.'))
 			return 0;
+		if (n != 1 || p[0] != '.')
+			named = 1;
 		if (p[n] == '\0')
-			return 1;
+			return named;
 		p += n + 1;
 	}
+}
+
+char *
+command_name_canon(const char *name)
+{
+	const char	*p = name;
+	char		*out, *o;
+	size_t		 n;
+
+	o = out = xmalloc(strlen(name) + 1);
+	for (;;) {
+		n = strcspn(p, "/");
+		if (n != 1 || p[0] != '.') {
+			if (o != out)
+				*o++ = '/';
+			memcpy(o, p, n);
+			o += n;
+		}
+		if (p[n] == '\0')
+			break;
+		p += n + 1;
+	}
+	*o = '\0';
+	return out;
 }

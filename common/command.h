@@ -80,9 +80,17 @@ int	cmdset_walk(const char *kfile, const char *kdir, int flags,
 /*
  * A name from a k line becomes a path below the command directory:
  * nonzero if it is relative with no empty or ".." component, so it
- * cannot leave that directory.
+ * cannot leave that directory, and names more than the directory
+ * itself (not only "." components).
  */
 int	command_name_ok(const char *name);
+
+/*
+ * The one spelling of a name command_name_ok accepts: its "."
+ * components dropped ("./a/./b.T" is "a/b.T"), so that two spellings
+ * of one file are one name.  Allocated.
+ */
+char	*command_name_canon(const char *name);
 
 /* Command directory of kfile: its directory with '/', or "./". */
 char	*command_dir(const char *kfile);

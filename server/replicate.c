@@ -76,7 +76,8 @@ struct rp {
 	struct net	*net;
 	struct netopts	 no;
 	const char	*dir;		/* -D */
-	const char	*kname;		/* -K: name of the base command file */
+	char		*kname;		/* -K: name of the base command file,
+					   canonical (command_name_canon) */
 	const char	*digest;	/* -c */
 	struct cksum	*ck;
 	struct reqwin	*win;		/* requests in flight (rp_req) */
@@ -283,11 +284,12 @@ static int
 rp_kopen(void *arg, const char *kpath, const char *name)
 {
 	struct rp	*rp = arg;
-	char		 rel[PATH_MAX];
+	char		 rel[PATH_MAX], *k;
 
 	(void)kpath;
-	snprintf(rel, sizeof(rel), RP_STAGE "/command/%s",
-	    name != NULL ? name : rp->kname);
+	k = name != NULL ? command_name_canon(name) : xstrdup(rp->kname);
+	snprintf(rel, sizeof(rel), RP_STAGE "/command/%s", k);
+	free(k);
 	return confine_open(rp->repofd, rel, O_RDONLY | O_NONBLOCK, 0);
 }
 
@@ -301,7 +303,8 @@ rp_entry(void *arg, const struct cline *c, const char *kpath,
 {
 	struct rp	*rp = arg;
 	struct net_stat	 si;
-	char		 rel[PATH_MAX];
+	char		 rel[PATH_MAX], *k;
+	int		 r;
 
 	(void)err;
 	if (c->type == 'p' || c->type == 'n') {
@@ -316,21 +319,34 @@ rp_entry(void *arg, const struct cline *c, const char *kpath,
 	}
 	if (c->type != 'k')
 		return 0;
-	if (!command_name_ok(c->name) || strcmp(c->name, rp->kname) == 0) {
+	if (!command_name_ok(c->name)) {
 		cerr_set(&rp->err, "command file %s: line %u: %s: name "
 		    "outside the command directory", kpath, c->lineno,
 		    c->name);
 		return -1;
 	}
-	if (strlist_has(&rp->kfiles, c->name, 0))
-		return 0;
-	strlist_add(&rp->kfiles, c->name);
-	snprintf(rel, sizeof(rel), RP_STAGE "/command/%s", c->name);
-	if (rp_stat(rp, "COMMAND", c->name, &si) == -1 ||
-	    fetch(rp, "COMMAND", c->name, rp->repofd, rel, c->name, si.size,
-	    si.cksum) == -1)
+	/* One file, one name: "./a.K" is "a.K"; asked for as written. */
+	k = command_name_canon(c->name);
+	if (strcmp(k, rp->kname) == 0) {
+		cerr_set(&rp->err, "command file %s: line %u: %s: name "
+		    "reserved for the base command file", kpath, c->lineno,
+		    c->name);
+		free(k);
 		return -1;
-	return 0;
+	}
+	if (strlist_has(&rp->kfiles, k, 0)) {
+		free(k);
+		return 0;
+	}
+	strlist_add(&rp->kfiles, k);
+	snprintf(rel, sizeof(rel), RP_STAGE "/command/%s", k);
+	r = 0;
+	if (rp_stat(rp, "COMMAND", c->name, &si) == -1 ||
+	    fetch(rp, "COMMAND", c->name, rp->repofd, rel, k, si.size,
+	    si.cksum) == -1)
+		r = -1;
+	free(k);
+	return r;
 }
 
 /* Fetch the base command file and everything it includes into the stage. */
@@ -876,7 +892,8 @@ tool_opt(int ch, const char *arg, void *ctx)
 	case 'K':
 		if (!command_name_ok(arg))
 			return -1;
-		rp->kname = arg;
+		free(rp->kname);
+		rp->kname = command_name_canon(arg);
 		break;
 	case 'n':
 		rp->nflag = 1;
@@ -908,7 +925,7 @@ main(int argc, char *argv[])
 	    &rp.no);
 	co.dir = _RADMIND_PATH;
 	co.digest = "sha1";
-	rp.kname = "replica.K";
+	rp.kname = xstrdup("replica.K");
 	if (copts_parse(argc, argv, &co, "K:nr", tool_opt, &rp) == -1 ||
 	    optind != argc)
 		usage();
@@ -971,6 +988,7 @@ done:
 	cksum_free(rp.ck);
 	strlist_free(&rp.kfiles);
 	strlist_free(&rp.trans);
+	free(rp.kname);
 	close(rp.repofd);
 	intr_exit(rc);
 }

@@ -123,20 +123,54 @@ assert_eq 0 "$RC" "up to date exit ($(cat "$T/err"))"
 assert_eq "No updates needed" "$(cat "$T/out")"
 unchanged "up to date"
 
-# 4. A name that would reach into a staging directory is refused, even
-# when the server has it: exit 2, the line named, nothing changed.
+# 4. A name that would reach into a staging directory, or that is one
+# of ktcheck's own files (the base command file, special.T, the release
+# state), is refused in any spelling, even when the server has it: exit
+# 2, the line named, nothing changed.
 mkdir -p "$R/transcript/.ktcheck.1"
 printf 'd ./srv 0755 0 0\n' >"$R/transcript/.ktcheck.1/x.T"
-printf 'p test.T\np .ktcheck.1/x.T\n' >"$R/command/test.K"
+printf 'd ./srv 0755 0 0\n' >"$R/transcript/command.K"
+printf 'd ./srv 0755 0 0\n' >"$R/transcript/release.state"
+printf 'p test.K\n' >"$R/command/command.K"
+for name in .ktcheck.1/x.T ./.ktcheck.2/y.T .KTCHECK.3/z.T command.K \
+    ./command.K special.T ./special.T release.state ././release.state; do
+	printf 'p test.T\np %s\n' "$name" >"$R/command/test.K"
+	kt
+	assert_eq 2 "$RC" "reserved name $name exit"
+	grep -qF "command file $C/command.K: line 2: $name: name reserved for ktcheck's own files" \
+	    "$T/err" || fail "reserved name $name: $(cat "$T/err")"
+	[ -s "$T/out" ] && fail "reserved name $name: said $(cat "$T/out")"
+	unchanged "reserved name $name"
+done
+printf 'k ./command.K\n' >"$R/command/test.K"
 kt
-assert_eq 2 "$RC" "reserved name exit"
-grep -q "^command file $C/command.K: line 2: .ktcheck.1/x.T: name reserved for ktcheck's staging directory\$" \
-    "$T/err" || fail "reserved name: $(cat "$T/err")"
-unchanged "reserved name"
-printf 'p ./.ktcheck.2/y.T\n' >"$R/command/test.K"
-kt
-assert_eq 2 "$RC" "reserved name after ./ exit"
-grep -q "^command file $C/command.K: line 1: ./.ktcheck.2/y.T: name reserved for ktcheck's staging directory\$" \
-    "$T/err" || fail "reserved name after ./: $(cat "$T/err")"
-unchanged "reserved name after ./"
+assert_eq 2 "$RC" "reserved command file name exit"
+grep -qF "command file $C/command.K: line 1: ./command.K: name reserved for ktcheck's own files" \
+    "$T/err" || fail "reserved k name: $(cat "$T/err")"
+unchanged "reserved command file name"
+
+# 5. Two spellings of one file are one file: fetched once, committed
+# once, and kept by -C.  An included command file named with "./" and a
+# transcript named both ways, all changed on the server.
+printf 'p test.T\nk ./inc/sub.K\nn neg.T\np ./test.T\ns ./etc/hostname\n' \
+    >"$R/command/test.K"
+printf 'p ./extra.T\np extra.T\n' >"$R/command/inc/sub.K"
+printf 'd ./opt2 0755 0 0\n' >"$R/transcript/extra.T"
+printf 'd ./usr 0755 0 0\n' >>"$R/transcript/test.T"
+touch -d "@$((T0 + 60))" "$R/transcript/extra.T" "$R/transcript/test.T"
+kt -C
+assert_eq 1 "$RC" "two spellings exit ($(cat "$T/err"))"
+printf '%s\n' "$C/command.K: updated" "$C/test.T: updated" \
+    "$C/inc/sub.K: updated" "$C/extra.T: updated" >"$T/exp"
+assert_file_eq "$T/exp" "$T/out" "two spellings run"
+assert_file_eq "$R/command/test.K" "$C/command.K"
+assert_file_eq "$R/command/inc/sub.K" "$C/inc/sub.K"
+assert_file_eq "$R/transcript/test.T" "$C/test.T"
+assert_file_eq "$R/transcript/extra.T" "$C/extra.T"
+assert_no_files "staging or temporary files left" "$C" -name '.ktcheck*'
+snap before
+kt -C
+assert_eq 0 "$RC" "two spellings, up to date exit ($(cat "$T/err"))"
+assert_eq "No updates needed" "$(cat "$T/out")"
+unchanged "two spellings, up to date"
 exit 0

@@ -2,8 +2,8 @@
 # t-replicate: cairn-replicate keeps a replica's repository identical to
 # a primary's served by cairnd: first run, a run with nothing to do, a
 # new loadset, a changed loadset, a corrupted file on the replica, an
-# interrupted run, -r, a hostile transcript and a corrupted file on the
-# primary.
+# interrupted run, -r, a hostile transcript, a command file naming the
+# base command file and a corrupted file on the primary.
 . "$top_srcdir/tests/integ/lib.sh"
 need_tool cairnd cairn-replicate cairn-publish fsdiff
 mk_tmpdir
@@ -169,6 +169,19 @@ grep -q "evil.T" "$T/err" || fail "hostile: no message: $(cat "$T/err")"
 echo "hostile transcript: $(cat "$T/err")"
 [ ! -e "$R/transcript/evil.T" ] || fail "hostile transcript published"
 assert_eq hostile "$(cat "$T/outside/x")" "file outside"
+
+# A command file that names the base command file in another spelling
+# ("./base.K", with -K base.K): the primary's base.K would be fetched
+# over the base the primary gives this host.  Refused before anything
+# is fetched under that name; nothing installed.
+printf 'p base.T\n' >"$P/command/base.K"
+printf 'p base.T\np db.T\nk ./base.K\n' >"$P/command/db.K"
+replicate -K base.K
+assert_eq 2 "$RC" "base command file named again"
+grep -qF "db.K: line 3: ./base.K: name reserved for the base command file" \
+    "$T/err" || fail "base named again: $(cat "$T/err")"
+[ ! -e "$R/command/base.K" ] || fail "base named again: base.K installed"
+rm -f "$P/command/base.K"
 
 # Once the primary drops it, the replica goes on.
 printf 'p base.T\np db.T\n' >"$P/command/db.K"

@@ -220,6 +220,32 @@ START_TEST(test_command_dir)
 }
 END_TEST
 
+/* A k name stays below the command directory, and has one spelling. */
+START_TEST(test_command_name)
+{
+	static const char *const ok[][2] = {
+		{ "a.K", "a.K" }, { "./a.K", "a.K" }, { "././a.K", "a.K" },
+		{ "sub/./b.T", "sub/b.T" }, { "sub/.", "sub" },
+		{ ".a.K", ".a.K" }, { "..a", "..a" }, { "a/.../b", "a/.../b" },
+	};
+	static const char *const bad[] = {
+		"", "/a.K", "..", "../a.K", "a/../b", "a//b", "a/", ".",
+		"./.", "././",
+	};
+	size_t	 i;
+	char	*c;
+
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		ck_assert_msg(command_name_ok(ok[i][0]), "%s", ok[i][0]);
+		c = command_name_canon(ok[i][0]);
+		ck_assert_str_eq(c, ok[i][1]);
+		free(c);
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ck_assert_msg(!command_name_ok(bad[i]), "%s", bad[i]);
+}
+END_TEST
+
 /* Full expansion. */
 
 START_TEST(test_load_basic)
@@ -647,6 +673,7 @@ command_suite(void)
 	tcase_add_loop_test(tc, test_cline_errors, 0,
 	    (int)(sizeof(cbad) / sizeof(cbad[0])));
 	tcase_add_test(tc, test_command_dir);
+	tcase_add_test(tc, test_command_name);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("load");
