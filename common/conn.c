@@ -374,6 +374,13 @@ conn_read(struct conn *c, void *buf, size_t len, struct cerr *err)
 	return connin_read(c->in, buf, len, conn_deadline(c), err);
 }
 
+ssize_t
+conn_read_until(struct conn *c, void *buf, size_t len, int64_t deadline,
+    struct cerr *err)
+{
+	return connin_read(c->in, buf, len, deadline, err);
+}
+
 int
 conn_flush(struct conn *c, struct cerr *err)
 {

@@ -153,6 +153,9 @@ int		 conn_toolong(const struct conn *);
  */
 ssize_t		 conn_read(struct conn *, void *buf, size_t len,
 		    struct cerr *err);
+/* As conn_read, with an absolute deadline (conn_now() clock, -1: none). */
+ssize_t		 conn_read_until(struct conn *, void *buf, size_t len,
+		    int64_t deadline, struct cerr *err);
 
 /* Queue bytes / a formatted string (terminators are the caller's). */
 int		 conn_write(struct conn *, const void *, size_t,

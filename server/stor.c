@@ -645,9 +645,9 @@ stor_body(struct sess *s, int fd, int dfd, const char *leaf,
 {
 	struct cerr	 err;
 	char		*line, *chunk, msg[PATH_MAX + 128];
-	int64_t		 size, left;
+	int64_t		 size, left, deadline;
 	ssize_t		 n;
-	size_t		 want;
+	size_t		 want, got;
 	int		 r, e;
 
 	if (conn_getline(s->conn, &line, &err) == -1) {
@@ -675,9 +675,20 @@ stor_body(struct sess *s, int fd, int dfd, const char *leaf,
 	}
 	s->storbytes += size;
 	chunk = xmalloc(STOR_CHUNK);
+	/*
+	 * -E bounds each STOR_CHUNK of the body as a whole, not each read:
+	 * a client trickling a byte at a time cannot hold the session.
+	 */
+	deadline = -1;
+	got = 0;
 	for (left = size; left > 0; left -= n) {
-		want = left > STOR_CHUNK ? STOR_CHUNK : (size_t)left;
-		if ((n = conn_read(s->conn, chunk, want, &err)) == -1) {
+		if (got == 0)
+			deadline = conn_deadline(s->conn);
+		want = STOR_CHUNK - got;
+		if ((int64_t)want > left)
+			want = (size_t)left;
+		if ((n = conn_read_until(s->conn, chunk, want, deadline,
+		    &err)) == -1) {
 			log_warnx("%s", err.msg);
 			free(chunk);
 			goto bad;
@@ -691,6 +702,8 @@ stor_body(struct sess *s, int fd, int dfd, const char *leaf,
 			stor_fatal(s, RAP_STOR_DATA, msg);
 			return -1;
 		}
+		if ((got += (size_t)n) == STOR_CHUNK)
+			got = 0;
 	}
 	free(chunk);
 	if (conn_getline(s->conn, &line, &err) == -1 || strcmp(line, ".") != 0)

@@ -35,6 +35,10 @@
 #       Send a command line one byte every SECONDS and never end it;
 #       print sent (bytes), closed_s (from the first byte) and replies
 #       (60 s at most).
+#   stortrickle SECONDS
+#       STOR TRANSCRIPT trickle.T of 100000 bytes, then its body one byte
+#       every SECONDS; print sent (body bytes), closed_s (from the first
+#       body byte) and replies (60 s at most).
 #   flood CAIRNDPID COUNT TEXT
 #       Send TEXT (Python escapes: request lines) COUNT times on one
 #       connection, then QUIT, reading the replies as they come (a thread
@@ -296,6 +300,34 @@ def trickle(port, args, out, ready):
     out.replies(got)
 
 
+def stortrickle(port, args, out, ready):
+    pause = float(args[0])
+    s = connect(port)
+    read_banner(s)
+    ready()
+    s.sendall(b'STOR TRANSCRIPT trickle.T\r\n100000\r\n')
+    sent = 0
+    t0 = time.time()
+    got = b''
+    closed = False
+    s.settimeout(pause)
+    while sent < 100000 and time.time() - t0 < 60 and not closed:
+        try:
+            s.send(b'd')
+            sent += 1
+            d = s.recv(4096)
+            if not d:
+                closed = True
+            got += d
+        except socket.timeout:
+            pass
+        except OSError:
+            closed = True
+    out.put('sent', sent)
+    out.closed(closed, t0)
+    out.replies(got)
+
+
 def hold(port, args, out, ready):
     n = int(args[0])
     gofile = args[1] if len(args) > 1 else None
@@ -503,6 +535,7 @@ SCENARIOS = {
     'tlsidle': tlsidle, 'noops': noops, 'trickle': trickle, 'hold': hold,
     'burst': burst, 'retr': retr, 'busy': busy, 'flood': flood,
     'stall': stall,
+    'stortrickle': stortrickle,
 }
 
 

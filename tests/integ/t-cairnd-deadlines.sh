@@ -1,7 +1,8 @@
 #!/bin/sh
 # cairnd deadlines, with short settings: a command line that has begun
-# must be complete within -t however slowly it trickles in; a client
-# may be idle for -I between commands and no more; at TLS level 1 a
+# must be complete within -t however slowly it trickles in, and each
+# 256 KiB of an upload within -E; a client may be idle for -I between
+# commands and no more; at TLS level 1 a
 # client that sends nothing, stalls in the TLS handshake or only sends
 # NOOPs is dropped once the grace time (-G) from connecting is over, and
 # its slot is free again; once TLS is up the grace time no longer
@@ -23,13 +24,14 @@ closed()
 	    fail "$2: not closed: $(grep "^$1\." "$OUT")"
 }
 
-# Level 0: a 2-second line time and a 2-second idle time.  A client
-# trickling a line (one byte every 0.5 s), a silent one and a busy one
-# (a NOOP every 0.5 s for 3 s) run side by side.
-start_cairnd "$T/repo" -t 2 -I 2
+# Level 0: a 2-second line time, a 2-second idle time and a 2-second
+# transfer time.  A client trickling a line (one byte every 0.5 s), one
+# trickling an upload's body as slowly, a silent one and a busy one (a
+# NOOP every 0.5 s for 3 s) run side by side.
+start_cairnd "$T/repo" -t 2 -I 2 -E 2
 OUT=$T/a
-limpeer "$PORT" trickle 0.5 + silent + noops 6 0.5 >"$T/a" ||
-    fail "limpeer"
+limpeer "$PORT" trickle 0.5 + stortrickle 0.5 + silent + noops 6 0.5 \
+    >"$T/a" || fail "limpeer"
 closed trickle "trickled line"
 s=$(field trickle.sent "$OUT")
 [ "$s" -lt 100 ] || fail "trickled line: $s bytes accepted"
@@ -37,6 +39,16 @@ grep -qx 'trickle.reply=444 Server closing connection' "$T/a" ||
     fail "trickled line: $(cat "$T/a")"
 grep -q 'line not complete 2 s after it began' "$SLOG" ||
     fail "line time not logged: $(cat "$SLOG")"
+# -E bounds each 256 KiB of an upload's body (here all 100000 bytes),
+# not each read: the trickled body ends the session.
+closed stortrickle "trickled upload"
+s=$(field stortrickle.sent "$OUT")
+[ "$s" -lt 100 ] || fail "trickled upload: $s bytes accepted"
+grep -qx 'stortrickle.reply=555 Length doesn.t match sent data tmp/transcript/trickle.T' \
+    "$T/a" || fail "trickled upload: $(cat "$T/a")"
+grep -q 'timed out' "$SLOG" || fail "upload time not logged: $(cat "$SLOG")"
+[ ! -e "$T/repo/tmp/transcript/trickle.T" ] ||
+    fail "trickled upload: its transcript left in tmp/"
 closed silent "idle client"
 grep -qx 'silent.reply=444 Server closing connection' "$T/a" ||
     fail "idle client: $(cat "$T/a")"
