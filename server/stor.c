@@ -92,7 +92,16 @@ struct stormk {
 	struct storq	*q;
 	struct sess	*s;
 	int		 over;		/* refused: -n reached */
+	int		 lowino;	/* refused: inode floor reached */
+	uint64_t	 nfree, floor;	/* ... inodes found, and the floor */
 };
+
+/*
+ * Free inodes an upload leaves on the file system of tmp/: 1% of them
+ * and STOR_INOMIN more, as -N leaves blocks, so that a loadset of empty
+ * files cannot take the last inodes of the repository's file system.
+ */
+#define STOR_INOMIN	64
 
 static int	stor_dirty(struct storq *, int dfd);
 static void	stor_drop(struct storq *);
@@ -137,8 +146,43 @@ stor_limited(struct sess *s, const char *what, int opt, int64_t limit)
 }
 
 /*
+ * Nonzero if one more inode on the file system of fd would go below the
+ * inode floor (STOR_INOMIN); *freep and *floorp say what was found.  A
+ * file system that counts no inodes (f_files 0) has no floor.
+ */
+static int
+stor_inodes_low(int fd, uint64_t *freep, uint64_t *floorp)
+{
+	struct statvfs	 sv;
+
+	if (fstatvfs(fd, &sv) == -1 || sv.f_files == 0)
+		return 0;
+	*freep = (uint64_t)sv.f_favail;
+	*floorp = (uint64_t)sv.f_files / 100 + STOR_INOMIN;
+	return *freep <= *floorp;
+}
+
+/*
+ * Refuse an upload that would go below the inode floor, and end the
+ * session; up names it.
+ */
+static int
+stor_noinodes(struct sess *s, const char *up, uint64_t nfree, uint64_t floor)
+{
+	char	 msg[PATH_MAX + 128];
+
+	peer_log(s, LOG_NOTICE, "STOR %s: refused, %llu inodes free, floor "
+	    "%llu", up, (unsigned long long)nfree, (unsigned long long)floor);
+	/* The cause in words, never a server path. */
+	snprintf(msg, sizeof(msg), "%s: %s (the server keeps 1%% of its "
+	    "inodes free)", up, strerror(ENOSPC));
+	return stor_fatal(s, RAP_STOR_DATA, msg);
+}
+
+/*
  * Make a missing directory of an upload path (confine_parent), if the
- * loadset may have one more; its parent now has a new entry to sync.
+ * loadset may have one more and the inode floor allows; its parent now
+ * has a new entry to sync.
  */
 static int
 stor_mkdir(void *ctx, int pfd, const char *name, const char *rel, size_t len)
@@ -148,6 +192,11 @@ stor_mkdir(void *ctx, int pfd, const char *name, const char *rel, size_t len)
 	if (mk->s != NULL && !stor_roomfor(mk->s, rel, len)) {
 		mk->over = 1;
 		errno = EDQUOT;
+		return -1;
+	}
+	if (stor_inodes_low(pfd, &mk->nfree, &mk->floor)) {
+		mk->lowino = 1;
+		errno = ENOSPC;
 		return -1;
 	}
 	if (mkdirat(pfd, name, mk->mode) == -1)
@@ -588,10 +637,11 @@ stor_hold(struct sess *s, int fd, int dfd, const char *up, int64_t size)
 }
 
 /*
- * May an upload of size bytes go to the file system of fd?  Returns 0,
- * or -1 with errno EFBIG (over -M), EDQUOT (it would take the session's
- * loadset over -T) or ENOSPC (more than is free), or -2 with errno
- * ENOSPC (it would leave less than -N free), after logging why.
+ * May an upload of size bytes go to the file system of fd?  If so, the
+ * space is reserved for it in fd.  Returns 0, or -1 with errno EFBIG
+ * (over -M), EDQUOT (it would take the session's loadset over -T) or
+ * ENOSPC (more than is free), or -2 with errno ENOSPC (it would leave
+ * less than -N free), after logging why.
  */
 static int
 stor_room(struct sess *s, int fd, int64_t size, const char *upload)
@@ -632,6 +682,36 @@ stor_room(struct sess *s, int fd, int64_t size, const char *upload)
 		/* -2: it would fit, but not above the floor. */
 		return (uint64_t)size > avail ? -1 : -2;
 	}
+#if defined(HAVE_FALLOCATE) && defined(FALLOC_FL_KEEP_SIZE)
+	/*
+	 * Uploads side by side each fit above the floor alone, not all
+	 * together: the space is reserved now (the file's size unchanged),
+	 * and the floor checked again with this and every other upload's
+	 * reservation counted.  A file system that cannot reserve has the
+	 * check above alone.
+	 */
+	if (size > 0 && s->opts->minfree > 0) {
+		if (fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, (off_t)size) == -1) {
+			if (errno != EOPNOTSUPP && errno != ENOSYS) {
+				peer_log(s, LOG_NOTICE, "STOR %s: %lld bytes "
+				    "refused, cannot reserve them: %s", upload,
+				    (long long)size, strerror(errno));
+				return -1;
+			}
+		} else if (fstatvfs(fd, &sv) == -1) {
+			log_warn("%s: fstatvfs", upload);
+			return -1;
+		} else if ((avail = (uint64_t)sv.f_bavail *
+		    (uint64_t)sv.f_frsize) < (uint64_t)s->opts->minfree) {
+			peer_log(s, LOG_NOTICE, "STOR %s: %lld bytes refused, "
+			    "%llu bytes free once reserved, floor %lld (-N)",
+			    upload, (long long)size, (unsigned long long)avail,
+			    (long long)s->opts->minfree);
+			errno = ENOSPC;
+			return -2;
+		}
+	}
+#endif
 	return 0;
 }
 
@@ -725,6 +805,7 @@ cmd_stor(struct sess *s, int ac, char **av)
 	const char	*leaf;
 	struct stormk	 mk;
 	int64_t		 size;
+	uint64_t	 nfree, floor;
 	int		 dfd, fd, n, r = SESS_CLOSE, istran;
 
 	if (ac < 2)
@@ -815,6 +896,8 @@ cmd_stor(struct sess *s, int ac, char **av)
 	if ((dfd = stor_parent(s->opts->rootfd, rel, &mk, &leaf)) == -1) {
 		if (mk.over)
 			r = stor_limited(s, "file", 'n', s->opts->maxfiles);
+		else if (mk.lowino)
+			r = stor_noinodes(s, up, mk.nfree, mk.floor);
 		else {
 			snprintf(msg, sizeof(msg), "%s: %s", up,
 			    strerror(errno));
@@ -825,6 +908,11 @@ cmd_stor(struct sess *s, int ac, char **av)
 	if (!istran && !stor_roomfor(s, up, strlen(up))) {
 		close(dfd);
 		r = stor_limited(s, "file", 'n', s->opts->maxfiles);
+		goto out;
+	}
+	if (stor_inodes_low(dfd, &nfree, &floor)) {
+		close(dfd);
+		r = stor_noinodes(s, up, nfree, floor);
 		goto out;
 	}
 	fd = openat(dfd, leaf, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |

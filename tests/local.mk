@@ -156,6 +156,7 @@ CAIRND_TESTS = \
 	tests/integ/t-cairnd-verbs.sh \
 	tests/integ/t-cairnd-stor-syncfail.sh \
 	tests/integ/t-cairnd-stor-order.sh \
+	tests/integ/t-cairnd-stor-room.sh \
 	tests/integ/t-cairnd-fetch.sh \
 	tests/integ/t-cairnd-confine.sh \
 	tests/integ/t-cairnd-comp.sh \
