@@ -272,20 +272,17 @@ def noops(port, args, out, ready):
     out.closed(closed, t0)
 
 
-def trickle(port, args, out, ready):
-    pause = float(args[0])
-    s = connect(port)
-    read_banner(s)
-    ready()
-    line = b'NOOP' + b' x' * 200
+def drip(s, data, pause, out):
+    """Send data one byte every pause seconds until all is sent, the
+    server closes or 60 s pass; print sent, closed_s and the replies."""
     sent = 0
     t0 = time.time()
     got = b''
     closed = False
     s.settimeout(pause)
-    while sent < len(line) and time.time() - t0 < 60 and not closed:
+    while sent < len(data) and time.time() - t0 < 60 and not closed:
         try:
-            s.send(line[sent:sent + 1])
+            s.send(data[sent:sent + 1])
             sent += 1
             d = s.recv(4096)
             if not d:
@@ -300,32 +297,19 @@ def trickle(port, args, out, ready):
     out.replies(got)
 
 
+def trickle(port, args, out, ready):
+    s = connect(port)
+    read_banner(s)
+    ready()
+    drip(s, b'NOOP' + b' x' * 200, float(args[0]), out)
+
+
 def stortrickle(port, args, out, ready):
-    pause = float(args[0])
     s = connect(port)
     read_banner(s)
     ready()
     s.sendall(b'STOR TRANSCRIPT trickle.T\r\n100000\r\n')
-    sent = 0
-    t0 = time.time()
-    got = b''
-    closed = False
-    s.settimeout(pause)
-    while sent < 100000 and time.time() - t0 < 60 and not closed:
-        try:
-            s.send(b'd')
-            sent += 1
-            d = s.recv(4096)
-            if not d:
-                closed = True
-            got += d
-        except socket.timeout:
-            pass
-        except OSError:
-            closed = True
-    out.put('sent', sent)
-    out.closed(closed, t0)
-    out.replies(got)
+    drip(s, b'd' * 100000, float(args[0]), out)
 
 
 def hold(port, args, out, ready):
