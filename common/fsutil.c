@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "cerr.h"
 #include "compat.h"
 #include "fsutil.h"
 #include "intr.h"
@@ -290,25 +291,22 @@ fs_tmp_stale(int dfd, const char *name)
 	    time(NULL) - st.st_mtime >= FS_TMP_AGE;
 }
 
-int
-fs_read_file(int dfd, const char *path, size_t max, struct buf **out)
+/*
+ * Read the regular file open on fd (closed here) into a new buffer *out
+ * if it holds at most max bytes.  st is its fstat.
+ */
+static int
+fs_read_fd(int fd, const struct stat *st, size_t max, struct buf **out)
 {
-	struct stat	 st;
 	struct buf	*b;
 	void		*p;
 	size_t		 room;
 	ssize_t		 n;
 	char		 extra;
-	int		 fd, saved;
+	int		 saved;
 
-	*out = NULL;
-	if ((fd = openat(dfd, path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
-	    O_NOCTTY | O_CLOEXEC)) == -1)
-		return -1;
-	if (fstat(fd, &st) == -1)
-		goto fail;
-	if (!S_ISREG(st.st_mode)) {
-		errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+	if (!S_ISREG(st->st_mode)) {
+		errno = S_ISDIR(st->st_mode) ? EISDIR : EINVAL;
 		goto fail;
 	}
 	b = buf_new(max);
@@ -343,6 +341,63 @@ fail:
 	close(fd);
 	errno = saved;
 	return -1;
+}
+
+int
+fs_read_file(int dfd, const char *path, size_t max, struct buf **out)
+{
+	struct stat	 st;
+	int		 fd, saved;
+
+	*out = NULL;
+	if ((fd = openat(dfd, path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+	    O_NOCTTY | O_CLOEXEC)) == -1)
+		return -1;
+	if (fstat(fd, &st) == -1) {
+		saved = errno;
+		close(fd);
+		errno = saved;
+		return -1;
+	}
+	return fs_read_fd(fd, &st, max, out);
+}
+
+int
+fs_read_private(const char *path, size_t max, struct buf **out,
+    struct cerr *err)
+{
+	struct stat	 st;
+	int		 fd;
+
+	*out = NULL;
+	if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY |
+	    O_CLOEXEC)) == -1 || fstat(fd, &st) == -1) {
+		cerr_errno(err, "%s", path);
+		if (fd != -1)
+			close(fd);
+		return -1;
+	}
+	if (S_ISREG(st.st_mode) && st.st_uid != 0 && st.st_uid != geteuid()) {
+		cerr_set(err, "%s: owned by uid %lu, neither root nor this "
+		    "user: refused as a private key", path,
+		    (unsigned long)st.st_uid);
+		close(fd);
+		return -1;
+	}
+	if (S_ISREG(st.st_mode) && (st.st_mode & (S_IROTH | S_IWOTH |
+	    S_IWGRP)) != 0) {
+		cerr_set(err, "%s: %s by others (mode %04o): refused as a "
+		    "private key (chmod o-rw,g-w)", path,
+		    (st.st_mode & S_IROTH) != 0 ? "readable" : "writable",
+		    (unsigned)(st.st_mode & 07777));
+		close(fd);
+		return -1;
+	}
+	if (fs_read_fd(fd, &st, max, out) == -1) {
+		cerr_errno(err, "%s", path);
+		return -1;
+	}
+	return 0;
 }
 
 /*

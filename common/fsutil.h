@@ -94,6 +94,16 @@ int	fs_write_all(int fd, const void *buf, size_t len);
  */
 struct buf;
 int	fs_read_file(int dfd, const char *path, size_t max, struct buf **out);
+/*
+ * Read the private key file path (symbolic links followed) as
+ * fs_read_file does, if no one but its owner, root or this user, can
+ * change it and no other user can read it: the mode may give its group
+ * read access (a key shared with a service's group), nothing more.
+ * Returns 0, or -1 with err naming path and why.
+ */
+struct cerr;
+int	fs_read_private(const char *path, size_t max, struct buf **out,
+	    struct cerr *err);
 
 /*
  * Make the open directory dfd private (mode 0700) if it is this user's

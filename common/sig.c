@@ -299,10 +299,8 @@ sig_sign(const char *keyfile, const void *p, size_t len, struct buf *out,
 	size_t		 siglen = sizeof(sig);
 	int		 rc = -1;
 
-	if (fs_read_file(AT_FDCWD, keyfile, SIG_KEYFILEMAX, &b) == -1) {
-		cerr_errno(err, "%s", keyfile);
+	if (fs_read_private(keyfile, SIG_KEYFILEMAX, &b, err) == -1)
 		return -1;
-	}
 	pkey = sig_readkey(b, keyfile, err);
 	OPENSSL_cleanse(buf_mutable(b), buf_len(b));
 	buf_free(b);

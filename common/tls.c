@@ -13,13 +13,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <openssl/crypto.h>
 #include <openssl/err.h>
+#include <openssl/pem.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
+#include "buf.h"
 #include "cerr.h"
 #include "compat.h"
+#include "fsutil.h"
+#include "log.h"
 #include "tls.h"
 #include "xmalloc.h"
 
@@ -27,6 +32,7 @@
 #define TLS_SRV_CERT	"cert/cert.pem"
 #define TLS_CLI_CA	_RADMIND_PATH "/cert/ca.pem"
 #define TLS_CLI_CERT	_RADMIND_PATH "/cert/cert.pem"
+#define TLS_KEYFILEMAX	(1024 * 1024)	/* a PEM file: certificates and a key */
 
 struct tlsctx {
 	SSL_CTX		*ctx;
@@ -131,6 +137,46 @@ tls_load_ca(SSL_CTX *ctx, const char *file, const char *dir,
 	return 0;
 }
 
+/*
+ * Load the private key of file key (fs_read_private: no other user may
+ * read or change it), asking for its pass phrase as OpenSSL would.
+ */
+static int
+tls_load_key(SSL_CTX *ctx, const char *key, struct cerr *err)
+{
+	struct buf	*b;
+	BIO		*bio;
+	EVP_PKEY	*pkey;
+	char		 what[PATH_MAX + 64];
+	int		 r;
+
+	if (fs_read_private(key, TLS_KEYFILEMAX, &b, err) == -1)
+		return -1;
+	if ((bio = BIO_new_mem_buf(buf_data(b), (int)buf_len(b))) == NULL)
+		fatalx("out of memory");
+	pkey = PEM_read_bio_PrivateKey(bio, NULL,
+	    SSL_CTX_get_default_passwd_cb(ctx),
+	    SSL_CTX_get_default_passwd_cb_userdata(ctx));
+	BIO_free(bio);
+	OPENSSL_cleanse(buf_mutable(b), buf_len(b));
+	buf_free(b);
+	if (pkey == NULL) {
+		snprintf(what, sizeof(what), "%s: cannot load private key",
+		    key);
+		tls_errq(err, what);
+		return -1;
+	}
+	r = SSL_CTX_use_PrivateKey(ctx, pkey);
+	EVP_PKEY_free(pkey);
+	if (r != 1) {
+		snprintf(what, sizeof(what), "%s: cannot load private key",
+		    key);
+		tls_errq(err, what);
+		return -1;
+	}
+	return 0;
+}
+
 /* Load a certificate chain and its private key, and check they match. */
 static int
 tls_load_cert(SSL_CTX *ctx, const char *cert, const char *key,
@@ -144,12 +190,8 @@ tls_load_cert(SSL_CTX *ctx, const char *cert, const char *key,
 		tls_errq(err, what);
 		return -1;
 	}
-	if (SSL_CTX_use_PrivateKey_file(ctx, key, SSL_FILETYPE_PEM) != 1) {
-		snprintf(what, sizeof(what), "%s: cannot load private key",
-		    key);
-		tls_errq(err, what);
+	if (tls_load_key(ctx, key, err) == -1)
 		return -1;
-	}
 	if (SSL_CTX_check_private_key(ctx) != 1) {
 		snprintf(what, sizeof(what), "%s: private key does not match "
 		    "certificate %s", key, cert);

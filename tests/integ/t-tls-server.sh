@@ -177,4 +177,29 @@ run_capture "$T/out" "$T/err" "$CAIRND" -f -D "$R" -w 1 \
 assert_eq 1 "$RC" "-z mismatch"
 grep -q "client1.pem: cannot load private key: key values mismatch" "$T/err" ||
     fail "-z mismatch: $(cat "$T/err")"
+# A key others may read, or that another user owns, is refused; its
+# group may read it.
+cp "$PKI/localhost.pem" "$T/key.pem" || fail "cp key"
+chmod 0644 "$T/key.pem"
+run_capture "$T/out" "$T/err" "$CAIRND" -f -D "$R" -w 1 \
+    -y "$PKI/localhost.pem" -z "$T/key.pem"
+assert_eq 1 "$RC" "-z readable by others"
+grep -qF "$T/key.pem: readable by others (mode 0644): refused as a private key (chmod o-rw,g-w)" \
+    "$T/err" || fail "-z readable by others: $(cat "$T/err")"
+chmod 0640 "$T/key.pem"
+if [ "$(id -u)" -eq 0 ]; then
+	chown nobody "$T/key.pem" || fail "chown"
+	run_capture "$T/out" "$T/err" "$CAIRND" -f -D "$R" -w 1 \
+	    -y "$PKI/localhost.pem" -z "$T/key.pem"
+	assert_eq 1 "$RC" "-z owned by nobody"
+	grep -qF "$T/key.pem: owned by uid $(id -u nobody), neither root nor this user: refused as a private key" \
+	    "$T/err" || fail "-z owned by nobody: $(cat "$T/err")"
+	chown 0 "$T/key.pem" || fail "chown"
+fi
+: >"$SLOG"
+start_cairnd "$R" -w 1 -y "$PKI/localhost.pem" -z "$T/key.pem"
+tlspeer client "$PORT" 'STARTTLS\r\n' 'NOOP\r\n' >"$T/out" 2>&1 ||
+    fail "-z 0640: $(cat "$T/out")"
+grep -q '^202 NOOP OK' "$T/out" || fail "-z 0640: $(cat "$T/out")"
+stop_cairnd
 exit 0

@@ -6,6 +6,8 @@
  */
 #include "config.h"
 
+#include <sys/stat.h>
+
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 
@@ -40,6 +42,8 @@ mkkey(int type, const char *priv, const char *pub)
 	ck_assert_int_eq(PEM_write_PrivateKey(fp, pkey, NULL, NULL, 0, NULL,
 	    NULL), 1);
 	fclose(fp);
+	/* A private key is read only if no one else may read it. */
+	ck_assert_int_eq(chmod(priv, 0600), 0);
 	ck_assert_ptr_nonnull(fp = fopen(pub, "w"));
 	ck_assert_int_eq(PEM_write_PUBKEY(fp, pkey), 1);
 	fclose(fp);
@@ -130,6 +134,17 @@ START_TEST(test_sign_verify)
 	ck_assert_uint_eq(buf_len(b), 18 + 8 + 16 + 1 + 88 + 1 + 6);
 	buf_free(b);
 	sigkeys_free(ks);
+
+	/* A private key others may read is not used. */
+	ck_assert_int_eq(chmod(k1, 0644), 0);
+	b = buf_new(SIG_MAX);
+	ck_assert_int_eq(sig_sign(k1, manifest, sizeof(manifest) - 1, b, &e),
+	    -1);
+	ck_assert_msg(strstr(e.msg, "one.key: readable by others (mode "
+	    "0644): refused as a private key") != NULL, "%s", e.msg);
+	ck_assert_uint_eq(buf_len(b), 0);
+	buf_free(b);
+	ck_assert_int_eq(chmod(k1, 0600), 0);
 }
 END_TEST
 
@@ -444,8 +459,14 @@ START_TEST(test_keysets)
 		ck_assert_msg(strstr(e.msg, "ec.key: not an Ed25519 key") !=
 		    NULL, "%s", e.msg);
 		ck_assert_int_eq(sig_sign(p1, "x", 1, b, &e), -1);
+		ck_assert_msg(strstr(e.msg, "one.pub: readable by others "
+		    "(mode 0644): refused as a private key") != NULL, "%s",
+		    e.msg);
+		ck_assert_int_eq(chmod(p1, 0600), 0);
+		ck_assert_int_eq(sig_sign(p1, "x", 1, b, &e), -1);
 		ck_assert_msg(strstr(e.msg, "one.pub: no PEM private key") !=
 		    NULL, "%s", e.msg);
+		ck_assert_int_eq(chmod(p1, 0644), 0);
 		ck_assert_uint_eq(buf_len(b), 0);
 		buf_free(b);
 	}

@@ -9,6 +9,7 @@
 
 #include <sys/types.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -68,6 +69,8 @@ pki_write(struct pki *p, const char *name)
 	ck_assert_int_eq(PEM_write_PrivateKey(fp, p->k, NULL, NULL, 0, NULL,
 	    NULL), 1);
 	ck_assert_int_eq(fclose(fp), 0);
+	/* A private key is read only if no one else may read it. */
+	ck_assert_int_eq(chmod(p->key, 0600), 0);
 }
 
 static void
@@ -436,6 +439,45 @@ names(const char *msg, const char *path, const char *words)
 	    words);
 }
 
+/*
+ * A private key another user may read or change is refused, and one
+ * owned by another user (not root); its group may read it.
+ */
+START_TEST(test_key_private)
+{
+	struct tlsconf	 tc;
+	struct tlsctx	*t;
+	struct cerr	 err;
+
+	ck_assert_int_eq(chmod(server.key, 0644), 0);
+	names(srv_fails(1, server.crt, server.key, NULL, NULL, NULL),
+	    server.key, "readable by others (mode 0644): refused as a "
+	    "private key");
+	ck_assert_int_eq(chmod(server.key, 0620), 0);
+	names(srv_fails(1, server.crt, server.key, NULL, NULL, NULL),
+	    server.key, "writable by others (mode 0620)");
+	ck_assert_int_eq(chmod(client.key, 0602), 0);
+	names(cli_fails(2, client.crt, client.key, ca.crt, NULL), client.key,
+	    "writable by others (mode 0602)");
+	ck_assert_int_eq(chmod(client.key, 0600), 0);
+	ck_assert_int_eq(chmod(server.key, 0640), 0);
+	memset(&tc, 0, sizeof(tc));
+	tc.level = 1;
+	tc.cert = server.crt;
+	tc.key = server.key;
+	ck_assert_msg((t = tlsctx_server(&tc, &err)) != NULL, "%s", err.msg);
+	tlsctx_free(t);
+	if (geteuid() == 0) {
+		ck_assert_int_eq(chown(server.key, 65534, (gid_t)-1), 0);
+		names(srv_fails(1, server.crt, server.key, NULL, NULL, NULL),
+		    server.key, "owned by uid 65534, neither root nor this "
+		    "user: refused as a private key");
+		ck_assert_int_eq(chown(server.key, 0, (gid_t)-1), 0);
+	}
+	ck_assert_int_eq(chmod(server.key, 0600), 0);
+}
+END_TEST
+
 START_TEST(test_ctx_errors)
 {
 	struct tlsconf	 tc;
@@ -447,6 +489,7 @@ START_TEST(test_ctx_errors)
 	unit_write(top, "junk.pem", "-----BEGIN CERTIFICATE-----\nnot one\n"
 	    "-----END CERTIFICATE-----\n");
 	file("junk", "pem", junk, sizeof(junk));
+	ck_assert_int_eq(chmod(junk, 0600), 0);
 
 	ck_assert_str_eq(srv_fails(0, server.crt, server.key, NULL, NULL,
 	    NULL), "0: invalid authorization level");
@@ -463,7 +506,7 @@ START_TEST(test_ctx_errors)
 	names(srv_fails(1, junk, server.key, NULL, NULL, NULL), junk,
 	    "cannot load certificate");
 	names(srv_fails(1, server.crt, missing, NULL, NULL, NULL), missing,
-	    "cannot load private key");
+	    "No such file or directory");
 	names(srv_fails(1, server.crt, junk, NULL, NULL, NULL), junk,
 	    "private key");
 	names(srv_fails(1, server.crt, client.key, NULL, NULL, NULL),
@@ -968,6 +1011,7 @@ tls_suite(void)
 	/* bounded work, but a loaded machine or valgrind is slow */
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, test_ctx_errors);
+	tcase_add_test(tc, test_key_private);
 	tcase_add_test(tc, test_session);
 	tcase_add_test(tc, test_verify_server);
 	tcase_add_test(tc, test_verify_client);
