@@ -161,6 +161,7 @@ sh "$MKCA" -o "$INT" crl >/dev/null || fail "mkca int crl"
 sh "$MKCA" -o "$PKI" crl >/dev/null || fail "mkca crl"
 # The client's file: its certificate, its key, then the intermediate.
 cat "$INT/client1.pem" "$T/int.crt" >"$T/iclient.pem"
+chmod 600 "$T/iclient.pem"
 cat "$INT/crl.pem" "$PKI/crl.pem" >"$T/crls.pem"
 # chained LEVEL CRL RC: ktcheck with that certificate against cairnd -w
 # LEVEL -C CRL ends with RC (1: served, 2: refused).
