@@ -355,6 +355,8 @@ za_carried(const struct zauto *za)
 	return c > za->link ? c : za->link;
 }
 
+static int	za_bfresh(const struct zauto *, int);
+
 /*
  * Estimated plain bytes per second at level, 0: unknown.  Measured if
  * it was lately; else the model, scaled down by what the nearest level
@@ -396,8 +398,23 @@ za_throughput(const struct zauto *za, int level)
 		t = za_carried(za) / ratio;
 		return speed < t ? speed : t;
 	}
-	if (za_fresh(za, level))
-		return za->xput[level];
+	if (za_fresh(za, level)) {
+		/*
+		 * A level the socket never pushed back at lately carries no
+		 * more than a known link does at its ratio: what it took
+		 * beyond that (level 0 most of all, at the start of a
+		 * session) went into the buffers along the path, and would
+		 * pass for a level faster than any that compresses.  One
+		 * that was pushed back measured the link, or a receiver
+		 * (za_receiver): that stands.
+		 */
+		t = za->xput[level];
+		ratio = level == 0 ? 1.0 : za->ratio[level];
+		if (za->linkknown && level != za->cur && !za_bfresh(za, level) &&
+		    ratio > 0 && t > (mt = za_carried(za) / ratio))
+			t = mt;
+		return t;
+	}
 	if ((t = za_model(za, level)) <= 0)
 		return 0;
 	for (d = 1; d < ZA_LEVELS; d++) {
@@ -874,12 +891,14 @@ zauto_sample(struct zauto *za, int level, uint64_t raw, uint64_t zout,
 		 * not yet seen the socket push back: what it took so far
 		 * went into the buffers along the path.
 		 */
-	} else if (za->linkknown && rate <= za->link &&
-	    za->windows - za->linkwhen < ZA_LINKKEPT) {
+	} else if (za->linkknown && (double)za->zout / ((double)za->wall /
+	    1e9) <= za->link && za->windows - za->linkwhen < ZA_LINKKEPT) {
 		/*
-		 * It took all we gave, but no more than the link it pushed
-		 * back at lately carries: a level that compresses slower
-		 * than the link drains says nothing new of the link.
+		 * It took all we gave in this window, but no more than the
+		 * link it pushed back at lately carries (the recent
+		 * windows' rate may still hold the session's first burst):
+		 * a level that compresses slower than the link drains says
+		 * nothing new of the link.
 		 * Forgetting it would send the session back to probe a
 		 * cheaper level the link already refused.  Kept for
 		 * ZA_LINKKEPT windows: a link may get faster.

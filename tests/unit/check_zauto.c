@@ -560,6 +560,45 @@ START_TEST(test_memo_burst)
 END_TEST
 
 /*
+ * A remembered gigabit (150 MB/s) and a session that starts at level 0:
+ * its first three windows go into the buffers along the path at 400 MB/s
+ * without the socket pushing back.  Every level that compresses does so
+ * slower than the link drains (it never pushes back either) and carries
+ * more plain bytes than level 0 can over the link.  The burst is not
+ * level 0's pace: once the session leaves level 0 it does not go back.
+ */
+START_TEST(test_burst_not_a_level)
+{
+	static const double	 zsp[4] = { 4e9, 300e6, 260e6, 220e6 };
+	static const double	 zr[4] = { 1.0, 0.45, 0.44, 0.43 };
+	struct zauto		*za;
+	struct zauto_memo	 m;
+	int			 i, level = 0, max, at0;
+
+	memset(&m, 0, sizeof(m));
+	m.codec = ZAUTO_ZSTD;
+	m.level = 0;
+	m.link = 150e6;
+	m.linkknown = 1;
+	m.speed1 = 300e6;
+	m.ratio1 = 0.45;
+	za = zauto_new(ZAUTO_ZSTD, 3, 0);
+	zauto_recall(za, &m);
+	for (i = 0; i < 3 && level == 0; i++) {
+		if (zauto_wants_trial(za))
+			zauto_trial(za, 1, ZAUTO_TRIAL,
+			    (uint64_t)(ZAUTO_TRIAL * zr[1]),
+			    (uint64_t)(ZAUTO_TRIAL / zsp[1] * 1e9));
+		level = feed(za, 0, 400e6, 1.0, 0);
+	}
+	level = simulate_recv(za, zsp, zr, 150e6, 0, 16, &max, &at0);
+	ck_assert_int_ge(level, 1);
+	ck_assert_int_le(at0, 1);
+	zauto_free(za);
+}
+END_TEST
+
+/*
  * Loopback: the receiver takes 300 MB/s, but stops reading for 100 ms
  * once a window (making directories, syncing).  Summed, each window
  * would read as a 20 MB/s link, and send the session up to compress for
@@ -914,6 +953,7 @@ zauto_suite(void)
 	tcase_add_test(tc, test_known_link_kept);
 	tcase_add_test(tc, test_memo_level_kept);
 	tcase_add_test(tc, test_memo_burst);
+	tcase_add_test(tc, test_burst_not_a_level);
 	tcase_add_test(tc, test_receiver_pause);
 	tcase_add_test(tc, test_climb_refuted);
 	tcase_add_test(tc, test_level_carried);
