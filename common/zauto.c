@@ -97,6 +97,11 @@ static const struct za_shape za_shapes[ZAUTO_NCODECS] = {
 /* A stretch that waited for the socket: compressed bytes it must have. */
 #define ZA_DRAINMIN	(64 * 1024)
 #define ZA_DRAINS	32	/* such stretches a window keeps the rate of */
+/*
+ * A window that took compressed bytes this many times faster than the
+ * known link, without the socket pushing back, only filled buffers.
+ */
+#define ZA_FILL		1.25
 
 struct zauto {
 	const struct za_shape *shape;	/* the codec's levels */
@@ -114,6 +119,14 @@ struct zauto {
 	 */
 	double		 sraw[ZA_LEVELS], szout[ZA_LEVELS], sdef[ZA_LEVELS];
 	double		 swall[ZA_LEVELS];
+	/*
+	 * The plain bytes and wall time the throughput is from: of a
+	 * window in which the socket pushed back, only the part from its
+	 * first wait on.  What went before filled the buffers along the
+	 * path (emptied while a level compressed slower than the link
+	 * drains, or at the start of the session) at memory speed, once.
+	 */
+	double		 sxraw[ZA_LEVELS], sxwall[ZA_LEVELS];
 	double		 speed[ZA_LEVELS], ratio[ZA_LEVELS], xput[ZA_LEVELS];
 	uint64_t	 xwhen[ZA_LEVELS], windows;
 	/*
@@ -811,7 +824,7 @@ zauto_sample(struct zauto *za, int level, uint64_t raw, uint64_t zout,
 	za->windows++;
 	if (za->windows - za->xwhen[level] >= ZA_FORGET)
 		za->sraw[level] = za->szout[level] = za->sdef[level] =
-		    za->swall[level] = 0;
+		    za->swall[level] = za->sxraw[level] = za->sxwall[level] = 0;
 	za->sraw[level] = za->sraw[level] * ZA_DECAY + (double)za->raw;
 	za->szout[level] = za->szout[level] * ZA_DECAY + (double)za->zout;
 	za->sdef[level] = za->sdef[level] * ZA_DECAY + (double)za->def / 1e9;
@@ -824,7 +837,26 @@ zauto_sample(struct zauto *za, int level, uint64_t raw, uint64_t zout,
 	za->speed[level] = za->sraw[level] / za->sdef[level];
 	if (level > 0)
 		za->ratio[level] = za->szout[level] / za->sraw[level];
-	za->xput[level] = za->sraw[level] / za->swall[level];
+	if (za->stall > 0 && za->pwall > 0 && za->praw >= ZA_DRAINMIN) {
+		za->sxraw[level] = za->sxraw[level] * ZA_DECAY +
+		    (double)za->praw;
+		za->sxwall[level] = za->sxwall[level] * ZA_DECAY +
+		    (double)za->pwall / 1e9;
+	} else if (za->linkknown && za->sxwall[level] > 0 &&
+	    (double)za->zout / ((double)za->wall / 1e9) > ZA_FILL * za->link) {
+		/*
+		 * Faster than the known link, and never held back: all of
+		 * it went into the buffers along the path.  Not the level's
+		 * pace; should the link be faster now, the link's own
+		 * estimate learns it (below), and then this does too.
+		 */
+	} else {
+		za->sxraw[level] = za->sxraw[level] * ZA_DECAY +
+		    (double)za->raw;
+		za->sxwall[level] = za->sxwall[level] * ZA_DECAY +
+		    (double)za->wall / 1e9;
+	}
+	za->xput[level] = za->sxraw[level] / za->sxwall[level];
 
 	za->lzout = za->lzout * ZA_DECAY + (double)za->zout;
 	za->lwall = za->lwall * ZA_DECAY + (double)za->wall / 1e9;
@@ -892,13 +924,15 @@ zauto_sample(struct zauto *za, int level, uint64_t raw, uint64_t zout,
 		 * went into the buffers along the path.
 		 */
 	} else if (za->linkknown && (double)za->zout / ((double)za->wall /
-	    1e9) <= za->link && za->windows - za->linkwhen < ZA_LINKKEPT) {
+	    1e9) <= ZA_FILL * za->link &&
+	    za->windows - za->linkwhen < ZA_LINKKEPT) {
 		/*
-		 * It took all we gave in this window, but no more than the
-		 * link it pushed back at lately carries (the recent
-		 * windows' rate may still hold the session's first burst):
-		 * a level that compresses slower than the link drains says
-		 * nothing new of the link.
+		 * It took all we gave in this window, but about no more
+		 * than the link it pushed back at lately carries (the
+		 * recent windows' rate may still hold the session's first
+		 * burst; the link's estimate is a median, and a window may
+		 * beat it by a little): a level that compresses slower
+		 * than the link drains says nothing new of the link.
 		 * Forgetting it would send the session back to probe a
 		 * cheaper level the link already refused.  Kept for
 		 * ZA_LINKKEPT windows: a link may get faster.

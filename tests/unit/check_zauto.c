@@ -599,6 +599,36 @@ START_TEST(test_burst_not_a_level)
 END_TEST
 
 /*
+ * Level 0 on a link of 100 MB/s, whose window began by refilling the
+ * buffers along the path (emptied while a level compressed slower than
+ * the link drains): 1.75 MB at memory speed, then 0.25 MB at the link's
+ * pace.  Its throughput is the link's, not the
+ * burst's: from level 2,
+ * which carries 150 MB/s of plain bytes without filling the link, the
+ * session does not go back to level 0.
+ */
+START_TEST(test_refill_not_a_level)
+{
+	const double	 piece = 256 * 1024;
+	struct zauto	*za;
+	double		 wall;
+	int		 i, level;
+
+	za = zauto_new(ZAUTO_ZSTD, 3, 0);
+	(void)feed(za, 0, 100e6, 1.0, 1);
+	for (i = 0; i < (int)(ZAUTO_WINDOW / piece); i++) {
+		wall = i < 7 ? piece / 2e9 : piece / 100e6;
+		(void)zauto_sample(za, 0, (uint64_t)piece, (uint64_t)piece,
+		    (uint64_t)(piece / 4e9 * 1e9), (uint64_t)(wall * 1e9),
+		    i < 7 ? 0 : (uint64_t)((wall - piece / 4e9) * 1e9));
+	}
+	level = feed(za, 2, 150e6, 0.44, 0);
+	ck_assert_int_ge(level, 1);
+	zauto_free(za);
+}
+END_TEST
+
+/*
  * Loopback: the receiver takes 300 MB/s, but stops reading for 100 ms
  * once a window (making directories, syncing).  Summed, each window
  * would read as a 20 MB/s link, and send the session up to compress for
@@ -954,6 +984,7 @@ zauto_suite(void)
 	tcase_add_test(tc, test_memo_level_kept);
 	tcase_add_test(tc, test_memo_burst);
 	tcase_add_test(tc, test_burst_not_a_level);
+	tcase_add_test(tc, test_refill_not_a_level);
 	tcase_add_test(tc, test_receiver_pause);
 	tcase_add_test(tc, test_climb_refuted);
 	tcase_add_test(tc, test_level_carried);
