@@ -8,8 +8,10 @@
  *
  * Lines longer than CFGFILE_MAXLINE, a bad @include and an invalid entry
  * are logged (log_warnx, naming the file and line) and skipped; an
- * @include nested deeper than CFGFILE_DEPTH is logged and skipped, and
- * the reading goes on.  Comments ("#" first) and blank lines are skipped.
+ * @include nested deeper than CFGFILE_DEPTH, of a file being read
+ * already (a loop), or beyond CFGFILE_MAXFILES files read in all is
+ * logged and skipped, and the reading goes on.  Comments ("#" first)
+ * and blank lines are skipped.
  */
 #ifndef CAIRN_CFGFILE_H
 #define CAIRN_CFGFILE_H
@@ -18,6 +20,7 @@ struct cerr;
 
 #define CFGFILE_NAME	"config"
 #define CFGFILE_DEPTH	10
+#define CFGFILE_MAXFILES 64	/* files read for one lookup, config too */
 #define CFGFILE_MAXLINE	(64 * 1024)
 
 /*

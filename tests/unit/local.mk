@@ -34,6 +34,7 @@ UNIT_LAYER_TESTS = \
 	tests/unit/check_reqwin \
 	tests/unit/check_proxy \
 	tests/unit/check_linkmemo \
+	tests/unit/check_cfgfile \
 	tests/unit/check_proto \
 	tests/unit/check_fsutil \
 	tests/unit/check_tls \
@@ -129,6 +130,15 @@ tests_unit_check_linkmemo_SOURCES = tests/unit/check_linkmemo.c \
 tests_unit_check_linkmemo_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/server
 tests_unit_check_linkmemo_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_check_linkmemo_LDADD = $(UNIT_LDADD)
+endif
+
+# The config file's reader, shared by cairnd and cairn-publish.
+if HAVE_CHECK
+tests_unit_check_cfgfile_SOURCES = tests/unit/check_cfgfile.c \
+	server/cfgfile.c
+tests_unit_check_cfgfile_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/server
+tests_unit_check_cfgfile_CFLAGS = $(UNIT_CFLAGS)
+tests_unit_check_cfgfile_LDADD = $(UNIT_LDADD)
 endif
 
 # The PROXY protocol header and cairnd -X's list of balancers.
