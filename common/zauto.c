@@ -102,6 +102,18 @@ static const struct za_shape za_shapes[ZAUTO_NCODECS] = {
  * known link, without the socket pushing back, only filled buffers.
  */
 #define ZA_FILL		1.25
+/*
+ * A dearer level the session left because it carried no more than a
+ * cheaper one (za_receiver, za_refuted) is judged on its own measurements
+ * again only for ZA_AGAIN windows, twice as many each time it loses again
+ * (ZA_AGAINMAX doublings at most); then they are forgotten and the model
+ * decides whether to try it again.  What it measured may have been of
+ * data a receiver took slower than the rest (many small files and
+ * directories to make): once the data change, the verdict is stale.  A
+ * retry that loses costs a window.
+ */
+#define ZA_AGAIN	2
+#define ZA_AGAINMAX	3
 
 struct zauto {
 	const struct za_shape *shape;	/* the codec's levels */
@@ -190,6 +202,12 @@ struct zauto {
 	uint64_t	 praw, pzout, pdef, pwall, pstall;
 	int		 wlevel;
 	uint64_t	 trialwhen;	/* windows at the last trial, +1 */
+	/*
+	 * Per level, the window from which what it measured is forgotten
+	 * (0: never), and how often the session left it for a cheaper one.
+	 */
+	uint64_t	 againwhen[ZA_LEVELS];
+	unsigned	 lost[ZA_LEVELS];
 };
 
 struct zauto *
@@ -666,6 +684,30 @@ za_refuted(const struct zauto *za, int a, int b)
 	    2 * ZA_FORGET && za_fresh(za, a) && za->xput[b] < za->xput[a];
 }
 
+/*
+ * Forget what level carried, and what it carried while held back: from
+ * now on the model and the level's speed and ratio stand for it, until
+ * it is measured again.
+ */
+static void
+za_forget(struct zauto *za, int level)
+{
+	za->sxraw[level] = za->sxwall[level] = za->xput[level] = 0;
+	za->braw[level] = za->bzout[level] = za->bwall[level] = 0;
+}
+
+/* The session leaves level cur for the cheaper level pick. */
+static void
+za_leave(struct zauto *za, int pick)
+{
+	unsigned	 n;
+
+	n = za->lost[za->cur] < ZA_AGAINMAX ? za->lost[za->cur] : ZA_AGAINMAX;
+	za->againwhen[za->cur] = za->windows + ((uint64_t)ZA_AGAIN << n);
+	za->lost[za->cur]++;
+	za->cur = pick;
+}
+
 static void
 za_decide(struct zauto *za)
 {
@@ -685,6 +727,12 @@ za_decide(struct zauto *za)
 	 * an ample level down for no loss at all.  Again the two cannot
 	 * both hold.
 	 */
+	/* Dearer levels whose verdict is stale (ZA_AGAIN). */
+	for (l = za->cur + 1; l <= za->cap; l++)
+		if (za->againwhen[l] != 0 && za->windows >= za->againwhen[l]) {
+			za->againwhen[l] = 0;
+			za_forget(za, l);
+		}
 	cur = za_throughput(za, za->cur);
 	pick = za->cur;
 	/*
@@ -696,7 +744,7 @@ za_decide(struct zauto *za)
 	for (l = 0; l < za->cur; l++)
 		if (za_receiver(za, l, za->cur, 1.0 / ZAUTO_GIVE)) {
 			za->probing = 0;
-			za->cur = l;
+			za_leave(za, l);
 			return;
 		}
 	best = 0;
@@ -727,7 +775,10 @@ za_decide(struct zauto *za)
 		}
 	}
 	za->probing = pick < za->cur && !za->linkknown;
-	za->cur = pick;
+	if (pick < za->cur)
+		za_leave(za, pick);
+	else
+		za->cur = pick;
 }
 
 /* The median of v[0..n-1], n >= 1 (v is left as it was). */

@@ -28,7 +28,9 @@
  * the shape): a level's own measurements were made on other data.  A
  * cheaper level tried on a link not yet seen to push back is judged as
  * soon as the socket does (after ZAUTO_PROBEMIN plain bytes at least),
- * not after a whole window.
+ * not after a whole window.  A dearer level the session left because it
+ * carried no more than a cheaper one is not tried again while that
+ * measurement stands: a few windows, more each time it loses again.
  *
  * Pure computation: no I/O, no clock.  The connection's filters
  * (zconn.c's meter, for zlib and zstd alike) measure and ask; a server

@@ -714,6 +714,33 @@ START_TEST(test_climb_refuted)
 END_TEST
 
 /*
+ * Gigabit with zstd, a pull that begins with many small files: the
+ * receiver takes 90 MB/s of plain bytes whatever the level (it makes a
+ * file and a directory for every few KB), so level 1 carries no more
+ * than level 0 and the session goes back to 0.  Then the files grow and
+ * the link (100 MB/s) sets the pace: level 0 carries 100 MB/s, more
+ * than level 1 did among the small files.  That verdict was of other
+ * data: the session tries level 1 again within a few windows and stays
+ * (it carries 220 MB/s), not level 0 for the rest of the pull.
+ */
+START_TEST(test_verdict_of_other_data)
+{
+	static const double	 zsp[4] = { 4e9, 300e6, 240e6, 180e6 };
+	static const double	 zr[4] = { 1.0, 0.45, 0.44, 0.43 };
+	struct zauto		*za;
+	int			 level, max, at0;
+
+	za = zauto_new(ZAUTO_ZSTD, 3, 0);
+	(void)simulate_recv(za, zsp, zr, 100e6, 90e6, 8, &max, &at0);
+	ck_assert_int_ge(max, 1);
+	level = simulate_recv(za, zsp, zr, 100e6, 0, 12, &max, &at0);
+	ck_assert_int_ge(level, 1);
+	ck_assert_int_le(at0, 5);
+	zauto_free(za);
+}
+END_TEST
+
+/*
  * A window of the bursty receiver of test_climb_refuted at level 0:
  * 280 MB/s over the window, its stretches that waited at 150 MB/s.
  */
@@ -991,6 +1018,7 @@ zauto_suite(void)
 	tcase_add_test(tc, test_refill_not_a_level);
 	tcase_add_test(tc, test_receiver_pause);
 	tcase_add_test(tc, test_climb_refuted);
+	tcase_add_test(tc, test_verdict_of_other_data);
 	tcase_add_test(tc, test_level_carried);
 	suite_add_tcase(s, tc);
 
