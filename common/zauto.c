@@ -103,10 +103,11 @@ static const struct za_shape za_shapes[ZAUTO_NCODECS] = {
  */
 #define ZA_FILL		1.25
 /*
- * A dearer level the session left because it carried no more than a
- * cheaper one (za_receiver, za_refuted) is judged on its own measurements
- * again only for ZA_AGAIN windows, twice as many each time it loses again
- * (ZA_AGAINMAX doublings at most); then they are forgotten and the model
+ * A level the session left on a link it knows, because a cheaper one
+ * carried as much (za_receiver, or the model on what was measured), is
+ * judged on its own measurements for ZA_AGAIN windows, twice as many each
+ * time it loses again (ZA_AGAINMAX doublings at most, and none once it
+ * was kept for ZA_AGAIN windows); then they are forgotten and the model
  * decides whether to try it again.  What it measured may have been of
  * data a receiver took slower than the rest (many small files and
  * directories to make): once the data change, the verdict is stale.  A
@@ -204,10 +205,17 @@ struct zauto {
 	uint64_t	 trialwhen;	/* windows at the last trial, +1 */
 	/*
 	 * Per level, the window from which what it measured is forgotten
-	 * (0: never), and how often the session left it for a cheaper one.
+	 * (0: never), how often the session lost it to a cheaper one, and
+	 * for how many windows in a row it was last kept.
 	 */
 	uint64_t	 againwhen[ZA_LEVELS];
 	unsigned	 lost[ZA_LEVELS];
+	unsigned	 kept[ZA_LEVELS];
+	/*
+	 * Per level lost while a receiver set the pace, the plain B/s the
+	 * cheaper level it was lost to had measured then (0: none).
+	 */
+	double		 lostpace[ZA_LEVELS];
 };
 
 struct zauto *
@@ -696,15 +704,25 @@ za_forget(struct zauto *za, int level)
 	za->braw[level] = za->bzout[level] = za->bwall[level] = 0;
 }
 
-/* The session leaves level cur for the cheaper level pick. */
+/*
+ * The session leaves level cur for the cheaper level pick: a loss of cur
+ * (ZA_AGAIN) unless the link is not known yet (a probe of pick); recv
+ * if the receiver set the pace at both (za_receiver).
+ */
 static void
-za_leave(struct zauto *za, int pick)
+za_leave(struct zauto *za, int pick, int recv)
 {
 	unsigned	 n;
 
-	n = za->lost[za->cur] < ZA_AGAINMAX ? za->lost[za->cur] : ZA_AGAINMAX;
-	za->againwhen[za->cur] = za->windows + ((uint64_t)ZA_AGAIN << n);
-	za->lost[za->cur]++;
+	if (za->linkknown) {
+		n = za->lost[za->cur] < ZA_AGAINMAX ? za->lost[za->cur] :
+		    ZA_AGAINMAX;
+		za->againwhen[za->cur] = za->windows + ((uint64_t)ZA_AGAIN << n);
+		za->lost[za->cur]++;
+		za->lostpace[za->cur] = recv && za_fresh(za, pick) ?
+		    za->xput[pick] : 0;
+	}
+	za->kept[za->cur] = 0;
 	za->cur = pick;
 }
 
@@ -727,9 +745,15 @@ za_decide(struct zauto *za)
 	 * an ample level down for no loss at all.  Again the two cannot
 	 * both hold.
 	 */
-	/* Dearer levels whose verdict is stale (ZA_AGAIN). */
+	/*
+	 * Dearer levels whose verdict is stale (ZA_AGAIN): old, or made by
+	 * a receiver's pace when the current level carried markedly less
+	 * than it does now (the receiver or the data changed).
+	 */
 	for (l = za->cur + 1; l <= za->cap; l++)
-		if (za->againwhen[l] != 0 && za->windows >= za->againwhen[l]) {
+		if (za->againwhen[l] != 0 && (za->windows >= za->againwhen[l] ||
+		    (za->lostpace[l] > 0 && za_fresh(za, za->cur) &&
+		    za->xput[za->cur] > za->lostpace[l] * ZAUTO_HYSTERESIS))) {
 			za->againwhen[l] = 0;
 			za_forget(za, l);
 		}
@@ -744,7 +768,7 @@ za_decide(struct zauto *za)
 	for (l = 0; l < za->cur; l++)
 		if (za_receiver(za, l, za->cur, 1.0 / ZAUTO_GIVE)) {
 			za->probing = 0;
-			za_leave(za, l);
+			za_leave(za, l, 1);
 			return;
 		}
 	best = 0;
@@ -776,7 +800,7 @@ za_decide(struct zauto *za)
 	}
 	za->probing = pick < za->cur && !za->linkknown;
 	if (pick < za->cur)
-		za_leave(za, pick);
+		za_leave(za, pick, 0);
 	else
 		za->cur = pick;
 }
@@ -882,6 +906,8 @@ zauto_sample(struct zauto *za, int level, uint64_t raw, uint64_t zout,
 	za->swall[level] = za->swall[level] * ZA_DECAY +
 	    (double)za->wall / 1e9;
 	za->xwhen[level] = za->windows;
+	/* Measured anew: no older verdict is left to forget. */
+	za->againwhen[level] = 0;
 	for (l = 0; l < ZA_LEVELS; l++)
 		za->spent[l] *= ZA_DECAY;
 	za->spent[level] += (double)za->raw;
@@ -1003,6 +1029,9 @@ zauto_sample(struct zauto *za, int level, uint64_t raw, uint64_t zout,
 	}
 	za_restart(za);
 	za_decide(za);
+	/* Kept (or left for a dearer one) long enough: no longer a loser. */
+	if (za->cur >= level && ++za->kept[level] >= ZA_AGAIN)
+		za->lost[level] = 0;
 	za->wlevel = za->cur;
 	return za->cur;
 }
