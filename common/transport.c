@@ -222,9 +222,14 @@ transport_read(struct transport *t, void *p, size_t n, int64_t deadline,
 				return -1;
 			}
 		}
-		if (!waited && t->hook != NULL &&
-		    t->hook(t->hookarg, err) == -1)
-			return -1;
+		if (!waited && t->hook != NULL) {
+			int64_t	 t0 = transport_now();
+
+			if (t->hook(t->hookarg, err) == -1)
+				return -1;
+			if (deadline >= 0)
+				deadline += transport_now() - t0;
+		}
 		waited = 1;
 		if (transport_wait(t, POLLIN, deadline, err) == -1)
 			return -1;

@@ -53,6 +53,8 @@ struct tls	*transport_tls(const struct transport *);
 /*
  * Wait hook: fn(arg, err) runs when a read is about to wait for the
  * peer for the first time in the call; -1 (err set) fails the read.
+ * The time it takes is this side's own work, not the peer's delay: it
+ * moves the read's deadline on by as much.
  */
 typedef int	(*transport_wait_fn)(void *arg, struct cerr *err);
 void		 transport_set_hook(struct transport *, transport_wait_fn,

@@ -139,6 +139,7 @@ struct sess {
 	int			 stormade;	/* STOR_MADE_*: what we created */
 	int64_t			 storfiles;	/* ... files, directories in it */
 	int64_t			 storbytes;	/* ... bytes, transcript too */
+	int64_t			 storown;	/* ms of our own in a body */
 	struct zlevel		 zl;		/* compression agreed */
 	struct bodystats	 bodies;
 	struct deltastats	 deltas;

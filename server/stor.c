@@ -52,6 +52,11 @@
 #include "xmalloc.h"
 
 #define STOR_CHUNK	(256 * 1024)
+/*
+ * The space of an upload is reserved this much at a time, ahead of what
+ * was received (stor_reserve): a client sending slowly holds no more.
+ */
+#define STOR_RESERVE	(64LL << 20)
 #define STOR_BATCH	128		/* files synced together */
 #define STOR_BATCHBYTES	(32LL << 20)	/* ... or this much data */
 #define STOR_BATCHDIRS	128		/* directories held for a sync */
@@ -572,13 +577,20 @@ stor_qnew(struct sess *s)
 	conn_set_idle(s->conn, stor_idle, s);
 }
 
-/* conn idle hook: the client has nothing more for now, sync. */
+/*
+ * conn idle hook: the client has nothing more for now, sync.  The time
+ * it takes is ours, not the client's (stor_body).
+ */
 static int
 stor_idle(void *arg, struct cerr *err)
 {
 	struct sess	*s = arg;
+	int64_t		 t0 = conn_now();
+	int		 r;
 
-	if (stor_sync(s) == SESS_CLOSE) {
+	r = stor_sync(s);
+	s->storown += conn_now() - t0;
+	if (r == SESS_CLOSE) {
 		cerr_set(err, "upload could not be made durable");
 		return -1;
 	}
@@ -637,11 +649,66 @@ stor_hold(struct sess *s, int fd, int dfd, const char *up, int64_t size)
 }
 
 /*
+ * Reserve len bytes of fd from off on (its size unchanged), and check the
+ * -N floor again with this and every other upload's reservation counted:
+ * uploads side by side each fit above the floor alone, not all together.
+ * A file system that cannot reserve has the check before the upload
+ * began alone.  Returns 0, or -1 (no room to reserve: errno set) or -2
+ * (below the floor once reserved: errno ENOSPC), after logging why.
+ */
+static int
+stor_reserve(struct sess *s, int fd, int64_t off, int64_t len,
+    const char *upload)
+{
+#if defined(HAVE_FALLOCATE) && defined(FALLOC_FL_KEEP_SIZE)
+	struct statvfs	 sv;
+	uint64_t	 avail;
+	int		 e;
+
+	if (len <= 0 || s->opts->minfree <= 0)
+		return 0;
+	if (fallocate(fd, FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)len) == -1) {
+		if (errno == EOPNOTSUPP || errno == ENOSYS)
+			return 0;
+		e = errno;
+		peer_log(s, LOG_NOTICE, "STOR %s: %lld bytes refused, cannot "
+		    "reserve them: %s", upload, (long long)len, strerror(e));
+		errno = e;
+		return -1;
+	}
+	if (fstatvfs(fd, &sv) == -1) {
+		e = errno;
+		log_warn("%s: fstatvfs", upload);
+		errno = e;
+		return -1;
+	}
+	avail = (uint64_t)sv.f_bavail * (uint64_t)sv.f_frsize;
+	if (avail < (uint64_t)s->opts->minfree) {
+		peer_log(s, LOG_NOTICE, "STOR %s: %lld bytes refused, %llu "
+		    "bytes free once reserved, floor %lld (-N)", upload,
+		    (long long)len, (unsigned long long)avail,
+		    (long long)s->opts->minfree);
+		errno = ENOSPC;
+		return -2;
+	}
+#else
+	(void)s;
+	(void)fd;
+	(void)off;
+	(void)len;
+	(void)upload;
+#endif
+	return 0;
+}
+
+/*
  * May an upload of size bytes go to the file system of fd?  If so, the
- * space is reserved for it in fd.  Returns 0, or -1 with errno EFBIG
- * (over -M), EDQUOT (it would take the session's loadset over -T) or
- * ENOSPC (more than is free), or -2 with errno ENOSPC (it would leave
- * less than -N free), after logging why.
+ * first STOR_RESERVE bytes of it are reserved (stor_reserve; stor_body
+ * reserves the rest as it comes, so that a client sending slowly holds
+ * no more than that ahead of what it sent).  Returns 0, or -1 with errno
+ * EFBIG (over -M) or ENOSPC (more than is free, or no room to reserve),
+ * -2 with errno ENOSPC (it would leave less than -N free), or -3 (it
+ * would take the session's loadset over -T), after logging why.
  */
 static int
 stor_room(struct sess *s, int fd, int64_t size, const char *upload)
@@ -664,8 +731,7 @@ stor_room(struct sess *s, int fd, int64_t size, const char *upload)
 		    "%s has %lld bytes, limit %lld (-T)", upload,
 		    (long long)size, name, (long long)s->storbytes,
 		    (long long)s->opts->maxbytes);
-		errno = EDQUOT;
-		return -1;
+		return -3;
 	}
 	if (fstatvfs(fd, &sv) == -1) {
 		log_warn("%s: fstatvfs", upload);
@@ -682,37 +748,27 @@ stor_room(struct sess *s, int fd, int64_t size, const char *upload)
 		/* -2: it would fit, but not above the floor. */
 		return (uint64_t)size > avail ? -1 : -2;
 	}
-#if defined(HAVE_FALLOCATE) && defined(FALLOC_FL_KEEP_SIZE)
-	/*
-	 * Uploads side by side each fit above the floor alone, not all
-	 * together: the space is reserved now (the file's size unchanged),
-	 * and the floor checked again with this and every other upload's
-	 * reservation counted.  A file system that cannot reserve has the
-	 * check above alone.
-	 */
-	if (size > 0 && s->opts->minfree > 0) {
-		if (fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, (off_t)size) == -1) {
-			if (errno != EOPNOTSUPP && errno != ENOSYS) {
-				peer_log(s, LOG_NOTICE, "STOR %s: %lld bytes "
-				    "refused, cannot reserve them: %s", upload,
-				    (long long)size, strerror(errno));
-				return -1;
-			}
-		} else if (fstatvfs(fd, &sv) == -1) {
-			log_warn("%s: fstatvfs", upload);
-			return -1;
-		} else if ((avail = (uint64_t)sv.f_bavail *
-		    (uint64_t)sv.f_frsize) < (uint64_t)s->opts->minfree) {
-			peer_log(s, LOG_NOTICE, "STOR %s: %lld bytes refused, "
-			    "%llu bytes free once reserved, floor %lld (-N)",
-			    upload, (long long)size, (unsigned long long)avail,
-			    (long long)s->opts->minfree);
-			errno = ENOSPC;
-			return -2;
-		}
+	return stor_reserve(s, fd, 0, size < STOR_RESERVE ? size :
+	    STOR_RESERVE, upload);
+}
+
+/*
+ * The reply that refuses an upload for stor_room's or stor_reserve's
+ * result r (errno e): the cause in words, never a server path.
+ */
+static void
+stor_refuse(struct sess *s, const char *upload, int r, int e)
+{
+	char	 msg[PATH_MAX + 128];
+
+	if (r == -3) {
+		stor_limited(s, "byte", 'T', s->opts->maxbytes);
+		return;
 	}
-#endif
-	return 0;
+	snprintf(msg, sizeof(msg), r == -2 ? "%s: %s (the server keeps %lld "
+	    "MiB free: cairnd -N)" : "%s: %s", upload, strerror(e),
+	    (long long)(s->opts->minfree >> 20));
+	stor_fatal(s, RAP_STOR_DATA, msg);
 }
 
 /*
@@ -725,7 +781,7 @@ stor_body(struct sess *s, int fd, int dfd, const char *leaf,
 {
 	struct cerr	 err;
 	char		*line, *chunk, msg[PATH_MAX + 128];
-	int64_t		 size, left, deadline;
+	int64_t		 size, left, deadline, t0, reserved, next;
 	ssize_t		 n;
 	size_t		 want, got;
 	int		 r, e;
@@ -741,16 +797,7 @@ stor_body(struct sess *s, int fd, int dfd, const char *leaf,
 	if ((r = stor_room(s, fd, size, upload)) != 0) {
 		e = errno;
 		unlinkat(dfd, leaf, 0);
-		if (e == EDQUOT)
-			stor_limited(s, "byte", 'T', s->opts->maxbytes);
-		else {
-			/* The cause in words, never a server path. */
-			snprintf(msg, sizeof(msg), r == -2 ? "%s: %s (the "
-			    "server keeps %lld MiB free: cairnd -N)" :
-			    "%s: %s", upload, strerror(e),
-			    (long long)(s->opts->minfree >> 20));
-			stor_fatal(s, RAP_STOR_DATA, msg);
-		}
+		stor_refuse(s, upload, r, e);
 		return -1;
 	}
 	s->storbytes += size;
@@ -758,22 +805,50 @@ stor_body(struct sess *s, int fd, int dfd, const char *leaf,
 	/*
 	 * -E bounds each STOR_CHUNK of the body as a whole, not each read:
 	 * a client trickling a byte at a time cannot hold the session.
+	 * What the server spends on its own meanwhile (writing, syncing
+	 * earlier uploads while it waits) moves the deadline on.
 	 */
 	deadline = -1;
 	got = 0;
+	reserved = size < STOR_RESERVE ? size : STOR_RESERVE;
 	for (left = size; left > 0; left -= n) {
 		if (got == 0)
 			deadline = conn_deadline(s->conn);
+		else if (deadline != -1)
+			deadline += s->storown;
+		s->storown = 0;
+		/* The next STOR_RESERVE bytes, once the last are written. */
+		if (size - left >= reserved && reserved < size) {
+			next = size - reserved < STOR_RESERVE ?
+			    size - reserved : STOR_RESERVE;
+			if ((r = stor_reserve(s, fd, reserved, next,
+			    upload)) != 0) {
+				e = errno;
+				free(chunk);
+				unlinkat(dfd, leaf, 0);
+				stor_refuse(s, upload, r, e);
+				return -1;
+			}
+			reserved += next;
+		}
 		want = STOR_CHUNK - got;
 		if ((int64_t)want > left)
 			want = (size_t)left;
 		if ((n = conn_read_until(s->conn, chunk, want, deadline,
 		    &err)) == -1) {
-			log_warnx("%s", err.msg);
+			log_warnx("%s, in the body of %s (-E %d: seconds for "
+			    "each 256 KiB)", err.msg, upload,
+			    s->opts->iowait / 1000);
 			free(chunk);
 			goto bad;
 		}
-		if (write(fd, chunk, (size_t)n) != n) {
+		t0 = conn_now();
+		errno = 0;	/* a short write sets none: ENOSPC below */
+		r = write(fd, chunk, (size_t)n) != n;
+		e = errno;
+		s->storown += conn_now() - t0;
+		if (r) {
+			errno = e;
 			log_warn("%s", upload);
 			free(chunk);
 			unlinkat(dfd, leaf, 0);

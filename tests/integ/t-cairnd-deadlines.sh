@@ -57,6 +57,47 @@ assert_eq 6 "$(field noops.noop_ok "$OUT")" "busy client: NOOPs answered"
 assert_eq open "$(field noops.closed_s "$OUT")" "busy client"
 stop_cairnd
 
+# The server's own time is not the client's.  The fault injector makes
+# the session's first syncfs (of the transcript, while the session waits
+# for more of the file after it) take 3 s; meanwhile the client keeps
+# sending the file's 2 MiB body at 640 KiB/s from a small send buffer,
+# well within -E 2 for every 256 KiB.  The upload is stored.
+need_shim
+: >"$SLOG"
+LD_PRELOAD=$SHIM
+CAIRN_SHIM_STOP=syncfs:1
+CAIRN_SHIM_RUN="sleep 3"
+export LD_PRELOAD CAIRN_SHIM_STOP CAIRN_SHIM_RUN
+start_cairnd "$T/repo" -E 2
+unset LD_PRELOAD CAIRN_SHIM_STOP CAIRN_SHIM_RUN
+python3 - "$PORT" >"$T/own" <<'PY' || fail "paced upload: $(cat "$T/own")"
+import socket, sys, time
+
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 16384)
+s.settimeout(30)
+s.connect(('127.0.0.1', int(sys.argv[1])))
+f = s.makefile('rb')
+while not f.readline().startswith(b'200 '):
+    pass
+body = b'x' * (2 << 20)
+s.sendall(b'STOR TRANSCRIPT own.T\r\n6\r\norder\n.\r\n'
+    b'STOR FILE own.T ./big\r\n%d\r\n' % len(body))
+for i in range(0, len(body), 65536):
+    s.sendall(body[i:i + 65536])
+    time.sleep(0.1)
+s.sendall(b'.\r\nQUIT\r\n')
+for _ in range(8):
+    l = f.readline()
+    if not l:
+        break
+    print(l.decode('latin-1').rstrip('\r\n'))
+PY
+assert_eq 2 "$(grep -c '^250 ' "$T/own")" "paced upload: $(cat "$T/own")"
+! grep -q 'timed out' "$SLOG" || fail "paced upload timed out: $(cat "$SLOG")"
+assert_eq $((2 << 20)) "$(wc -c <"$T/repo/tmp/file/own.T/big")" "stored"
+stop_cairnd
+
 # Level 1 needs TLS material.
 command -v openssl >/dev/null 2>&1 ||
     skip "level 0 passed; the TLS part needs openssl"

@@ -7,7 +7,9 @@
 # accepted; the first completes.  A loadset of empty files that would
 # take the last inodes: refused once 1% of them and 64 more are left,
 # the refusal naming the reason and logged with the counts, nothing of
-# the loadset kept; a loadset within the floor is stored.
+# the loadset kept; a loadset within the floor is stored.  And the space
+# is reserved 64 MiB at a time as the body arrives, so that a client
+# sending slowly does not hold what it declared.
 . "$top_srcdir/tests/integ/lib.sh"
 need_tool cairnd
 need_root
@@ -131,4 +133,79 @@ assert_eq "reply=201 QUIT OK, closing connection" "$(grep '^reply=' "$T/ino")" \
     "300 files"
 assert_eq 301 "$(field stored "$T/ino")" "300 files and the transcript"
 [ -f "$R/tmp/file/d.T/f0299" ] || fail "300 files: the last one missing"
+rm -rf "$R/tmp/file/d.T" "$R/tmp/transcript/d.T"
+
+# 3. The space is reserved 64 MiB at a time, ahead of what arrived: a
+# client that declares 100 MiB and sends slowly holds 64 MiB, not 100,
+# and e.T's 50 MiB fits beside it (160 MiB, less 64, less 50, leaves more
+# than the 16 MiB floor).  When the first client has sent 64 MiB, its
+# next 36 would leave less than the floor: it is refused then, and
+# nothing of it is kept.
+mount -o remount,size=160m "$R/tmp" || fail "remount the tmpfs"
+stop_cairnd
+: >"$SLOG"
+start_cairnd "$R" -N 16
+python3 - "$PORT" >"$T/win" <<'PY' || fail "windows: $(cat "$T/win")"
+import socket, sys, time
+port = int(sys.argv[1])
+MIB = 1 << 20
+
+def conn():
+    s = socket.create_connection(('127.0.0.1', port), timeout=20)
+    buf = b''
+    while b'CAPA' not in buf or not buf.endswith(b'\n'):
+        d = s.recv(4096)
+        if not d:
+            sys.exit('no banner')
+        buf += d
+    return s
+
+def until(s, want, buf=b''):
+    t0 = time.time()
+    try:
+        while want not in buf and time.time() - t0 < 20:
+            d = s.recv(4096)
+            if not d:
+                break
+            buf += d
+    except socket.timeout:
+        pass
+    return buf
+
+def stor(s, name, size):
+    t = b'f ./big 0644 0 0 1700000000 %d -\n' % size
+    s.sendall(b'STOR TRANSCRIPT %s\r\n%d\r\n%s.\r\n' % (name, len(t), t))
+    s.sendall(b'STOR FILE %s ./big\r\n%d\r\n' % (name, size))
+
+a = conn()
+stor(a, b'w.T', 100 * MIB)
+a.sendall(b'w' * MIB)
+got = until(a, b'350 Storing file\r\n' * 2)
+print('w.first=%d' % got.count(b'350 Storing file'))
+e = conn()
+stor(e, b'e.T', 50 * MIB)
+for _ in range(50):
+    e.sendall(b'e' * MIB)
+e.sendall(b'.\r\nQUIT\r\n')
+for line in until(e, b'201').decode().splitlines():
+    print('e.reply=' + line)
+e.close()
+try:
+    for _ in range(99):
+        a.sendall(b'w' * MIB)
+except OSError:
+    pass
+for line in until(a, b'555').decode().splitlines():
+    print('w.reply=' + line)
+a.close()
+PY
+cat "$T/win"
+assert_eq 2 "$(field w.first "$T/win")" "w.T accepted"
+assert_eq 2 "$(grep -c '^e.reply=250 File stored' "$T/win")" "e.T stored"
+assert_eq 52428800 "$(stat -c %s "$R/tmp/file/e.T/big")" "e.T's file"
+grep -qx 'w.reply=555 tmp/file/w.T/./big: No space left on device (the server keeps 16 MiB free: cairnd -N)' \
+    "$T/win" || fail "w.T's next 36 MiB not refused: $(cat "$T/win")"
+grep -q 'STOR tmp/file/w.T/./big: 37748736 bytes refused, [0-9]* bytes free once reserved, floor 16777216 (-N)' \
+    "$SLOG" || fail "w.T's refusal not logged: $(cat "$SLOG")"
+no_upload "$R" w.T
 exit 0
