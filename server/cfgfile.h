@@ -7,11 +7,11 @@
  * release, specmeta.h).
  *
  * Lines longer than CFGFILE_MAXLINE, a bad @include and an invalid entry
- * are logged (log_warnx, naming the file and line) and skipped; an
- * @include nested deeper than CFGFILE_DEPTH, of a file being read
- * already (a loop), or beyond CFGFILE_MAXFILES files read in all is
- * logged and skipped, and the reading goes on.  Comments ("#" first)
- * and blank lines are skipped.
+ * are logged (log_warnx, naming the file and line) and skipped; so is an
+ * @include nested deeper than CFGFILE_DEPTH or of a file being read
+ * already (a loop), and the reading goes on.  An @include of a file read
+ * already, as deep or less, is skipped quietly: it has nothing new to
+ * give.  Comments ("#" first) and blank lines are skipped.
  */
 #ifndef CAIRN_CFGFILE_H
 #define CAIRN_CFGFILE_H
@@ -20,7 +20,6 @@ struct cerr;
 
 #define CFGFILE_NAME	"config"
 #define CFGFILE_DEPTH	10
-#define CFGFILE_MAXFILES 64	/* files read for one lookup, config too */
 #define CFGFILE_MAXLINE	(64 * 1024)
 
 /*
