@@ -140,28 +140,34 @@ local_digest(const struct kt *kt, int fd, char out[CKSUM_B64MAX])
 	return cksum_fd(kt->ck, fd, out, NULL);
 }
 
-/* The staged file at rel, or NULL. */
+/* The staged file at rel (ignoring case with -I), or NULL. */
 static struct kt_staged *
 staged(const struct kt *kt, const char *rel)
 {
 	size_t	i;
 
 	for (i = 0; i < kt->nstaged; i++)
-		if (strcmp(kt->staged[i].rel, rel) == 0)
+		if ((kt->icase ? strcasecmp(kt->staged[i].rel, rel) :
+		    strcmp(kt->staged[i].rel, rel)) == 0)
 			return &kt->staged[i];
 	return NULL;
 }
 
 /*
  * Open rel below the command directory for reading, confined: its copy
- * in the staging directory if this run fetched it, else the one in
- * place.
+ * in the staging directory if this run fetched it (as it was staged,
+ * with -I perhaps in another case), else the one in place.
  */
 static int
 kt_open(const struct kt *kt, const char *rel)
 {
-	return confine_open(staged(kt, rel) != NULL ? kt->stagefd :
-	    kt->kdirfd, rel, O_RDONLY | O_NONBLOCK | O_NOCTTY, 0);
+	const struct kt_staged	*e;
+
+	if ((e = staged(kt, rel)) != NULL)
+		return confine_open(kt->stagefd, e->rel, O_RDONLY |
+		    O_NONBLOCK | O_NOCTTY, 0);
+	return confine_open(kt->kdirfd, rel, O_RDONLY | O_NONBLOCK |
+	    O_NOCTTY, 0);
 }
 
 /*
@@ -466,10 +472,14 @@ static int
 download(struct kt *kt, const char *kind, const char *name, const char *rel,
     const char *path, const struct net_stat *si)
 {
-	struct dl_req	 r;
+	const struct kt_staged	*e;
+	struct dl_req		 r;
 
 	if (stage_create(kt) == -1)
 		return -1;
+	/* Staged already (-I: in another case): it replaces that file. */
+	if ((e = staged(kt, rel)) != NULL)
+		rel = e->rel;
 	memset(&r, 0, sizeof(r));
 	r.kind = kind;
 	r.tname = name;
@@ -761,8 +771,10 @@ kt_kopen(void *arg, const char *kpath, const char *name)
 /*
  * Nonzero if rel (canonical, below the command directory) is one of
  * ktcheck's own files there: the base command file, special.T, the
- * release state, or a staging directory.  A command file naming one
- * would have this run overwrite it with something else.
+ * release state, or a staging directory, ignoring case with or without
+ * -I (a file system that ignores case has them under every spelling).
+ * A command file naming one would have this run overwrite it with
+ * something else.
  */
 static int
 own_name(const struct kt *kt, const char *rel)
@@ -774,8 +786,7 @@ own_name(const struct kt *kt, const char *rel)
 	own[1] = "special.T";
 	own[2] = TRUST_STATE;
 	for (i = 0; i < sizeof(own) / sizeof(own[0]); i++)
-		if ((kt->icase ? strcasecmp(rel, own[i]) :
-		    strcmp(rel, own[i])) == 0)
+		if (strcasecmp(rel, own[i]) == 0)
 			return 1;
 	return stage_name(rel);
 }

@@ -8,7 +8,9 @@
 # status as always, an included command file in a new subdirectory
 # read from what was fetched.  A staging directory left by a run that
 # died is removed by the next run (not by -n, which writes nothing), and
-# a command file may not name anything inside one.
+# a command file may not name anything inside one, nor one of ktcheck's
+# own files in any case.  With -I, names that differ only in case are
+# one file.
 . "$top_srcdir/tests/integ/lib.sh"
 need_tool cairnd ktcheck
 mk_tmpdir
@@ -125,15 +127,17 @@ unchanged "up to date"
 
 # 4. A name that would reach into a staging directory, or that is one
 # of ktcheck's own files (the base command file, special.T, the release
-# state), is refused in any spelling, even when the server has it: exit
-# 2, the line named, nothing changed.
+# state), is refused in any spelling and any case, even when the server
+# has it: exit 2, the line named, nothing changed.
 mkdir -p "$R/transcript/.ktcheck.1"
-printf 'd ./srv 0755 0 0\n' >"$R/transcript/.ktcheck.1/x.T"
-printf 'd ./srv 0755 0 0\n' >"$R/transcript/command.K"
-printf 'd ./srv 0755 0 0\n' >"$R/transcript/release.state"
+for f in .ktcheck.1/x.T command.K release.state COMMAND.K Special.T \
+    RELEASE.STATE; do
+	printf 'd ./srv 0755 0 0\n' >"$R/transcript/$f"
+done
 printf 'p test.K\n' >"$R/command/command.K"
 for name in .ktcheck.1/x.T ./.ktcheck.2/y.T .KTCHECK.3/z.T command.K \
-    ./command.K special.T ./special.T release.state ././release.state; do
+    ./command.K special.T ./special.T release.state ././release.state \
+    COMMAND.K Special.T RELEASE.STATE; do
 	printf 'p test.T\np %s\n' "$name" >"$R/command/test.K"
 	kt
 	assert_eq 2 "$RC" "reserved name $name exit"
@@ -142,12 +146,15 @@ for name in .ktcheck.1/x.T ./.ktcheck.2/y.T .KTCHECK.3/z.T command.K \
 	[ -s "$T/out" ] && fail "reserved name $name: said $(cat "$T/out")"
 	unchanged "reserved name $name"
 done
-printf 'k ./command.K\n' >"$R/command/test.K"
-kt
-assert_eq 2 "$RC" "reserved command file name exit"
-grep -qF "command file $C/command.K: line 1: ./command.K: name reserved for ktcheck's own files" \
-    "$T/err" || fail "reserved k name: $(cat "$T/err")"
-unchanged "reserved command file name"
+printf 'p test.K\n' >"$R/command/COMMAND.K"
+for name in ./command.K COMMAND.K; do
+	printf 'k %s\n' "$name" >"$R/command/test.K"
+	kt
+	assert_eq 2 "$RC" "reserved command file name $name exit"
+	grep -qF "command file $C/command.K: line 1: $name: name reserved for ktcheck's own files" \
+	    "$T/err" || fail "reserved k name $name: $(cat "$T/err")"
+	unchanged "reserved command file name $name"
+done
 
 # 5. Two spellings of one file are one file: fetched once, committed
 # once, and kept by -C.  An included command file named with "./" and a
@@ -173,4 +180,18 @@ kt -C
 assert_eq 0 "$RC" "two spellings, up to date exit ($(cat "$T/err"))"
 assert_eq "No updates needed" "$(cat "$T/out")"
 unchanged "two spellings, up to date"
+
+# 6. With -I, two names that differ only in case are one file: fetched,
+# staged and committed once, in the spelling first seen.
+printf 'd ./ci 0755 0 0\n' >"$R/transcript/ci.T"
+cp "$R/transcript/ci.T" "$R/transcript/CI.T"
+printf 'p test.T\np ci.T\np CI.T\nn neg.T\ns ./etc/hostname\n' \
+    >"$R/command/test.K"
+kt -I
+assert_eq 1 "$RC" "-I, names differing in case exit ($(cat "$T/err"))"
+printf '%s\n' "$C/command.K: updated" "$C/ci.T: updated" >"$T/exp"
+assert_file_eq "$T/exp" "$T/out" "-I, names differing in case run"
+assert_file_eq "$R/transcript/ci.T" "$C/ci.T"
+[ -e "$C/CI.T" ] && fail "-I: CI.T committed apart from ci.T"
+assert_no_files "-I: staging files left" "$C" -name '.ktcheck*'
 exit 0
