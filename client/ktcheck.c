@@ -770,11 +770,11 @@ kt_kopen(void *arg, const char *kpath, const char *name)
 
 /*
  * Nonzero if rel (canonical, below the command directory) is one of
- * ktcheck's own files there: the base command file, special.T, the
- * release state, or a staging directory, ignoring case with or without
- * -I (a file system that ignores case has them under every spelling).
- * A command file naming one would have this run overwrite it with
- * something else.
+ * ktcheck's own files there or leads through one: the base command
+ * file, special.T, the release state, or a staging directory, ignoring
+ * case with or without -I (a file system that ignores case has them
+ * under every spelling).  A command file naming one would have this run
+ * overwrite it with something else, or fail halfway through its commit.
  */
 static int
 own_name(const struct kt *kt, const char *rel)
@@ -786,7 +786,8 @@ own_name(const struct kt *kt, const char *rel)
 	own[1] = "special.T";
 	own[2] = TRUST_STATE;
 	for (i = 0; i < sizeof(own) / sizeof(own[0]); i++)
-		if (strcasecmp(rel, own[i]) == 0)
+		if (strcasecmp(rel, own[i]) == 0 ||
+		    ischildcase(rel, own[i], 1))
 			return 1;
 	return stage_name(rel);
 }

@@ -9,8 +9,8 @@
 # read from what was fetched.  A staging directory left by a run that
 # died is removed by the next run (not by -n, which writes nothing), and
 # a command file may not name anything inside one, nor one of ktcheck's
-# own files in any case.  With -I, names that differ only in case are
-# one file.
+# own files in any case, nor a path through one.  With -I, names that
+# differ only in case are one file.
 . "$top_srcdir/tests/integ/lib.sh"
 need_tool cairnd ktcheck
 mk_tmpdir
@@ -127,17 +127,19 @@ unchanged "up to date"
 
 # 4. A name that would reach into a staging directory, or that is one
 # of ktcheck's own files (the base command file, special.T, the release
-# state), is refused in any spelling and any case, even when the server
-# has it: exit 2, the line named, nothing changed.
-mkdir -p "$R/transcript/.ktcheck.1"
+# state) or leads through one, is refused in any spelling and any case,
+# even when the server has it: exit 2, the line named, nothing changed.
+mkdir -p "$R/transcript/.ktcheck.1" "$R/transcript/SPECIAL.T" \
+    "$R/transcript/Release.State"
 for f in .ktcheck.1/x.T command.K release.state COMMAND.K Special.T \
-    RELEASE.STATE; do
+    RELEASE.STATE SPECIAL.T/x.T Release.State/x.T; do
 	printf 'd ./srv 0755 0 0\n' >"$R/transcript/$f"
 done
 printf 'p test.K\n' >"$R/command/command.K"
 for name in .ktcheck.1/x.T ./.ktcheck.2/y.T .KTCHECK.3/z.T command.K \
     ./command.K special.T ./special.T release.state ././release.state \
-    COMMAND.K Special.T RELEASE.STATE; do
+    COMMAND.K Special.T RELEASE.STATE command.K/x.T ./SPECIAL.T/x.T \
+    release.state/x.T Release.State/x.T; do
 	printf 'p test.T\np %s\n' "$name" >"$R/command/test.K"
 	kt
 	assert_eq 2 "$RC" "reserved name $name exit"
@@ -146,8 +148,10 @@ for name in .ktcheck.1/x.T ./.ktcheck.2/y.T .KTCHECK.3/z.T command.K \
 	[ -s "$T/out" ] && fail "reserved name $name: said $(cat "$T/out")"
 	unchanged "reserved name $name"
 done
+mkdir -p "$R/command/Command.K"
 printf 'p test.K\n' >"$R/command/COMMAND.K"
-for name in ./command.K COMMAND.K; do
+printf 'p test.K\n' >"$R/command/Command.K/x.K"
+for name in ./command.K COMMAND.K Command.K/x.K; do
 	printf 'k %s\n' "$name" >"$R/command/test.K"
 	kt
 	assert_eq 2 "$RC" "reserved command file name $name exit"
