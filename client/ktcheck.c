@@ -420,6 +420,31 @@ commit_sync(struct kt *kt, struct strlist *dirs)
 }
 
 /*
+ * Before anything is renamed: every staged file's directory in place
+ * must be there or can be made, so that a file or a symbolic link in
+ * its way fails the run while the command directory is as it was.  A
+ * missing directory is made by commit_one, and all below it with it.
+ */
+static int
+commit_check(struct kt *kt)
+{
+	const char	*leaf;
+	size_t		 i, bad;
+	int		 fd;
+
+	for (i = 0; i < kt->nstaged; i++) {
+		if ((fd = confine_parent(kt->kdirfd, kt->staged[i].rel, NULL,
+		    NULL, &leaf, &bad)) == -1 && errno != ENOENT) {
+			cerr_errno(&kt->err, "%s", kt->staged[i].path);
+			return -1;
+		}
+		if (fd != -1)
+			close(fd);
+	}
+	return 0;
+}
+
+/*
  * Commit what was fetched: transcripts and special.T, then the included
  * command files (the last fetched first, so that an including file comes
  * after what it includes), then the base command file, each group made
@@ -433,6 +458,8 @@ stage_commit(struct kt *kt)
 	size_t		 i, j;
 	int		 rc = 0, kind;
 
+	if (commit_check(kt) == -1)
+		return -1;
 	memset(&dirs, 0, sizeof(dirs));
 	/* An interrupt waits until every staged file is in place. */
 	(void)intr_hold();

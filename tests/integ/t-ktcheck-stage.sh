@@ -10,7 +10,8 @@
 # died is removed by the next run (not by -n, which writes nothing), and
 # a command file may not name anything inside one, nor one of ktcheck's
 # own files in any case, nor a path through one.  With -I, names that
-# differ only in case are one file.
+# differ only in case are one file; a file in the way of a new directory
+# fails the run before anything is renamed into place.
 . "$top_srcdir/tests/integ/lib.sh"
 need_tool cairnd ktcheck
 mk_tmpdir
@@ -198,4 +199,21 @@ assert_file_eq "$T/exp" "$T/out" "-I, names differing in case run"
 assert_file_eq "$R/transcript/ci.T" "$C/ci.T"
 [ -e "$C/CI.T" ] && fail "-I: CI.T committed apart from ci.T"
 assert_no_files "-I: staging files left" "$C" -name '.ktcheck*'
+
+# 7. A file in the way of the directory a new name needs fails the run
+# before anything is renamed into place, test.T (changed, and first)
+# included.
+mkdir -p "$R/transcript/sub"
+printf 'd ./srv 0755 0 0\n' >"$R/transcript/sub/x.T"
+printf 'd ./usr2 0755 0 0\n' >>"$R/transcript/test.T"
+touch -d "@$((T0 + 120))" "$R/transcript/test.T"
+printf 'p test.T\np sub/x.T\n' >"$R/command/test.K"
+printf 'x\n' >"$C/sub"
+snap before
+kt
+assert_eq 2 "$RC" "file in the way exit"
+grep -qF "$C/sub/x.T: Not a directory" "$T/err" ||
+    fail "file in the way: $(cat "$T/err")"
+[ -s "$T/out" ] && fail "file in the way: said $(cat "$T/out")"
+unchanged "file in the way"
 exit 0
