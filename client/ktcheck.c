@@ -800,14 +800,17 @@ kt_kopen(void *arg, const char *kpath, const char *name)
  * ktcheck's own files there or leads through one: the base command
  * file, special.T, the release state, or a staging directory, ignoring
  * case with or without -I (a file system that ignores case has them
- * under every spelling).  A command file naming one would have this run
- * overwrite it with something else, or fail halfway through its commit.
+ * under every spelling); or if any component of it has the form of a
+ * temporary name of ktcheck's (a download's, the release state's),
+ * which the run would remove as it goes.  A command file naming one
+ * would have this run overwrite or remove it, or fail halfway through
+ * its commit.
  */
 static int
 own_name(const struct kt *kt, const char *rel)
 {
-	const char	*own[3];
-	size_t		 i;
+	const char	*own[3], *p;
+	size_t		 i, n;
 
 	own[0] = kt->base;
 	own[1] = "special.T";
@@ -816,7 +819,16 @@ own_name(const struct kt *kt, const char *rel)
 		if (strcasecmp(rel, own[i]) == 0 ||
 		    ischildcase(rel, own[i], 1))
 			return 1;
-	return stage_name(rel);
+	if (stage_name(rel))
+		return 1;
+	for (p = rel;; p += n + 1) {
+		n = strcspn(p, "/");
+		if (dl_istemp(p, n) || strncasecmp(p, TRUST_STATETMP,
+		    strlen(TRUST_STATETMP)) == 0)
+			return 1;
+		if (p[n] == '\0')
+			return 0;
+	}
 }
 
 /*

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "buf.h"
@@ -52,6 +53,37 @@ dl_tempname(const char *leaf, unsigned lineno)
 	else
 		xasprintf(&tmp, ".radmind.%ld.%u", pid, lineno);
 	return tmp;
+}
+
+/* How many digits name[0..len) ends in. */
+static size_t
+dl_digits(const char *name, size_t len)
+{
+	size_t	n = 0;
+
+	while (n < len && name[len - n - 1] >= '0' && name[len - n - 1] <= '9')
+		n++;
+	return n;
+}
+
+int
+dl_istemp(const char *name, size_t len)
+{
+	static const char	 tag[] = ".radmind.";
+	const size_t		 tlen = sizeof(tag) - 1;
+	size_t			 n;
+
+	/* <leaf>.radmind.<pid> */
+	if ((n = dl_digits(name, len)) == 0)
+		return 0;
+	len -= n;
+	if (len >= tlen && strncasecmp(name + len - tlen, tag, tlen) == 0)
+		return 1;
+	/* .radmind.<pid>.<line> */
+	if (len == 0 || name[len - 1] != '.' ||
+	    (n = dl_digits(name, len - 1)) == 0)
+		return 0;
+	return len - 1 - n == tlen && strncasecmp(name, tag, tlen) == 0;
 }
 
 /* An exclusively created file of mode *arg, for dl_maketemp. */

@@ -182,8 +182,12 @@ int	 dl_req_recv(void *arg, struct net *, void *req, void *ctx,
  * interrupted: once it is renamed or removed, dl_tempdone(-1, tmp)
  * forgets it, or dl_tempdone(dfd, tmp) removes it and forgets it, before
  * tmp is freed.  Every temp name in a client goes through here.
+ * dl_istemp is nonzero if the component name[0..len) has the form of
+ * such a name, ignoring case (where a file system does): a name a peer
+ * gives that a temp file of this process could take, and remove.
  */
 char	*dl_tempname(const char *leaf, unsigned lineno);
+int	 dl_istemp(const char *name, size_t len);
 int	 dl_opentemp(int dfd, const char *leaf, unsigned lineno, mode_t mode,
 	    char **tmp);
 void	 dl_tempdone(int dfd, const char *tmp);

@@ -127,7 +127,7 @@ trust_state_write(int dfd, const char *dir, const struct trust_state *st,
 		cerr_set(err, "%s%s: state too long", dir, TRUST_STATE);
 		return -1;
 	}
-	(void)snprintf(tmp, sizeof(tmp), ".%s.%ld", TRUST_STATE,
+	(void)snprintf(tmp, sizeof(tmp), "%s%ld", TRUST_STATETMP,
 	    (long)getpid());
 	/* An interrupt leaves the old state, never half of the new one. */
 	(void)intr_hold();

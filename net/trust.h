@@ -29,6 +29,7 @@ struct net;
 struct sigkeys;
 
 #define TRUST_STATE	"release.state"
+#define TRUST_STATETMP	".release.state."	/* its temp file: ...<pid> */
 #define TRUST_STATEMAX 512		/* bytes of a state file */
 
 /* The release accepted: as the state file records it. */

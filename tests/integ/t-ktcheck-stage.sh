@@ -9,9 +9,10 @@
 # read from what was fetched.  A staging directory left by a run that
 # died is removed by the next run (not by -n, which writes nothing), and
 # a command file may not name anything inside one, nor one of ktcheck's
-# own files in any case, nor a path through one.  With -I, names that
-# differ only in case are one file; a file in the way of a new directory
-# fails the run before anything is renamed into place.
+# own files or a path through one, nor one of its temporary names, in
+# any case.  With -I, names that differ only in case are one file; a
+# file in the way of a new directory fails the run before anything is
+# renamed into place.
 . "$top_srcdir/tests/integ/lib.sh"
 need_tool cairnd ktcheck
 mk_tmpdir
@@ -126,21 +127,25 @@ assert_eq 0 "$RC" "up to date exit ($(cat "$T/err"))"
 assert_eq "No updates needed" "$(cat "$T/out")"
 unchanged "up to date"
 
-# 4. A name that would reach into a staging directory, or that is one
-# of ktcheck's own files (the base command file, special.T, the release
-# state) or leads through one, is refused in any spelling and any case,
-# even when the server has it: exit 2, the line named, nothing changed.
+# 4. A name that would reach into a staging directory, that is one of
+# ktcheck's own files (the base command file, special.T, the release
+# state) or leads through one, or that has the form of one of its
+# temporary names (a download's, the release state's), is refused in
+# any spelling and any case, even when the server has it: exit 2, the
+# line named, nothing changed.
 mkdir -p "$R/transcript/.ktcheck.1" "$R/transcript/SPECIAL.T" \
-    "$R/transcript/Release.State"
+    "$R/transcript/Release.State" "$R/transcript/sub"
 for f in .ktcheck.1/x.T command.K release.state COMMAND.K Special.T \
-    RELEASE.STATE SPECIAL.T/x.T Release.State/x.T; do
+    RELEASE.STATE SPECIAL.T/x.T Release.State/x.T x.T.radmind.123 \
+    sub/y.T.RADMIND.4 .release.state.5 .radmind.6.0; do
 	printf 'd ./srv 0755 0 0\n' >"$R/transcript/$f"
 done
 printf 'p test.K\n' >"$R/command/command.K"
 for name in .ktcheck.1/x.T ./.ktcheck.2/y.T .KTCHECK.3/z.T command.K \
     ./command.K special.T ./special.T release.state ././release.state \
     COMMAND.K Special.T RELEASE.STATE command.K/x.T ./SPECIAL.T/x.T \
-    release.state/x.T Release.State/x.T; do
+    release.state/x.T Release.State/x.T x.T.radmind.123 \
+    sub/y.T.RADMIND.4 .release.state.5 .radmind.6.0; do
 	printf 'p test.T\np %s\n' "$name" >"$R/command/test.K"
 	kt
 	assert_eq 2 "$RC" "reserved name $name exit"

@@ -458,6 +458,42 @@ START_TEST(test_tofd_cut)
 }
 END_TEST
 
+/*
+ * dl_istemp knows both forms of dl_tempname's names, in any case, and
+ * looks at the component it is given only.
+ */
+START_TEST(test_istemp)
+{
+	static const char *const yes[] = {
+		"x.T.radmind.123", "X.T.RADMIND.4", "a.Radmind.0",
+		".radmind.6", ".radmind.6.0", ".RADMIND.12.34"
+	};
+	static const char *const no[] = {
+		"x.T", "x.T.radmind", "x.T.radmind.", "x.T.radmind.1a",
+		"radmind.1", "x.radmind1", "a.radmind.1.2", ".radmind..1",
+		".radmind.1.", "x.radmind.-1", ""
+	};
+	char	 leaf[256], *tmp;
+	size_t	 i;
+
+	for (i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
+		ck_assert_msg(dl_istemp(yes[i], strlen(yes[i])), "%s", yes[i]);
+	for (i = 0; i < sizeof(no) / sizeof(no[0]); i++)
+		ck_assert_msg(!dl_istemp(no[i], strlen(no[i])), "%s", no[i]);
+	ck_assert(dl_istemp("a.radmind.1/b", 11));
+	ck_assert(!dl_istemp("a.radmind.1/b", 13));
+	tmp = dl_tempname("x.T", 7);
+	ck_assert(dl_istemp(tmp, strlen(tmp)));
+	free(tmp);
+	memset(leaf, 'a', 250);
+	leaf[250] = '\0';
+	tmp = dl_tempname(leaf, 7);
+	ck_assert_int_eq(strncmp(tmp, ".radmind.", 9), 0);
+	ck_assert(dl_istemp(tmp, strlen(tmp)));
+	free(tmp);
+}
+END_TEST
+
 /* A declared size that cannot fit is refused before any byte lands. */
 START_TEST(test_no_room)
 {
@@ -960,6 +996,7 @@ download_suite(void)
 	Suite	*s = suite_create("download");
 	TCase	*tc = tcase_create("dl");
 	TCase	*ta = tcase_create("apply");
+	TCase	*tn = tcase_create("names");
 	TCase	*td;
 
 	tcase_add_checked_fixture(tc, setup, teardown);
@@ -975,6 +1012,9 @@ download_suite(void)
 	tcase_add_test(tc, test_tofd);
 	tcase_add_test(tc, test_tofd_cut);
 	suite_add_tcase(s, tc);
+
+	tcase_add_test(tn, test_istemp);
+	suite_add_tcase(s, tn);
 
 	/* Deltas only where they are built in (not --without-zstd). */
 	if (delta_built()) {
