@@ -5,6 +5,9 @@
 
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#ifdef HAVE_SYS_XATTR_H
+#include <sys/xattr.h>
+#endif
 
 #include <dirent.h>
 #include <errno.h>
@@ -393,6 +396,20 @@ fs_read_private(const char *path, size_t max, struct buf **out,
 		close(fd);
 		return -1;
 	}
+#ifdef HAVE_SYS_XATTR_H
+	/*
+	 * The mode says nothing of the users and groups an access ACL names
+	 * (with one, the group bits are its mask): a key with one is
+	 * refused.  The kernel keeps no ACL that the mode says all of.
+	 */
+	if (S_ISREG(st.st_mode) &&
+	    fgetxattr(fd, "system.posix_acl_access", NULL, 0) >= 0) {
+		cerr_set(err, "%s: has an access ACL: refused as a private "
+		    "key (setfacl -b)", path);
+		close(fd);
+		return -1;
+	}
+#endif
 	if (fs_read_fd(fd, &st, max, out) == -1) {
 		cerr_errno(err, "%s", path);
 		return -1;

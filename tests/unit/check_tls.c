@@ -10,6 +10,9 @@
 #include <sys/types.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#ifdef HAVE_SYS_XATTR_H
+#include <sys/xattr.h>
+#endif
 
 #include <errno.h>
 #include <fcntl.h>
@@ -443,6 +446,35 @@ names(const char *msg, const char *path, const char *words)
  * A private key another user may read or change is refused, and one
  * owned by another user (not root); its group may read it.
  */
+#ifdef HAVE_SYS_XATTR_H
+/*
+ * Give path an access ACL (the kernel's xattr form, little-endian: a
+ * version, then tag, permissions and id per entry, sorted by tag):
+ * owner rw, user uid r, group r, mask r, others nothing.
+ */
+static int
+acl_user_read(const char *path, unsigned uid)
+{
+	static const unsigned	 tag[5] = { 0x01, 0x02, 0x04, 0x10, 0x20 };
+	static const unsigned	 perm[5] = { 6, 4, 4, 4, 0 };
+	unsigned char		 b[4 + 5 * 8], *p;
+	unsigned long		 id;
+	int			 i, k;
+
+	memset(b, 0, sizeof(b));
+	b[0] = 2;
+	for (i = 0; i < 5; i++) {
+		p = b + 4 + 8 * i;
+		p[0] = (unsigned char)tag[i];
+		p[2] = (unsigned char)perm[i];
+		id = tag[i] == 0x02 ? uid : 0xffffffffUL;
+		for (k = 0; k < 4; k++)
+			p[4 + k] = (unsigned char)(id >> (8 * k));
+	}
+	return setxattr(path, "system.posix_acl_access", b, sizeof(b), 0);
+}
+#endif
+
 START_TEST(test_key_private)
 {
 	struct tlsconf	 tc;
@@ -475,6 +507,18 @@ START_TEST(test_key_private)
 		ck_assert_int_eq(chown(server.key, 0, (gid_t)-1), 0);
 	}
 	ck_assert_int_eq(chmod(server.key, 0600), 0);
+#ifdef HAVE_SYS_XATTR_H
+	/* Mode 0640, but an ACL lets uid 65534 read it. */
+	if (acl_user_read(server.key, 65534) == 0) {
+		names(srv_fails(1, server.crt, server.key, NULL, NULL, NULL),
+		    server.key, "has an access ACL: refused as a private key");
+		ck_assert_int_eq(removexattr(server.key,
+		    "system.posix_acl_access"), 0);
+		ck_assert_int_eq(chmod(server.key, 0600), 0);
+	} else
+		ck_assert_msg(errno == ENOTSUP || errno == EOPNOTSUPP,
+		    "setxattr %s: %s", server.key, strerror(errno));
+#endif
 }
 END_TEST
 
