@@ -24,16 +24,19 @@ mount -t tmpfs -o size=10m,nr_inodes=1000 tmpfs "$R/tmp" ||
 at_exit "umount -l '$R/tmp'"
 start_cairnd "$R" -N 3
 
-# 1. a.T declares 4 MiB and sends 1 MiB of it; then b.T declares 4 MiB:
-# 10 MiB less a.T's 4 MiB leaves less than 3 MiB after b.T (without a.T's
-# reservation, 9 MiB were free and 5 MiB would be left).  Then a.T sends
-# the rest.
-python3 - "$PORT" >"$T/side" <<'PY' || fail "side by side: $(cat "$T/side")"
+# The uploading clients' helpers (their port the first argument):
+# conn(port) connects and reads the
+# banner, until(s, want) reads replies until want is among them (20 s at
+# most), stor(s, t, size) uploads transcript t listing ./big of size
+# bytes and begins STOR FILE t ./big, begin(...) does all three and
+# sends the first bytes.
+cat >"$T/storc.py" <<'PY'
 import socket, sys, time
-sys.path.insert(0, sys.argv[0].rsplit('/', 1)[0])
-port = int(sys.argv[1])
 
-def conn():
+port = int(sys.argv[1])
+MIB = 1 << 20
+
+def conn(port):
     s = socket.create_connection(('127.0.0.1', port), timeout=20)
     buf = b''
     while b'CAPA' not in buf or not buf.endswith(b'\n'):
@@ -44,7 +47,6 @@ def conn():
     return s
 
 def until(s, want, buf=b''):
-    # Read replies until want appears in them or the server closes.
     t0 = time.time()
     try:
         while want not in buf and time.time() - t0 < 20:
@@ -56,19 +58,32 @@ def until(s, want, buf=b''):
         pass
     return buf
 
-def stor_tran(s, name):
-    t = b'f ./big 0644 0 0 1700000000 4194304 -\n'
+def stor(s, name, size):
+    t = b'f ./big 0644 0 0 1700000000 %d -\n' % size
     s.sendall(b'STOR TRANSCRIPT %s\r\n%d\r\n%s.\r\n' % (name, len(t), t))
+    s.sendall(b'STOR FILE %s ./big\r\n%d\r\n' % (name, size))
 
-MIB = 1 << 20
-a = conn()
-stor_tran(a, b'a.T')
-a.sendall(b'STOR FILE a.T ./big\r\n%d\r\n' % (4 * MIB) + b'a' * MIB)
-got = until(a, b'350 Storing file\r\n' * 2)
-print('a.first=%d' % got.count(b'350 Storing file'))
-b = conn()
-stor_tran(b, b'b.T')
-b.sendall(b'STOR FILE b.T ./big\r\n%d\r\n' % (4 * MIB))
+def begin(port, label, name, size, sent):
+    # An upload of size bytes, sent bytes of it sent; print how many
+    # 350s it got (2: the transcript's and the file's).
+    s = conn(port)
+    stor(s, name, size)
+    s.sendall(label[:1].encode() * sent)
+    got = until(s, b'350 Storing file\r\n' * 2)
+    print('%s.first=%d' % (label, got.count(b'350 Storing file')))
+    return s
+PY
+
+# 1. a.T declares 4 MiB and sends 1 MiB of it; then b.T declares 4 MiB:
+# 10 MiB less a.T's 4 MiB leaves less than 3 MiB after b.T (without a.T's
+# reservation, 9 MiB were free and 5 MiB would be left).  Then a.T sends
+# the rest.
+PYTHONPATH=$T python3 - "$PORT" >"$T/side" <<'PY' || fail "side by side: $(cat "$T/side")"
+from storc import MIB, begin, conn, port, stor, until
+
+a = begin(port, 'a', b'a.T', 4 * MIB, MIB)
+b = conn(port)
+stor(b, b'b.T', 4 * MIB)
 got = until(b, b'555')
 for line in got.decode().splitlines():
     print('b.reply=' + line)
@@ -145,44 +160,11 @@ mount -o remount,size=160m "$R/tmp" || fail "remount the tmpfs"
 stop_cairnd
 : >"$SLOG"
 start_cairnd "$R" -N 16
-python3 - "$PORT" >"$T/win" <<'PY' || fail "windows: $(cat "$T/win")"
-import socket, sys, time
-port = int(sys.argv[1])
-MIB = 1 << 20
+PYTHONPATH=$T python3 - "$PORT" >"$T/win" <<'PY' || fail "windows: $(cat "$T/win")"
+from storc import MIB, begin, conn, port, stor, until
 
-def conn():
-    s = socket.create_connection(('127.0.0.1', port), timeout=20)
-    buf = b''
-    while b'CAPA' not in buf or not buf.endswith(b'\n'):
-        d = s.recv(4096)
-        if not d:
-            sys.exit('no banner')
-        buf += d
-    return s
-
-def until(s, want, buf=b''):
-    t0 = time.time()
-    try:
-        while want not in buf and time.time() - t0 < 20:
-            d = s.recv(4096)
-            if not d:
-                break
-            buf += d
-    except socket.timeout:
-        pass
-    return buf
-
-def stor(s, name, size):
-    t = b'f ./big 0644 0 0 1700000000 %d -\n' % size
-    s.sendall(b'STOR TRANSCRIPT %s\r\n%d\r\n%s.\r\n' % (name, len(t), t))
-    s.sendall(b'STOR FILE %s ./big\r\n%d\r\n' % (name, size))
-
-a = conn()
-stor(a, b'w.T', 100 * MIB)
-a.sendall(b'w' * MIB)
-got = until(a, b'350 Storing file\r\n' * 2)
-print('w.first=%d' % got.count(b'350 Storing file'))
-e = conn()
+a = begin(port, 'w', b'w.T', 100 * MIB, MIB)
+e = conn(port)
 stor(e, b'e.T', 50 * MIB)
 for _ in range(50):
     e.sendall(b'e' * MIB)
