@@ -22,6 +22,9 @@
  *	CAIRN_SHIM_RUN=CMD	function NAME, run CMD with /bin/sh -c and
  *				wait for it, then proceed.  NAME "mutate"
  *				stands for the Nth counted mutating call.
+ *	CAIRN_SHIM_FAIL=NAME:N:E  the Nth call of the wrapped function
+ *				NAME (fallocate only) fails with errno E
+ *				(a number) without doing anything.
  *	CAIRN_SHIM_TRACE=FILE	append one line per mutating call to FILE
  *				once it returned (so a call that needs
  *				another first, like a rename after an
@@ -79,6 +82,10 @@ static unsigned long	 eintr_every;
 static char		 stop_name[64];
 static unsigned long	 stop_at;
 static const char	*stop_cmd;
+static char		 fail_name[64];
+static unsigned long	 fail_at;
+static int		 fail_errno;
+static unsigned long	 n_fail;	/* atomic: calls of fail_name */
 static const char	*tracefile;
 
 static unsigned long	 n_mutate;	/* atomic */
@@ -121,6 +128,14 @@ shim_init(void)
 		memcpy(stop_name, s, len);
 		stop_name[len] = '\0';
 		stop_at = strtoul(colon + 1, NULL, 10);
+	}
+	if ((s = getenv("CAIRN_SHIM_FAIL")) != NULL &&
+	    (colon = strchr(s, ':')) != NULL &&
+	    (len = (size_t)(colon - s)) < sizeof(fail_name)) {
+		memcpy(fail_name, s, len);
+		fail_name[len] = '\0';
+		fail_at = strtoul(colon + 1, (char **)&s, 10);
+		fail_errno = *s == ':' ? (int)strtol(s + 1, NULL, 10) : EIO;
 	}
 	/*
 	 * CAIRN_SHIM_STOPEXE names the one program the STOP hook is for: a
@@ -226,6 +241,17 @@ enter(const char *name)
 		return;
 	if (__atomic_add_fetch(&n_stop, 1, __ATOMIC_SEQ_CST) == stop_at)
 		run_hook();
+}
+
+/* Should this call of name fail (CAIRN_SHIM_FAIL)?  Then errno is set. */
+static int
+failing(const char *name)
+{
+	if (fail_at == 0 || strcmp(name, fail_name) != 0 ||
+	    __atomic_add_fetch(&n_fail, 1, __ATOMIC_SEQ_CST) != fail_at)
+		return 0;
+	errno = fail_errno;
+	return 1;
 }
 
 /* Before a mutating call: count it, maybe stop or die. */
@@ -599,6 +625,30 @@ MUT(int, syncfs, (int a), (a), FD(a))
 
 #undef P
 #undef FD
+
+/* --- space --- */
+
+int
+fallocate(int fd, int mode, off_t off, off_t len)
+{
+	REAL(fallocate);
+
+	enter("fallocate");
+	if (failing("fallocate"))
+		return -1;
+	return real_fallocate(fd, mode, off, len);
+}
+
+int
+fallocate64(int fd, int mode, off64_t off, off64_t len)
+{
+	REAL(fallocate64);
+
+	enter("fallocate");
+	if (failing("fallocate"))
+		return -1;
+	return real_fallocate64(fd, mode, off, len);
+}
 
 /* --- data transfer --- */
 

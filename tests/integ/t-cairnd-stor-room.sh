@@ -9,7 +9,8 @@
 # the refusal naming the reason and logged with the counts, nothing of
 # the loadset kept; a loadset within the floor is stored.  And the space
 # is reserved 64 MiB at a time as the body arrives, so that a client
-# sending slowly does not hold what it declared.
+# sending slowly does not hold what it declared; a quota that refuses the
+# reservation is told as a quota.
 . "$top_srcdir/tests/integ/lib.sh"
 need_tool cairnd
 need_root
@@ -190,4 +191,30 @@ grep -qx 'w.reply=555 tmp/file/w.T/./big: No space left on device (the server ke
 grep -q 'STOR tmp/file/w.T/./big: 37748736 bytes refused, [0-9]* bytes free once reserved, floor 16777216 (-N)' \
     "$SLOG" || fail "w.T's refusal not logged: $(cat "$SLOG")"
 no_upload "$R" w.T
+
+# 4. A disk quota that refuses the reservation is told as what it is,
+# not as the loadset's -T limit: the fault injector fails the session's
+# first fallocate with EDQUOT.
+need_shim
+stop_cairnd
+: >"$SLOG"
+LD_PRELOAD=$SHIM
+CAIRN_SHIM_FAIL=fallocate:1:$(python3 -c 'import errno; print(errno.EDQUOT)')
+export LD_PRELOAD CAIRN_SHIM_FAIL
+start_cairnd "$R" -N 16
+unset LD_PRELOAD CAIRN_SHIM_FAIL
+PYTHONPATH=$T python3 - "$PORT" >"$T/quota" <<'PY' || fail "quota: $(cat "$T/quota")"
+from storc import conn, port, stor, until
+
+s = conn(port)
+stor(s, b'q.T', 4096)
+for line in until(s, b'555').decode().splitlines():
+    print('q.reply=' + line)
+PY
+grep -qx 'q.reply=555 tmp/transcript/q.T: Disk quota exceeded' "$T/quota" ||
+    fail "quota: $(cat "$T/quota")"
+! grep -q -- '-T' "$T/quota" || fail "quota told as -T: $(cat "$T/quota")"
+grep -q 'cannot reserve them: Disk quota exceeded' "$SLOG" ||
+    fail "quota not logged: $(cat "$SLOG")"
+no_upload "$R" q.T
 exit 0
