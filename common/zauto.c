@@ -79,6 +79,16 @@ static const struct za_shape za_shapes[ZAUTO_NCODECS] = {
  */
 #define ZA_RECALLSEC	0.25
 /*
+ * Sessions in a row that may start from a remembered link without
+ * measuring it (their socket never pushed back: they compressed slower
+ * than the link drains, or the pull was shorter than ZA_RECALLSEC of
+ * it).  The next one starts from it as a lower bound, and goes down to
+ * cheaper levels to probe it as a session with no memo does: a link
+ * measured once, when the client was busy, would otherwise hold every
+ * later session at a level the client no longer needs.
+ */
+#define ZA_RECALLS	2
+/*
  * A level is ample when the link sets the pace by this margin: it
  * deflates this many times the plain bytes the link takes at its ratio.
  * Then its CPU costs no time, and a move up to it is taken for any gain
@@ -190,6 +200,7 @@ struct zauto {
 	uint64_t	 linkwhen;	/* windows when it last did */
 	int		 probing;	/* went cheaper on a link not known */
 	int		 recalled;	/* link known from a memo, not here */
+	int		 recalls;	/* the memo's, when recalled */
 	double		 rlink;		/* that link (B/s), 0: none */
 	int		 bound;		/* the link held the last window back */
 	double		 free;		/* compressed bytes since it did */
@@ -480,6 +491,7 @@ zauto_memo(const struct zauto *za, struct zauto_memo *m)
 		return -1;
 	m->link = za->link;
 	m->linkknown = za->linkknown;
+	m->recalls = za->linkknown && za->recalled ? za->recalls + 1 : 0;
 	m->codec = za->shape == &za_shapes[ZAUTO_ZSTD] ? ZAUTO_ZSTD :
 	    ZAUTO_ZLIB;
 	/*
@@ -509,7 +521,7 @@ za_memo_sane(const struct zauto_memo *m)
 	    m->level >= 0 && m->level < za_shapes[m->codec].nlevels &&
 	    m->link >= 0 && m->link <= ZA_LINKMAX &&
 	    m->speed1 >= 0 && m->speed1 <= ZA_LINKMAX &&
-	    m->ratio1 >= 0 && m->ratio1 <= 1.0;
+	    m->ratio1 >= 0 && m->ratio1 <= 1.0 && m->recalls >= 0;
 }
 
 void
@@ -523,10 +535,12 @@ zauto_recall(struct zauto *za, const struct zauto_memo *m)
 	from = &za_shapes[m->codec];
 	if (m->link > 0) {
 		za->link = m->link;
-		za->linkknown = m->linkknown != 0;
+		/* Stale: a lower bound (ZA_RECALLS). */
+		za->linkknown = m->linkknown != 0 && m->recalls < ZA_RECALLS;
 		/* Believed until the socket says otherwise (ZA_RECALLSEC). */
 		if (za->linkknown) {
 			za->recalled = 1;
+			za->recalls = m->recalls;
 			za->rlink = m->link;
 			za->proven = m->link * ZA_RECALLSEC;
 			if (za->proven < ZA_PROVEN)

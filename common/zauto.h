@@ -115,8 +115,10 @@ void		 zauto_explain(const struct zauto *, char *buf, size_t len);
  * with the same peer from (a server keeps it per peer): the link rate
  * (compressed bytes/s, and whether it was measured while the socket
  * pushed back or only bounds it from below), the level the session
- * ended at and its codec, and the speed and ratio of level 1 of that
- * codec (0: not known).  zauto_memo fills m and returns 0 when the
+ * ended at and its codec, the speed and ratio of level 1 of that
+ * codec (0: not known), and how many sessions in a row believed a
+ * known link without measuring it themselves.  zauto_memo fills m and
+ * returns 0 when the
  * session measured enough to be worth remembering (a window decided,
  * or the link known), -1 otherwise.  zauto_recall starts a policy from
  * m (made by either codec): its level, link and level 1's estimates;
@@ -128,6 +130,7 @@ struct zauto_memo {
 	int		 codec;		/* ZAUTO_ZLIB, ZAUTO_ZSTD */
 	int		 level;
 	double		 speed1, ratio1;
+	int		 recalls;	/* sessions since link was measured */
 };
 int		 zauto_memo(const struct zauto *, struct zauto_memo *m);
 void		 zauto_recall(struct zauto *, const struct zauto_memo *m);

@@ -26,7 +26,8 @@
 /* One entry: 64 bytes. */
 struct lm_slot {
 	uint32_t	 seq;		/* even: stable; odd: being written */
-	int32_t		 codec, level, linkknown;
+	int32_t		 codec, level;
+	int16_t		 linkknown, recalls;
 	unsigned char	 key[16];	/* IPv6, or IPv4-mapped */
 	int64_t		 when;		/* time of the write */
 	double		 link, speed1, ratio1;
@@ -163,6 +164,7 @@ linkmemo_get(struct linkmemo *lm, const char *ip, struct zauto_memo *m)
 		memset(m, 0, sizeof(*m));
 		m->link = copy.link;
 		m->linkknown = copy.linkknown != 0;
+		m->recalls = copy.recalls;
 		m->codec = copy.codec;
 		m->level = copy.level;
 		m->speed1 = copy.speed1;
@@ -202,6 +204,8 @@ linkmemo_put(struct linkmemo *lm, const char *ip, const struct zauto_memo *m)
 	pick->when = (int64_t)time(NULL);
 	pick->link = m->link;
 	pick->linkknown = m->linkknown != 0;
+	pick->recalls = m->recalls < 0 ? 0 : m->recalls > INT16_MAX ?
+	    INT16_MAX : (int16_t)m->recalls;
 	pick->codec = m->codec;
 	pick->level = m->level;
 	pick->speed1 = m->speed1;

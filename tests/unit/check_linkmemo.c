@@ -53,6 +53,7 @@ memo(double link, int level)
 	m.level = level;
 	m.speed1 = 300e6;
 	m.ratio1 = 0.4;
+	m.recalls = 1;
 	return m;
 }
 
@@ -72,7 +73,7 @@ START_TEST(test_roundtrip)
 	ck_assert_int_eq(linkmemo_get(lm, "192.0.2.7", &got), 0);
 	ck_assert(got.link == 12.5e6 && got.level == 3 && got.linkknown &&
 	    got.codec == ZAUTO_ZSTD && got.speed1 == 300e6 &&
-	    got.ratio1 == 0.4);
+	    got.ratio1 == 0.4 && got.recalls == 1);
 	/* The same address written as IPv4-mapped IPv6 is the same peer. */
 	ck_assert_int_eq(linkmemo_get(lm, "::ffff:192.0.2.7", &got), 0);
 	/* Others are not; nor is anything but a numeric address. */

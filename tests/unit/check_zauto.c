@@ -519,7 +519,7 @@ END_TEST
  * socket not yet pushing back.  That is no news of the link: the level
  * the last session kept stays.  A memo gone stale (the link is now
  * unlimited) is dropped once the socket has taken, without pushing
- * back, half a second of the remembered link, and the session goes
+ * back, a quarter of a second of the remembered link, and the session goes
  * down to stored blocks.
  */
 /*
@@ -752,6 +752,79 @@ START_TEST(test_verdict_of_other_data)
 		ck_assert_int_le(at0, 3);
 		zauto_free(za);
 	}
+}
+END_TEST
+
+/*
+ * A remembered link no session has measured since goes stale.  The first
+ * session met a client that read 154 MB/s of the socket's bytes (busy
+ * at the time): level 0 pushed back at that pace, zstd level 1 carried
+ * more, and the memo says so.  Now the client reads 300 MB/s, level 1
+ * deflates 250 MB/s on the server and never makes the socket wait: it
+ * measures nothing of the link, and level 0 is judged by the old link
+ * alone.  The link is believed for two sessions that do not measure it;
+ * the third finds level 0, and the memo keeps it.
+ */
+START_TEST(test_memo_goes_stale)
+{
+	static const double	 zsp[4] = { 4e9, 250e6, 200e6, 160e6 };
+	static const double	 zr[4] = { 1.0, 0.435, 0.41, 0.40 };
+	static const double	 gsp[4] = { 4e9, 365e6, 300e6, 270e6 };
+	struct zauto		*za;
+	struct zauto_memo	 m;
+	int			 i, level, max, at0, sum;
+
+	memo_zstd(&m, 1, 154e6);
+	for (i = 0; i < 6; i++) {
+		za = zauto_new(ZAUTO_ZSTD, 3, 0);
+		zauto_recall(za, &m);
+		level = simulate_recv(za, zsp, zr, 0, 300e6, 12, &max, &at0);
+		ck_assert_int_eq(zauto_memo(za, &m), 0);
+		zauto_free(za);
+		/* Believed, not measured, by the first two. */
+		if (i < 2) {
+			ck_assert_int_eq(level, 1);
+			ck_assert_int_eq(m.recalls, i + 1);
+		}
+	}
+	ck_assert_int_eq(level, 0);
+	ck_assert_int_ge(at0, 10);
+	ck_assert_int_eq(m.level, 0);
+	ck_assert_int_eq(m.recalls, 0);
+
+	/*
+	 * Gigabit: level 1 makes the socket wait, which measures the link
+	 * in every session; none goes down to level 0 to probe it.
+	 */
+	memo_zstd(&m, 1, 117e6);
+	for (i = 0, sum = 0; i < 6; i++) {
+		za = zauto_new(ZAUTO_ZSTD, 1, 0);
+		zauto_recall(za, &m);
+		level = simulate_recv(za, gsp, zr, 117e6, 0, 12, &max, &at0);
+		ck_assert_int_eq(zauto_memo(za, &m), 0);
+		zauto_free(za);
+		sum += at0;
+	}
+	ck_assert_int_eq(sum, 0);
+	ck_assert_int_eq(level, 1);
+
+	/*
+	 * Gigabit, zstd up to level 3, which deflates slower than the link
+	 * drains: no session measures the link at its level.  The stale
+	 * memo costs a probe of level 0 every third session, and the
+	 * session goes back up.
+	 */
+	memo_zstd(&m, 3, 117e6);
+	for (i = 0, sum = 0; i < 6; i++) {
+		za = zauto_new(ZAUTO_ZSTD, 3, 0);
+		zauto_recall(za, &m);
+		level = simulate_recv(za, gsp, zr, 117e6, 0, 12, &max, &at0);
+		ck_assert_int_eq(zauto_memo(za, &m), 0);
+		zauto_free(za);
+		sum += at0;
+	}
+	ck_assert_int_le(sum, 2);
+	ck_assert_int_ge(level, 1);
 }
 END_TEST
 
@@ -1034,6 +1107,7 @@ zauto_suite(void)
 	tcase_add_test(tc, test_receiver_pause);
 	tcase_add_test(tc, test_climb_refuted);
 	tcase_add_test(tc, test_verdict_of_other_data);
+	tcase_add_test(tc, test_memo_goes_stale);
 	tcase_add_test(tc, test_level_carried);
 	suite_add_tcase(s, tc);
 
