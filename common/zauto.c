@@ -491,7 +491,13 @@ zauto_memo(const struct zauto *za, struct zauto_memo *m)
 		return -1;
 	m->link = za->link;
 	m->linkknown = za->linkknown;
-	m->recalls = za->linkknown && za->recalled ? za->recalls + 1 : 0;
+	/*
+	 * A session that believed a remembered link without measuring it
+	 * counts towards ZA_RECALLS if it decided anything from it; one
+	 * too short to (a ktcheck's) neither counts nor resets the count.
+	 */
+	m->recalls = za->linkknown && za->recalled ? za->recalls +
+	    (za->windows > 0) : 0;
 	m->codec = za->shape == &za_shapes[ZAUTO_ZSTD] ? ZAUTO_ZSTD :
 	    ZAUTO_ZLIB;
 	/*

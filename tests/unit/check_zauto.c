@@ -771,7 +771,7 @@ START_TEST(test_memo_goes_stale)
 	static const double	 zr[4] = { 1.0, 0.435, 0.41, 0.40 };
 	static const double	 gsp[4] = { 4e9, 365e6, 300e6, 270e6 };
 	struct zauto		*za;
-	struct zauto_memo	 m;
+	struct zauto_memo	 m, sm;
 	int			 i, level, max, at0, sum;
 
 	memo_zstd(&m, 1, 154e6);
@@ -786,6 +786,19 @@ START_TEST(test_memo_goes_stale)
 			ck_assert_int_eq(level, 1);
 			ck_assert_int_eq(m.recalls, i + 1);
 		}
+		/*
+		 * Each pull's short session before it (ktcheck's) decides
+		 * nothing, and leaves the count as it was.
+		 */
+		za = zauto_new(ZAUTO_ZSTD, 3, 0);
+		zauto_recall(za, &m);
+		(void)zauto_sample(za, zauto_level(za), 117 * 1024,
+		    50 * 1024, 400000, 400000, 0);
+		if (zauto_memo(za, &sm) == 0)
+			m = sm;
+		zauto_free(za);
+		if (i < 2)
+			ck_assert_int_eq(m.recalls, i + 1);
 	}
 	ck_assert_int_eq(level, 0);
 	ck_assert_int_ge(at0, 10);
