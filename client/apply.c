@@ -185,9 +185,31 @@ load_download(struct apply *ap, struct apply_loader *ld,
 }
 
 /*
+ * Whether a component of path has the form of a temp name of this
+ * process (download.h): the object of such a line could take the place
+ * of a temp file of this run, or be removed by it as a stale one of
+ * ours.  Another process's temp name (a killed run's leftover) is a
+ * name like any other.
+ */
+static const char *
+load_owntemp(const char *path)
+{
+	const char	*p;
+	size_t		 n;
+
+	for (p = path;; p += n + 1) {
+		n = strcspn(p, "/");
+		if (dl_isowntemp(p, n))
+			return "name of a temporary file of this run";
+		if (p[n] == '\0')
+			return NULL;
+	}
+}
+
+/*
  * Confinement: one path style for the whole transcript, no way out of
- * the apply root, the root itself only a directory, a real owner.
- * Returns 0, or -1 after printing why.
+ * the apply root, none through a temp name of this run, the root itself
+ * only a directory, a real owner.  Returns 0, or -1 after printing why.
  */
 static int
 load_confine(struct apply *ap, struct apply_loader *ld,
@@ -199,12 +221,14 @@ load_confine(struct apply *ap, struct apply_loader *ld,
 		ap->style = path_style(t->path);
 		ld->styled = 1;
 	}
-	if ((why = afs_checkpath(t->path, ap->style)) != NULL) {
+	if ((why = afs_checkpath(t->path, ap->style)) != NULL ||
+	    (why = load_owntemp(t->path)) != NULL) {
 		amsg_warn(&ap->msg, "line %u: %s: %s", t->lineno, t->path, why);
 		return -1;
 	}
 	if (t->type == 'h' &&
 	    ((why = afs_checkpath(t->target, ap->style)) != NULL ||
+	    (why = load_owntemp(t->target)) != NULL ||
 	    (why = afs_isroot(t->target) ?
 	    "link to the apply root" : NULL) != NULL)) {
 		amsg_warn(&ap->msg, "line %u: %s: hard link target %s: %s",

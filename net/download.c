@@ -40,18 +40,26 @@
 
 #define DL_BUFSZ	(256 * 1024)
 
-char *
-dl_tempname(const char *leaf, unsigned lineno)
+/* The number in this process's temp names. */
+static long
+dl_pid(void)
 {
 	static long	 pid;
-	char		*tmp;
 
 	if (pid == 0)
 		pid = (long)getpid();
+	return pid;
+}
+
+char *
+dl_tempname(const char *leaf, unsigned lineno)
+{
+	char		*tmp;
+
 	if (strlen(leaf) + 32 <= NAME_MAX)
-		xasprintf(&tmp, "%s.radmind.%ld", leaf, pid);
+		xasprintf(&tmp, "%s.radmind.%ld", leaf, dl_pid());
 	else
-		xasprintf(&tmp, ".radmind.%ld.%u", pid, lineno);
+		xasprintf(&tmp, ".radmind.%ld.%u", dl_pid(), lineno);
 	return tmp;
 }
 
@@ -66,8 +74,19 @@ dl_digits(const char *name, size_t len)
 	return n;
 }
 
-int
-dl_istemp(const char *name, size_t len)
+/* Whether the digits d[0..n) are pid's (any digits if pid is NULL). */
+static int
+dl_pidis(const char *d, size_t n, const char *pid)
+{
+	return pid == NULL || (strlen(pid) == n && memcmp(d, pid, n) == 0);
+}
+
+/*
+ * Whether name[0..len) has the form of a temp name, ignoring case, with
+ * pid's number in it (any number if pid is NULL).
+ */
+static int
+dl_tempform(const char *name, size_t len, const char *pid)
 {
 	static const char	 tag[] = ".radmind.";
 	const size_t		 tlen = sizeof(tag) - 1;
@@ -77,13 +96,30 @@ dl_istemp(const char *name, size_t len)
 	if ((n = dl_digits(name, len)) == 0)
 		return 0;
 	len -= n;
-	if (len >= tlen && strncasecmp(name + len - tlen, tag, tlen) == 0)
+	if (len >= tlen && strncasecmp(name + len - tlen, tag, tlen) == 0 &&
+	    dl_pidis(name + len, n, pid))
 		return 1;
 	/* .radmind.<pid>.<line> */
 	if (len == 0 || name[len - 1] != '.' ||
 	    (n = dl_digits(name, len - 1)) == 0)
 		return 0;
-	return len - 1 - n == tlen && strncasecmp(name, tag, tlen) == 0;
+	return len - 1 - n == tlen && strncasecmp(name, tag, tlen) == 0 &&
+	    dl_pidis(name + tlen, n, pid);
+}
+
+int
+dl_istemp(const char *name, size_t len)
+{
+	return dl_tempform(name, len, NULL);
+}
+
+int
+dl_isowntemp(const char *name, size_t len)
+{
+	char	pid[32];
+
+	(void)snprintf(pid, sizeof(pid), "%ld", dl_pid());
+	return dl_tempform(name, len, pid);
 }
 
 /* An exclusively created file of mode *arg, for dl_maketemp. */

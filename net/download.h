@@ -185,9 +185,12 @@ int	 dl_req_recv(void *arg, struct net *, void *req, void *ctx,
  * dl_istemp is nonzero if the component name[0..len) has the form of
  * such a name, ignoring case (where a file system does): a name a peer
  * gives that a temp file of this process could take, and remove.
+ * dl_isowntemp is nonzero only if it has the number of this process
+ * too: a name that a temp file of this very process may hold at once.
  */
 char	*dl_tempname(const char *leaf, unsigned lineno);
 int	 dl_istemp(const char *name, size_t len);
+int	 dl_isowntemp(const char *name, size_t len);
 int	 dl_opentemp(int dfd, const char *leaf, unsigned lineno, mode_t mode,
 	    char **tmp);
 void	 dl_tempdone(int dfd, const char *tmp);

@@ -142,4 +142,39 @@ expect_rc 0
 [ ! -e "$R/old" ] || fail "old not removed"
 [ -f "$OUT/dir/keepme" ] || fail "followed link2"
 check_sentinel "C7"
+
+# A name of this run's own temp files ("<leaf>.radmind.<pid>", or
+# ".radmind.<pid>.<line>" for a long leaf) is refused before anything
+# changes: a symbolic link made there would be removed as a stale temp
+# file by the long name's line, which makes its own link there, and
+# lapply would say both were made.  The shell writes the transcript with
+# its PID, then becomes lapply.
+long=$(printf '%0240d' 0 | tr 0 a)
+# own_refused TRANSCRIPT-LINES... (%P: the PID): refused, nothing made.
+own_refused()
+{
+	printf '%s\n' "$@" > "$T/own.in"
+	run_capture "$T/out" "$T/err" in_dir "$R" sh -c \
+	    'sed "s/%P/$$/g" "$1" > "$2" && exec "$3" -n "$2"' sh \
+	    "$T/own.in" "$T/own.T" "$LAPPLY"
+	expect_rc 2
+	[ "$(ls -A "$R")" = keep ] || fail "root changed: $(ls -A "$R")"
+	pid=$(sed -n 's/.*radmind\.\([0-9]*\).*/\1/ip' "$T/own.T" | head -n 1)
+	grep -qi "^line 1: .*radmind\.$pid.*: name of a temporary file of this run\$" \
+	    "$T/err" || fail "own temp name: $(cat "$T/err")"
+	check_sentinel "own temp name"
+}
+own_refused "l ./.radmind.%P.2	0777 0 0 x" "l ./$long	0777 0 0 y"
+own_refused "l ./keep.RADMIND.%P	0777 0 0 x"
+own_refused "d ./keep.radmind.%P	0755 0 0" "f ./keep.radmind.%P/f	0644 0 0 0 0 -"
+own_refused "f ./keep/x.radmind.%P	0644 0 0 0 0 -"
+own_refused "h ./a	./keep.radmind.%P"
+# Another run's leftover is a name like any other: removed.
+: > "$R/keep/x.radmind.1"
+: > "$R/keep/.radmind.1.2"
+printf '%s\n' "- f ./keep/.radmind.1.2	0644 0 0 0 0 -" \
+    "- f ./keep/x.radmind.1	0644 0 0 0 0 -" > "$T/h.T"
+apply "$T/h.T"
+expect_rc 0
+[ -z "$(ls -A "$R/keep")" ] || fail "leftovers kept: $(ls -A "$R/keep")"
 exit 0

@@ -494,6 +494,40 @@ START_TEST(test_istemp)
 }
 END_TEST
 
+/*
+ * dl_isowntemp knows both forms of this process's temp names only, in
+ * any case: another number is another process's.
+ */
+START_TEST(test_isowntemp)
+{
+	char	 leaf[256], name[300], *tmp;
+	long	 pid = (long)getpid();
+
+	tmp = dl_tempname("x.T", 7);
+	ck_assert(dl_isowntemp(tmp, strlen(tmp)));
+	free(tmp);
+	memset(leaf, 'a', 250);
+	leaf[250] = '\0';
+	tmp = dl_tempname(leaf, 7);
+	ck_assert(dl_isowntemp(tmp, strlen(tmp)));
+	free(tmp);
+	snprintf(name, sizeof(name), "X.RADMIND.%ld", pid);
+	ck_assert(dl_isowntemp(name, strlen(name)));
+	snprintf(name, sizeof(name), ".RADMIND.%ld.0/b", pid);
+	ck_assert(dl_isowntemp(name, strlen(name) - 2));
+	ck_assert(!dl_isowntemp(name, strlen(name)));
+	snprintf(name, sizeof(name), "x.radmind.%ld", pid + 1);
+	ck_assert(!dl_isowntemp(name, strlen(name)));
+	ck_assert(dl_istemp(name, strlen(name)));
+	snprintf(name, sizeof(name), "x.radmind.0%ld", pid);
+	ck_assert(!dl_isowntemp(name, strlen(name)));
+	snprintf(name, sizeof(name), ".radmind.%ld1.2", pid);
+	ck_assert(!dl_isowntemp(name, strlen(name)));
+	snprintf(name, sizeof(name), "%ld.radmind.1.%ld", pid, pid);
+	ck_assert(!dl_isowntemp(name, strlen(name)));
+}
+END_TEST
+
 /* A declared size that cannot fit is refused before any byte lands. */
 START_TEST(test_no_room)
 {
@@ -1014,6 +1048,7 @@ download_suite(void)
 	suite_add_tcase(s, tc);
 
 	tcase_add_test(tn, test_istemp);
+	tcase_add_test(tn, test_isowntemp);
 	suite_add_tcase(s, tn);
 
 	/* Deltas only where they are built in (not --without-zstd). */
