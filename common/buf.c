@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <openssl/crypto.h>
+
 #include "buf.h"
 #include "xmalloc.h"
 
@@ -20,6 +22,7 @@ struct buf {
 	size_t	 max;
 	char	*line;		/* storage handed out by buf_getline */
 	size_t	 linealloc;
+	int	 secret;	/* wiped before its storage is given back */
 };
 
 struct buf *
@@ -40,9 +43,20 @@ buf_free(struct buf *b)
 {
 	if (b == NULL)
 		return;
+	if (b->secret) {
+		OPENSSL_cleanse(b->data, b->alloc);
+		if (b->line != NULL)
+			OPENSSL_cleanse(b->line, b->linealloc);
+	}
 	free(b->data);
 	free(b->line);
 	free(b);
+}
+
+void
+buf_secret(struct buf *b)
+{
+	b->secret = 1;
 }
 
 void
@@ -80,6 +94,7 @@ buf_mutable(struct buf *b)
 static int
 buf_grow(struct buf *b, size_t n)
 {
+	char	*p;
 	size_t	 need, nalloc;
 
 	if (n > b->max || b->len > b->max - n) {
@@ -98,7 +113,15 @@ buf_grow(struct buf *b, size_t n)
 	nalloc = b->alloc;
 	while (nalloc < need)
 		nalloc = nalloc > ((size_t)-1) / 2 ? need : nalloc * 2;
-	b->data = xreallocarray(b->data, 1, nalloc);
+	if (b->secret) {
+		/* Not realloc: it would leave the old bytes behind. */
+		p = xmalloc(nalloc);
+		memcpy(p, b->data, b->len + 1);
+		OPENSSL_cleanse(b->data, b->alloc);
+		free(b->data);
+		b->data = p;
+	} else
+		b->data = xreallocarray(b->data, 1, nalloc);
 	b->alloc = nalloc;
 	return 0;
 }
@@ -194,6 +217,11 @@ buf_getline(struct buf *b, char **line)
 		return -1;
 	n = (size_t)(nl - start);
 	if (n + 1 > b->linealloc) {
+		if (b->secret && b->line != NULL) {
+			OPENSSL_cleanse(b->line, b->linealloc);
+			free(b->line);
+			b->line = NULL;
+		}
 		b->linealloc = n + 1;
 		b->line = xreallocarray(b->line, 1, b->linealloc);
 	}

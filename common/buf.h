@@ -20,6 +20,12 @@ struct buf;
 struct buf	*buf_new(size_t max);
 void		 buf_free(struct buf *);		/* NULL is fine */
 void		 buf_reset(struct buf *);		/* length 0 */
+/*
+ * Mark a buffer that holds a secret (a private key): from now on its
+ * storage is wiped before it is given back, as it grows and when the
+ * buffer is freed.  What buf_steal hands out is the caller's to wipe.
+ */
+void		 buf_secret(struct buf *);
 
 size_t		 buf_len(const struct buf *);
 size_t		 buf_max(const struct buf *);

@@ -296,10 +296,12 @@ fs_tmp_stale(int dfd, const char *name)
 
 /*
  * Read the regular file open on fd (closed here) into a new buffer *out
- * if it holds at most max bytes.  st is its fstat.
+ * if it holds at most max bytes.  st is its fstat.  A secret file's
+ * buffer is wiped before its storage is given back (buf_secret).
  */
 static int
-fs_read_fd(int fd, const struct stat *st, size_t max, struct buf **out)
+fs_read_fd(int fd, const struct stat *st, size_t max, int secret,
+    struct buf **out)
 {
 	struct buf	*b;
 	void		*p;
@@ -313,6 +315,8 @@ fs_read_fd(int fd, const struct stat *st, size_t max, struct buf **out)
 		goto fail;
 	}
 	b = buf_new(max);
+	if (secret)
+		buf_secret(b);
 	for (;;) {
 		room = buf_max(b) - buf_len(b);
 		if (room > 65536)
@@ -362,7 +366,7 @@ fs_read_file(int dfd, const char *path, size_t max, struct buf **out)
 		errno = saved;
 		return -1;
 	}
-	return fs_read_fd(fd, &st, max, out);
+	return fs_read_fd(fd, &st, max, 0, out);
 }
 
 int
@@ -410,7 +414,7 @@ fs_read_private(const char *path, size_t max, struct buf **out,
 		return -1;
 	}
 #endif
-	if (fs_read_fd(fd, &st, max, out) == -1) {
+	if (fs_read_fd(fd, &st, max, 1, out) == -1) {
 		cerr_errno(err, "%s", path);
 		return -1;
 	}

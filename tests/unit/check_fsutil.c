@@ -21,11 +21,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <malloc.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "buf.h"
+#include "cerr.h"
 #include "fsutil.h"
 #include "log.h"
 #include "unit.h"
@@ -59,6 +63,42 @@ __wrap_write(int fd, const void *buf, size_t len)
 	if (n > 0)
 		wrap_done += (size_t)n;
 	return n;
+}
+
+/*
+ * free(3) and reallocarray(3) wrapped too: while key_watch is set, a
+ * block that still holds key_mark when it is freed, or moved by
+ * reallocarray (which frees the old one), is counted in key_left.
+ */
+void	 __real_free(void *);
+void	 __wrap_free(void *);
+void	*__real_reallocarray(void *, size_t, size_t);
+void	*__wrap_reallocarray(void *, size_t, size_t);
+
+static const char	 key_mark[] = "PRIVATE-KEY-BYTES";
+static int		 key_watch;
+static size_t		 key_left;
+
+static void
+key_check(void *p)
+{
+	if (key_watch && p != NULL && memmem(p, malloc_usable_size(p),
+	    key_mark, sizeof(key_mark) - 1) != NULL)
+		key_left++;
+}
+
+void
+__wrap_free(void *p)
+{
+	key_check(p);
+	__real_free(p);
+}
+
+void *
+__wrap_reallocarray(void *p, size_t n, size_t size)
+{
+	key_check(p);
+	return __real_reallocarray(p, n, size);
 }
 
 static char	*top;		/* the scratch directory */
@@ -677,6 +717,51 @@ START_TEST(test_write_all)
 }
 END_TEST
 
+/*
+ * A private key file read whole, or refused as too large, leaves no copy
+ * of its bytes in memory given back: not as its buffer grows, not when
+ * the buffer is freed.
+ */
+START_TEST(test_read_private_wiped)
+{
+	struct buf	*b;
+	struct cerr	 err;
+	char		 p[PATH_MAX], chunk[4096];
+	size_t		 i;
+	int		 fd;
+
+	for (i = 0; i + sizeof(key_mark) <= sizeof(chunk); i +=
+	    sizeof(key_mark) - 1)
+		memcpy(chunk + i, key_mark, sizeof(key_mark) - 1);
+	memset(chunk + i, '\n', sizeof(chunk) - i);
+	fd = open(at("key.pem", p, sizeof(p)), O_WRONLY | O_CREAT | O_EXCL,
+	    0600);
+	ck_assert_int_ne(fd, -1);
+	for (i = 0; i < 64; i++)		/* 256 KiB: it grows */
+		ck_assert_int_eq(fs_write_all(fd, chunk, sizeof(chunk)), 0);
+	close(fd);
+
+	key_left = 0;
+	key_watch = 1;
+	ck_assert_int_eq(fs_read_private(p, 1024 * 1024, &b, &err), 0);
+	ck_assert_uint_eq(buf_len(b), 64 * sizeof(chunk));
+	ck_assert_ptr_nonnull(memmem(buf_data(b), buf_len(b), key_mark,
+	    sizeof(key_mark) - 1));
+	ck_assert_uint_eq(key_left, 0);
+	buf_free(b);
+	key_watch = 0;
+	ck_assert_uint_eq(key_left, 0);
+
+	/* Too large: refused, what was read wiped all the same. */
+	key_left = 0;
+	key_watch = 1;
+	ck_assert_int_eq(fs_read_private(p, 100 * 1024, &b, &err), -1);
+	key_watch = 0;
+	ck_assert_ptr_null(b);
+	ck_assert_uint_eq(key_left, 0);
+}
+END_TEST
+
 /* Mode, owner and mtime by descriptor: open, O_PATH, and O_PATH links. */
 START_TEST(test_fd_meta)
 {
@@ -794,6 +879,7 @@ fsutil_suite(void)
 	tcase_add_test(tc, test_mkparents);
 	tcase_add_test(tc, test_room);
 	tcase_add_test(tc, test_write_all);
+	tcase_add_test(tc, test_read_private_wiped);
 	tcase_add_test(tc, test_fd_meta);
 	suite_add_tcase(s, tc);
 	return s;

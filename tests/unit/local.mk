@@ -154,10 +154,13 @@ if HAVE_CHECK
 tests_unit_check_proto_SOURCES = tests/unit/check_proto.c
 tests_unit_check_proto_CFLAGS = $(UNIT_CFLAGS)
 tests_unit_check_proto_LDADD = $(UNIT_LDADD)
-# write(2) wrapped: short writes and EINTR on every run (check_fsutil.c).
+# write(2) wrapped: short writes and EINTR on every run; free(3) and
+# reallocarray(3): no private key bytes left in freed memory
+# (check_fsutil.c).
 tests_unit_check_fsutil_SOURCES = tests/unit/check_fsutil.c
 tests_unit_check_fsutil_CFLAGS = $(UNIT_CFLAGS)
-tests_unit_check_fsutil_LDFLAGS = -Wl,--wrap=write
+tests_unit_check_fsutil_LDFLAGS = -Wl,--wrap=write -Wl,--wrap=free \
+	-Wl,--wrap=reallocarray
 tests_unit_check_fsutil_LDADD = $(UNIT_LDADD)
 tests_unit_check_tls_SOURCES = tests/unit/check_tls.c
 tests_unit_check_tls_CFLAGS = $(UNIT_CFLAGS)
