@@ -367,7 +367,7 @@ cmd_stat(struct sess *s, int ac, char **av)
 	}
 	if ((ck = cksum_new("sha1")) == NULL ||
 	    cksum_fd(ck, fd, digest, &size) == -1) {
-		log_warn("%s: checksum", where);
+		peer_logerr(s, LOG_ERR, "%s: checksum", where);
 		cksum_free(ck);
 		close(fd);
 		r = peer_reply(s, RAP_UNRECOGNIZED, "Checksum Error: %s: %s",

@@ -489,7 +489,7 @@ stor_land(struct sess *s)
 	 * received since; the refusal takes the place of its first reply.
 	 */
 	snprintf(msg, sizeof(msg), "%s", f->flymsg);
-	log_warnx("%s", msg);
+	peer_log(s, LOG_ERR, "%s", msg);
 	f->nheld = 0;
 	stor_flydrop(q);
 	stor_drop(q);
@@ -509,7 +509,7 @@ stor_sync(struct sess *s)
 		return SESS_OK;
 	if (stor_durable(q, msg, sizeof(msg)) == -1) {
 		/* Not durable: nothing held may be confirmed. */
-		log_warnx("%s", msg);
+		peer_log(s, LOG_ERR, "%s", msg);
 		stor_drop(q);
 		return stor_fatal(s, RAP_STOR_DATA, msg);
 	}
@@ -678,7 +678,7 @@ stor_reserve(struct sess *s, int fd, int64_t off, int64_t len,
 	}
 	if (fstatvfs(fd, &sv) == -1) {
 		e = errno;
-		log_warn("%s: fstatvfs", upload);
+		peer_logerr(s, LOG_ERR, "%s: fstatvfs", upload);
 		errno = e;
 		return -1;
 	}
@@ -734,7 +734,7 @@ stor_room(struct sess *s, int fd, int64_t size, const char *upload)
 		return -3;
 	}
 	if (fstatvfs(fd, &sv) == -1) {
-		log_warn("%s: fstatvfs", upload);
+		peer_logerr(s, LOG_ERR, "%s: fstatvfs", upload);
 		return -1;
 	}
 	avail = (uint64_t)sv.f_bavail * (uint64_t)sv.f_frsize;
@@ -849,7 +849,7 @@ stor_body(struct sess *s, int fd, int dfd, const char *leaf,
 		s->storown += conn_now() - t0;
 		if (r) {
 			errno = e;
-			log_warn("%s", upload);
+			peer_logerr(s, LOG_ERR, "%s", upload);
 			free(chunk);
 			unlinkat(dfd, leaf, 0);
 			snprintf(msg, sizeof(msg), "%s: %s", upload,
@@ -1066,15 +1066,15 @@ stor_finish(struct sess *s)
 		    s->storname);
 		if (n > 0 && (size_t)n < sizeof(rel) &&
 		    stor_remove(s->opts->rootfd, rel, 0) == -1)
-			log_warn("tmp/transcript/%s: removing incomplete upload",
-			    safe);
+			peer_logerr(s, LOG_ERR, "tmp/transcript/%s: removing "
+			    "incomplete upload", safe);
 	}
 	if (s->stormade & STOR_MADE_DIR) {
 		n = snprintf(rel, sizeof(rel), "tmp/file/%s", s->storname);
 		if (n > 0 && (size_t)n < sizeof(rel) &&
 		    stor_remove(s->opts->rootfd, rel, 1) == -1)
-			log_warn("tmp/file/%s: removing incomplete upload",
-			    safe);
+			peer_logerr(s, LOG_ERR, "tmp/file/%s: removing "
+			    "incomplete upload", safe);
 	}
 	peer_log(s, LOG_NOTICE, "upload of %s did not end with QUIT: removed",
 	    safe);

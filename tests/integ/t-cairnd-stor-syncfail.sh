@@ -5,7 +5,8 @@
 # of the session), no file of the batch may be confirmed: the client gets
 # the refusal naming the error, the daemon logs it, nothing of the upload
 # stays in tmp/, and the daemon serves on.  Once the disk is healthy
-# again (strace detached) the same upload completes.
+# again (strace detached) the same upload completes.  Every log line of
+# the failure names the client.
 . "$top_srcdir/tests/integ/lib.sh"
 need_tool cairnd lcreate fsdiff
 need_cmd strace python3
@@ -60,6 +61,10 @@ grep -q 'Input/output error' "$T/err" ||
 retry 100 upload_gone "$R" up.T ||
     fail "a refused upload left something in tmp/: $(ls -R "$R/tmp")"
 wait_log 'Input/output error'
+# Each log line of the failure names the client it was serving.
+if grep 'Input/output error' "$SLOG" | grep -v '\[127\.0\.0\.1\]: '; then
+	fail "a log line of the failed sync does not name the client"
+fi
 
 kill "$STPID"
 wait "$STPID" 2>/dev/null
