@@ -149,6 +149,16 @@ load_slot(struct apply *ap, struct apply_loader *ld)
 }
 
 /*
+ * Add n (not negative) to the total *v, which stops at INT64_MAX: the
+ * sizes of a transcript's lines may add up to more.
+ */
+static void
+total_add(int64_t *v, int64_t n)
+{
+	*v = n > INT64_MAX - *v ? INT64_MAX : *v + n;
+}
+
+/*
  * A "+" line: it must follow a header and, with a network, be a file
  * that can be downloaded (with -c, one with a checksum).  Adds its size
  * to the weight and, with a network, counts the download.  Returns 0,
@@ -168,10 +178,10 @@ load_download(struct apply *ap, struct apply_loader *ld,
 		    t->lineno, t->type);
 		return -1;
 	}
-	total->weight += t->size;
+	total_add(&total->weight, t->size);
 	if (ap->network) {
 		total->files++;
-		total->bytes += t->size;
+		total_add(&total->bytes, t->size);
 	}
 	if (ap->network && ap->digest != NULL && strcmp(t->cksum, "-") == 0) {
 		amsg_warn(&ap->msg, "line %u: No checksum", t->lineno);
@@ -283,7 +293,7 @@ load_object(struct apply *ap, struct apply_loader *ld,
 {
 	struct apply_entry	*e;
 
-	total->weight += PROGRESSUNIT;
+	total_add(&total->weight, PROGRESSUNIT);
 	if (t->plus && load_download(ap, ld, t, total) == -1)
 		return -1;
 	if (t->type == 'a' && !t->minus) {
@@ -339,7 +349,8 @@ apply_load(struct apply *ap, FILE *fp, struct progtotal *total)
 	while ((rc = treader_next(ld.r, &t, &err)) > 0) {
 		if (rc == TR_BLANK) {
 			if (t->nfields > 1)		/* as Radmind counts */
-				total->weight += PROGRESSUNIT;
+				total_add(&total->weight,
+				    PROGRESSUNIT);
 		} else if (rc == TL_HEADER)
 			load_header(ap, &ld);
 		else if (load_object(ap, &ld, t, total) == -1)

@@ -106,6 +106,18 @@ expect_out "No network connection
 %50 ./p2
 %75 ./p3
 %100 ./p4"
+# Sizes that add up past 2^63 - 1 (lines that -n skips still weigh):
+# the total stops there, and -% still counts.
+cat > "$T/p.T" <<EOF2
+t.T:
++ f ./big1	0644 $U $G 0 9223372036854775807 -
++ f ./big2	0644 $U $G 0 9223372036854775807 -
+d ./p5	0755 $U $G
+EOF2
+apply "$T/p.T" -%
+expect_rc 0
+expect_out "No network connection
+%00 ./p5"
 
 # --- -C creates missing intermediate directories like their parent
 mkdir "$R/base"
