@@ -893,6 +893,13 @@ cmd_stor(struct sess *s, int ac, char **av)
 	    name[0] == '\0' || path_has_dotdot(name) ||
 	    strchr(name, '\n') != NULL)
 		goto syntax;
+	/*
+	 * One component, as lcreate sends it (the transcript's base name):
+	 * tmp/file/a.T/b would be made inside another session's upload,
+	 * and its files among that upload's.  Radmind takes it.
+	 */
+	if (istran && strchr(name, '/') != NULL)
+		goto syntax;
 	if (!istran) {
 		if (strncmp(av[3], "../", 3) == 0 ||
 		    strstr(av[3], "/../") != NULL ||

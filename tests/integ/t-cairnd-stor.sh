@@ -66,8 +66,18 @@ each 'STOR TRANSCRIPT t5.T\r\n3\r\nabcd\r\n' \
     '350 Storing file\r\n555 Length doesn'"'"'t match sent data tmp/transcript/t5.T\r\n'
 [ -e "$R/tmp/transcript/t5.T" ] && fail "partial upload left"
 # A CR decoded from the name is not echoed raw in the refusal.
-each 'STOR TRANSCRIPT a\\rb/c.T\r\n' \
-    '551 tmp/file/a?b/c.T: No such file or directory\r\n'
+long=$(printf '%0300d' 0)
+each "STOR TRANSCRIPT a\\\\rb$long.T\\r\\n" \
+    "551 tmp/file/a?b$long.T: File name too long\\r\\n"
+# A transcript name of more than one component is refused, and nothing
+# is made inside the upload of another session (tiny.T's, kept above):
+# its directory is not touched.
+before=$(stat -c '%y %h' "$R/tmp/file/tiny.T")
+each 'STOR TRANSCRIPT tiny.T/in\r\n0\r\n.\r\nSTOR FILE tiny.T/in ./x\r\n1\r\nx.\r\n' \
+    '550 STOR Syntax error\r\n'
+assert_eq "$before" "$(stat -c '%y %h' "$R/tmp/file/tiny.T")" \
+    "another session's upload directory"
+[ -e "$R/tmp/file/tiny.T/in" ] && fail "made inside another upload"
 for f in "$R/x" "$R/tmp/x" "$R/tmp/file/x"; do
 	[ -e "$f" ] && fail "upload escaped to $f"
 done
