@@ -89,6 +89,15 @@ static const struct za_shape za_shapes[ZAUTO_NCODECS] = {
  */
 #define ZA_RECALLS	2
 /*
+ * Such a session counts only if the level it sent the most at carried
+ * less than this many times the remembered link: a link up to that much
+ * faster than remembered would then have made a cheaper level better.
+ * One that carried more would have kept its level on a link that much
+ * faster too, and a probe (stored blocks filling the buffers along the
+ * path until the socket pushes back) costs more than it could find.
+ */
+#define ZA_STALEGAIN	2.0
+/*
  * A level is ample when the link sets the pace by this margin: it
  * deflates this many times the plain bytes the link takes at its ratio.
  * Then its CPU costs no time, and a move up to it is taken for any gain
@@ -491,13 +500,6 @@ zauto_memo(const struct zauto *za, struct zauto_memo *m)
 		return -1;
 	m->link = za->link;
 	m->linkknown = za->linkknown;
-	/*
-	 * A session that believed a remembered link without measuring it
-	 * counts towards ZA_RECALLS if it decided anything from it; one
-	 * too short to (a ktcheck's) neither counts nor resets the count.
-	 */
-	m->recalls = za->linkknown && za->recalled ? za->recalls +
-	    (za->windows > 0) : 0;
 	m->codec = za->shape == &za_shapes[ZAUTO_ZSTD] ? ZAUTO_ZSTD :
 	    ZAUTO_ZLIB;
 	/*
@@ -511,6 +513,21 @@ zauto_memo(const struct zauto *za, struct zauto_memo *m)
 			best = za->spent[l];
 			m->level = l;
 		}
+	/*
+	 * A session that believed a remembered link without measuring it
+	 * counts towards ZA_RECALLS if it decided anything from it, and
+	 * its level did not carry ZA_STALEGAIN times the link; one too
+	 * short to decide (a ktcheck's) neither counts nor resets the
+	 * count.
+	 */
+	m->recalls = 0;
+	if (za->linkknown && za->recalled) {
+		m->recalls = za->recalls;
+		if (za->windows > 0 && m->level > 0 &&
+		    za_fresh(za, m->level) &&
+		    za->xput[m->level] < ZA_STALEGAIN * za->link)
+			m->recalls++;
+	}
 	za_estimate(za, 1, &speed, &ratio);
 	if (speed > 0 && ratio > 0 && ratio <= 1.0) {
 		m->speed1 = speed;
@@ -691,11 +708,21 @@ za_bfresh(const struct zauto *za, int level)
 static int
 za_receiver(const struct zauto *za, int a, int b, double gain)
 {
+	double	 apace;
+
 	if (!za_bfresh(za, a) || !za_bfresh(za, b))
 		return 0;
+	apace = za->braw[a] / za->bwall[a];
+	/*
+	 * Unless b carried markedly more than that over its whole windows
+	 * lately: then b was held back by the receiver only in some
+	 * stretches (directories of small files among large ones), and a
+	 * by the link.
+	 */
+	if (za_fresh(za, b) && za->xput[b] > ZAUTO_HYSTERESIS * apace)
+		return 0;
 	return za->bzout[b] / za->bwall[b] < ZA_RECEIVER * za->bzout[a] /
-	    za->bwall[a] && za->braw[b] / za->bwall[b] <= gain *
-	    za->braw[a] / za->bwall[a];
+	    za->bwall[a] && za->braw[b] / za->bwall[b] <= gain * apace;
 }
 
 /*
