@@ -130,6 +130,22 @@ tindex_oldest(struct tindex *ti, const struct tidx *x, int withlines)
 }
 
 /*
+ * Make room for need lines in x within the bound: the others give way,
+ * least used first.
+ */
+static void
+tindex_room(struct tindex *ti, struct tidx *x, size_t need)
+{
+	struct tidx	*o;
+
+	while (tindex_held(ti, x) + need > ti->max &&
+	    (o = tindex_oldest(ti, x, 1)) != NULL) {
+		tidx_clear(o);
+		o->used = 0;	/* an empty slot: the first to be reused */
+	}
+}
+
+/*
  * Read the transcript on fp from its start into x: the hash and offset
  * of every "f" line with a checksum.  Lines that do not parse are left
  * out.  Returns 0, or -1 (x answers nothing) on a read error or more
@@ -171,6 +187,8 @@ tidx_build(struct tindex *ti, struct tidx *x, const char *name)
 			cap = cap == 0 ? 1024 : cap * 2;
 			if (cap > ti->max)
 				cap = ti->max;
+			/* Within the bound while it grows, too. */
+			tindex_room(ti, x, cap);
 			x->ents = xreallocarray(x->ents, cap,
 			    sizeof(*x->ents));
 		}
@@ -186,7 +204,7 @@ static struct tidx *
 tindex_get(struct tindex *ti, int fd, const char *name)
 {
 	struct stat	 st;
-	struct tidx	*x, *o;
+	struct tidx	*x;
 	size_t		 i;
 
 	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode)) {
@@ -228,12 +246,6 @@ tindex_get(struct tindex *ti, int fd, const char *name)
 		x->ents = NULL;
 		x->n = 0;
 		return x;
-	}
-	/* Within the bound: the others give way, least used first. */
-	while (tindex_held(ti, x) + x->n > ti->max &&
-	    (o = tindex_oldest(ti, x, 1)) != NULL) {
-		tidx_clear(o);
-		o->used = 0;	/* an empty slot: the first to be reused */
 	}
 	return x;
 }
