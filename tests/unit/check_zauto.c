@@ -758,6 +758,29 @@ START_TEST(test_verdict_of_other_data)
 END_TEST
 
 /*
+ * n pulls of 12 windows each over a 117 MB/s link, zstd up to cap, each
+ * session starting from the memo *m the last one left.  Returns the
+ * windows sent at level 0; *level gets where the last session ended.
+ */
+static int
+memo_sessions(struct zauto_memo *m, int cap, const double *sp,
+    const double *r, int n, int *level)
+{
+	struct zauto	*za;
+	int		 i, max, at0, sum = 0;
+
+	for (i = 0; i < n; i++) {
+		za = zauto_new(ZAUTO_ZSTD, cap, 0);
+		zauto_recall(za, m);
+		*level = simulate_recv(za, sp, r, 117e6, 0, 12, &max, &at0);
+		ck_assert_int_eq(zauto_memo(za, m), 0);
+		zauto_free(za);
+		sum += at0;
+	}
+	return sum;
+}
+
+/*
  * A remembered link no session has measured since goes stale.  The first
  * session met a client that read 154 MB/s of the socket's bytes (busy
  * at the time): level 0 pushed back at that pace, zstd level 1 carried
@@ -778,7 +801,7 @@ START_TEST(test_memo_goes_stale)
 	static const double	 sr[2] = { 1.0, 0.31 };
 	struct zauto		*za;
 	struct zauto_memo	 m, sm;
-	int			 i, level, max, at0, sum;
+	int			 i, level, max, at0;
 
 	memo_zstd(&m, 1, 154e6);
 	for (i = 0; i < 6; i++) {
@@ -816,15 +839,7 @@ START_TEST(test_memo_goes_stale)
 	 * in every session; none goes down to level 0 to probe it.
 	 */
 	memo_zstd(&m, 1, 117e6);
-	for (i = 0, sum = 0; i < 6; i++) {
-		za = zauto_new(ZAUTO_ZSTD, 1, 0);
-		zauto_recall(za, &m);
-		level = simulate_recv(za, gsp, zr, 117e6, 0, 12, &max, &at0);
-		ck_assert_int_eq(zauto_memo(za, &m), 0);
-		zauto_free(za);
-		sum += at0;
-	}
-	ck_assert_int_eq(sum, 0);
+	ck_assert_int_eq(memo_sessions(&m, 1, gsp, zr, 6, &level), 0);
 	ck_assert_int_eq(level, 1);
 
 	/*
@@ -836,15 +851,7 @@ START_TEST(test_memo_goes_stale)
 	 * 0.
 	 */
 	memo_zstd(&m, 1, 117e6);
-	for (i = 0, sum = 0; i < 6; i++) {
-		za = zauto_new(ZAUTO_ZSTD, 1, 0);
-		zauto_recall(za, &m);
-		level = simulate_recv(za, ssp, sr, 117e6, 0, 12, &max, &at0);
-		ck_assert_int_eq(zauto_memo(za, &m), 0);
-		zauto_free(za);
-		sum += at0;
-	}
-	ck_assert_int_eq(sum, 0);
+	ck_assert_int_eq(memo_sessions(&m, 1, ssp, sr, 6, &level), 0);
 	ck_assert_int_eq(m.recalls, 0);
 	ck_assert_int_ge(level, 1);
 }
