@@ -51,6 +51,7 @@
 #define BACKLOG		1024	/* default -b */
 #define MAXPERSOURCE	32	/* default -s */
 #define MAXSLOTS	4096	/* sessions counted per address, -X, no -m */
+#define ACCEPTPAUSE	1000	/* ms without accepting after accept fails */
 
 /* A peer address without its port; IPv4-mapped IPv6 counts as IPv4. */
 struct srcaddr {
@@ -1205,8 +1206,13 @@ run_session(const struct settings *st, const struct listeners *l, int fd,
 	    relayed ? via : NULL, check, &st->o));
 }
 
-/* Accept a connection on listening socket lfd and start its session. */
-static void
+/*
+ * Accept a connection on listening socket lfd and start its session.
+ * Returns -1 if accept failed for want of descriptors or memory: the
+ * connection is still queued, and trying again at once would fail the
+ * same way.
+ */
+static int
 accept_one(struct settings *st, const struct listeners *l, int lfd,
     const sigset_t *waitmask)
 {
@@ -1214,21 +1220,23 @@ accept_one(struct settings *st, const struct listeners *l, int lfd,
 	struct srcaddr		 src;
 	socklen_t		 sslen;
 	pid_t			 pid;
-	int			 fd, slot, relayed;
+	int			 fd, slot, relayed, e;
 
 	sslen = sizeof(ss);
 	fd = accept4(lfd, (struct sockaddr *)&ss, &sslen, SOCK_CLOEXEC);
 	if (fd == -1) {
-		if (errno != EINTR && errno != EAGAIN && errno != ECONNABORTED)
-			log_warn("accept");
-		return;
+		if ((e = errno) == EINTR || e == EAGAIN || e == ECONNABORTED)
+			return 0;
+		log_warn("accept");
+		return e == EMFILE || e == ENFILE || e == ENOBUFS ||
+		    e == ENOMEM ? -1 : 0;
 	}
 	if (got_chld)
 		reap();
 	if (got_usr1)
 		tls_reload(st);
 	if (!admit(st, fd, &ss, sslen, &src, &slot, &relayed))
-		return;
+		return 0;
 	switch ((pid = fork())) {
 	case -1:
 		log_warn("fork");
@@ -1242,6 +1250,16 @@ accept_one(struct settings *st, const struct listeners *l, int lfd,
 		close(fd);
 		break;
 	}
+	return 0;
+}
+
+static int64_t
+now_ms(void)
+{
+	struct timespec	 ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /* Serve connections until SIGTERM or SIGINT. */
@@ -1249,13 +1267,13 @@ static void
 serve(struct settings *st, const struct listeners *l)
 {
 	struct pollfd	 pfd[MAXLISTEN];
+	struct timespec	 ts, *tsp;
 	sigset_t	 block, waitmask;
+	int64_t		 resume = -1, left;	/* -1: accepting */
 	int		 i;
 
-	for (i = 0; i < l->n; i++) {
-		pfd[i].fd = l->fd[i];
+	for (i = 0; i < l->n; i++)
 		pfd[i].events = POLLIN;
-	}
 	/*
 	 * The signals we act on stay blocked except inside ppoll(), so one
 	 * that arrives between the flag checks and the wait still wakes it.
@@ -1271,14 +1289,30 @@ serve(struct settings *st, const struct listeners *l)
 			reap();
 		if (got_usr1)
 			tls_reload(st);
-		if (ppoll(pfd, (nfds_t)l->n, NULL, &waitmask) == -1) {
+		/*
+		 * Out of descriptors or memory: the connections wait in the
+		 * listen queue for ACCEPTPAUSE, not to spin on accept.
+		 */
+		tsp = NULL;
+		if (resume != -1 && (left = resume - now_ms()) > 0) {
+			ts.tv_sec = left / 1000;
+			ts.tv_nsec = (left % 1000) * 1000000;
+			tsp = &ts;
+		} else
+			resume = -1;
+		for (i = 0; i < l->n; i++)
+			pfd[i].fd = resume == -1 ? l->fd[i] : -1;
+		if (ppoll(pfd, (nfds_t)l->n, tsp, &waitmask) == -1) {
 			if (errno != EINTR)
 				log_warn("poll");
 			continue;
 		}
 		for (i = 0; i < l->n && !got_term; i++)
-			if (pfd[i].revents & POLLIN)
-				accept_one(st, l, l->fd[i], &waitmask);
+			if ((pfd[i].revents & POLLIN) &&
+			    accept_one(st, l, l->fd[i], &waitmask) == -1) {
+				resume = now_ms() + ACCEPTPAUSE;
+				break;
+			}
 	}
 }
 
