@@ -1060,6 +1060,8 @@ start(struct settings *st, struct listeners *l)
 		drop_privileges(st->user, st->jail);
 	/* Sessions never remove the listener's pid file. */
 	log_delcleanup(pidfile_unlink, st);
+	/* What sessions stopped with an earlier listener left. */
+	stor_sweep(st->o.rootfd);
 	notify_ready(notifyfd);
 	log_info("cairnd %s listening on port %s (zlib max %d%s, zstd max "
 	    "%d, max connections %d, TLS level %d)", CAIRN_VERSION, st->port,

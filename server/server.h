@@ -267,5 +267,11 @@ void	 stor_finish(struct sess *);
  * marker tmp/.stor.<pid> is left), remove that upload and the marker.
  */
 void	 stor_reap(int rootfd, pid_t pid);
+/*
+ * At start-up: stor_reap every session whose marker is left in tmp/ and
+ * that no longer runs (stopped with its listener, which could not reap
+ * it); a session still running keeps its upload.
+ */
+void	 stor_sweep(int rootfd);
 
 #endif

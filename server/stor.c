@@ -1123,3 +1123,33 @@ stor_reap(int rootfd, pid_t pid)
 	log_notice("upload of %s by session %ld, which did not finish: "
 	    "removed", safe, (long)pid);
 }
+
+void
+stor_sweep(int rootfd)
+{
+	struct dirent	*de;
+	DIR		*d;
+	char		*end;
+	long		 pid;
+	int		 fd;
+
+	if ((fd = openat(rootfd, "tmp", O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) == -1)
+		return;
+	if ((d = fdopendir(fd)) == NULL) {
+		close(fd);
+		return;
+	}
+	while ((de = readdir(d)) != NULL) {
+		if (strncmp(de->d_name, ".stor.", 6) != 0)
+			continue;
+		errno = 0;
+		pid = strtol(de->d_name + 6, &end, 10);
+		if (errno != 0 || *end != '\0' || pid <= 0 || pid > INT_MAX)
+			continue;
+		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		stor_reap(rootfd, (pid_t)pid);
+	}
+	closedir(d);
+}

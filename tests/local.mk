@@ -172,6 +172,7 @@ CAIRND_TESTS = \
 	tests/integ/t-catalogue-wire.sh \
 	tests/integ/t-catalogue-zlib.sh \
 	tests/integ/t-cairnd-upload-crash.sh \
+	tests/integ/t-cairnd-upload-stop.sh \
 	tests/integ/t-cairnd-zauto.sh \
 	tests/integ/t-zstd-zcache.sh \
 	tests/integ/t-zstd-zdict.sh \
