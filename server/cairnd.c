@@ -1309,6 +1309,13 @@ serve(struct settings *st, const struct listeners *l)
 				log_warn("poll");
 			continue;
 		}
+		/*
+		 * ppoll lets the signals in only when it has to wait: take
+		 * them now, or while connections keep coming SIGTERM and
+		 * SIGCHLD would wait for a lull.
+		 */
+		sigprocmask(SIG_SETMASK, &waitmask, NULL);
+		sigprocmask(SIG_BLOCK, &block, NULL);
 		for (i = 0; i < l->n && !got_term; i++)
 			if ((pfd[i].revents & POLLIN) &&
 			    accept_one(st, l, l->fd[i], &waitmask) == -1) {

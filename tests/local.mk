@@ -167,6 +167,7 @@ CAIRND_TESTS = \
 	tests/integ/t-cairnd-deadlines.sh \
 	tests/integ/t-cairnd-conncap.sh \
 	tests/integ/t-cairnd-nofile.sh \
+	tests/integ/t-cairnd-sigready.sh \
 	tests/integ/t-cairnd-privdrop.sh \
 	tests/integ/t-cairnd-crash.sh \
 	tests/integ/t-catalogue-wire.sh \
