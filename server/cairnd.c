@@ -92,6 +92,8 @@ struct settings {
 	const char	*pidfile;	/* -i, made absolute at start-up */
 	char		*pidtmp;	/* ... written here, renamed when ready */
 	int		 pidfd;
+	int		 piddir;	/* its directory, to remove it after -j */
+	const char	*pidbase;	/* ... by this name */
 	const char	*user;		/* -g */
 	const char	*port;		/* -p, a number once resolved */
 	char		 portbuf[16];
@@ -797,7 +799,7 @@ pidfile_unlink(void *arg)
 {
 	struct settings	*st = arg;
 
-	(void)unlink(st->pidfile);
+	(void)unlinkat(st->piddir, st->pidbase, 0);
 }
 
 /*
@@ -809,9 +811,9 @@ pidfile_unlink(void *arg)
 static void
 pidfile_open(struct settings *st)
 {
-	char	 cwd[PATH_MAX], *abspid;
+	char	 cwd[PATH_MAX], *abspid, *dir, *slash;
 
-	st->pidfd = -1;
+	st->pidfd = st->piddir = -1;
 	if (st->pidfile == NULL)
 		return;
 	if (st->pidfile[0] != '/') {
@@ -820,6 +822,14 @@ pidfile_open(struct settings *st)
 		xasprintf(&abspid, "%s/%s", cwd, st->pidfile);
 		st->pidfile = abspid;
 	}
+	/* Removed through its directory: after -j its path names none. */
+	dir = xstrdup(st->pidfile);
+	slash = strrchr(dir, '/');
+	st->pidbase = st->pidfile + (slash - dir) + 1;
+	slash[slash == dir ? 1 : 0] = '\0';
+	if ((st->piddir = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
+		fatal("%s", st->pidfile);
+	free(dir);
 	xasprintf(&st->pidtmp, "%s.XXXXXX", st->pidfile);
 	if ((st->pidfd = mkstemp(st->pidtmp)) == -1)
 		fatal("%s", st->pidfile);
@@ -1195,6 +1205,8 @@ run_session(const struct settings *st, const struct listeners *l, int fd,
 
 	for (i = 0; i < l->n; i++)
 		close(l->fd[i]);
+	if (st->piddir != -1)
+		close(st->piddir);
 	set_signals(SIG_DFL, SIG_IGN);
 	sigprocmask(SIG_SETMASK, waitmask, NULL);
 	if (relayed) {
@@ -1335,7 +1347,7 @@ stop(const struct settings *st, const struct listeners *l)
 	for (i = 0; i < l->n; i++)
 		close(l->fd[i]);
 	if (st->pidfile != NULL)
-		(void)unlink(st->pidfile);
+		(void)unlinkat(st->piddir, st->pidbase, 0);
 }
 
 int

@@ -2,7 +2,10 @@
 # cairnd -g: run as root with -g nobody, the session child serving a
 # client has dropped root: its real, effective, saved and file-system
 # user and group IDs are nobody's and root is not among its groups (read
-# from /proc while the client holds the connection open).  Root only.
+# from /proc while the client holds the connection open).  -j: the -i
+# pid file, outside the repository the daemon is chrooted to, is removed
+# on SIGTERM all the same, and a session holds no descriptor of a
+# directory outside the repository.  Root only.
 . "$top_srcdir/tests/integ/lib.sh"
 need_root
 need_tool cairnd
@@ -43,4 +46,24 @@ touch "$T/go"
 wait "$HPID"
 # The session was a real one: the banner came after the config was read.
 grep -q '^reply=200-RAP 1 ' "$T/out" || fail "no banner: $(cat "$T/out")"
+stop_cairnd
+
+mkdir "$T/run" || fail "mkdir run"
+start_cairnd "$T/repo" -j -i "$T/run/cairnd.pid"
+grep -q 'chrooted to the repository' "$SLOG" || fail "-j: not chrooted"
+[ -s "$T/run/cairnd.pid" ] || fail "-j: no pid file"
+limpeer "$PORT" hold 1 "$T/go2" >"$T/out" &
+HPID=$!
+wait_kids 1
+kid=$(cairnd_kids)
+for fd in /proc/"$kid"/fd/*; do
+	l=$(readlink "$fd") || continue
+	case $l in
+	"$T/run"*)	fail "-j: session holds $l outside the repository" ;;
+	esac
+done
+touch "$T/go2"
+wait "$HPID"
+stop_cairnd
+[ ! -e "$T/run/cairnd.pid" ] || fail "-j: pid file left after SIGTERM"
 exit 0
