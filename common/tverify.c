@@ -15,6 +15,7 @@
 
 #include "cerr.h"
 #include "cksum.h"
+#include "confine.h"
 #include "path.h"
 #include "transcript.h"
 #include "troot.h"
@@ -100,6 +101,9 @@ int
 tverify_line(struct cksum *ck, const struct troot *tr, const struct tline *t,
     int checkapple, struct tvfile *sf, struct cerr *err)
 {
+	char	*tree = NULL;
+	int	 dfd = -1;
+
 	memset(sf, 0, sizeof(*sf));
 	sf->fd = -1;
 	if (path_has_dotdot(t->path)) {
@@ -109,13 +113,30 @@ tverify_line(struct cksum *ck, const struct troot *tr, const struct tline *t,
 	}
 	xasprintf(&sf->file, "%s/%s/%s", tr->file_root, tr->tran_name,
 	    t->path);
-	if ((sf->fd = open(sf->file, O_RDONLY)) == -1) {
+	/*
+	 * Beneath the transcript's own tree, never through a symbolic
+	 * link: a link stored there must not have another file read (or
+	 * a FIFO have us wait) in place of the one the line names.
+	 */
+	xasprintf(&tree, "%s/%s", tr->file_root, tr->tran_name);
+	if ((dfd = open(tree, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1 ||
+	    (sf->fd = confine_open(dfd, t->path, O_RDONLY | O_NONBLOCK,
+	    0)) == -1) {
 		cerr_errno(err, "line %u: open %s", t->lineno, t->path);
-		tvfile_clear(sf);
-		return -1;
+		goto fail;
 	}
-	if (fstat(sf->fd, &sf->st) == -1 ||
-	    cksum_fd(ck, sf->fd, sf->sum, &sf->size) == -1) {
+	if (fstat(sf->fd, &sf->st) == -1) {
+		cerr_errno(err, "line %u: %s", t->lineno, sf->file);
+		goto fail;
+	}
+	if (!S_ISREG(sf->st.st_mode)) {
+		cerr_set(err, "line %u: %s: not a regular file", t->lineno,
+		    t->path);
+		goto fail;
+	}
+	close(dfd);
+	free(tree);
+	if (cksum_fd(ck, sf->fd, sf->sum, &sf->size) == -1) {
 		cerr_errno(err, "line %u: %s", t->lineno, sf->file);
 		tvfile_clear(sf);
 		return -1;
@@ -128,6 +149,12 @@ tverify_line(struct cksum *ck, const struct troot *tr, const struct tline *t,
 	    check_applefile(sf->file, sf->fd, err) != sf->size)
 		sf->wrong |= TV_APPLE;
 	return 0;
+fail:
+	if (dfd != -1)
+		close(dfd);
+	free(tree);
+	tvfile_clear(sf);
+	return -1;
 }
 
 void

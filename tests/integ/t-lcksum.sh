@@ -1,9 +1,10 @@
 #!/bin/sh
 # lcksum: update mode (rewritten lines in lcksum's layout, mtime rule,
 # temp file + rename, mode kept), -n and -n -a reports, -P, -q, -D roots,
-# several transcripts, -% progress, and errors: missing stored file (line number,
-# transcript untouched, no temp left), bad sort order, bad line, usage,
-# unknown digest.
+# several transcripts, -% progress, and errors: missing stored file (line
+# number, transcript untouched, no temp left), a symbolic link or FIFO in
+# the stored tree (not followed, nothing outside it read), bad sort order,
+# bad line, usage, unknown digest.
 . "$top_srcdir/tests/integ/lib.sh"
 set -u
 need_tool lcksum
@@ -133,6 +134,40 @@ check_run dots 2 "$LCKSUM" -n -c sha1 R/transcript/t.T
 check_same dots-err dots.err <<'EOF'
 R/transcript/t.T: line 1: path has a .. component
 EOF
+
+# the stored tree holds a symbolic link (to a directory on the way, or
+# as the file itself) pointing outside it, or a FIFO: nothing outside the
+# tree is read, the FIFO is not waited on, and the line names why.
+# fifo_run NAME RC CMD...: check_run with a writer at the FIFO R/.../e,
+# so that a FIFO opened and read gives "fifo" rather than a hang; the
+# writer, still waiting for a reader if none came, is let go after.
+fifo_run()
+{
+	printf 'fifo\n' >R/file/t.T/./e &
+	_wpid=$!
+	check_run "$@"
+	exec 3<>R/file/t.T/./e
+	exec 3<&-
+	wait "$_wpid"
+}
+setup
+mkdir -p OUT
+printf 'secret\n' >OUT/secret
+rm R/file/t.T/./d/good R/file/t.T/./e
+ln -s "$T/OUT" R/file/t.T/./d/out
+ln -s "$T/OUT/secret" R/file/t.T/./d/good
+mkfifo R/file/t.T/./e
+printf 'f ./d/good 0644 0 0 1 7 -\nf ./d/out/secret 0644 0 0 1 7 -\nf ./e 0644 0 0 1 7 -\n' >R/transcript/t.T
+cp R/transcript/t.T t.copy
+fifo_run links 1 "$LCKSUM" -n -a -c sha1 R/transcript/t.T
+check_same links-err links.err <<'EOF'
+line 1: open ./d/good: Too many levels of symbolic links
+line 2: open ./d/out/secret: Too many levels of symbolic links
+line 3: ./e: not a regular file
+EOF
+fifo_run linksu 2 "$LCKSUM" -c sha1 R/transcript/t.T
+cmp -s t.copy R/transcript/t.T || note_fail "links: transcript changed"
+[ -z "$(leftovers R)" ] || note_fail "links: temporary left"
 
 # -D: <D>/transcript/sub/x.T keeps its files in <D>/file/sub/x.T
 setup
