@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "cerr.h"
+#include "confine.h"
 #include "copts.h"
 #include "fsutil.h"
 #include "intr.h"
@@ -95,9 +96,12 @@ isfile(const struct tline *t)
 	return t->type == 'f' || t->type == 'a';
 }
 
-/* Copy src to a new file dst with src's mode, owner and times. */
+/*
+ * Copy the regular file sleaf of directory sdfd to a new file dleaf of
+ * directory ddfd with its mode, owner and times.
+ */
 static int
-copy_file(const char *src, const char *dst)
+copy_file(int sdfd, const char *sleaf, int ddfd, const char *dleaf)
 {
 	struct timespec	 ts[2];
 	struct stat	 st;
@@ -105,12 +109,17 @@ copy_file(const char *src, const char *dst)
 	ssize_t		 r;
 	int		 sfd, dfd = -1, saved;
 
-	if ((sfd = open(src, O_RDONLY)) == -1)
+	if ((sfd = openat(sdfd, sleaf, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+	    O_CLOEXEC)) == -1)
 		return -1;
 	if (fstat(sfd, &st) == -1)
 		goto fail;
-	if ((dfd = open(dst, O_WRONLY | O_CREAT | O_EXCL,
-	    st.st_mode & 07777)) == -1)
+	if (!S_ISREG(st.st_mode)) {
+		errno = EINVAL;
+		goto fail;
+	}
+	if ((dfd = openat(ddfd, dleaf, O_WRONLY | O_CREAT | O_EXCL |
+	    O_NOFOLLOW | O_CLOEXEC, st.st_mode & 07777)) == -1)
 		goto fail;
 	for (;;) {
 		if ((r = read(sfd, buf, sizeof(buf))) == -1) {
@@ -139,13 +148,45 @@ faildst:
 	saved = errno;
 	if (dfd != -1)
 		close(dfd);
-	unlink(dst);
+	unlinkat(ddfd, dleaf, 0);
 	errno = saved;
 fail:
 	saved = errno;
 	close(sfd);
 	errno = saved;
 	return -1;
+}
+
+/* confine_parent's hook: the new tree's missing directories. */
+static int
+lm_mkdir(void *ctx, int pfd, const char *name, const char *rel, size_t len)
+{
+	(void)ctx;
+	(void)rel;
+	(void)len;
+	return mkdirat(pfd, name, 0777);
+}
+
+/*
+ * Open the directory holding path in the tree dir (making the missing
+ * ones with mk), never through a symbolic link: a link in a tree must
+ * not take a file from, or put one, outside it.  Returns a descriptor
+ * with *leaf the last component of path, or -1 with errno.
+ */
+static int
+lm_parent(const char *dir, const char *path, int mk, const char **leaf)
+{
+	size_t	bad;
+	int	dfd, pfd, saved;
+
+	if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
+		return -1;
+	pfd = confine_parent(dfd, path, mk ? lm_mkdir : NULL, NULL, leaf,
+	    &bad);
+	saved = errno;
+	close(dfd);
+	errno = saved;
+	return pfd;
 }
 
 /*
@@ -170,24 +211,35 @@ static void
 lm_place(struct lm *lm, const struct lm_in *src, const char *path,
     unsigned lineno)
 {
-	char	*from, *to;
-	int	 rc;
+	struct stat	 st;
+	const char	*sleaf, *dleaf;
+	char		*from, *to, *sdir, *ddir;
+	int		 spfd, dpfd = -1, rc = -1;
 
 	from = lm_stored(src, path, lineno);
+	xasprintf(&sdir, "%s/%s", src->tr.file_root, src->tr.tran_name);
 	if (lm->force)
-		xasprintf(&to, "%s/%s/%s", lm->file_root, lm->tran_name, path);
+		xasprintf(&ddir, "%s/%s", lm->file_root, lm->tran_name);
 	else
-		xasprintf(&to, "%s/%s", lm->tmptree, path);
-	rc = lm->copy ? copy_file(from, to) : link(from, to);
-	if (rc == -1 && errno == ENOENT && access(from, F_OK) == 0) {
-		/* The destination's directories do not exist yet. */
-		if (fs_mkparents(to) == -1)
-			fatal("%s: mkdirs failed", to);
-		rc = lm->copy ? copy_file(from, to) : link(from, to);
+		ddir = xstrdup(lm->tmptree);
+	xasprintf(&to, "%s/%s", ddir, path);
+	/* The source first: nothing is made for a file that is not there. */
+	if ((spfd = lm_parent(sdir, path, 0, &sleaf)) != -1 &&
+	    fstatat(spfd, sleaf, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		if (!S_ISREG(st.st_mode))
+			fatalx("%s %s to %s failed: not a regular file",
+			    lm->copy ? "copy" : "link", from, to);
+		if ((dpfd = lm_parent(ddir, path, 1, &dleaf)) != -1)
+			rc = lm->copy ? copy_file(spfd, sleaf, dpfd, dleaf) :
+			    linkat(spfd, sleaf, dpfd, dleaf, 0);
 	}
 	if (rc == -1)
 		fatal("%s %s to %s failed", lm->copy ? "copy" : "link", from,
 		    to);
+	close(spfd);
+	close(dpfd);		/* both open: rc is 0 */
+	free(sdir);
+	free(ddir);
 	free(from);
 	free(to);
 }
@@ -196,11 +248,17 @@ lm_place(struct lm *lm, const struct lm_in *src, const char *path,
 static void
 lm_unlink_lower(struct lm *lm, const struct lm_in *in, const struct tline *t)
 {
-	char	*p;
+	const char	*leaf;
+	char		*p, *dir;
+	int		 pfd;
 
 	p = lm_stored(in, t->path, t->lineno);
-	if (unlink(p) == -1)
+	xasprintf(&dir, "%s/%s", in->tr.file_root, in->tr.tran_name);
+	if ((pfd = lm_parent(dir, t->path, 0, &leaf)) == -1 ||
+	    unlinkat(pfd, leaf, 0) == -1)
 		fatal("%s", p);
+	close(pfd);
+	free(dir);
 	if (lm->verbose)
 		printf("%s: %s: unlinked\n", in->tr.tran_name, t->path);
 	free(p);
@@ -293,15 +351,18 @@ lm_merge(struct lm *lm)
 static void
 lm_rmdirs(struct lm *lm)
 {
-	char	*p;
-	size_t	 i;
+	const char	*leaf;
+	char		*p, *dir;
+	size_t		 i;
+	int		 pfd;
 
+	xasprintf(&dir, "%s/%s", lm->file_root, lm->tran_name);
 	for (i = lm->ndirs; i-- > 0; ) {
 		if (path_has_dotdot(lm->dirs[i]))
 			continue;
-		xasprintf(&p, "%s/%s/%s", lm->file_root, lm->tran_name,
-		    lm->dirs[i]);
-		if (rmdir(p) == -1) {
+		xasprintf(&p, "%s/%s", dir, lm->dirs[i]);
+		if ((pfd = lm_parent(dir, lm->dirs[i], 0, &leaf)) == -1 ||
+		    unlinkat(pfd, leaf, AT_REMOVEDIR) == -1) {
 			if (errno == EEXIST || errno == ENOTEMPTY)
 				log_warnx("%s: %s: Not empty, continuing...",
 				    lm->tran_name, lm->dirs[i]);
@@ -310,10 +371,13 @@ lm_rmdirs(struct lm *lm)
 		} else if (lm->verbose)
 			printf("%s: %s: unlinked\n", lm->tran_name,
 			    lm->dirs[i]);
+		if (pfd != -1)
+			close(pfd);
 		free(p);
 		free(lm->dirs[i]);
 	}
 	free(lm->dirs);
+	free(dir);
 }
 
 /* lmerge's own options; -D, -I, -i, -u, -V and -v are the shared ones. */

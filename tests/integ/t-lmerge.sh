@@ -1,8 +1,9 @@
 #!/bin/sh
 # lmerge: precedence merge (first argument highest), minus lines, file
 # trees linked (or copied with -C) into <dest>.<pid> then renamed, -T,
-# -n, -f, -v, -D roots, encoded names, and errors that must leave no
-# partial destination behind.
+# -n, -f, -v, -D roots, encoded names, symbolic links in a file tree
+# (never followed), and errors that must leave no partial destination
+# behind.
 . "$top_srcdir/tests/integ/lib.sh"
 set -u
 need_tool lmerge
@@ -213,6 +214,53 @@ check_run junk 2 "$LMERGE" -T R/transcript/junk.T R/transcript/lo.T R/transcript
 check_same junk-err junk.err <<'EOF'
 junk.T: line 2: minimum 3 arguments, got 2
 EOF
+
+# a symbolic link in a file tree, to a directory on the way or as the
+# file itself, is never followed: lmerge and -C read nothing outside the
+# tree, -f puts nothing there and removes nothing from there
+setup
+rm -rf OUT
+mkdir OUT
+printf 'secret\n' >OUT/secret
+printf 'victim\n' >OUT/x
+rm R/file/hi.T/./etc/a
+ln -s "$T/OUT/secret" R/file/hi.T/./etc/a
+for c in link copy; do
+	opt=
+	[ "$c" = copy ] && opt=-C
+	check_run "$c-leaf" 2 "$LMERGE" $opt R/transcript/hi.T R/transcript/lo.T R/transcript/out.T
+	grep -q "^$c .*/hi.T/./etc/a to .*: not a regular file\$" "$c-leaf.err" ||
+	    note_fail "$c-leaf: message: $(cat "$c-leaf.err")"
+	[ -e R/transcript/out.T ] && note_fail "$c-leaf: destination left behind"
+	[ -z "$(leftovers R)" ] || note_fail "$c-leaf: temporary files left"
+done
+rm -rf R/file/hi.T/./etc
+ln -s "$T/OUT" R/file/hi.T/./etc
+check_run copy-dir 2 "$LMERGE" -C R/transcript/hi.T R/transcript/lo.T R/transcript/out.T
+grep -q "^copy .*/hi.T/./etc/a to .*: Too many levels of symbolic links\$" copy-dir.err ||
+    note_fail "copy-dir: message: $(cat copy-dir.err)"
+[ -e R/transcript/out.T ] && note_fail "copy-dir: destination left behind"
+# -f: lo.T's ./usr is a link to OUT; hi.T replaces ./usr/x and adds ./usr/y
+setup
+rm -rf OUT R/file/lo.T/./usr
+mkdir OUT
+printf 'victim\n' >OUT/x
+ln -s "$T/OUT" R/file/lo.T/./usr
+printf 'f ./usr/y 0644 0 0 1 2 -\n' >R/transcript/add.T
+mkfile R/file/add.T/./usr/y NY
+cp R/transcript/lo.T lo.copy
+check_run force-add 2 "$LMERGE" -f R/transcript/add.T R/transcript/lo.T
+grep -q "^link .*/add.T/./usr/y to .*/lo.T/./usr/y failed: Too many levels of symbolic links\$" force-add.err ||
+    note_fail "force-add: message: $(cat force-add.err)"
+printf 'f ./usr/x 0644 0 0 1 2 -\n' >R/transcript/rep.T
+mkfile R/file/rep.T/./usr/x NX
+check_run force-rep 2 "$LMERGE" -f R/transcript/rep.T R/transcript/lo.T
+grep -q "/lo.T/./usr/x: Too many levels of symbolic links\$" force-rep.err ||
+    note_fail "force-rep: message: $(cat force-rep.err)"
+[ "$(ls OUT)" = x ] && [ "$(cat OUT/x)" = victim ] ||
+    note_fail "force: OUT changed: $(ls OUT)"
+cmp -s lo.copy R/transcript/lo.T || note_fail "force: lo.T changed"
+[ -z "$(leftovers R)" ] || note_fail "force: temporary files left"
 
 # usage errors: exit 2
 check_run u1 2 "$LMERGE" R/transcript/hi.T R/transcript/out.T
