@@ -27,10 +27,12 @@
 #include "cerr.h"
 #include "cksum.h"
 #include "compat.h"
+#include "confine.h"
 #include "copts.h"
 #include "intr.h"
 #include "log.h"
 #include "net.h"
+#include "pathcmp.h"
 #include "transcript.h"
 #include "xmalloc.h"
 
@@ -55,6 +57,7 @@ struct lc {
 	int		 dots;		/* -v with stdout a tty */
 
 	struct tline	*items;		/* f/a lines to upload (-N: size 0) */
+	size_t		*bases;		/* of each: its trusted prefix */
 	size_t		 nitems;
 
 	struct net	*net;
@@ -250,6 +253,23 @@ check_line(struct lc *lc, const struct tline *t, struct cksum *ck)
 }
 
 /*
+ * The prefix of the paths below the directory top (a d line of the
+ * transcript with no listed directory above it) that is taken as it
+ * is: top's parent, or top itself if it is "." or "/".  Below it the
+ * transcript lists every directory, so none may be a symbolic link.
+ */
+static size_t
+base_len(const char *top)
+{
+	const char	*slash;
+
+	if (strcmp(top, ".") == 0 || strcmp(top, "/") == 0)
+		return 1;
+	slash = strrchr(top, '/');
+	return (size_t)(slash - top);		/* 0: "/" */
+}
+
+/*
  * Read the whole transcript through the one transcript reader, as
  * lcksum, lapply and cairn-publish read it: every line well formed and
  * of a known type, the paths in sort order (a "name:" header means an
@@ -265,6 +285,7 @@ scan(struct lc *lc)
 	const struct tline	*t;
 	struct tline		*it;
 	struct cksum		*ck = NULL;
+	char			*top = NULL;
 	int			 rc;
 
 	if ((r = treader_open(lc->tpath, NULL, TR_HEADERS, &lc->err)) ==
@@ -279,6 +300,12 @@ scan(struct lc *lc)
 			log_warnx("Appliable transcripts cannot be uploaded.");
 			break;
 		}
+		/* The outermost directory listed: the walk's root. */
+		if (t->type == 'd' && !t->minus && !t->plus && (top == NULL ||
+		    !ischildcase(t->path, top, 0))) {
+			free(top);
+			top = xstrdup(t->path);
+		}
 		if ((lc->tonly && !lc->nonet) || t->minus || t->plus ||
 		    (t->type != 'f' && t->type != 'a'))
 			continue;
@@ -286,6 +313,10 @@ scan(struct lc *lc)
 			break;
 		lc->items = xreallocarray(lc->items, lc->nitems + 1,
 		    sizeof(*lc->items));
+		lc->bases = xreallocarray(lc->bases, lc->nitems + 1,
+		    sizeof(*lc->bases));
+		lc->bases[lc->nitems] = top != NULL &&
+		    ischildcase(t->path, top, 0) ? base_len(top) : SIZE_MAX;
 		it = &lc->items[lc->nitems++];
 		memset(it, 0, sizeof(*it));
 		treader_take(r, it);
@@ -296,6 +327,7 @@ scan(struct lc *lc)
 	/* rc > 0: stopped on a line already reported */
 	if (rc == -1)
 		log_warnx("%s", lc->err.msg);
+	free(top);
 	cksum_free(ck);
 	treader_close(r);
 	return rc == 0 ? 0 : -1;
@@ -322,17 +354,57 @@ empty_applefile(unsigned char *p)
 }
 
 /*
- * Send one upload: kind TRANSCRIPT (epath NULL) or FILE.  The size is
- * the open file's (the live file); a difference from want is an error
- * unless -F.  With -c the bytes sent are digested and compared with
- * sum before the final "." goes out, so a mismatch never lands on the
- * server.  Returns 0, or -1 after printing why (the connection is then
+ * Whether the open file st is the one path names with no symbolic link
+ * on the way below its first base bytes (see base_len; SIZE_MAX: no
+ * check): a directory the transcript lists, swapped for a link since
+ * fsdiff saw it, must not have another file sent in its place.  Returns
+ * 0, or -1 with errno (ELOOP: a link on the way; ESTALE: another file
+ * is there now).
+ */
+static int
+confined(const char *path, size_t base, const struct stat *st)
+{
+	struct stat	 cst;
+	char		*dir;
+	int		 dfd, fd = -1, saved;
+
+	if (base == SIZE_MAX)
+		return 0;
+	dir = base == 0 ? xstrdup("/") : xstrndup(path, base);
+	dfd = openat(AT_FDCWD, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	free(dir);
+	if (dfd == -1)
+		return -1;
+	if ((fd = confine_open(dfd, path + base, O_PATH, 0)) == -1 ||
+	    fstat(fd, &cst) == -1) {
+		saved = errno;
+		if (fd != -1)
+			close(fd);
+		close(dfd);
+		errno = saved;
+		return -1;
+	}
+	close(fd);
+	close(dfd);
+	if (cst.st_dev != st->st_dev || cst.st_ino != st->st_ino) {
+		errno = ESTALE;
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Send one upload: kind TRANSCRIPT (epath NULL) or FILE (base: see
+ * confined).  The size is the open file's (the live file); a difference
+ * from want is an error unless -F.  With -c the bytes sent are digested
+ * and compared with sum before the final "." goes out, so a mismatch
+ * never lands on the server.  Returns 0, or -1 after printing why (the connection is then
  * abandoned mid-upload if need be).
  */
 static int
 send_file(struct lc *lc, const char *kind, const char *path,
-    const char *epath, int64_t want, const char *sum, unsigned lineno,
-    unsigned char *buf)
+    const char *epath, size_t base, int64_t want, const char *sum,
+    unsigned lineno, unsigned char *buf)
 {
 	struct stat	 st;
 	struct cksum	*ck = NULL;
@@ -342,11 +414,12 @@ send_file(struct lc *lc, const char *kind, const char *path,
 	int		 fd, rc = -1;
 
 	/*
-	 * A listed file is opened without following a symbolic link: one
-	 * put in its place since the scan is refused, not uploaded as the
-	 * file it points to.
+	 * A listed file is opened without following a symbolic link, as
+	 * its path or on the way to it: one put in its place since the scan
+	 * is refused, not uploaded as the file it points to.  Nor does a
+	 * FIFO put there make us wait.
 	 */
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC |
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK |
 	    (epath != NULL ? O_NOFOLLOW : 0))) == -1 ||
 	    fstat(fd, &st) == -1) {
 		log_warn("%s", path);
@@ -356,6 +429,13 @@ send_file(struct lc *lc, const char *kind, const char *path,
 	}
 	if (!S_ISREG(st.st_mode)) {
 		log_warnx("%s: not a regular file", path);
+		goto out;
+	}
+	if (epath != NULL && confined(path, base, &st) == -1) {
+		if (errno == ESTALE)
+			log_warnx("%s: changed while being sent", path);
+		else
+			log_warn("%s", path);
 		goto out;
 	}
 	size = st.st_size;
@@ -483,8 +563,8 @@ upload(struct lc *lc)
 		return LC_ERROR;
 	}
 	buf = xmalloc(LC_CHUNK);
-	if (send_file(lc, "TRANSCRIPT", lc->tpath, NULL, -1, NULL, 0, buf)
-	    == -1)
+	if (send_file(lc, "TRANSCRIPT", lc->tpath, NULL, SIZE_MAX, -1, NULL, 0,
+	    buf) == -1)
 		goto fail;
 	xasprintf(&msg, "%s: stored", lc->tpath);
 	if (window(lc, msg) == -1)
@@ -498,7 +578,7 @@ upload(struct lc *lc)
 			    "applefile" : "file");
 		} else {
 			if (send_file(lc, "FILE", lc->items[i].path,
-			    lc->items[i].epath, lc->items[i].size,
+			    lc->items[i].epath, lc->bases[i], lc->items[i].size,
 			    lc->digest != NULL ? lc->items[i].cksum : NULL,
 			    lc->items[i].lineno, buf) == -1)
 				goto fail;
@@ -535,6 +615,7 @@ lc_free(struct lc *lc)
 	for (i = 0; i < lc->nitems; i++)
 		tline_clear(&lc->items[i]);
 	free(lc->items);
+	free(lc->bases);
 	while (lc->fcount > 0)
 		free(fifo_pop(lc));
 	free(lc->fifo);

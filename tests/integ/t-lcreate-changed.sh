@@ -4,7 +4,8 @@
 # server keeps nothing of it (lcreate(1); cairnd(8), Uploads): the upload
 # is abandoned without QUIT.  Changes: the file grew, the same size with
 # other content under -c, the file replaced by a symbolic link to a
-# regular file of the same size.  Each time the same name then uploads
+# regular file of the same size, its directory replaced by a symbolic
+# link to a directory holding a file of the same name, size and content.  Each time the same name then uploads
 # whole, so nothing was left behind to meet "Transcript exists".
 #
 # The change is made at a fixed point: tests/integ/shim.so stops lcreate
@@ -33,6 +34,10 @@ cp "$T/src/c/last" "$T/last.orig" || fail "cp"
 # restore: put c/last back as it was captured.
 restore()
 {
+	if [ -d "$T/src/c.real" ]; then
+		rm -f "$T/src/c"
+		mv "$T/src/c.real" "$T/src/c" || fail "restore c"
+	fi
 	rm -f "$T/src/c/last"
 	cp "$T/last.orig" "$T/src/c/last" || fail "restore c/last"
 }
@@ -77,6 +82,13 @@ changed same.T "printf 'LAST\\n' >'$T/src/c/last'" \
 printf 'last\n' >"$T/other"
 changed link.T "rm -f '$T/src/c/last' && ln -s '$T/other' '$T/src/c/last'" \
     'c/last: '
+# The directory c replaced by a symbolic link to a directory holding a
+# file of the same name, size and content: the file is found beyond a
+# link, and is not uploaded as the one listed.
+mkdir -p "$T/elsewhere"
+printf 'last\n' >"$T/elsewhere/last"
+changed dirlink.T "mv '$T/src/c' '$T/src/c.real' && ln -s '$T/elsewhere' '$T/src/c'" \
+    'c/last: Too many levels of symbolic links'
 # Without a change the hook point is harmless: the upload is whole.
 changed_none()
 {
