@@ -896,7 +896,7 @@ load_transcripts(struct fsd *f, const char *kfile)
 	f->ti = xcalloc(f->cs->ntran + 1, sizeof(*f->ti));
 	for (i = 0; i < f->cs->ntran; i++) {
 		xasprintf(&path, "%s%s", f->cs->kdir, f->cs->tran[i].name);
-		flags = f->icase ? TR_ICASE : 0;
+		flags = TR_ONESTYLE | (f->icase ? TR_ICASE : 0);
 		if (f->ck != NULL && f->cs->tran[i].type == 'p')
 			flags |= TR_CKSUM;
 		if ((r = treader_open(path, path, flags, &f->err)) == NULL)
@@ -909,7 +909,8 @@ load_transcripts(struct fsd *f, const char *kfile)
 	}
 	if (f->cs->nspecial > 0) {
 		xasprintf(&path, "%sspecial.T", f->cs->kdir);
-		flags = (f->icase ? TR_ICASE : 0) | (f->ck != NULL ? TR_CKSUM : 0);
+		flags = TR_ONESTYLE | (f->icase ? TR_ICASE : 0) |
+		    (f->ck != NULL ? TR_CKSUM : 0);
 		if ((r = treader_open(path, path, flags, &f->err)) == NULL)
 			fatal_err(f);
 		free(path);

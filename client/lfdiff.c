@@ -168,8 +168,8 @@ lookup(struct lf *lf, const char *file, char **tname, char **epath,
 		xasprintf(&c[n].path, "%s%s", cs->kdir, cs->tran[i].name);
 	}
 	for (i = 0; i < n; i++) {
-		if ((r = treader_open(c[i].path, NULL,
-		    lf->icase ? TR_ICASE : 0, &err)) == NULL) {
+		if ((r = treader_open(c[i].path, NULL, TR_ONESTYLE |
+		    (lf->icase ? TR_ICASE : 0), &err)) == NULL) {
 			log_warnx("%s", err.msg);
 			goto out;
 		}

@@ -280,7 +280,7 @@ main(int argc, char *argv[])
 	if (cmdset_load(kfile, kdir, CMD_MINUS | CMD_NOMINUSK, &cs,
 	    &err) == -1)
 		fatalx("%s", err.msg);
-	flags = tw.icase ? TR_ICASE : 0;
+	flags = TR_ONESTYLE | (tw.icase ? TR_ICASE : 0);
 	if (cs->nspecial > 0 && !server) {
 		xasprintf(&path, "%sspecial.T", cs->kdir);
 		tw_add(&tw, TW_SPECIAL, "special.T", "special", path, flags);

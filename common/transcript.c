@@ -620,6 +620,7 @@ struct treader {
 	size_t		 linecap;
 	struct tline	 cur;
 	char		*prev;		/* previous path, for the order check */
+	int		 style;		/* of the first object line, or -1 */
 };
 
 struct treader *
@@ -632,6 +633,7 @@ treader_fdopen(FILE *fp, const char *name, int flags, int keep)
 	r->keep = keep;
 	r->name = xstrdup(name);
 	r->flags = flags;
+	r->style = -1;
 	return r;
 }
 
@@ -701,6 +703,17 @@ treader_next(struct treader *r, const struct tline **out, struct cerr *err)
 		if (rc == TL_HEADER)
 			return TL_HEADER;
 		break;
+	}
+	if (r->flags & TR_ONESTYLE) {
+		if (r->style == -1)
+			r->style = path_style(r->cur.path);
+		else if (path_style(r->cur.path) != r->style) {
+			cerr_set(err, "%s: line %u: %s", r->name, r->lineno,
+			    r->style == PATH_RELATIVE ?
+			    "absolute path in a relative transcript" :
+			    "relative path in an absolute transcript");
+			return -1;
+		}
 	}
 	if ((r->flags & TR_CKSUM) && (r->cur.type == 'f' ||
 	    r->cur.type == 'a') && strcmp(r->cur.cksum, "-") == 0) {

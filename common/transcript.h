@@ -118,6 +118,10 @@ struct treader;
 #define TR_COMMENTS	0x40	/* return blank and comment lines too */
 #define TR_ADDLF	0x80	/* a last line without LF is read as if it had
 				   one (lsort repairs hand-edited files) */
+#define TR_ONESTYLE	0x100	/* every object line in the path style of the
+				   first (docs/formats.md 3): a reader that
+				   restyles paths would put the others out
+				   of order */
 
 /* Open path; name is used in messages (NULL: path).  NULL + err on error. */
 struct treader	*treader_open(const char *path, const char *name, int flags,

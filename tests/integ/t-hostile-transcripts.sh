@@ -1,8 +1,8 @@
 #!/bin/sh
 # Hostile transcripts and command files (docs/security.md 6.B, B5/B7/B8): a
-# last line cut short, CRLF line endings, NUL bytes, a 10,000-component
-# path, paths and link targets longer than PATH_MAX, a component longer
-# than NAME_MAX, include loops (also through another name of the same
+# last line cut short, CRLF line endings, NUL bytes, a transcript in both
+# path styles, a 10,000-component path, paths and link targets longer
+# than PATH_MAX, a component longer than NAME_MAX, include loops (also through another name of the same
 # file) and 100-deep include nesting, and a directory tree deeper than
 # PATH_MAX on disk.  Each must give its exact message naming file and
 # line, and exit 2 (lsort: 1), with no crash; under --enable-sanitizers
@@ -77,6 +77,13 @@ printf 'd . 0755 0 0\nh ./h /etc/shadow\n' >../k/t.T
 fsd hardlink-abs 2 '../k/t.T: line 2: hard link target must start with ./'
 printf 'd . 0755 0 0\nh ./h ./../OUT/v\n' >../k/t.T
 fsd hardlink-out 2 '../k/t.T: line 2: hard link target has a .. component'
+
+# one transcript in both path styles: once converted to the run's style
+# its paths would be out of order (fsdiff would print ./a twice over)
+printf 'f /z 0644 0 0 1 0 -\nf ./a 0644 0 0 1 0 -\n' >../k/t.T
+fsd mixed-style 2 '../k/t.T: line 2: relative path in an absolute transcript'
+printf 'd . 0755 0 0\nf ./a 0644 0 0 1 0 -\nf /b 0644 0 0 1 0 -\n' >../k/t.T
+fsd mixed-style-rel 2 '../k/t.T: line 3: absolute path in a relative transcript'
 
 # --- B8: long paths
 p10k=./$(rep 'a/' 9999)a
@@ -183,5 +190,9 @@ check twhich-trunc 2 'k/t.T: line 2: incomplete last line (no newline)' \
 printf 'k c.K\n' >k/c.K
 check twhich-loop 2 'command file k/c.K: line 1: c.K: included twice (loop)' \
     twhich -K k/c.K ./a
+printf 'p t.T\n' >k/c.K
+printf 'f /z 0644 0 0 1 0 -\nf ./a 0644 0 0 1 0 -\n' >k/t.T
+check twhich-mixed 2 'k/t.T: line 2: relative path in an absolute transcript' \
+    twhich -K k/c.K ./zz
 
 end_test
