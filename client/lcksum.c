@@ -312,13 +312,16 @@ run_finish(struct lck *l, struct lck_run *run)
 	if (run->ucount) {
 		if (rename(run->tmp, run->tpath) == -1)
 			fatal("rename %s to %s failed", run->tmp, run->tpath);
+		log_delcleanup(fs_unlink_hook, run->tmp);
+		if (fs_syncdir(run->tpath) == -1)
+			fatal("%s: fsync of its directory", run->tpath);
 		rc = LCK_CHANGED;
 	} else {
 		if (unlink(run->tmp) == -1)
 			fatal("%s", run->tmp);
+		log_delcleanup(fs_unlink_hook, run->tmp);
 		rc = LCK_OK;
 	}
-	log_delcleanup(fs_unlink_hook, run->tmp);
 	intr_release();
 	free(run->tmp);
 	if (l->verbose)

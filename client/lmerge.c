@@ -544,6 +544,8 @@ lm_commit(struct lm *lm)
 		if (rename(lm->tmptree, final) == -1)
 			fatal("%s", final);
 		log_delcleanup(fs_rmtree_hook, lm->tmptree);
+		if (fs_syncdir(final) == -1)
+			fatal("%s: fsync of its directory", final);
 		free(final);
 	}
 	xasprintf(&final, "%s/%s", lm->tran_root, lm->tran_name);
@@ -553,6 +555,8 @@ lm_commit(struct lm *lm)
 	log_delcleanup(fs_unlink_hook, lm->tmptran);
 	if (lm->newdest != NULL)
 		log_delcleanup(fs_unlink_hook, lm->newdest);
+	if (fs_syncdir(final) == -1)
+		fatal("%s: fsync of its directory", final);
 	intr_release();
 	if (fclose(lm->out) == EOF)
 		fatal("%s", final);

@@ -138,6 +138,30 @@ fs_out_open(struct fs_out *o, const char *path)
 }
 
 int
+fs_syncdir(const char *path)
+{
+	const char	*slash;
+	char		*dir;
+	int		 fd, rc, saved;
+
+	if ((slash = strrchr(path, '/')) == NULL)
+		dir = xstrdup(".");
+	else if (slash == path)
+		dir = xstrdup("/");
+	else
+		dir = xstrndup(path, (size_t)(slash - path));
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	free(dir);
+	if (fd == -1)
+		return -1;
+	rc = fsync(fd);
+	saved = errno;
+	close(fd);
+	errno = saved;
+	return rc;
+}
+
+int
 fs_out_commit(struct fs_out *o)
 {
 	int	saved;
@@ -165,6 +189,13 @@ fs_out_commit(struct fs_out *o)
 	if (o->made) {
 		log_delcleanup(fs_unlink_hook, o->tmp);
 		o->made = 0;
+		/* The rename itself made durable. */
+		if (fs_syncdir(o->path) == -1) {
+			saved = errno;
+			intr_release();
+			errno = saved;
+			return -1;
+		}
 	}
 	intr_release();
 	return 0;

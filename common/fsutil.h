@@ -33,7 +33,8 @@ void	fs_rmtree_hook(void *path);
  * its owner and group), else 0666 & ~umask, and registers it to be
  * removed by a fatal exit (log_addcleanup: o must stay where it is until
  * it is committed or aborted).  fs_out_commit flushes it, makes it
- * durable (fsync) and renames it over path; fs_out_abort removes it.
+ * durable (fsync) and renames it over path, then makes the rename
+ * durable (fs_syncdir); fs_out_abort removes it.
  * Either closes it.  When path exists and is not a regular file (a
  * symbolic link, /dev/stdout, a FIFO), it is opened with fopen(path,
  * "w") and written directly, as before: commit and abort only close it.
@@ -50,6 +51,13 @@ struct fs_out {
 int	fs_out_open(struct fs_out *, const char *path);
 int	fs_out_commit(struct fs_out *);
 void	fs_out_abort(struct fs_out *);
+
+/*
+ * fsync(2) the directory holding path (its name up to the last '/',
+ * "." if none), so that a rename to path survives a crash.  Returns 0,
+ * or -1 with errno set.
+ */
+int	fs_syncdir(const char *path);
 
 /*
  * Create the missing parent directories of path (mode 0777 & ~umask).

@@ -388,6 +388,17 @@ tree_stat()
 	    find . ! -type f -printf '%p %y %m %U %G %l\n'; } | LC_ALL=C sort)
 }
 
+# renamed_synced TRACE TARGET DIR: the shim trace TRACE
+# (CAIRN_SHIM_TRACE) shows a rename to TARGET (as traced), and after it
+# an fsync of the directory DIR that makes that rename durable.
+renamed_synced()
+{
+	awk -v t="$2" -v d="$3" '
+	    $1 == "rename" && $3 == t && $NF == "0" { r = 1; next }
+	    r && $1 == "fsync" && $2 == d && $NF == "0" { ok = 1 }
+	    END { exit !ok }' "$1"
+}
+
 assert_tree_eq()
 {
 	diff -r "$1" "$2" >/dev/null || fail "${3:-$2}: differs from $1"

@@ -135,6 +135,15 @@ check_same dots-err dots.err <<'EOF'
 R/transcript/t.T: line 1: path has a .. component
 EOF
 
+# the corrected transcript: fsync, rename, then fsync of its directory
+need_shim
+setup
+Tr=$(pwd -P)
+check_run dur 1 env LD_PRELOAD="$SHIM" CAIRN_SHIM_TRACE="$Tr/dur.trace" \
+    "$LCKSUM" -q -c sha1 R/transcript/t.T
+renamed_synced dur.trace "$Tr/R/transcript/t.T" "$Tr/R/transcript" ||
+    note_fail "dur: rename not made durable: $(cat dur.trace)"
+
 # the stored tree holds a symbolic link (to a directory on the way, or
 # as the file itself) pointing outside it, or a FIFO: nothing outside the
 # tree is read, the FIFO is not waited on, and the line names why.

@@ -72,6 +72,18 @@ EOF
     note_fail "merge: ./etc/a is not a hard link"
 [ -z "$(leftovers R)" ] || note_fail "merge: temporary files left: $(leftovers R)"
 
+# the new tree and transcript: each rename made durable (fsync of the
+# directory) before lmerge exits
+need_shim
+setup
+Tr=$(pwd -P)
+check_run dur 0 in_dir R/transcript env LD_PRELOAD="$SHIM" \
+    CAIRN_SHIM_TRACE="$Tr/dur.trace" "$LMERGE" hi.T lo.T out.T
+renamed_synced dur.trace "$Tr/R/transcript/../file/out.T" "$Tr/R/file" ||
+    note_fail "dur: tree rename not made durable: $(cat dur.trace)"
+renamed_synced dur.trace "$Tr/R/transcript/out.T" "$Tr/R/transcript" ||
+    note_fail "dur: transcript rename not made durable: $(cat dur.trace)"
+
 # -C copies (new inode, same content and mode)
 setup
 chmod 0600 R/file/lo.T/./usr/x

@@ -114,6 +114,16 @@ EOF
 python3 -c 'import sys; sys.stdout.write("f ./x " + "y" * 16889 + "\n")' >max.T
 check_run max 0 "$LSORT" max.T
 cmp -s max.T max.out || note_fail "max: longest line not written back"
+# -o: the new file is made durable (fsync) before it is renamed over the
+# old one, and the rename itself (fsync of the directory) before exit
+need_shim
+Tr=$(pwd -P)
+printf 'f ./b 0644 0 0 1 1 -\nf ./a 0644 0 0 1 1 -\n' >dur.T
+check_run dur 0 env LD_PRELOAD="$SHIM" CAIRN_SHIM_TRACE="$Tr/dur.trace" \
+    "$LSORT" -o dur.T dur.T
+renamed_synced dur.trace "$Tr/dur.T" "$Tr" ||
+    note_fail "dur: rename not made durable: $(cat dur.trace)"
+
 check_run missing 2 "$LSORT" nope.T
 check_same missing-err missing.err <<'EOF'
 nope.T: No such file or directory
