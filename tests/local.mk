@@ -62,7 +62,7 @@ EXTRA_DIST += tests/integ/lib.sh tests/integ/netlib.sh \
 	tests/integ/slowproxy.py tests/integ/dropproxy.py \
 	tests/integ/pxfwd.py tests/integ/zrecv.py tests/integ/zstdrecv.py \
 	tests/integ/crashcheck.py tests/integ/tracecheck.py \
-	tests/integ/ptyrun.py tests/integ/sigcheck.py \
+	tests/integ/ptyrun.py tests/integ/sigcheck.py tests/integ/bannerwait.py \
 	tests/integ/fetchpeer.py tests/integ/dstorelib.sh
 
 # Radmind's observed outputs for our inputs, and wire traces: the

@@ -237,6 +237,19 @@ no_upload()
 	    fail "$2: left in tmp/: $(ls -d "$1/tmp/transcript/$2" "$1/tmp/file/$2" 2>/dev/null)"
 }
 
+# upload_src DIR: a tree to upload in DIR (a/first, an 8 MiB b/big that
+# lcreate reads in 8 chunks, c/last) and its transcript, $T/up.T.
+upload_src()
+{
+	mkdir -p "$1/a" "$1/b" "$1/c"
+	printf 'first\n' >"$1/a/first"
+	python3 -c 'import os, sys; sys.stdout.buffer.write(os.urandom(8 << 20))' \
+	    >"$1/b/big"
+	printf 'last\n' >"$1/c/last"
+	(cd "$1" && "$FSDIFF" -C -c sha1 -K /dev/null .) >"$T/up.T" ||
+	    fail "fsdiff -C"
+}
+
 # --- clients ---------------------------------------------------------------
 
 run_client()

@@ -36,23 +36,8 @@ soft=$(nofile "$SPID" "$low") || skip "cannot lower cairnd's RLIMIT_NOFILE"
 
 # A client connects (the kernel completes the handshake) and waits for
 # the banner while cairnd cannot take the connection.
-cat >"$T/wait.py" <<'PY'
-import socket, sys
-s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
-open(sys.argv[2], "w").close()
-s.settimeout(120)
-data = b""
-try:
-    while b"\r\n" not in data:
-        b = s.recv(4096)
-        if not b:
-            break
-        data += b
-except OSError:
-    pass
-open(sys.argv[3], "wb").write(data)
-PY
-bg_start "$T/waiting" python3 "$T/wait.py" "$PORT" "$T/waiting" "$T/banner"
+bg_start "$T/waiting" python3 "$top_srcdir/tests/integ/bannerwait.py" \
+    "$PORT" "$T/waiting" "$T/banner" 120
 # A listener spinning on accept never takes SIGTERM (the queued
 # connection is ready each time it would): kill it if this fails.
 on_fail 'kill -KILL "$SPID" 2>/dev/null'

@@ -16,27 +16,9 @@ need_shim
 make_repo "$T/repo"
 
 CAIRND_PORT=$(cairnd_free_port) || fail "no free port"
-cat >"$T/client.py" <<'PY'
-import socket, sys
-s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
-open(sys.argv[2], "w").close()
-s.settimeout(60)
-data = b""
-try:
-    while b"\r\n" not in data:
-        b = s.recv(4096)
-        if not b:
-            break
-        data += b
-except OSError:
-    pass
-open(sys.argv[3] + ".tmp", "wb").write(data)
-import os
-os.rename(sys.argv[3] + ".tmp", sys.argv[3])
-PY
 # The hook runs in sh -c, a child of cairnd: $PPID is the listener.
 cat >"$T/hook.sh" <<EOF
-$PYTHON "$T/client.py" $CAIRND_PORT "$T/connected" "$T/reply" &
+$PYTHON "$top_srcdir/tests/integ/bannerwait.py" $CAIRND_PORT "$T/connected" "$T/reply" &
 n=0
 until [ -e "$T/connected" ]; do
 	n=\$((n + 1)); [ \$n -le 100 ] || break

@@ -21,13 +21,7 @@ R=$T/repo
 make_repo "$R"
 start_cairnd "$R"
 
-mkdir -p "$T/src/a" "$T/src/b" "$T/src/c"
-printf 'first\n' > "$T/src/a/first"
-python3 -c 'import os, sys; sys.stdout.buffer.write(os.urandom(8 << 20))' \
-    > "$T/src/b/big"
-printf 'last\n' > "$T/src/c/last"
-(cd "$T/src" && "$FSDIFF" -C -c sha1 -K /dev/null .) > "$T/up.T" ||
-    fail "fsdiff -C"
+upload_src "$T/src"
 
 # gone NAME: nothing of upload NAME is left in tmp/ (bounded wait for
 # the daemon to reap the killed child: 10 s).

@@ -18,12 +18,7 @@ R=$T/repo
 make_repo "$R"
 start_cairnd "$R"
 
-mkdir -p "$T/src/a" "$T/src/b"
-printf 'first\n' >"$T/src/a/first"
-python3 -c 'import os, sys; sys.stdout.buffer.write(os.urandom(8 << 20))' \
-    >"$T/src/b/big"
-(cd "$T/src" && "$FSDIFF" -C -c sha1 -K /dev/null .) >"$T/up.T" ||
-    fail "fsdiff -C"
+upload_src "$T/src"
 
 # In the middle of the big file (lcreate reads it in 1 MiB chunks):
 # SIGTERM to the listener, and once it has shut down, to the session.
