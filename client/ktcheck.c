@@ -83,8 +83,9 @@ struct kt_staged {
 /* With keys pinned: a file this run uses, to check against the release. */
 struct kt_used {
 	enum manifest_kind kind;
-	char		*name;		/* as the release names it; NULL: the
-					   base command file (any command) */
+	char		*name;		/* as the release names it (canonical,
+					   as rel); NULL: the base command
+					   file (any command) */
 	char		*rel;		/* below the command directory */
 	char		*path;		/* as messages show it */
 	int		 verified;	/* found as the release lists it */
@@ -684,9 +685,14 @@ check(struct kt *kt, const char *kind, const char *name, const char *rel,
 	    KT_MAXSIZE, &si, &kt->err) != 0)
 		return -1;
 	u = NULL;
+	/*
+	 * The release names a file canonically ("./a.T" is "a.T"), as rel
+	 * is; the server was asked for the name as written.
+	 */
 	if (kt->keys != NULL)
 		u = used_add(kt, strcmp(kind, "COMMAND") == 0 ?
-		    MANIFEST_COMMAND : MANIFEST_TRANSCRIPT, name, rel, path);
+		    MANIFEST_COMMAND : MANIFEST_TRANSCRIPT, name != NULL ?
+		    rel : NULL, rel, path);
 	if ((fd = kt_open(kt, rel)) == -1) {
 		if (errno == ENOENT)
 			why = "missing";

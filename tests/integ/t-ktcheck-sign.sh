@@ -17,8 +17,10 @@
 # special.T carrying their sha256; refused, nothing changed, when a
 # special file's content changed after publishing, when its mode changed
 # in the host's special transcript after publishing, and when the
-# release does not list it.  Without a key pinned, nothing of this is
-# asked or written.
+# release does not list it.  A transcript and an included command file
+# named with a leading "./" are held to the release's entries of their
+# names without it.  Without a key pinned, nothing of this is asked or
+# written.
 . "$top_srcdir/tests/integ/lib.sh"
 need_tool cairnd ktcheck cairn-publish
 mk_tmpdir
@@ -288,4 +290,22 @@ state 99
 kt
 assert_eq 0 "$RC" "release 99 again: exit ($(cat "$T/err"))"
 state 99
+
+# 17. Command files naming a transcript and an included command file
+# with a leading "./": the release lists them without it, and takes
+# them.
+mkdir -p "$R/command/inc" || fail "mkdir inc"
+printf 'n neg.T\n' >"$R/command/inc/sub.K"
+printf 'p ./test.T\nk ./inc/sub.K\n' >"$R/command/test.K"
+rel_publish "$R" 100 admin
+kt
+assert_eq 1 "$RC" "./ names: exit ($(cat "$T/err"))"
+grep -q 'inc/sub.K: updated' "$T/out" || fail "./ names: $(cat "$T/out")"
+state 100
+kt
+assert_eq 0 "$RC" "./ names again: exit ($(cat "$T/err"))"
+# ... and a "./" name is held to the release all the same.
+printf 'f ./etc/evil 0644 0 0 1700000000 12 IlljY7PeQLBvmB+4XYIxLowO1RE=\n' \
+    >>"$R/transcript/test.T"
+refused "./ name changed" "test.T: the server's is not the file release 100 lists"
 end_test
