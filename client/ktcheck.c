@@ -98,7 +98,8 @@ struct kt {
 	const char	*kfile;		/* -K */
 	const char	*base;		/* ... its name in the directory */
 	char		*kdir;		/* command directory ("" or ".../") */
-	int		 kdirfd;	/* ... open: every name is below it */
+	int		 kdirfd;	/* ... open: every name is below it
+					   (-1: -n, and it is not there) */
 	const char	*digest;	/* -c */
 	struct cksum	*ck;		/* ... its state, or NULL */
 	const char	*event;		/* -e */
@@ -167,6 +168,11 @@ kt_open(const struct kt *kt, const char *rel)
 	if ((e = staged(kt, rel)) != NULL)
 		return confine_open(kt->stagefd, e->rel, O_RDONLY |
 		    O_NONBLOCK | O_NOCTTY, 0);
+	if (kt->kdirfd == -1) {
+		/* -n, no command directory yet: it holds nothing. */
+		errno = ENOENT;
+		return -1;
+	}
 	return confine_open(kt->kdirfd, rel, O_RDONLY | O_NONBLOCK |
 	    O_NOCTTY, 0);
 }
@@ -1229,15 +1235,17 @@ main(int argc, char *argv[])
 		kt.kdir = xstrdup("");
 	base = slash != NULL ? slash + 1 : kt.kfile;
 
-	if (kt.kdir[0] != '\0')
+	/* -n writes nothing, not even the command directory. */
+	if (kt.kdir[0] != '\0' && !kt.nflag)
 		(void)fs_mkparents(kt.kfile);	/* the command directory */
 	if ((kt.kdirfd = open(kt.kdir[0] != '\0' ? kt.kdir : ".", O_RDONLY |
-	    O_DIRECTORY | O_CLOEXEC)) == -1)
+	    O_DIRECTORY | O_CLOEXEC)) == -1 && (!kt.nflag || errno != ENOENT))
 		fatal("%s", kt.kdir[0] != '\0' ? kt.kdir : ".");
 	if (!kt.nflag)
 		stage_clean(&kt);
-	if (kt.keys != NULL && trust_state_read(kt.kdirfd, kt.kdir,
-	    &kt.prev, &cerr) == -1)
+	/* No command directory (-n): no release accepted before. */
+	if (kt.keys != NULL && kt.kdirfd != -1 && trust_state_read(kt.kdirfd,
+	    kt.kdir, &kt.prev, &cerr) == -1)
 		fatalx("%s", cerr.msg);
 	if ((kt.net = net_open(&kt.no, &kt.err)) == NULL)
 		fatalx("%s", kt.err.msg);
@@ -1316,6 +1324,7 @@ done:
 	free(kt.kdir);
 	cksum_free(kt.ck);
 	cksum_free(kt.rck);
-	close(kt.kdirfd);
+	if (kt.kdirfd != -1)
+		close(kt.kdirfd);
 	intr_exit(rc);
 }

@@ -2,7 +2,8 @@
 # ktcheck end to end against cairnd: first run downloads everything
 # (exact messages, exit 1, files byte-equal to the server's with the
 # server's mtime), second run only refreshes special.T (always, without
-# -c), -c sha1 finds nothing, -n reports without writing, -q is quiet,
+# -c), -c sha1 finds nothing, -n reports without writing (not even a
+# command directory not there yet), -q is quiet,
 # a changed transcript is fetched again, -C removes what no command file
 # names, and an unknown host or a server error gives exit 2.
 . "$top_srcdir/tests/integ/lib.sh"
@@ -59,6 +60,12 @@ printf '%s\n' "$C/neg.T: out of date" >"$T/exp"
 assert_file_eq "$T/exp" "$T/out" "-n"
 assert_file_eq "$T/neg.before" "$C/neg.T" "neg.T after -n"
 ls "$C" | grep -q 'special.T\.' && fail "temporary special.T left"
+# ... nor the command directory of a client not set up yet.
+run_client ktcheck -n -c sha1 -K "$T/new/sub/command.K"
+assert_eq 1 "$RC" "-n, no directory: exit ($(cat "$T/err"))"
+printf '%s\n' "$T/new/sub/command.K: missing" >"$T/exp"
+assert_file_eq "$T/exp" "$T/out" "-n, no directory"
+[ -e "$T/new" ] && fail "-n made the command directory"
 kt -c sha1
 assert_eq 1 "$RC" "update exit"
 printf '%s\n' "$C/neg.T: updated" >"$T/exp"

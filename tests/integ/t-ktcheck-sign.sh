@@ -308,4 +308,11 @@ assert_eq 0 "$RC" "./ names again: exit ($(cat "$T/err"))"
 printf 'f ./etc/evil 0644 0 0 1700000000 12 IlljY7PeQLBvmB+4XYIxLowO1RE=\n' \
     >>"$R/transcript/test.T"
 refused "./ name changed" "test.T: the server's is not the file release 100 lists"
+
+# 18. -n for a client not set up yet: the release checked, the command
+# file missing, nothing made.
+run_client ktcheck -n -c sha1 -k "$T/pinned" -K "$T/new/sub/command.K"
+assert_eq 1 "$RC" "-n, no directory: exit ($(cat "$T/err"))"
+grep -q 'command.K: missing' "$T/out" || fail "-n, no directory: $(cat "$T/out")"
+[ -e "$T/new" ] && fail "-n, no directory: the command directory made"
 end_test
