@@ -63,6 +63,16 @@ assert_eq 1 "$RC" "release 2: $(cat "$T/err")"
 grep -q '^release 2: updated$' "$T/out" || fail "release 2: $(cat "$T/out")"
 same_release 2
 
+# 3b. Release 3: the two newest are kept on the replica, as on the
+# primary, and release 1's directory goes.
+printf 'p test.T\n# 3\n' >"$P/command/test.K"
+rel_publish "$P" 3 admin
+replicate
+assert_eq 1 "$RC" "release 3: $(cat "$T/err")"
+same_release 3
+[ -d "$R/release/2" ] || fail "release 2 not kept beside 3"
+[ -e "$R/release/1" ] && fail "release 1 left on the replica"
+
 # 4. A client with the key pinned takes it from the replica.
 stop_cairnd
 echo '127.0.0.1 test.K' >"$R/config"
@@ -71,5 +81,5 @@ mkdir "$T/pinned" "$T/client" && cp "$T/keys/admin.pub" "$T/pinned/" ||
     fail "pin"
 run_client ktcheck -c sha1 -k "$T/pinned" -K "$T/client/command.K"
 assert_eq 1 "$RC" "client of the replica: $(cat "$T/err")"
-grep -q '^serial 2$' "$T/client/release.state" || fail "state"
+grep -q '^serial 3$' "$T/client/release.state" || fail "state"
 end_test
