@@ -86,6 +86,11 @@ struct rp {
 	int		 changed;
 	struct strlist	 kfiles;	/* command files (names) */
 	struct strlist	 trans;		/* transcripts (names) */
+	/* The primary's release, fetched first (fetch_release). */
+	char		*man, *sig;
+	size_t		 manlen, siglen;
+	uint64_t	 serial;
+	int		 relnew;	/* not the one the replica serves */
 	char		 publish[PATH_MAX + 32];	/* cairn-publish */
 	struct cerr	 err;
 };
@@ -796,62 +801,60 @@ rp_samebytes(int dfd, const char *name, const char *p, size_t len)
 }
 
 /*
- * The primary's signed release, copied unchanged: fetched (bounded as a
- * client bounds it), its serial read from the manifest, and installed
- * as cairn-publish installs one (release.h: release/<serial>, then
- * release/current swapped, the two newest serials kept).  Nothing to do
- * when the primary has none or the replica serves the same already.
- * Returns 0 or -1 with rp->err.
+ * Fetch the primary's release (its manifest and signature; the size
+ * each client bounds it), before anything else is fetched or installed:
+ * one whose serial the replica has installed already (the primary went
+ * back to an older release, or reused a serial) is refused while the
+ * replica still serves its own release with the files that go with it.
+ * Nothing to do when the primary has none or the replica serves the
+ * same already.  Returns 0 or -1 with rp->err.
  */
 static int
-copy_release(struct rp *rp)
+fetch_release(struct rp *rp)
 {
 	struct manifest	 m;
 	struct cerr	 e;
-	char		*man = NULL, *sig = NULL, serial[32];
-	size_t		 manlen, siglen;
+	uint64_t	 cs;
 	int		 rfd = -1, cfd = -1, rc = -1, parsed = 0;
 
 	if (!net_has_cap(rp->net, "MANIFEST"))
 		return 0;
 	if (net_send_retr(rp->net, "MANIFEST", NULL, NULL, &rp->err) == -1 ||
-	    dl_tomem(rp->net, "release manifest", MANIFEST_MAX, &man, &manlen,
-	    &rp->err) != DL_OK ||
+	    dl_tomem(rp->net, "release manifest", MANIFEST_MAX, &rp->man,
+	    &rp->manlen, &rp->err) != DL_OK ||
 	    net_send_retr(rp->net, "SIGNATURE", NULL, NULL, &rp->err) == -1 ||
-	    dl_tomem(rp->net, "release signature", SIG_MAX, &sig, &siglen,
-	    &rp->err) != DL_OK)
+	    dl_tomem(rp->net, "release signature", SIG_MAX, &rp->sig,
+	    &rp->siglen, &rp->err) != DL_OK)
 		goto out;
-	if (manifest_parse(man, manlen, "release manifest", &m, &e) == -1) {
+	if (manifest_parse(rp->man, rp->manlen, "release manifest", &m,
+	    &e) == -1) {
 		cerr_set(&rp->err, "%s: %s", net_peer(rp->net), e.msg);
 		goto out;
 	}
 	parsed = 1;
-	(void)snprintf(serial, sizeof(serial), "%llu",
-	    (unsigned long long)m.serial);
+	rp->serial = m.serial;
 	if ((rfd = release_open(rp->repofd, 1, &e)) == -1) {
 		cerr_set(&rp->err, "%s/%s", rp->dir, e.msg);
 		goto out;
 	}
 	if ((cfd = openat(rfd, "current", O_RDONLY | O_DIRECTORY |
-	    O_CLOEXEC)) != -1 && rp_samebytes(cfd, "manifest", man, manlen) &&
-	    rp_samebytes(cfd, "manifest.sig", sig, siglen)) {
+	    O_CLOEXEC)) != -1 && rp_samebytes(cfd, "manifest", rp->man,
+	    rp->manlen) && rp_samebytes(cfd, "manifest.sig", rp->sig,
+	    rp->siglen)) {
 		rc = 0;
 		goto out;
 	}
-	rp->changed = 1;
-	if (rp->nflag) {
-		printf("release %s: out of date\n", serial);
-		rc = 0;
-		goto out;
-	}
-	/* As cairn-publish installs one: durable, then current swapped. */
-	if (release_install(rfd, m.serial, man, manlen, sig, siglen,
-	    &e) == -1) {
+	if (release_current(rfd, &cs, NULL, &e) == -1) {
 		cerr_set(&rp->err, "%s/%s", rp->dir, e.msg);
 		goto out;
 	}
-	if (!rp->qflag)
-		printf("release %s: updated\n", serial);
+	if (cs >= rp->serial) {
+		cerr_set(&rp->err, "%s: release %llu: release %llu is "
+		    "installed already: nothing replaced", net_peer(rp->net),
+		    (unsigned long long)rp->serial, (unsigned long long)cs);
+		goto out;
+	}
+	rp->relnew = 1;
 	rc = 0;
 out:
 	if (parsed)
@@ -860,8 +863,44 @@ out:
 		close(cfd);
 	if (rfd != -1)
 		close(rfd);
-	free(man);
-	free(sig);
+	return rc;
+}
+
+/*
+ * Install the release fetch_release took, last (it names what is in
+ * service now), as cairn-publish installs one (release.h: release/
+ * <serial>, then release/current swapped, the two newest serials kept).
+ * Returns 0 or -1 with rp->err.
+ */
+static int
+install_release(struct rp *rp)
+{
+	struct cerr	 e;
+	int		 rfd, rc = -1;
+
+	if (!rp->relnew)
+		return 0;
+	rp->changed = 1;
+	if (rp->nflag) {
+		printf("release %llu: out of date\n",
+		    (unsigned long long)rp->serial);
+		return 0;
+	}
+	if ((rfd = release_open(rp->repofd, 1, &e)) == -1) {
+		cerr_set(&rp->err, "%s/%s", rp->dir, e.msg);
+		return -1;
+	}
+	/* As cairn-publish installs one: durable, then current swapped. */
+	if (release_install(rfd, rp->serial, rp->man, rp->manlen, rp->sig,
+	    rp->siglen, &e) == -1)
+		cerr_set(&rp->err, "%s/%s", rp->dir, e.msg);
+	else {
+		if (!rp->qflag)
+			printf("release %llu: updated\n",
+			    (unsigned long long)rp->serial);
+		rc = 0;
+	}
+	close(rfd);
 	return rc;
 }
 
@@ -958,7 +997,7 @@ main(int argc, char *argv[])
 	rp.win = reqwin_new(rp.net, RP_WINDOW, RP_WINBYTES, &rp_ops, NULL);
 	/* A stage left by an interrupted run is fetched again. */
 	(void)fs_rmtreeat(rp.repofd, RP_STAGE);
-	if (fetch_commands(&rp) == -1)
+	if (fetch_release(&rp) == -1 || fetch_commands(&rp) == -1)
 		goto done;
 	for (i = 0; i < rp.trans.n; i++)
 		if (do_transcript(&rp, rp.trans.v[i]) == -1)
@@ -968,7 +1007,7 @@ main(int argc, char *argv[])
 	if (rp.rflag && remove_stale(&rp) == -1)
 		goto done;
 	/* Last: the release names what is in service now. */
-	if (copy_release(&rp) == -1)
+	if (install_release(&rp) == -1)
 		goto done;
 	(void)fs_rmtreeat(rp.repofd, RP_STAGE);
 	rc = rp.changed ? RP_CHANGED : RP_OK;
@@ -988,6 +1027,8 @@ done:
 	cksum_free(rp.ck);
 	strlist_free(&rp.kfiles);
 	strlist_free(&rp.trans);
+	free(rp.man);
+	free(rp.sig);
 	free(rp.kname);
 	close(rp.repofd);
 	intr_exit(rc);

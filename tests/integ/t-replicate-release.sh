@@ -73,6 +73,24 @@ same_release 3
 [ -d "$R/release/2" ] || fail "release 2 not kept beside 3"
 [ -e "$R/release/1" ] && fail "release 1 left on the replica"
 
+# 3c. The primary goes back to release 2, with a command file changed
+# since: the replica refuses the release before it replaces anything,
+# and keeps serving release 3 with the command files that go with it.
+cp "$R/command/test.K" "$T/test.K.3" || fail "cp"
+ln -sfn 2 "$P/release/current.new" && mv -T "$P/release/current.new" \
+    "$P/release/current" || fail "roll the primary back"
+printf 'p test.T\n# back\n' >"$P/command/test.K"
+replicate
+assert_eq 2 "$RC" "rolled back: $(cat "$T/out")"
+grep -q 'release 2: release 3 is installed already: nothing replaced' \
+    "$T/err" || fail "rolled back: $(cat "$T/err")"
+cmp -s "$T/test.K.3" "$R/command/test.K" ||
+    fail "a command file replaced under release 3"
+same_release 3
+ln -sfn 3 "$P/release/current.new" && mv -T "$P/release/current.new" \
+    "$P/release/current" || fail "the primary forward again"
+printf 'p test.T\n# 3\n' >"$P/command/test.K"
+
 # 4. A client with the key pinned takes it from the replica.
 stop_cairnd
 echo '127.0.0.1 test.K' >"$R/config"
