@@ -459,6 +459,22 @@ START_TEST(test_tofd_cut)
 END_TEST
 
 /*
+ * Temp names of both forms dl_tempname makes: for a short leaf (0), and
+ * for one too long to take a suffix (1).
+ */
+static char *
+temp_of(int longleaf)
+{
+	char	 leaf[256];
+
+	if (!longleaf)
+		return dl_tempname("x.T", 7);
+	memset(leaf, 'a', 250);
+	leaf[250] = '\0';
+	return dl_tempname(leaf, 7);
+}
+
+/*
  * dl_istemp knows both forms of dl_tempname's names, in any case, and
  * looks at the component it is given only.
  */
@@ -473,7 +489,7 @@ START_TEST(test_istemp)
 		"radmind.1", "x.radmind1", "a.radmind.1.2", ".radmind..1",
 		".radmind.1.", "x.radmind.-1", ""
 	};
-	char	 leaf[256], *tmp;
+	char	*tmp;
 	size_t	 i;
 
 	for (i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
@@ -482,15 +498,12 @@ START_TEST(test_istemp)
 		ck_assert_msg(!dl_istemp(no[i], strlen(no[i])), "%s", no[i]);
 	ck_assert(dl_istemp("a.radmind.1/b", 11));
 	ck_assert(!dl_istemp("a.radmind.1/b", 13));
-	tmp = dl_tempname("x.T", 7);
-	ck_assert(dl_istemp(tmp, strlen(tmp)));
-	free(tmp);
-	memset(leaf, 'a', 250);
-	leaf[250] = '\0';
-	tmp = dl_tempname(leaf, 7);
-	ck_assert_int_eq(strncmp(tmp, ".radmind.", 9), 0);
-	ck_assert(dl_istemp(tmp, strlen(tmp)));
-	free(tmp);
+	for (i = 0; i < 2; i++) {
+		tmp = temp_of(i);
+		ck_assert(i == 0 || strncmp(tmp, ".radmind.", 9) == 0);
+		ck_assert(dl_istemp(tmp, strlen(tmp)));
+		free(tmp);
+	}
 }
 END_TEST
 
@@ -500,17 +513,15 @@ END_TEST
  */
 START_TEST(test_isowntemp)
 {
-	char	 leaf[256], name[300], *tmp;
+	char	 name[300], *tmp;
 	long	 pid = (long)getpid();
+	int	 i;
 
-	tmp = dl_tempname("x.T", 7);
-	ck_assert(dl_isowntemp(tmp, strlen(tmp)));
-	free(tmp);
-	memset(leaf, 'a', 250);
-	leaf[250] = '\0';
-	tmp = dl_tempname(leaf, 7);
-	ck_assert(dl_isowntemp(tmp, strlen(tmp)));
-	free(tmp);
+	for (i = 0; i < 2; i++) {
+		tmp = temp_of(i);
+		ck_assert(dl_isowntemp(tmp, strlen(tmp)));
+		free(tmp);
+	}
 	snprintf(name, sizeof(name), "X.RADMIND.%ld", pid);
 	ck_assert(dl_isowntemp(name, strlen(name)));
 	snprintf(name, sizeof(name), ".RADMIND.%ld.0/b", pid);
