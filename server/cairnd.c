@@ -10,6 +10,7 @@
 
 #include <sys/types.h>
 #include <sys/mman.h>
+#include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -64,6 +65,7 @@ struct kid {
 	pid_t		 pid;
 	struct srcaddr	 src;
 	int		 slot;		/* in srcslots, -1: none */
+	char		 peer[64];	/* numeric address, for log lines */
 };
 
 /*
@@ -364,7 +366,7 @@ src_count(const struct srcaddr *src)
 }
 
 static void
-kid_add(pid_t pid, const struct srcaddr *src, int slot)
+kid_add(pid_t pid, const struct srcaddr *src, int slot, const char *peer)
 {
 	if (nkids == kidcap) {
 		kidcap = kidcap ? kidcap * 2 : 16;
@@ -373,6 +375,7 @@ kid_add(pid_t pid, const struct srcaddr *src, int slot)
 	kids[nkids].pid = pid;
 	kids[nkids].src = *src;
 	kids[nkids].slot = slot;
+	strlcpy(kids[nkids].peer, peer, sizeof(kids[nkids].peer));
 	if (slot >= 0)
 		srcslots[slot].pid = pid;
 	nkids++;
@@ -395,14 +398,17 @@ refuse(int fd)
 static void
 reap(void)
 {
+	char	 peer[sizeof(kids->peer)];
 	pid_t	 pid;
 	int	 status, n;
 	size_t	 i;
 
 	got_chld = 0;
 	while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
+		strlcpy(peer, "unknown", sizeof(peer));
 		for (i = 0; i < nkids; i++)
 			if (kids[i].pid == pid) {
+				strlcpy(peer, kids[i].peer, sizeof(peer));
 				slot_free(kids[i].slot);
 				kids[i] = kids[--nkids];
 				break;
@@ -413,8 +419,8 @@ reap(void)
 			log_debug("child %ld exited %d", (long)pid,
 			    WEXITSTATUS(status));
 		else if (WIFSIGNALED(status))
-			log_warnx("child %ld killed by signal %d", (long)pid,
-			    WTERMSIG(status));
+			log_warnx("child %ld killed by signal %d (connection "
+			    "from %s)", (long)pid, WTERMSIG(status), peer);
 	}
 	/* Sessions add to the cache: bring it back under its bound. */
 	if (reap_zcache != NULL && time(NULL) >= reap_trimmed + ZC_TRIMGAP) {
@@ -1222,9 +1228,9 @@ run_session(const struct settings *st, const struct listeners *l, int fd,
 
 /*
  * Accept a connection on listening socket lfd and start its session.
- * Returns -1 if accept failed for want of descriptors or memory: the
- * connection is still queued, and trying again at once would fail the
- * same way.
+ * Returns -1 if accept failed for want of descriptors or memory (the
+ * connection is still queued), or fork did (the connection is refused):
+ * trying again at once would fail the same way.
  */
 static int
 accept_one(struct settings *st, const struct listeners *l, int lfd,
@@ -1232,6 +1238,7 @@ accept_one(struct settings *st, const struct listeners *l, int lfd,
 {
 	struct sockaddr_storage	 ss;
 	struct srcaddr		 src;
+	char			 ip[NI_MAXHOST];
 	socklen_t		 sslen;
 	pid_t			 pid;
 	int			 fd, slot, relayed, e;
@@ -1251,16 +1258,22 @@ accept_one(struct settings *st, const struct listeners *l, int lfd,
 		tls_reload(st);
 	if (!admit(st, fd, &ss, sslen, &src, &slot, &relayed))
 		return 0;
+	numeric(&ss, sslen, ip, sizeof(ip));
 	switch ((pid = fork())) {
 	case -1:
-		log_warn("fork");
+		/*
+		 * Out of processes or memory: the client is told so, as
+		 * by -m, and the others wait in the listen queue for
+		 * ACCEPTPAUSE.
+		 */
+		log_warn("connection from %s refused: fork", ip);
 		slot_free(slot);
-		close(fd);
-		break;
+		refuse(fd);
+		return -1;
 	case 0:
 		run_session(st, l, fd, &ss, sslen, slot, relayed, waitmask);
 	default:
-		kid_add(pid, &src, slot);
+		kid_add(pid, &src, slot, ip);
 		close(fd);
 		break;
 	}
@@ -1317,8 +1330,17 @@ serve(struct settings *st, const struct listeners *l)
 		for (i = 0; i < l->n; i++)
 			pfd[i].fd = resume == -1 ? l->fd[i] : -1;
 		if (ppoll(pfd, (nfds_t)l->n, tsp, &waitmask) == -1) {
-			if (errno != EINTR)
+			/*
+			 * Anything but a signal (ENOMEM): wait ACCEPTPAUSE,
+			 * signals let in, not to spin.
+			 */
+			if (errno != EINTR) {
 				log_warn("poll");
+				ts.tv_sec = ACCEPTPAUSE / 1000;
+				ts.tv_nsec = (ACCEPTPAUSE % 1000) * 1000000;
+				(void)pselect(0, NULL, NULL, NULL, &ts,
+				    &waitmask);
+			}
 			continue;
 		}
 		/*

@@ -166,6 +166,7 @@ CAIRND_TESTS = \
 	tests/integ/t-cairnd-inflate.sh \
 	tests/integ/t-cairnd-deadlines.sh \
 	tests/integ/t-cairnd-conncap.sh \
+	tests/integ/t-cairnd-fork.sh \
 	tests/integ/t-cairnd-nofile.sh \
 	tests/integ/t-cairnd-sigready.sh \
 	tests/integ/t-cairnd-privdrop.sh \

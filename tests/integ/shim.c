@@ -22,9 +22,14 @@
  *	CAIRN_SHIM_RUN=CMD	function NAME, run CMD with /bin/sh -c and
  *				wait for it, then proceed.  NAME "mutate"
  *				stands for the Nth counted mutating call.
- *	CAIRN_SHIM_FAIL=NAME:N:E  the Nth call of the wrapped function
- *				NAME (fallocate only) fails with errno E
- *				(a number) without doing anything.
+ *	CAIRN_SHIM_STOPPATH=P	with NAME open, openat or their 64
+ *				forms, only opens of a path ending in P
+ *				count towards N.
+ *	CAIRN_SHIM_FAIL=NAME:N:E[:K]  the Nth call of the wrapped
+ *				function NAME (fallocate, fork or ppoll),
+ *				and the K-1 after it (K 1 if not given),
+ *				fail with errno E (a number) without doing
+ *				anything.
  *	CAIRN_SHIM_TRACE=FILE	append one line per mutating call to FILE
  *				once it returned (so a call that needs
  *				another first, like a rename after an
@@ -82,9 +87,11 @@ static unsigned long	 eintr_every;
 static char		 stop_name[64];
 static unsigned long	 stop_at;
 static const char	*stop_cmd;
+static const char	*stop_path;
 static char		 fail_name[64];
 static unsigned long	 fail_at;
 static int		 fail_errno;
+static unsigned long	 fail_count;
 static unsigned long	 n_fail;	/* atomic: calls of fail_name */
 static const char	*tracefile;
 
@@ -121,6 +128,7 @@ shim_init(void)
 	shortio = envnum("CAIRN_SHIM_SHORT") != 0;
 	eintr_every = envnum("CAIRN_SHIM_EINTR");
 	stop_cmd = getenv("CAIRN_SHIM_RUN");
+	stop_path = getenv("CAIRN_SHIM_STOPPATH");
 	tracefile = getenv("CAIRN_SHIM_TRACE");
 	if ((s = getenv("CAIRN_SHIM_STOP")) != NULL &&
 	    (colon = strchr(s, ':')) != NULL &&
@@ -135,7 +143,13 @@ shim_init(void)
 		memcpy(fail_name, s, len);
 		fail_name[len] = '\0';
 		fail_at = strtoul(colon + 1, (char **)&s, 10);
-		fail_errno = *s == ':' ? (int)strtol(s + 1, NULL, 10) : EIO;
+		fail_errno = EIO;
+		fail_count = 1;
+		if (*s == ':') {
+			fail_errno = (int)strtol(s + 1, (char **)&s, 10);
+			if (*s == ':')
+				fail_count = strtoul(s + 1, NULL, 10);
+		}
 	}
 	/*
 	 * CAIRN_SHIM_STOPEXE names the one program the STOP hook is for: a
@@ -243,12 +257,30 @@ enter(const char *name)
 		run_hook();
 }
 
+/* enter() for an open of path: CAIRN_SHIM_STOPPATH may pass it by. */
+static void
+enter_open(const char *name, const char *path)
+{
+	size_t	n, m;
+
+	shim_init();
+	if (stop_path != NULL && (path == NULL ||
+	    (n = strlen(path)) < (m = strlen(stop_path)) ||
+	    strcmp(path + n - m, stop_path) != 0))
+		return;
+	enter(name);
+}
+
 /* Should this call of name fail (CAIRN_SHIM_FAIL)?  Then errno is set. */
 static int
 failing(const char *name)
 {
-	if (fail_at == 0 || strcmp(name, fail_name) != 0 ||
-	    __atomic_add_fetch(&n_fail, 1, __ATOMIC_SEQ_CST) != fail_at)
+	unsigned long	n;
+
+	if (fail_at == 0 || strcmp(name, fail_name) != 0)
+		return 0;
+	n = __atomic_add_fetch(&n_fail, 1, __ATOMIC_SEQ_CST);
+	if (n < fail_at || n - fail_at >= fail_count)
 		return 0;
 	errno = fail_errno;
 	return 1;
@@ -515,7 +547,7 @@ open(const char *path, int flags, ...)
 	mode_t	mode;
 
 	OPENMODE(flags, mode);
-	enter("open");
+	enter_open("open", path);
 	OPEN_BODY("open", AT_FDCWD, real_open(path, flags, mode));
 }
 
@@ -526,7 +558,7 @@ open64(const char *path, int flags, ...)
 	mode_t	mode;
 
 	OPENMODE(flags, mode);
-	enter("open64");
+	enter_open("open64", path);
 	OPEN_BODY("open64", AT_FDCWD, real_open64(path, flags, mode));
 }
 
@@ -537,7 +569,7 @@ openat(int dfd, const char *path, int flags, ...)
 	mode_t	mode;
 
 	OPENMODE(flags, mode);
-	enter("openat");
+	enter_open("openat", path);
 	OPEN_BODY("openat", dfd, real_openat(dfd, path, flags, mode));
 }
 
@@ -548,7 +580,7 @@ openat64(int dfd, const char *path, int flags, ...)
 	mode_t	mode;
 
 	OPENMODE(flags, mode);
-	enter("openat64");
+	enter_open("openat64", path);
 	OPEN_BODY("openat64", dfd, real_openat64(dfd, path, flags, mode));
 }
 
@@ -769,9 +801,22 @@ ppoll(struct pollfd *fds, nfds_t n, const struct timespec *ts,
 	REAL(ppoll);
 
 	enter("ppoll");
-	if (poll_eintr())
+	if (poll_eintr() || failing("ppoll"))
 		return -1;
 	return real_ppoll(fds, n, ts, mask);
+}
+
+/* --- processes --- */
+
+pid_t
+fork(void)
+{
+	REAL(fork);
+
+	enter("fork");
+	if (failing("fork"))
+		return -1;
+	return real_fork();
 }
 
 int
