@@ -277,14 +277,29 @@ hl_changed(struct fsd *f, const struct fsobj *o)
 static int
 fsobj_cksum(struct fsd *f, struct fsobj *o)
 {
-	int	fd;
-	int64_t	size;
+	struct stat	st;
+	int		fd;
+	int64_t		size;
 
 	if (o->have_cksum || f->ck == NULL)
 		return 0;
-	if ((fd = open(o->path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) == -1) {
+	/*
+	 * The file scanned, not what was put in its place since: a FIFO
+	 * there must not make fsdiff wait, nor a device be read.
+	 */
+	if ((fd = open(o->path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+	    O_NOCTTY | O_CLOEXEC)) == -1 || fstat(fd, &st) == -1) {
 		fflush(f->out);
 		log_warn("%s", o->path);
+		if (fd != -1)
+			close(fd);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_dev != o->st.st_dev ||
+	    st.st_ino != o->st.st_ino) {
+		fflush(f->out);
+		log_warnx("%s: changed while being read", o->path);
+		close(fd);
 		return -1;
 	}
 	if (cksum_fd(f->ck, fd, o->cksum, &size) == -1) {

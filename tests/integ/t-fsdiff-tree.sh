@@ -1,7 +1,8 @@
 #!/bin/sh
 # fsdiff on a real tree: -C captures every object type with the exact
 # Radmind column layout; after changes to the tree, -A lists the edits
-# that restore it and -C lists what changed, both asserted line by line.
+# that restore it and -C lists what changed, both asserted line by line;
+# a file swapped for a FIFO before its checksum is refused, not waited on.
 . "$top_srcdir/tests/integ/lib.sh"
 need_tool fsdiff
 mk_tmpdir
@@ -95,4 +96,20 @@ printf 'base.T:\n' >"$T/n.exp"
 printf '+ ' >>"$T/n.exp"
 line f ./etc/motd "$(own 0644) 1700000000       6 9XLTlvrpIGYocU+yzgD3LpTyJY8=" >>"$T/n.exp"
 assert_file_eq "$T/n.exp" "$T/n.out" "fsdiff -A subtree without -c"
+
+# A file put in place of the scanned one before fsdiff reads it to
+# checksum it: fsdiff names it and fails, rather than digest another file,
+# and a FIFO there does not make it wait for a writer.
+need_shim
+mkdir swap
+printf 'scanned\n' >swap/f
+LD_PRELOAD=$SHIM CAIRN_SHIM_STOP=open:1 CAIRN_SHIM_STOPPATH=/swap/f \
+    CAIRN_SHIM_RUN='rm -f swap/f && mkfifo swap/f' \
+    run_capture "$T/s.out" "$T/s.err" timeout 60 "$FSDIFF" -C -c sha1 \
+    -K "$T/command.K" ./swap
+[ -p swap/f ] || fail "the file was not swapped for a FIFO"
+[ "$RC" -ne 124 ] || fail "fsdiff waited on the FIFO put in place of a file"
+[ "$RC" -ne 0 ] || fail "fsdiff exit 0 with a file changed under it"
+grep -q 'swap/f: changed while being read' "$T/s.err" ||
+    fail "the changed file not named: $(cat "$T/s.err")"
 exit 0
