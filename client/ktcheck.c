@@ -858,12 +858,6 @@ kt_entry(void *arg, const struct cline *c, const char *kpath,
 	(void)err;
 	if (c->type != 'k' && c->type != 'p' && c->type != 'n')
 		return 0;
-	if (!command_name_ok(c->name)) {
-		cerr_set(&kt->err, "command file %s: line %u: %s: name "
-		    "outside the command directory", kpath, c->lineno,
-		    c->name);
-		return -1;
-	}
 	/*
 	 * One file, one name: "./a.T" is "a.T" for staging, reading and
 	 * -C; the server is asked for the name as written.

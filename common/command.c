@@ -233,6 +233,20 @@ cmd_read(struct kctx *kc, const char *kpath, const char *name, int flags,
 			free(c.name);
 			continue;
 		}
+		/*
+		 * Included command files and transcripts are named relative
+		 * to the command directory, and stay in it, for every
+		 * reader: ktcheck fetches them there, fsdiff and the others
+		 * read them from there.
+		 */
+		if ((c.type == 'k' || c.type == 'p' || c.type == 'n') &&
+		    !command_name_ok(c.name)) {
+			cerr_set(err, "command file %s: line %u: %s: name "
+			    "outside the command directory", kpath, lineno,
+			    c.name);
+			free(c.name);
+			goto out;
+		}
 		if (kc->w != NULL && kc->w->entry != NULL) {
 			if ((r = kc->w->entry(kc->w->arg, &c, kpath, err)) ==
 			    -1) {

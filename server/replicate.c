@@ -324,12 +324,6 @@ rp_entry(void *arg, const struct cline *c, const char *kpath,
 	}
 	if (c->type != 'k')
 		return 0;
-	if (!command_name_ok(c->name)) {
-		cerr_set(&rp->err, "command file %s: line %u: %s: name "
-		    "outside the command directory", kpath, c->lineno,
-		    c->name);
-		return -1;
-	}
 	/* One file, one name: "./a.K" is "a.K"; asked for as written. */
 	k = command_name_canon(c->name);
 	if (strcmp(k, rp->kname) == 0) {

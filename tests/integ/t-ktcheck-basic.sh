@@ -85,11 +85,15 @@ for f in command.K test.T neg.T special.T .keep; do
 	[ -e "$C/$f" ] || fail "-C removed $f"
 done
 
-# A name escaping the command directory is refused (exit 2).
+# A name escaping the command directory: cairnd refuses the host's
+# command file (the client's refusal of one from another server:
+# t-ktcheck-hostile), naming its line.
 printf 'p ../evil.T\n' >"$R/command/test.K"
 kt -c sha1
 assert_eq 2 "$RC" "escaping name exit"
-grep -q 'outside the command directory' "$T/err" || fail "escape: $(cat "$T/err")"
+grep -q '421 ' "$T/err" || fail "escape: $(cat "$T/err")"
+grep -q 'command/test.K: line 1: ../evil.T: name outside the command directory' \
+    "$SLOG" || fail "escape: not logged: $(cat "$SLOG")"
 [ -e "$T/evil.T" ] && fail "wrote outside the command directory"
 
 # A transcript the server cannot supply: exit 2 with the server's line.

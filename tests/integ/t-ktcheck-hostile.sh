@@ -10,7 +10,8 @@
 # turns corrupt, or stops inside a block, in the middle of a command
 # file (docs/security.md D3) fails with exit 2 and a message naming the
 # server; the old command file stays as it was, and nothing else is
-# left.
+# left.  A command file naming a transcript outside the command
+# directory is refused.
 . "$top_srcdir/tests/integ/lib.sh"
 need_tool ktcheck
 need_cmd python3
@@ -135,6 +136,25 @@ corrupt 'corrupt stream' '127.0.0.1: inflate: invalid block type' \
     'raw \xff\xff\xff\xff\xff\xff\xff\xff'
 corrupt 'stream cut in a block' '127.0.0.1: connection closed' "raw \\x02
 shutdown"
+
+# 8. A command file naming a transcript outside the command directory
+# (cairnd refuses to serve one; a Radmind server does not): exit 2
+# naming it, nothing fetched, nothing left.
+hostile "$BANNER
+recv
+$STATHDR
+send f command.K 0644 0 0 1700000000 12 -\\r\\n
+recv
+send 240 Retrieving file\\r\\n12\\r\\np ../evil.T\\n
+send .\\r\\n
+$QUIT"
+assert_eq 2 "$RC" "escaping name exit"
+grep -q 'command.K: line 1: ../evil.T: name outside the command directory' \
+    "$T/err" || fail "escaping name: $(cat "$T/err")"
+grep -q '^<<< STAT .*evil' "$T/peer.log" && fail "asked for ../evil.T"
+[ -e "$T/evil.T" ] && fail "wrote outside the command directory"
+rm -f "$C/command.K"
+clean
 
 # 7. As root: a size that does not fit a small file system.
 if [ "$(id -u)" = 0 ] && mkdir "$T/small" &&

@@ -454,6 +454,28 @@ START_TEST(test_errors_name_included_file)
 }
 END_TEST
 
+/*
+ * Every reader (fsdiff, twhich, lfdiff as ktcheck) keeps included command
+ * files and transcripts in the command directory.
+ */
+START_TEST(test_names_outside)
+{
+	unit_write(kd, "command.K", "p a.T\nk inc.K\n");
+	unit_write(kd, "inc.K", "n ../evil.T\n");
+	load_err("command.K", CMD_MINUS, "command file %sinc.K: line 1: "
+	    "../evil.T: name outside the command directory");
+	unit_write(kd, "inc.K", "p /etc/evil.T\n");
+	load_err("command.K", CMD_MINUS, "command file %sinc.K: line 1: "
+	    "/etc/evil.T: name outside the command directory");
+	unit_write(kd, "command.K", "k sub/../../evil.K\n");
+	load_err("command.K", CMD_MINUS, "command file %scommand.K: line 1: "
+	    "sub/../../evil.K: name outside the command directory");
+	/* Specials and excludes are paths on the client, not names here. */
+	unit_write(kd, "command.K", "p ./a.T\ns /etc/passwd\nx /tmp\n");
+	cmdset_free(load_ok("command.K", CMD_MINUS));
+}
+END_TEST
+
 START_TEST(test_nul_byte)
 {
 	FILE	*fp;
@@ -684,6 +706,7 @@ command_suite(void)
 	tcase_add_test(tc, test_include_explicit_kdir);
 	tcase_add_test(tc, test_include_order);
 	tcase_add_test(tc, test_include_self_loop);
+	tcase_add_test(tc, test_names_outside);
 	tcase_add_test(tc, test_include_loop);
 	tcase_add_test(tc, test_include_twice);
 	tcase_add_test(tc, test_include_depth);
