@@ -205,6 +205,12 @@ struct zauto {
 	 */
 	double		 drains[ZA_DRAINS];
 	unsigned	 ndrains;
+	/*
+	 * The compressed bytes and wall time (s) of the window's stretches
+	 * from its first wait on (the last ZA_DRAINS of them).
+	 */
+	double		 pzs[ZA_DRAINS], pws[ZA_DRAINS];
+	unsigned	 nps;
 	int		 linkknown;	/* link measured while it pushed back */
 	uint64_t	 linkwhen;	/* windows when it last did */
 	int		 probing;	/* went cheaper on a link not known */
@@ -869,12 +875,37 @@ za_median(const double *v, unsigned n)
 	return n % 2 ? w[n / 2] : (w[n / 2 - 1] + w[n / 2]) / 2;
 }
 
+/*
+ * What the link drained over the window's stretches from its first wait
+ * on: their compressed bytes over their time, less the stretches that
+ * took under a quarter of the median stretch's rate.  Those waited for
+ * the receiver (making a directory, syncing), not for the link; the
+ * others, whether they waited or found room the link had just drained,
+ * are the link's pace together.
+ */
+static double
+za_drained(const struct zauto *za)
+{
+	double		 rate[ZA_DRAINS], med, z = 0, w = 0;
+	unsigned	 i, n = za->nps < ZA_DRAINS ? za->nps : ZA_DRAINS;
+
+	for (i = 0; i < n; i++)
+		rate[i] = za->pzs[i] / za->pws[i];
+	med = za_median(rate, n);
+	for (i = 0; i < n; i++)
+		if (rate[i] * 4 >= med) {
+			z += za->pzs[i];
+			w += za->pws[i];
+		}
+	return z / w;
+}
+
 /* Start gathering a window anew. */
 static void
 za_restart(struct zauto *za)
 {
 	za->draw = za->dzout = za->dwall = 0;
-	za->ndrains = 0;
+	za->ndrains = za->nps = 0;
 	za->raw = za->zout = za->def = za->wall = za->stall = 0;
 	za->praw = za->pzout = za->pdef = za->pwall = za->pstall = 0;
 }
@@ -883,7 +914,7 @@ int
 zauto_sample(struct zauto *za, int level, uint64_t raw, uint64_t zout,
     uint64_t def_ns, uint64_t wall_ns, uint64_t stall_ns)
 {
-	double	 rate, floor;
+	double	 rate, floor, sample;
 	int	 l;
 
 	if (level < 0 || level >= ZA_LEVELS)
@@ -906,6 +937,10 @@ zauto_sample(struct zauto *za, int level, uint64_t raw, uint64_t zout,
 		    ((double)wall_ns / 1e9);
 	}
 	if (stall_ns > 0 || za->pwall > 0) {
+		if (zout >= ZA_DRAINMIN && wall_ns > 0) {
+			za->pzs[za->nps % ZA_DRAINS] = (double)zout;
+			za->pws[za->nps++ % ZA_DRAINS] = (double)wall_ns / 1e9;
+		}
 		za->praw += raw;
 		za->pzout += zout;
 		za->pdef += def_ns;
@@ -1012,14 +1047,27 @@ zauto_sample(struct zauto *za, int level, uint64_t raw, uint64_t zout,
 		 * window's rate, if it pushed back itself: one that did not
 		 * (a level compressing slower than the link drains, after
 		 * windows that pushed back) measured the level, not the
-		 * link.
+		 * link.  Of a window that waited for most of its time since
+		 * it first did, what all its stretches from then on took
+		 * (za_drained): of only those that waited, the slowest would
+		 * be chosen (a link that drains unevenly, as a shaper does).
+		 * Else the median of the stretches that waited, or the rate
+		 * if it waited for most of its time.  A window that waited
+		 * less, and in none of its stretches long (replies waiting
+		 * behind what went before) says nothing of the link, unless
+		 * nothing else has.
 		 */
-		if (za->dwall > 0 || za->stall * 10 > za->wall ||
-		    za->npushed == 0) {
-			za->pushed[za->npushed++ % ZA_PUSHED] =
-			    za->ndrains > 0 ? za_median(za->drains,
-			    za->ndrains < ZA_DRAINS ? za->ndrains : ZA_DRAINS) :
-			    (double)za->zout / ((double)za->wall / 1e9);
+		sample = 0;
+		if (za->pstall * 2 >= za->pwall && za->nps >= 4)
+			sample = za_drained(za);
+		else if (za->ndrains > 0)
+			sample = za_median(za->drains, za->ndrains <
+			    ZA_DRAINS ? za->ndrains : ZA_DRAINS);
+		else if (za->stall * 2 >= za->wall ||
+		    (za->npushed == 0 && za->stall * 10 > za->wall))
+			sample = (double)za->zout / ((double)za->wall / 1e9);
+		if (sample > 0) {
+			za->pushed[za->npushed++ % ZA_PUSHED] = sample;
 			za->link = za_median(za->pushed, za->npushed <
 			    ZA_PUSHED ? za->npushed : ZA_PUSHED);
 			/*

@@ -673,6 +673,60 @@ START_TEST(test_receiver_pause)
 END_TEST
 
 /*
+ * Gigabit through a shaper that drains unevenly: once the socket is
+ * full, of each eight stretches of 256 KiB the link could take, three
+ * find room it had just drained and go at once, five wait half as long
+ * again as the link's pace, 117 MB/s on the whole.  zstd level 1
+ * (300 MB/s, ratio 0.435) fills the link, carrying 269 MB/s of plain
+ * bytes; levels 2 and 3 deflate slower than that.  Judged by the
+ * stretches that waited alone, the link would read as 78 MB/s, and
+ * level 3 would seem to carry 6% more than level 1.
+ */
+START_TEST(test_uneven_link)
+{
+	static const double	 f[8] = {
+		0.1, 1.5, 0.1, 1.7, 1.4, 0.1, 1.6, 1.5
+	};
+	static const double	 zspeed[4] = { 4e9, 300e6, 257e6, 192e6 };
+	static const double	 zratio[4] = { 1.0, 0.435, 0.424, 0.41 };
+	const double		 piece = 256 * 1024, link = 117e6;
+	struct zauto		*za;
+	double			 tdef, tlink, wall, zout;
+	int			 w, i, k = 0, level = 0, above = 0;
+
+	za = zauto_new(ZAUTO_ZSTD, 3, 0);
+	for (w = 0; w < 40; w++)
+		for (i = 0; i < (int)(ZAUTO_WINDOW / piece); i++) {
+			if (level == 0 && zauto_wants_trial(za))
+				zauto_trial(za, 1, ZAUTO_TRIAL,
+				    (uint64_t)(ZAUTO_TRIAL * zratio[1]),
+				    (uint64_t)(ZAUTO_TRIAL / zspeed[1] * 1e9));
+			zout = piece * zratio[level];
+			tdef = piece / zspeed[level];
+			/* The link's share of the time, unevenly. */
+			tlink = zout / link;
+			wall = tdef;
+			if (tlink > tdef)
+				wall = tlink * f[k++ % 8];
+			if (wall < tdef)
+				wall = tdef;
+			level = zauto_sample(za, level, (uint64_t)piece,
+			    (uint64_t)zout, (uint64_t)(tdef * 1e9),
+			    (uint64_t)(wall * 1e9),
+			    (uint64_t)((wall - tdef) * 1e9));
+			if (w >= 20 && level > 1)
+				above++;
+		}
+	ck_assert_msg(zauto_linkrate(za) > 0.9 * link &&
+	    zauto_linkrate(za) < 1.1 * link, "link %.1f MB/s",
+	    zauto_linkrate(za) / 1e6);
+	ck_assert_int_eq(level, 1);
+	ck_assert_int_eq(above, 0);
+	zauto_free(za);
+}
+END_TEST
+
+/*
  * Loopback on two CPUs: at level 0 the receiver takes 280 MB/s, in
  * bursts: half of each window goes at once, the other half waits, as
  * for a link of 150 MB/s.  The model expects level 1 (a third of the
@@ -1163,6 +1217,7 @@ zauto_suite(void)
 	tcase_add_test(tc, test_burst_not_a_level);
 	tcase_add_test(tc, test_refill_not_a_level);
 	tcase_add_test(tc, test_receiver_pause);
+	tcase_add_test(tc, test_uneven_link);
 	tcase_add_test(tc, test_climb_refuted);
 	tcase_add_test(tc, test_verdict_of_other_data);
 	tcase_add_test(tc, test_memo_goes_stale);
