@@ -297,22 +297,41 @@ int
 zauto_incompressible(const void *p, size_t n)
 {
 	const unsigned char	*q = p;
-	unsigned		 count[256];
+	unsigned		 count[4][256];
 	double			 e = 0, f;
 	ssize_t			 t;
 	size_t			 i;
+	unsigned		 c, distinct = 0;
 
 	if (n < ZAUTO_MINSAMPLE)
 		return 0;
 	if (n > ZAUTO_SAMPLE)
 		n = ZAUTO_SAMPLE;
+	/*
+	 * Four tables, so that a run of one byte value does not make each
+	 * increment wait for the last: this runs on the first bytes of
+	 * every file sent.
+	 */
 	memset(count, 0, sizeof(count));
-	for (i = 0; i < n; i++)
-		count[q[i]]++;
+	for (i = 0; i + 4 <= n; i += 4) {
+		count[0][q[i]]++;
+		count[1][q[i + 1]]++;
+		count[2][q[i + 2]]++;
+		count[3][q[i + 3]]++;
+	}
+	for (; i < n; i++)
+		count[0][q[i]]++;
 	for (i = 0; i < 256; i++) {
-		if (count[i] == 0)
+		count[0][i] += count[1][i] + count[2][i] + count[3][i];
+		distinct += count[0][i] != 0;
+	}
+	/* Fewer values than 2^ZAUTO_ENTROPY cannot have more entropy. */
+	if ((double)distinct <= exp2(ZAUTO_ENTROPY))
+		return 0;
+	for (i = 0; i < 256; i++) {
+		if ((c = count[0][i]) == 0)
 			continue;
-		f = (double)count[i] / (double)n;
+		f = (double)c / (double)n;
 		e -= f * log2(f);
 	}
 	if (e <= ZAUTO_ENTROPY)
