@@ -135,17 +135,38 @@ lm_home(const unsigned char key[16])
 	return h % LINKMEMO_SLOTS;
 }
 
-int
-linkmemo_get(struct linkmemo *lm, const char *ip, struct zauto_memo *m)
+/*
+ * The key of the network of the address whose key is key, for a peer
+ * with no memo of its own: an IPv4 address's /24, an IPv6 address's /64.
+ * Apart from every peer's own key: a /64's is its subnet-router anycast
+ * address (the prefix and zeros, never a source address), a /24's an
+ * address of the reserved ::/8 (::1:ffff:a.b.c.0), never a peer's.
+ */
+static void
+lm_netkey(const unsigned char key[16], unsigned char net[16])
 {
-	unsigned char	 key[16];
+	static const unsigned char	 v4[12] = {
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff
+	};
+
+	memcpy(net, key, 16);
+	if (memcmp(key, v4, sizeof(v4)) == 0) {
+		net[9] = 1;
+		net[15] = 0;
+	} else
+		memset(net + 8, 0, 8);
+}
+
+/* The memo under key: 0 with m filled, -1 if there is none. */
+static int
+lm_find(struct linkmemo *lm, const unsigned char key[16],
+    struct zauto_memo *m)
+{
 	struct lm_slot	 copy, *s;
 	uint32_t	 seq;
 	size_t		 home;
 	int		 i;
 
-	if (lm == NULL || lm_key(ip, key) == -1)
-		return -1;
 	home = lm_home(key);
 	for (i = 0; i < LINKMEMO_WAYS; i++) {
 		s = &lm->slot[(home + (size_t)i) % LINKMEMO_SLOTS];
@@ -156,7 +177,7 @@ linkmemo_get(struct linkmemo *lm, const char *ip, struct zauto_memo *m)
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 		if (__atomic_load_n(&s->seq, __ATOMIC_RELAXED) != seq)
 			continue;
-		if (memcmp(copy.key, key, sizeof(key)) != 0 || copy.when == 0)
+		if (memcmp(copy.key, key, 16) != 0 || copy.when == 0)
 			continue;
 		if (copy.when > (int64_t)time(NULL) + 60 ||
 		    (int64_t)time(NULL) - copy.when > LINKMEMO_MAXAGE)
@@ -174,22 +195,34 @@ linkmemo_get(struct linkmemo *lm, const char *ip, struct zauto_memo *m)
 	return -1;
 }
 
-void
-linkmemo_put(struct linkmemo *lm, const char *ip, const struct zauto_memo *m)
+int
+linkmemo_get(struct linkmemo *lm, const char *ip, struct zauto_memo *m)
 {
-	unsigned char	 key[16];
+	unsigned char	 key[16], net[16];
+
+	if (lm == NULL || lm_key(ip, key) == -1)
+		return -1;
+	if (lm_find(lm, key, m) == 0)
+		return 0;
+	lm_netkey(key, net);
+	return lm_find(lm, net, m) == 0 ? 1 : -1;
+}
+
+/* Remember m under key (best effort). */
+static void
+lm_store(struct linkmemo *lm, const unsigned char key[16],
+    const struct zauto_memo *m)
+{
 	struct lm_slot	*s, *pick = NULL;
 	uint32_t	 seq;
 	size_t		 home;
 	int		 i;
 
-	if (lm == NULL || lm_key(ip, key) == -1)
-		return;
 	home = lm_home(key);
 	/* The key's own place, else an empty one, else the oldest. */
 	for (i = 0; i < LINKMEMO_WAYS; i++) {
 		s = &lm->slot[(home + (size_t)i) % LINKMEMO_SLOTS];
-		if (memcmp(s->key, key, sizeof(key)) == 0) {
+		if (memcmp(s->key, key, 16) == 0) {
 			pick = s;
 			break;
 		}
@@ -200,7 +233,7 @@ linkmemo_put(struct linkmemo *lm, const char *ip, const struct zauto_memo *m)
 	if ((seq & 1) || !__atomic_compare_exchange_n(&pick->seq, &seq,
 	    seq + 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 		return;
-	memcpy(pick->key, key, sizeof(key));
+	memcpy(pick->key, key, 16);
 	pick->when = (int64_t)time(NULL);
 	pick->link = m->link;
 	pick->linkknown = m->linkknown != 0;
@@ -211,4 +244,16 @@ linkmemo_put(struct linkmemo *lm, const char *ip, const struct zauto_memo *m)
 	pick->speed1 = m->speed1;
 	pick->ratio1 = m->ratio1;
 	__atomic_store_n(&pick->seq, seq + 2, __ATOMIC_RELEASE);
+}
+
+void
+linkmemo_put(struct linkmemo *lm, const char *ip, const struct zauto_memo *m)
+{
+	unsigned char	 key[16], net[16];
+
+	if (lm == NULL || lm_key(ip, key) == -1)
+		return;
+	lm_store(lm, key, m);
+	lm_netkey(key, net);
+	lm_store(lm, net, m);
 }

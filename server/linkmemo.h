@@ -7,7 +7,7 @@
  * repository, mapped shared by the daemon before it forks its sessions,
  * so that every session reads and writes it, and it outlives a restart.
  * An entry is keyed by the peer's numeric address (IPv4 as IPv4-mapped
- * IPv6): parsed, never a name a peer chose.  Each entry has a sequence
+ * IPv6), or by its network's: parsed, never a name a peer chose.  Each entry has a sequence
  * number (odd while it is written): a session that finds an entry
  * being written, or one that changed while it read, goes without; two
  * sessions writing one entry at once, the second goes without writing.
@@ -36,13 +36,18 @@ void		 linkmemo_close(struct linkmemo *);	/* NULL is fine */
 
 /*
  * The memo of the peer at numeric address ip, no older than
- * LINKMEMO_MAXAGE seconds: 0 with m filled, -1 when there is none (or
- * ip is no numeric address).
+ * LINKMEMO_MAXAGE seconds: 0 with m filled; else 1 with the last memo
+ * of a peer of its network (its /24, or for IPv6 its /64), which shares
+ * its link more often than not; -1 when there is neither (or ip is no
+ * numeric address).
  */
 #define LINKMEMO_MAXAGE	(7 * 24 * 3600)
 int		 linkmemo_get(struct linkmemo *, const char *ip,
 		    struct zauto_memo *m);
-/* Remember m for the peer at ip (best effort: nothing is reported). */
+/*
+ * Remember m for the peer at ip, and as the last of its network's (best
+ * effort: nothing is reported).
+ */
 void		 linkmemo_put(struct linkmemo *, const char *ip,
 		    const struct zauto_memo *m);
 

@@ -139,7 +139,7 @@ cmd_comp(struct sess *s, int ac, char **av)
 	struct zlevel	 zl;
 	struct zauto_memo m, *memo;
 	char		 type[64];
-	int		 codec;
+	int		 codec, whose;
 
 	if (!zlevel_offered_any(&s->opts->zlimit))
 		return peer_reply(s, RAP_SYNTAX, "Compression not enabled");
@@ -168,8 +168,8 @@ cmd_comp(struct sess *s, int ac, char **av)
 	 * Where the last session with this peer left off (linkmemo.h):
 	 * the codec to grant, and the automatic level's start.
 	 */
-	memo = zl.zauto && linkmemo_get(s->opts->links, s->ip, &m) == 0 ?
-	    &m : NULL;
+	whose = zl.zauto ? linkmemo_get(s->opts->links, s->ip, &m) : -1;
+	memo = whose >= 0 ? &m : NULL;
 	if (zl.zauto)
 		zlevel_choose(&s->opts->zlimit, memo, &zl);
 	codec = zl.codec;
@@ -187,8 +187,9 @@ cmd_comp(struct sess *s, int ac, char **av)
 	s->zl = zl;
 	if (zl.zauto && memo != NULL)
 		peer_log(s, LOG_DEBUG, "%s level auto, 0 to %d, from level %d "
-		    "(remembered: link %s %.1f MB/s)", zlevel_label(codec),
-		    zl.level, zlevel_now(s->conn), memo->linkknown ? "=" : ">",
+		    "(remembered%s: link %s %.1f MB/s)", zlevel_label(codec),
+		    zl.level, zlevel_now(s->conn), whose == 1 ?
+		    " for its network" : "", memo->linkknown ? "=" : ">",
 		    memo->link / 1e6);
 	else if (zl.zauto)
 		peer_log(s, LOG_DEBUG, "%s level auto, 0 to %d, from level %d "

@@ -1,7 +1,8 @@
 /*
  * check_linkmemo.c: what cairnd remembers of each peer's link
  * (server/linkmemo.c): kept per address across openings of the table,
- * apart for every address, never for a name, and an entry left half
+ * apart for every address, never for a name, a network's last for a
+ * peer of it with none of its own, and an entry left half
  * written by a killed session dropped when the daemon opens the table.
  */
 #include "config.h"
@@ -76,8 +77,12 @@ START_TEST(test_roundtrip)
 	    got.ratio1 == 0.4 && got.recalls == 1);
 	/* The same address written as IPv4-mapped IPv6 is the same peer. */
 	ck_assert_int_eq(linkmemo_get(lm, "::ffff:192.0.2.7", &got), 0);
-	/* Others are not; nor is anything but a numeric address. */
-	ck_assert_int_eq(linkmemo_get(lm, "192.0.2.8", &got), -1);
+	/*
+	 * Others are not (a neighbour gets it as its network's, below);
+	 * nor is anything but a numeric address.
+	 */
+	ck_assert_int_eq(linkmemo_get(lm, "192.0.2.8", &got), 1);
+	ck_assert_int_eq(linkmemo_get(lm, "192.0.3.7", &got), -1);
 	ck_assert_int_eq(linkmemo_get(lm, "2001:db8::7", &got), -1);
 	ck_assert_int_eq(linkmemo_get(lm, "client.example.net", &got), -1);
 	linkmemo_put(lm, "client.example.net", &m);
@@ -110,6 +115,46 @@ START_TEST(test_roundtrip)
 }
 END_TEST
 
+/*
+ * A peer with no memo of its own starts from its network's: the last
+ * memo of a peer in its /24 (IPv4) or /64 (IPv6).  Its own, once it
+ * has one, comes first; other networks have nothing.
+ */
+START_TEST(test_network)
+{
+	struct linkmemo		*lm;
+	struct zauto_memo	 m, got;
+	struct cerr		 err;
+
+	ck_assert_ptr_nonnull(lm = linkmemo_open(rootfd, &err));
+	m = memo(12.5e6, 3);
+	linkmemo_put(lm, "198.51.100.20", &m);
+	ck_assert_int_eq(linkmemo_get(lm, "198.51.100.21", &got), 1);
+	ck_assert(got.link == 12.5e6 && got.level == 3);
+	ck_assert_int_eq(linkmemo_get(lm, "::ffff:198.51.100.200", &got), 1);
+	ck_assert_int_eq(linkmemo_get(lm, "198.51.101.20", &got), -1);
+	/* The network's is the last neighbour's. */
+	m = memo(117e6, 1);
+	linkmemo_put(lm, "198.51.100.30", &m);
+	ck_assert_int_eq(linkmemo_get(lm, "198.51.100.21", &got), 1);
+	ck_assert(got.link == 117e6 && got.level == 1);
+	/* A peer's own memo comes before its network's. */
+	ck_assert_int_eq(linkmemo_get(lm, "198.51.100.20", &got), 0);
+	ck_assert(got.link == 12.5e6 && got.level == 3);
+	/* The network's key is not its first address's. */
+	ck_assert_int_eq(linkmemo_get(lm, "198.51.100.0", &got), 1);
+	ck_assert(got.link == 117e6);
+	/* IPv6: the /64. */
+	m = memo(2.5e6, 9);
+	linkmemo_put(lm, "2001:db8:1:2::10", &m);
+	ck_assert_int_eq(linkmemo_get(lm, "2001:db8:1:2:a:b:c:d", &got), 1);
+	ck_assert(got.link == 2.5e6 && got.level == 9);
+	ck_assert_int_eq(linkmemo_get(lm, "2001:db8:1:3::10", &got), -1);
+	ck_assert_int_eq(linkmemo_get(lm, "2001:db8:1:2::10", &got), 0);
+	linkmemo_close(lm);
+}
+END_TEST
+
 /* A file of another size is made anew; a half-written entry dropped. */
 START_TEST(test_damaged)
 {
@@ -131,7 +176,10 @@ START_TEST(test_damaged)
 	ck_assert_int_eq(linkmemo_get(lm, "198.51.100.1", &got), 0);
 	linkmemo_close(lm);
 
-	/* Make the entry odd (being written), as a killed writer leaves it. */
+	/*
+	 * Make the entries (the peer's and its network's) odd (being
+	 * written), as a killed writer leaves them.
+	 */
 	fd = openat(rootfd, LINKMEMO_FILE, O_RDWR);
 	ck_assert_int_ge(fd, 0);
 	for (off = 0; pread(fd, b, sizeof(b), off) == (ssize_t)sizeof(b);
@@ -142,7 +190,6 @@ START_TEST(test_damaged)
 		seq |= 1;
 		ck_assert_int_eq(pwrite(fd, &seq, sizeof(seq), off),
 		    (ssize_t)sizeof(seq));
-		break;
 	}
 	close(fd);
 	ck_assert_ptr_nonnull(lm = linkmemo_open(rootfd, &err));
@@ -209,6 +256,7 @@ linkmemo_suite(void)
 	tc = tcase_create("table");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_roundtrip);
+	tcase_add_test(tc, test_network);
 	tcase_add_test(tc, test_damaged);
 	tcase_add_test(tc, test_symlink);
 	tcase_add_test(tc, test_hardlink);
