@@ -588,49 +588,66 @@ dstore_drop(struct dstore *ds, const char *d)
 }
 
 /*
- * Read the target at fd whole: its digest (the store's algorithm) in
- * sum and its size deflated at DSTORE_ZLEVEL, as a file is sent whole,
- * in *zsize.  Returns 0, or -1 with err.
+ * Read the regular file at fd, of size bytes when looked at, whole from
+ * offset 0 into a new buffer; NULL with errno if it cannot be read, or
+ * with EAGAIN if it is another size now.
+ */
+static char *
+dstore_slurp(int fd, size_t size)
+{
+	char	*p, extra;
+	size_t	 off = 0;
+	ssize_t	 n;
+
+	p = xmalloc(size > 0 ? size : 1);
+	for (;;) {
+		n = pread(fd, off < size ? p + off : &extra,
+		    off < size ? size - off : 1, (off_t)off);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1)
+			break;
+		if (n == 0 && off == size)
+			return p;
+		if (n == 0 || off == size) {
+			errno = EAGAIN;
+			break;
+		}
+		off += (size_t)n;
+	}
+	free(p);
+	return NULL;
+}
+
+/*
+ * The size of the target (len bytes at p) deflated at DSTORE_ZLEVEL, as
+ * a file is sent whole, in *zsize.  Returns 0, or -1 with err.
  */
 static int
-dstore_scan(struct dstore *ds, int fd, char sum[CKSUM_B64MAX],
-    uint64_t *zsize, struct cerr *err)
+dstore_zsize(const char *p, size_t len, uint64_t *zsize, struct cerr *err)
 {
 	struct zstream	*z;
-	struct cksum	*ck;
 	struct buf	*out;
-	char		*p;
-	ssize_t		 n;
+	size_t		 n;
 	int		 rc = 0, last = 0;
 
 	if ((z = zstream_new(DSTORE_ZLEVEL, err)) == NULL)
 		return -1;
-	ck = cksum_new(ds->alg);
-	p = xmalloc(DSTORE_CHUNK);
 	/* zlib's output of a chunk is at most a little over the chunk. */
 	out = buf_new(2 * DSTORE_CHUNK);
 	*zsize = 0;
 	while (rc == 0 && !last) {
-		n = read(fd, p, DSTORE_CHUNK);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n == -1) {
-			cerr_errno(err, "read");
-			rc = -1;
-			break;
-		}
+		n = len > DSTORE_CHUNK ? DSTORE_CHUNK : len;
 		last = n == 0;
-		cksum_update(ck, p, (size_t)n);
-		if (zstream_deflate(z, p, (size_t)n, last ? ZS_SYNC :
-		    ZS_NOFLUSH, out, err) == -1)
+		if (zstream_deflate(z, p, n, last ? ZS_SYNC : ZS_NOFLUSH, out,
+		    err) == -1)
 			rc = -1;
 		*zsize += buf_len(out);
 		buf_reset(out);
+		p += n;
+		len -= n;
 	}
-	cksum_final(ck, sum);
 	buf_free(out);
-	free(p);
-	cksum_free(ck);
 	zstream_free(z);
 	return rc;
 }
@@ -639,13 +656,12 @@ int
 dstore_build(struct dstore *ds, const char *b, int basisfd, const char *t,
     int targetfd, struct dstore_built *bt, struct cerr *err)
 {
-	struct stat	 bst, tst, dst;
+	struct stat	 bst, tst;
+	struct buf	*out = NULL;
 	char		 pair[DSTORE_PAIRMAX], none[DSTORE_PAIRMAX + 8];
-	char		 bn[CKSUM_B64MAX], sum[CKSUM_B64MAX], tmp[64];
-	char		 verdict[128];
-	struct cksum	*ck;
-	int64_t		 size;
-	int		 fd, n;
+	char		 bn[CKSUM_B64MAX], sum[CKSUM_B64MAX], verdict[128];
+	char		*basis = NULL, *target = NULL;
+	int		 n, rc = -1;
 
 	memset(bt, 0, sizeof(*bt));
 	if (dstore_pair(ds, b, t, pair, bn) == -1) {
@@ -668,66 +684,68 @@ dstore_build(struct dstore *ds, const char *b, int basisfd, const char *t,
 	if (bst.st_size > DELTA_MAXFILE || tst.st_size > DELTA_MAXFILE)
 		return DSTORE_SKIP;
 
-	/* The base is used only once its content is known to be b's. */
-	ck = cksum_new(ds->alg);
-	n = cksum_fd(ck, basisfd, sum, &size);
-	cksum_free(ck);
-	if (n == -1) {
+	/*
+	 * Each file is read once, and the delta is made from the very bytes
+	 * whose digests were checked: a base or a target written in place
+	 * meanwhile (a base is a link to a loadset's file) cannot give a
+	 * delta kept under names it does not match.
+	 */
+	if ((basis = dstore_slurp(basisfd, (size_t)bst.st_size)) == NULL &&
+	    errno != EAGAIN) {
 		cerr_errno(err, "%s/%s/base/%s", DSTORE_DIR, ds->alg, bn);
 		return -1;
 	}
-	if (strcmp(sum, b) != 0 || size != bst.st_size) {
+	if (basis == NULL || cksum_data(ds->alg, basis, (size_t)bst.st_size,
+	    sum) == -1 || strcmp(sum, b) != 0) {
 		cerr_set(err, "%s/%s/base/%s: content does not match its "
 		    "digest: removed", DSTORE_DIR, ds->alg, bn);
 		dstore_drop(ds, b);
-		return -1;
+		goto out;
 	}
-	if (dstore_scan(ds, targetfd, sum, &bt->zsize, err) == -1)
-		return -1;
-	if (strcmp(sum, t) != 0) {
+	if ((target = dstore_slurp(targetfd, (size_t)tst.st_size)) == NULL) {
+		if (errno == EAGAIN)
+			cerr_set(err, "target %s: changed size while read", t);
+		else
+			cerr_errno(err, "target %s", t);
+		goto out;
+	}
+	if (cksum_data(ds->alg, target, (size_t)tst.st_size, sum) == -1 ||
+	    strcmp(sum, t) != 0) {
 		cerr_set(err, "target %s: content does not match its digest",
 		    t);
-		return -1;
+		goto out;
 	}
-	if (lseek(basisfd, 0, SEEK_SET) == -1 ||
-	    lseek(targetfd, 0, SEEK_SET) == -1) {
-		cerr_errno(err, "%s: lseek", pair);
-		return -1;
-	}
+	if (dstore_zsize(target, (size_t)tst.st_size, &bt->zsize, err) == -1)
+		goto out;
+	out = buf_new(delta_bound((uint64_t)tst.st_size));
+	if (delta_make(basis, (size_t)bst.st_size, target,
+	    (size_t)tst.st_size, ds->alg, DELTA_LEVEL, out, err) == -1)
+		goto out;
+	bt->dsize = buf_len(out);
 
-	if ((fd = dstore_tmp(ds, ds->dfd, tmp)) == -1) {
-		cerr_errno(err, "%s/%s/delta", DSTORE_DIR, ds->alg);
-		return -1;
-	}
-	n = delta_make_fd(basisfd, targetfd, fd, ds->alg, DELTA_LEVEL, err);
-	if (n == 0 && fstat(fd, &dst) == -1) {
-		cerr_errno(err, "%s", pair);
-		n = -1;
-	}
-	if (n == -1) {
-		close(fd);
-		(void)unlinkat(ds->dfd, tmp, 0);
-		return -1;
-	}
-	bt->dsize = (uint64_t)dst.st_size;
 	if (bt->dsize * 100 < bt->zsize * (100 - DSTORE_MARGIN)) {
-		if (dstore_commit(ds->dfd, fd, tmp, pair, 1) == -1) {
+		if (dstore_write(ds, ds->dfd, pair, buf_data(out),
+		    buf_len(out), 1) == -1) {
 			cerr_errno(err, "%s/%s/delta/%s", DSTORE_DIR,
 			    ds->alg, pair);
-			return -1;
+			goto out;
 		}
-		return DSTORE_BUILT;
+		rc = DSTORE_BUILT;
+		goto out;
 	}
 	/* Not worth it: remembered, so that it is not built again. */
-	close(fd);
-	(void)unlinkat(ds->dfd, tmp, 0);
 	n = snprintf(verdict, sizeof(verdict), "delta %llu zlib %llu\n",
 	    (unsigned long long)bt->dsize, (unsigned long long)bt->zsize);
 	if (dstore_write(ds, ds->dfd, none, verdict, (size_t)n, 1) == -1) {
 		cerr_errno(err, "%s/%s/delta/%s", DSTORE_DIR, ds->alg, none);
-		return -1;
+		goto out;
 	}
-	return DSTORE_WORSE;
+	rc = DSTORE_WORSE;
+out:
+	buf_free(out);
+	free(target);
+	free(basis);
+	return rc;
 }
 
 int

@@ -116,9 +116,10 @@ struct dstore_built {
 
 /*
  * Build the delta from base b (basisfd) to target t (targetfd), both
- * read whole from offset 0 and checked against their digests, and keep
- * it, or the verdict that it saves less than DSTORE_MARGIN percent of
- * the target deflated.  Memory: both files, the delta and zstd's tables
+ * read whole from offset 0, once, and checked against their digests:
+ * the delta is made from the very bytes checked.  Keep it, or the
+ * verdict that it saves less than DSTORE_MARGIN percent of the target
+ * deflated.  Memory: both files, the delta and zstd's tables
  * (delta.h).  Returns DSTORE_*, or -1 with err (a base that does not
  * match b is removed).
  */

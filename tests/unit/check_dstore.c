@@ -3,13 +3,17 @@
  * (server/dstore.c, docs/formats.md section 14): bases kept and found,
  * the access rule, deltas built once and applied, the verdict on deltas
  * not worth keeping, bounds and eviction, state kept across a reopen,
- * and hostile input: malformed digests, a base whose content changed.
+ * and hostile input: malformed digests, a base whose content changed,
+ * before or while a delta is built from it.
  */
 #include "config.h"
 
+#include <sys/inotify.h>
 #include <sys/stat.h>
 
 #include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 #include <unistd.h>
@@ -413,6 +417,85 @@ START_TEST(test_corrupt_base)
 }
 END_TEST
 
+/* What changes the base once the target is first read. */
+struct changer {
+	int		 ifd;		/* inotify, watching the target */
+	char		 path[PATH_MAX];	/* the base, by another name */
+	int		 changed;
+};
+
+static void *
+changer_run(void *arg)
+{
+	struct changer	*c = arg;
+	struct pollfd	 pfd;
+	char		 ev[4096];
+	int		 fd;
+
+	pfd.fd = c->ifd;
+	pfd.events = POLLIN;
+	if (poll(&pfd, 1, 20000) != 1 || read(c->ifd, ev, sizeof(ev)) <= 0)
+		return NULL;
+	/* The same size, other bytes: written in place. */
+	if ((fd = open(c->path, O_WRONLY)) == -1)
+		return NULL;
+	c->changed = pwrite(fd, "changed in place", 16, 5000) == 16;
+	close(fd);
+	return NULL;
+}
+
+/*
+ * A base changed in place while its delta is built (after its digest
+ * was checked, while the target is read): the delta kept is the one
+ * from the bytes that were checked, and applies to them.
+ */
+START_TEST(test_base_changed_while_built)
+{
+	struct dstore		*ds = open_store(DSTORE_DEFBOUND);
+	struct dstore_built	 bt;
+	struct changer		 c;
+	struct cerr		 err;
+	pthread_t		 th;
+	char			 b[CKSUM_B64MAX], t[CKSUM_B64MAX];
+	char			 path[PATH_MAX];
+	char			*acl[] = { "T" }, *v1, *v2;
+	size_t			 len = 4 << 20;
+	uint64_t		 dlen;
+	int			 bfd, tfd, dfd;
+
+	v1 = variant(len, 3);
+	v2 = variant(len, 4);
+	put_file("file/T/a", v1, len, b);
+	put_file("file/T2/a", v2, len, t);
+	ck_assert_int_eq(dstore_put(ds, b, "file/T/a", "T", &err), 1);
+	ck_assert_int_ne(bfd = dstore_base_open(ds, b), -1);
+	tfd = open_rel("file/T2/a");
+	memset(&c, 0, sizeof(c));
+	snprintf(c.path, sizeof(c.path), "%s/file/T/a", dir);
+	snprintf(path, sizeof(path), "%s/file/T2/a", dir);
+	ck_assert_int_ne(c.ifd = inotify_init1(IN_CLOEXEC), -1);
+	ck_assert_int_ne(inotify_add_watch(c.ifd, path, IN_ACCESS), -1);
+	ck_assert_int_eq(pthread_create(&th, NULL, changer_run, &c), 0);
+	ck_assert_int_eq(dstore_build(ds, b, bfd, t, tfd, &bt, &err),
+	    DSTORE_BUILT);
+	ck_assert_int_eq(pthread_join(th, NULL), 0);
+	ck_assert(c.changed);
+	close(c.ifd);
+	close(bfd);
+	close(tfd);
+	ck_assert_int_ne(dfd = dstore_delta_open(ds, b, t, acl, 1, &dlen),
+	    -1);
+	put_file("orig", v1, len, path);
+	bfd = open_rel("orig");
+	apply_eq(bfd, dfd, v2, len);
+	close(bfd);
+	close(dfd);
+	dstore_close(ds);
+	free(v1);
+	free(v2);
+}
+END_TEST
+
 struct drained {
 	int	 n, built, worse, skip, failed;
 };
@@ -615,6 +698,7 @@ dstore_suite(void)
 	tcase_add_test(tc, test_put_and_rule);
 	tcase_add_test(tc, test_build);
 	tcase_add_test(tc, test_corrupt_base);
+	tcase_add_test(tc, test_base_changed_while_built);
 	tcase_add_test(tc, test_drain);
 	tcase_add_test(tc, test_bounds);
 	suite_add_tcase(s, tc);
