@@ -83,8 +83,8 @@ struct kt_staged {
 /* With keys pinned: a file this run uses, to check against the release. */
 struct kt_used {
 	enum manifest_kind kind;
-	char		*name;		/* as the release names it (canonical,
-					   as rel); NULL: the base command
+	char		*name;		/* as the release names it (rel
+					   decoded); NULL: the base command
 					   file (any command) */
 	char		*rel;		/* below the command directory */
 	char		*path;		/* as messages show it */
@@ -683,7 +683,7 @@ check(struct kt *kt, const char *kind, const char *name, const char *rel,
 	struct net_stat	 si;
 	struct stat	 st;
 	struct kt_used	*u;
-	char		 sum[CKSUM_B64MAX];
+	char		 sum[CKSUM_B64MAX], *mname = NULL;
 	const char	*why = NULL;
 	int		 fd, r;
 
@@ -693,12 +693,22 @@ check(struct kt *kt, const char *kind, const char *name, const char *rel,
 	u = NULL;
 	/*
 	 * The release names a file canonically ("./a.T" is "a.T"), as rel
-	 * is; the server was asked for the name as written.
+	 * is, and decoded, as the server reads the name it was asked for
+	 * ("a\bb.T" is "a b.T"): never by the encoded spelling taken
+	 * literally, which may be another file's name.
 	 */
-	if (kt->keys != NULL)
+	if (kt->keys != NULL) {
+		if (name != NULL && decode_path(rel, &mname) == -1) {
+			kt->refused = 1;
+			cerr_set(&kt->err, "%s: not in release %llu (keys "
+			    "pinned in %s): refusing", path,
+			    (unsigned long long)kt->man.serial, kt->keypath);
+			return -1;
+		}
 		u = used_add(kt, strcmp(kind, "COMMAND") == 0 ?
-		    MANIFEST_COMMAND : MANIFEST_TRANSCRIPT, name != NULL ?
-		    rel : NULL, rel, path);
+		    MANIFEST_COMMAND : MANIFEST_TRANSCRIPT, mname, rel, path);
+		free(mname);
+	}
 	if ((fd = kt_open(kt, rel)) == -1) {
 		if (errno == ENOENT)
 			why = "missing";

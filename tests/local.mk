@@ -108,6 +108,7 @@ KTCHECK_TESTS = \
 	tests/integ/t-client-failover-addrs.sh \
 	tests/integ/t-ktcheck-stage.sh \
 	tests/integ/t-ktcheck-sign.sh \
+	tests/integ/t-ktcheck-sign-names.sh \
 	tests/integ/t-ktcheck-sign-lapply.sh \
 	tests/integ/t-ktcheck-sign-ra.sh \
 	tests/integ/t-client-signals.sh
