@@ -673,6 +673,36 @@ signed_same(struct kt *kt, struct kt_used *u, int fd, const struct stat *st)
 }
 
 /*
+ * With keys pinned, before a file the release names (u) is fetched: the
+ * release must list it, with the size the server's STAT reply gives (as
+ * messages show it: path), or the download would only be refused once
+ * received, after up to KT_MAXSIZE bytes the server chose.  0, or -1
+ * with kt->err (kt->refused set).
+ */
+static int
+signed_fetch(struct kt *kt, const struct kt_used *u, int64_t size,
+    const char *path)
+{
+	const struct manifest_ent	*me;
+	unsigned long long		 serial = kt->man.serial;
+
+	if (u == NULL || u->name == NULL)
+		return 0;
+	if ((me = manifest_find(&kt->man, u->kind, u->name)) != NULL &&
+	    (uint64_t)size == me->size)
+		return 0;
+	kt->refused = 1;
+	if (me == NULL)
+		cerr_set(&kt->err, "%s: not in release %llu (keys pinned in "
+		    "%s): refusing", path, serial, kt->keypath);
+	else
+		cerr_set(&kt->err, "%s: the server's is not the file release "
+		    "%llu lists (size differs; keys pinned in %s): refusing",
+		    path, serial, kt->keypath);
+	return -1;
+}
+
+/*
  * Compare one server file with its local copy and download it when it
  * differs.  Returns 0 same, 1 different (handled), -1 error.
  */
@@ -776,7 +806,8 @@ check(struct kt *kt, const char *kind, const char *name, const char *rel,
 		kt->stop = 1;
 		return 1;
 	}
-	if (download(kt, kind, name, rel, path, &si) == -1)
+	if (signed_fetch(kt, u, si.size, path) == -1 ||
+	    download(kt, kind, name, rel, path, &si) == -1)
 		return -1;
 	return 1;
 }

@@ -109,15 +109,23 @@ cp "$R/transcript/test.T" "$T/test.T.1"
 printf 'f ./etc/evil 0644 0 0 1700000000 12 IlljY7PeQLBvmB+4XYIxLowO1RE=\n' \
     >>"$R/transcript/test.T"
 refused "transcript changed" "test.T: the server's is not the file release 1 lists"
-# The same change made by a client with no copy yet: refused after the
-# download, before anything is put in place.
+# The same change made by a client with no copy yet: refused before the
+# download (the server gives another size than the release lists), so
+# that the 4 MB the server would send are never received.
 mkdir "$T/fresh" && cp "$C/command.K" "$C/release.state" "$T/fresh/" ||
     fail "fresh"
-run_client ktcheck -c sha1 -k "$T/pinned" -K "$T/fresh/command.K"
+cp "$R/transcript/test.T" "$T/test.T.changed" || fail "cp"
+head -c 4194304 /dev/zero | tr '\000' 'x' >>"$R/transcript/test.T" ||
+    fail "grow test.T"
+run_client ktcheck -v -c sha1 -k "$T/pinned" -K "$T/fresh/command.K"
 assert_eq 3 "$RC" "transcript changed, no copy: exit ($(cat "$T/err"))"
-grep -q 'test.T: not the file release 1 lists' "$T/err" ||
-    fail "transcript changed, no copy: $(cat "$T/err")"
+grep -q "test.T: the server's is not the file release 1 lists (size differs" \
+    "$T/err" || fail "transcript changed, no copy: $(cat "$T/err")"
 [ -e "$T/fresh/test.T" ] && fail "transcript changed, no copy: put in place"
+got=$(sed -n 's/^bytes: received \([0-9]*\) .*/\1/p' "$T/out")
+[ -n "$got" ] && [ "$got" -lt 1048576 ] ||
+    fail "transcript changed, no copy: received ${got:-?} bytes"
+cp "$T/test.T.changed" "$R/transcript/test.T" || fail "cp"
 # A change of the same size: the client's copy is what the release lists
 # and stays; nothing is fetched.
 cp "$T/test.T.1" "$R/transcript/test.T"
