@@ -3,7 +3,9 @@
 # ktcheck and lapply as -k): a signed release with SHA-256 transcripts is
 # applied, and the status file gives its serial and expiry; a release
 # signed by a key not pinned is refused: exit 8, nothing applied, the
-# metric cairn_ra_release_refused 1, the accepted release's serial kept.
+# metric cairn_ra_release_refused 1, the accepted release's serial kept;
+# create then exits 8 too, uploading nothing, and trip says the release
+# was refused, not that the server cannot be reached.
 . "$top_srcdir/tests/integ/lib.sh"
 need_tool cairnd fsdiff ktcheck lapply
 need_root
@@ -58,4 +60,20 @@ assert_eq "alpha" "$(cat "$R/a")" "unpinned: a changed"
 assert_eq 1 "$(metric release_refused update)" "refused"
 assert_eq 1 "$(metric release_serial update)" "serial kept"
 assert_eq 8 "$(metric last_run_exit_code update)" "exit code metric"
+
+# 3. The same refusal under create: exit 8, nothing uploaded; under
+# trip, the audit goes on against the local transcripts, saying the
+# release was refused (the server was reached).
+ra create
+assert_eq 8 "$RC" "create: $(cat "$T/ra.err")"
+grep -q 'not signed by a key pinned' "$T/ra.err" ||
+    fail "create: $(cat "$T/ra.err")"
+grep -q 'release was refused: nothing uploaded' "$T/ra.err" ||
+    fail "create: $(cat "$T/ra.err")"
+[ -n "$(ls "$REPO/tmp/transcript" 2>/dev/null)" ] &&
+    fail "create: uploaded $(ls "$REPO/tmp/transcript")"
+ra trip
+grep -q 'release was refused: auditing against the local' "$T/ra.err" ||
+    fail "trip: $(cat "$T/ra.err")"
+grep -q 'cannot reach' "$T/ra.err" && fail "trip: $(cat "$T/ra.err")"
 end_test
