@@ -367,6 +367,15 @@ jobq_add(struct apply *ap, struct apply_entry *e, int dfd, const char *leaf)
 
 	if (jobq_room(ap) == -1)
 		return -1;
+	/*
+	 * A file that may go as a delta waits for a basis while BASIS_MAX
+	 * are open, as on one session: the oldest downloads land first,
+	 * each closing its own.  The queue may hold more than BASIS_MAX.
+	 */
+	while (ap->nbasis >= BASIS_MAX && reqpool_count(jq->pool) > 0 &&
+	    basis_wanted(ap, e))
+		if (jobq_landone(ap) == -1)
+			return -1;
 	if ((j = job_new(e, dfd, leaf)) == NULL) {
 		amsg_fail(&ap->msg, &e->t, "dup");
 		return -1;

@@ -12,7 +12,8 @@
 # refused; a
 # basis swapped for a symbolic link, a FIFO or a hard link is never read
 # (the file goes as RETR, the link's target untouched); -j 2 does the
-# same; more files than bases may be open at once all go as DELTA;
+# same; more files than bases may be open at once all go as DELTA, with
+# -j 8 too;
 # without DELTA offered, or without -c, only RETR is sent.
 . "$top_srcdir/tests/integ/lib.sh"
 need_zstd
@@ -247,6 +248,21 @@ grep -q '^delta: 100 files by delta' "$T/out" ||
 for i in $(seq -w 0 99); do
 	cmp -s "$R/many/f$i" "$S/file/test.T/many/f$i" ||
 	    fail "./many/f$i is not the server's"
+done
+# And over 8 sessions (-j 8), whose queue holds up to 128 downloads: a
+# file queued while 64 bases are open waits for one, as above.
+for i in $(seq -w 0 99); do
+	{ echo "file $i, first version"; cat "$T/common"; } >"$R/many/f$i"
+done
+serve_files "$S" delta - conns 8
+net_apply "$R" "$T/many.T" -c sha1 -j 8 -v
+expect_rc 0
+[ "$(requests DELTA | wc -l)" -eq 100 ] ||
+    fail "-j 8: of 100 files, $(requests DELTA | wc -l) went as DELTA"
+requests RETR | grep -q . && fail "-j 8: RETR with bases to spare"
+for i in $(seq -w 0 99); do
+	cmp -s "$R/many/f$i" "$S/file/test.T/many/f$i" ||
+	    fail "-j 8: ./many/f$i is not the server's"
 done
 rm -rf "$S/file/test.T/many"
 
