@@ -876,6 +876,16 @@ dstore_drain_one(struct dstore *ds, const char *name, const char *prefix,
 		close(bfd);
 	if (tfd != -1)
 		close(tfd);
+	/*
+	 * What was built (a delta, or the verdict that none is worth
+	 * keeping) reaches the disk under its name before the queue entry
+	 * leaves it: after a crash, one or the other is there, and what
+	 * was queued is built at the latest by the next run.
+	 */
+	if (rc != -1 && rc != DSTORE_SKIP && fsync(ds->dfd) == -1) {
+		cerr_errno(&err, "%s/%s/delta: fsync", DSTORE_DIR, ds->alg);
+		rc = -1;
+	}
 	if (rc == -1)
 		(*failed)++;
 	(void)unlinkat(ds->qfd, name, 0);

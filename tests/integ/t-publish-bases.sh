@@ -86,8 +86,23 @@ done
 assert_eq 3 "$(ls "$S/base" | wc -l)" "bases (not same, new or gone)"
 assert_eq 3 "$(ls "$S/queue" | wc -l)" "queued deltas"
 
-# -d builds them: two deltas, the noise not worth one.
+# -d builds them: two deltas, the noise not worth one.  What it built
+# is made durable (the delta directory synced) before a queue entry
+# goes, so that a crash leaves one or the other (the fault injector's
+# trace of the run).
+need_shim
+LD_PRELOAD=$SHIM CAIRN_SHIM_TRACE=$T/d.trace
+export LD_PRELOAD CAIRN_SHIM_TRACE
 publish 0 -d
+unset LD_PRELOAD CAIRN_SHIM_TRACE
+awk -v d="$S/delta" -v q="$S/queue/" '
+    ($1 == "rename" || $1 == "renameat" || $1 == "renameat2") &&
+    index($3, d "/") == 1 && $NF == "0" { built++; pending = 1; next }
+    $1 == "fsync" && $2 == d && $NF == "0" { pending = 0; next }
+    ($1 == "unlink" || $1 == "unlinkat") && index($2, q) == 1 &&
+    pending { bad = 1 }
+    END { exit bad || built < 3 }' "$T/d.trace" ||
+    fail "-d: a queue entry went before what was built was synced: $(cat "$T/d.trace")"
 grep -q '^deltas: 2 built .* 1 not worth keeping, 0 skipped, 0 failed$' \
     "$T/pout" || fail "-d: $(cat "$T/pout")"
 assert_eq 0 "$(ls "$S/queue" | wc -l)" "queue after -d"
