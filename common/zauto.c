@@ -134,6 +134,13 @@ static const struct za_shape za_shapes[ZAUTO_NCODECS] = {
  */
 #define ZA_AGAIN	2
 #define ZA_AGAINMAX	3
+/*
+ * A level that carried less than this share of what the cheaper one
+ * does, when the receiver's pace was not the reason (the CPUs the two
+ * ends share, on one machine), lost by more than a change of data
+ * explains: it waits the longest (ZA_AGAINMAX doublings) at once.
+ */
+#define ZA_LOSTBIG	0.85
 
 struct zauto {
 	const struct za_shape *shape;	/* the codec's levels */
@@ -789,6 +796,9 @@ za_leave(struct zauto *za, int pick, int recv)
 	if (za->linkknown) {
 		n = za->lost[za->cur] < ZA_AGAINMAX ? za->lost[za->cur] :
 		    ZA_AGAINMAX;
+		if (!recv && za_fresh(za, za->cur) && za_fresh(za, pick) &&
+		    za->xput[za->cur] < ZA_LOSTBIG * za->xput[pick])
+			n = ZA_AGAINMAX;
 		za->againwhen[za->cur] = za->windows + ((uint64_t)ZA_AGAIN << n);
 		za->lost[za->cur]++;
 		za->lostpace[za->cur] = recv && za_fresh(za, pick) ?

@@ -727,6 +727,50 @@ START_TEST(test_uneven_link)
 END_TEST
 
 /*
+ * Gigabit with zstd, the server sharing its CPUs with the client: level 1
+ * fills the link (123 MB/s at ratio 0.5: 246 MB/s of plain bytes), and
+ * the model has level 2 carry 5% more (it deflates at 380 MB/s, to 0.95
+ * of level 1's size).  It carries 150 MB/s: the client, whose CPU it
+ * took, falls behind.  A loss that large is not retried two windows
+ * later, but after 16 (2 MB each), the longest wait: over 40 windows
+ * level 2 is tried three times at most, where it was tried five times.
+ */
+START_TEST(test_big_loss_waits)
+{
+	/* Per level: deflate speed, ratio, and plain bytes/s carried. */
+	static const double	 zspeed[3] = { 4e9, 430e6, 380e6 };
+	static const double	 zratio[3] = { 1.0, 0.5, 0.475 };
+	const double		 raw = ZAUTO_WINDOW, link = 123e6;
+	struct zauto		*za;
+	double			 zout, tdef, wall, stall;
+	int			 w, level = 1, tries = 0, was = 1;
+
+	za = zauto_new(ZAUTO_ZSTD, 2, 1);
+	for (w = 0; w < 40; w++) {
+		zout = raw * zratio[level];
+		tdef = raw / zspeed[level];
+		if (level == 2) {
+			/* The client falls behind: no wait, a slow window. */
+			wall = raw / 150e6;
+			stall = 0;
+			tries += was != 2;
+		} else {
+			wall = zout / link > tdef ? zout / link : tdef;
+			stall = wall - tdef;
+		}
+		was = level;
+		level = zauto_sample(za, level, (uint64_t)raw, (uint64_t)zout,
+		    (uint64_t)(tdef * 1e9), (uint64_t)(wall * 1e9),
+		    (uint64_t)(stall * 1e9));
+		ck_assert_int_ge(level, 1);
+	}
+	ck_assert_msg(tries <= 3, "level 2 tried %d times", tries);
+	ck_assert_int_eq(level, 1);
+	zauto_free(za);
+}
+END_TEST
+
+/*
  * Loopback on two CPUs: at level 0 the receiver takes 280 MB/s, in
  * bursts: half of each window goes at once, the other half waits, as
  * for a link of 150 MB/s.  The model expects level 1 (a third of the
@@ -1218,6 +1262,7 @@ zauto_suite(void)
 	tcase_add_test(tc, test_refill_not_a_level);
 	tcase_add_test(tc, test_receiver_pause);
 	tcase_add_test(tc, test_uneven_link);
+	tcase_add_test(tc, test_big_loss_waits);
 	tcase_add_test(tc, test_climb_refuted);
 	tcase_add_test(tc, test_verdict_of_other_data);
 	tcase_add_test(tc, test_memo_goes_stale);
