@@ -915,7 +915,7 @@ za_median(const double *v, unsigned n)
 static double
 za_drained(const struct zauto *za)
 {
-	double		 rate[ZA_DRAINS], med, z = 0, w = 0;
+	double		 rate[ZA_DRAINS] = { 0 }, med, z = 0, w = 0;
 	unsigned	 i, n = za->nps < ZA_DRAINS ? za->nps : ZA_DRAINS;
 
 	for (i = 0; i < n; i++)
