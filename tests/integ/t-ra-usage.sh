@@ -1,6 +1,7 @@
 #!/bin/sh
 # t-ra-usage: cairn-ra -V prints the package version, like the tools;
-# usage errors exit 2 with a usage line and touch nothing.
+# usage errors exit 2 with a usage line and touch nothing, and so does
+# KEYS with a checksum weaker than SHA-256 for the verbs that apply.
 . "$top_srcdir/tests/integ/lib.sh"
 mk_tmpdir
 RA=$top_builddir/client/cairn-ra
@@ -39,6 +40,27 @@ for z in 0 9 auto zstd zstd:1 zstd:19; do
 	grep -q 'no such directory' "$T/err" ||
 	    fail "-Z $z: $(cat "$T/err")"
 done
+# KEYS with a checksum no signed release vouches for (-c is sha1, or
+# none): lapply would refuse every run, and auto retry it; refused at
+# once for the verbs that apply, not for those that do not.
+. "$top_srcdir/tests/integ/releaselib.sh"
+rel_keygen admin
+mkdir "$T/pinned" && cp "$T/keys/admin.pub" "$T/pinned/" || fail "pin"
+printf 'RADMIND_DIR=%s\nSTATUS_FILE=%s\nKEYS=%s\n' "$T/radmind" \
+    "$T/status.prom" "$T/pinned" >"$T/kconf"
+for args in '-c update' '-c auto' '-c force' 'update'; do
+	# shellcheck disable=SC2086
+	run_capture "$T/out" "$T/err" "$RA" -f "$T/kconf" $args
+	assert_eq 2 "$RC" "KEYS, cairn-ra $args: exit status ($(cat "$T/err"))"
+	grep -q 'KEYS needs CHECKSUM=sha256 or stronger' "$T/err" ||
+	    fail "KEYS, cairn-ra $args: $(cat "$T/err")"
+done
+printf 'CHECKSUM=sha256\n' >>"$T/kconf"
+run_capture "$T/out" "$T/err" "$RA" -f "$T/kconf" -D "$T/nowhere" update
+grep -q 'KEYS needs' "$T/err" && fail "KEYS with sha256 refused: $(cat "$T/err")"
+grep -q 'no such directory' "$T/err" || fail "KEYS with sha256: $(cat "$T/err")"
+run_capture "$T/out" "$T/err" "$RA" -f "$T/kconf" -c checkin
+grep -q 'KEYS needs' "$T/err" && fail "checkin refused for KEYS: $(cat "$T/err")"
 # A configuration file named without a slash is the one in the current
 # directory (not looked up in PATH).
 run_capture "$T/out" "$T/err" in_dir "$T" "$RA" -f conf checkin
